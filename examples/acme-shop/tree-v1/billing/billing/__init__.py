@@ -1,0 +1,3 @@
+"""Acme billing service."""
+
+__version__ = "1.8.0"
