@@ -1,0 +1,104 @@
+"""Render a comparison as Markdown short enough for a pull-request comment."""
+
+from __future__ import annotations
+
+from codegold.compare.records import CaseChange, Comparison, MetricDelta, SliceComparison
+
+_MAX_LISTED = 25
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def _md(text: str) -> str:
+    """Case ids and slice values are untrusted: keep them from forming tables, HTML or links."""
+    out = []
+    for ch in text.replace("\r", " ").replace("\n", " "):
+        if ch in _ENTITIES:
+            out.append(_ENTITIES[ch])
+        elif ch in "\\`*_{}[]()#|!~":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "not tested"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _arrow(delta: MetricDelta) -> str:
+    if delta.improved is None:
+        return ""
+    mark = "better" if delta.improved else "worse"
+    return f" ({mark}{', significant' if delta.significant else ''})"
+
+
+def _metric_row(delta: MetricDelta, prefix: str = "") -> str:
+    ci = "n/a" if delta.ci_low is None else f"[{_signed(delta.ci_low)}, {_signed(delta.ci_high or 0.0)}]"
+    return (f"| {prefix}{delta.label} | {_num(delta.base)} | {_num(delta.new)} | "
+            f"{_signed(delta.diff)}{_arrow(delta)} | {ci} | {_p(delta.p_value)} | {_p(delta.p_adjusted)} |")
+
+
+def _changes_table(title: str, changes: list[CaseChange]) -> list[str]:
+    if not changes:
+        return []
+    lines = [f"<details><summary>{title} ({len(changes)})</summary>", "",
+             "| case | base | new | first relevant rank |", "|---|---|---|---|"]
+    for change in changes[:_MAX_LISTED]:
+        rank = f"{change.base_rank or '-'} -> {change.new_rank or '-'}"
+        lines.append(f"| {_md(change.case_id)} | {change.base_status or '-'} | "
+                     f"{change.new_status or '-'} | {rank} |")
+    if len(changes) > _MAX_LISTED:
+        lines.append(f"| ... {len(changes) - _MAX_LISTED} more | | | |")
+    lines += ["", "</details>", ""]
+    return lines
+
+
+def render_comparison_markdown(comparison: Comparison) -> str:
+    """Summary line, overall table, significant slice moves, case lists, warnings."""
+    c = comparison
+    failing, passing = c.changes_of("newly_failing"), c.changes_of("newly_passing")
+    up, down = c.changes_of("rank_up"), c.changes_of("rank_down")
+    invalid = c.changes_of("became_invalid")
+    level = round(c.confidence * 100)
+    lines = [
+        f"## codegold compare: {_md(c.base)} -> {_md(c.new)}",
+        "",
+        f"**{len(failing)} newly failing**, {len(passing)} newly passing, "
+        f"{len(up)} ranked higher, {len(down)} ranked lower, {len(invalid)} became invalid; "
+        f"{c.paired} paired cases.",
+        "",
+        f"| metric | base | new | difference | {level}% CI | p | p (Holm) |",
+        "|---|---:|---:|---|---|---:|---:|",
+        *(_metric_row(d) for d in c.overall.metrics),
+        "",
+    ]
+    moved: list[tuple[SliceComparison, MetricDelta]] = [
+        (s, d) for s in c.slices for d in s.metrics if d.significant
+    ]
+    if moved:
+        lines += [f"Slices with a significant change (Holm-adjusted p < {c.alpha:g}):", "",
+                  f"| slice (n) | base | new | difference | {level}% CI | p | p (Holm) |",
+                  "|---|---:|---:|---|---|---:|---:|"]
+        lines += [_metric_row(d, prefix=f"{_md(s.key)} ({s.paired}): ") for s, d in moved]
+        lines.append("")
+    else:
+        lines += ["No slice changed significantly after Holm correction.", ""]
+    lines += _changes_table("Newly failing", failing)
+    lines += _changes_table("Newly passing", passing)
+    lines += _changes_table("Became invalid", invalid)
+    lines += _changes_table("Rank moves", [*down, *up])
+    if c.warnings:
+        lines += ["Warnings:", ""] + [f"- {_md(w)}" for w in c.warnings] + [""]
+    lines.append(f"<sub>Paired sign-flip randomization test ({c.n_resamples} resamples), "
+                 f"percentile bootstrap CI ({c.n_bootstrap} resamples), seed {c.seed}.</sub>")
+    return "\n".join(lines) + "\n"
