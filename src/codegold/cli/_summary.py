@@ -1,0 +1,58 @@
+"""Terminal rendering of a RunResult (rich): overall figures, slices with n, failures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegold.model import Aggregates, RunResult
+
+
+def fmt_rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _metrics_row(m: Aggregates) -> list[str]:
+    return [str(m.cases), str(m.scored), str(m.pass_), str(m.fail), str(m.invalid), str(m.missing),
+            fmt_rate(m.hit_rate), fmt_rate(m.mean_group_recall), fmt_rate(m.mrr), fmt_rate(m.ndcg),
+            fmt_rate(m.forbidden_rate), fmt_rate(m.revision_mismatch_rate)]
+
+
+_HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", "hit", "recall", "MRR", "nDCG",
+         "forbidden", "rev.mismatch"]
+
+
+def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -> None:
+    from rich.table import Table
+
+    table = Table(title="codegold eval — overall (rates over scored cases, at each case's cutoff)",
+                  title_justify="left")
+    table.add_column("slice")
+    for head in _HEAD:
+        table.add_column(head, justify="right")
+    table.add_row("all", *_metrics_row(result.summary), style="bold")
+    for s in result.slices:
+        table.add_row(s.key, *_metrics_row(s.metrics))
+    console.print(table)
+
+    failing = [c for c in result.cases if c.status != "pass"]
+    if failing:
+        fails = Table(title=f"cases not passing ({len(failing)})", title_justify="left")
+        for head in ("case", "status", "k", "first rel. rank", "any depth", "missing groups",
+                     "forbidden in top-k", "reason"):
+            fails.add_column(head)
+        for c in failing[:max_failures]:
+            fails.add_row(
+                c.case_id, c.status, str(c.cutoff),
+                "—" if c.first_relevant_rank is None else str(c.first_relevant_rank),
+                "—" if c.first_relevant_rank_any_depth is None else str(c.first_relevant_rank_any_depth),
+                ", ".join(c.missing_groups) or "—",
+                ", ".join(c.forbidden_chunk_ids) or "—",
+                c.invalid_reason or (f"{len(c.revision_mismatches)} revision mismatch(es)"
+                                     if c.revision_mismatches else ""),
+                style={"fail": "red", "invalid": "yellow", "missing": "magenta"}.get(c.status, ""),
+            )
+        console.print(fails)
+        if len(failing) > max_failures:
+            console.print(f"… and {len(failing) - max_failures} more (see results.json)")
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)

@@ -1,0 +1,64 @@
+"""``codegold eval``: score recorded attempts against gold cases (never runs a retriever)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from codegold.cli._common import handle_errors, stdout_console
+
+
+@click.command("eval")
+@click.argument("cases", type=click.Path(dir_okay=False))
+@click.argument("attempts", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write results.json here.")
+@click.option("--json", "as_json", is_flag=True, help="Print results.json to stdout (for jq).")
+@click.option("--quiet", "-q", is_flag=True, help="No terminal summary.")
+@handle_errors
+def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool) -> None:
+    """Score ATTEMPTS (attempts.jsonl) against the gold CASES at each case's cutoff.
+
+    Every attempt is kept; a case is scored on its final attempt (the one no other
+    attempt names in retry_of). Cases without an attempt are `missing` and count as
+    failures. The results file is byte-identical for identical inputs.
+
+    \b
+    Example:
+      codegold eval cases.yaml attempts.jsonl -o results.json
+      codegold eval cases.yaml attempts.jsonl --json | jq '.summary.hit_rate'
+    """
+    from codegold.evaluate import evaluate_files
+    from codegold.model import dump_results
+
+    result = evaluate_files(cases, attempts)
+    payload = dump_results(result)
+    if output:
+        _atomic_write(output, payload)
+    if as_json:
+        sys.stdout.buffer.write(payload)
+        sys.stdout.flush()
+        return
+    if not quiet:
+        from codegold.cli._summary import render_summary
+
+        render_summary(stdout_console(), result)
+        if output:
+            click.echo(f"wrote {output}")
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,76 @@
+"""``codegold gate``: CI verdict from results.json and a policy; every reason printed."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, stdout_console
+
+
+@click.command("gate")
+@click.argument("results", type=click.Path(dir_okay=False))
+@click.option("--policy", "policy_path", required=True, type=click.Path(dir_okay=False),
+              help="Gate policy YAML (format: 1).")
+@click.option("--baseline", type=click.Path(dir_okay=False),
+              help="Baseline results.json (overrides the policy's baseline).")
+@click.option("--max-new-failures", type=click.IntRange(min=0),
+              help="Cases allowed to go from pass to fail against the baseline.")
+@click.option("--report-only", is_flag=True, help="Print the verdict but always exit 0.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@handle_errors
+def command(results: str, policy_path: str, baseline: str | None, max_new_failures: int | None,
+            report_only: bool, as_json: bool) -> None:
+    """Gate RESULTS against a policy: exit 0 pass, 1 fail, 2 bad input.
+
+    Floors and ceilings apply overall or per slice; zero-tolerance options cover
+    forbidden sources, revision mismatches and invalid cases; a baseline limits cases
+    that passed before and fail now. A rank change between two acceptable chunks never
+    fails a gate.
+
+    \b
+    Example:
+      codegold gate results.json --policy policy.yaml
+      codegold gate results.json --policy policy.yaml --baseline main-results.json --report-only
+    """
+    from codegold.gate import decide, load_policy
+    from codegold.model import load_results
+
+    policy = load_policy(policy_path)
+    result = load_results(results)
+    base_path = baseline or (policy.baseline.results if policy.baseline else None)
+    base = load_results(base_path) if base_path else None
+    verdict = decide(result, policy, base, max_new_failures=max_new_failures)
+    if as_json:
+        import msgspec
+
+        click.echo(msgspec.json.format(msgspec.json.encode(verdict), indent=2))
+    else:
+        render_verdict(stdout_console(), verdict)
+    if report_only:
+        sys.exit(EXIT_OK)
+    sys.exit(EXIT_OK if verdict.passed else EXIT_FAIL)
+
+
+def render_verdict(console: object, verdict: object) -> None:
+    from rich.console import Console
+
+    from codegold.gate import Verdict
+
+    assert isinstance(console, Console) and isinstance(verdict, Verdict)
+    for check in verdict.checks:
+        mark = "[green]PASS[/]" if check.passed else "[red]FAIL[/]"
+        console.print(f"{mark} {check.rule}: {check.figure} (threshold {check.threshold})",
+                      highlight=False)
+        if check.note and not check.passed:
+            console.print(f"     {check.note}", highlight=False)
+        if check.cases:
+            shown = ", ".join(check.cases[:10])
+            more = f" … +{len(check.cases) - 10} more" if len(check.cases) > 10 else ""
+            console.print(f"     cases: {shown}{more}", highlight=False)
+    if verdict.passed:
+        console.print("[bold green]gate: PASS[/]")
+    else:
+        console.print(f"[bold red]gate: FAIL[/] ({len(verdict.failures)} of "
+                      f"{len(verdict.checks)} checks failed)")

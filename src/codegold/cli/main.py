@@ -1,0 +1,53 @@
+"""The ``codegold`` entry point. Commands register by module name in ``COMMAND_MODULES``."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from codegold import __version__
+
+# Each module defines ``command`` (a click.Command or Group). Keep imports inside command
+# bodies lazy so that ``codegold --help`` stays fast.
+COMMAND_MODULES: tuple[str, ...] = (
+    "codegold.cli.eval_cmd",
+    "codegold.cli.gate_cmd",
+    "codegold.cli.schema_cmd",
+    "codegold.cli.export_cmd",
+    "codegold.cli.compare_cmd",
+    "codegold.cli.diagnose_cmd",
+    "codegold.cli.report_cmd",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="codegold")
+def cli() -> None:
+    """codegold: know whether your code assistant's retrieval put the right evidence first.
+
+    \b
+    Typical flow:
+      codegold index REPO --revision v1.2.0 -o idx/
+      codegold run cases.yaml --index idx/ -o attempts.jsonl
+      codegold eval cases.yaml attempts.jsonl -o results.json
+      codegold gate results.json --policy policy.yaml
+    """
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name == name:  # a command still being built; never hide real import errors
+                continue
+            raise
+        cli.add_command(module.command)
+
+
+_register()
+
+
+def main() -> None:
+    cli(prog_name="codegold")

@@ -1,0 +1,75 @@
+"""The one exception tree every part of codegold raises from.
+
+::
+
+    CodegoldError                 base: anything codegold reports to a user
+    ├── InputError                a file or argument is not what was expected
+    │   └── SchemaError           a file does not follow its documented format
+    ├── IndexError_               an index cannot be built or read
+    ├── RetrieverError            a retriever (reference or adapter) failed
+    └── MissingDependency         an optional extra is not installed
+
+The CLI turns each into one line (``error: ...``) and exit code 2. Library code never
+prints and never calls ``sys.exit``.
+"""
+
+from __future__ import annotations
+
+
+class CodegoldError(Exception):
+    """Base class; ``str(err)`` is a complete, user-facing sentence."""
+
+
+class InputError(CodegoldError):
+    """Bad input: says what was found, what was expected and where.
+
+    ``where`` is a short location such as ``cases.yaml:12`` and ``case_id``/``field``
+    narrow it further; all are optional so the message stays honest about what is known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        case_id: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.case_id = case_id
+        self.field = field
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ""
+        if self.path:
+            where = self.path + (f":{self.line}" if self.line else "")
+        parts = [p for p in (where, f"case {self.case_id!r}" if self.case_id else "",
+                             f"field {self.field!r}" if self.field else "") if p]
+        prefix = ", ".join(parts)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+
+class SchemaError(InputError):
+    """A file does not follow its documented, versioned format."""
+
+
+class IndexError_(CodegoldError):
+    """An index cannot be built, opened or trusted."""
+
+
+class RetrieverError(CodegoldError):
+    """A retriever failed to answer a request."""
+
+
+class MissingDependency(CodegoldError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the optional package {package!r}; "
+            f"install it with: pip install 'codegold[{extra}]'"
+        )

@@ -1,0 +1,71 @@
+"""Aggregates over case results, overall and per slice, always with their case counts.
+
+Rates are over *scored* cases (pass + fail + missing); invalid cases are counted apart
+and never averaged in, because their run cannot speak for the pinned revision.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from codegold.model import Aggregates, Case, CaseResult, SliceResult
+from codegold.model.languages import language_of
+
+
+def aggregate(results: Sequence[CaseResult]) -> Aggregates:
+    counts = {"pass": 0, "fail": 0, "invalid": 0, "missing": 0}
+    hits = recall = rr = ndcg = 0.0
+    forbidden = mismatched = 0
+    for r in results:
+        counts[r.status] += 1
+        if r.status == "invalid":
+            continue
+        hits += r.hit
+        recall += r.group_recall
+        rr += r.reciprocal_rank
+        ndcg += r.ndcg
+        forbidden += bool(r.forbidden_chunk_ids)
+        mismatched += bool(r.revision_mismatches)
+    scored = counts["pass"] + counts["fail"] + counts["missing"]
+
+    def rate(total: float) -> float | None:
+        return total / scored if scored else None
+
+    return Aggregates(
+        cases=len(results), scored=scored, pass_=counts["pass"], fail=counts["fail"],
+        invalid=counts["invalid"], missing=counts["missing"], hit_rate=rate(hits),
+        mean_group_recall=rate(recall), mrr=rate(rr), ndcg=rate(ndcg),
+        forbidden_rate=rate(forbidden), revision_mismatch_rate=rate(mismatched),
+    )
+
+
+def slice_keys(case: Case) -> list[tuple[str, str]]:
+    """(dimension, value) pairs a case belongs to; a case may sit in several of one kind."""
+    keys: list[tuple[str, str]] = [("query_class", case.query_class)]
+    keys.extend((f"tag:{name}", value) for name, value in case.tags.items())
+    languages: set[str] = set()
+    roles: set[str] = set()
+    for group in case.groups:
+        if not group.required:
+            continue
+        for target in group.any_of:
+            language = language_of(target.file)
+            if language:
+                languages.add(language)
+            roles.update(target.roles or ("any",))
+    keys.extend(("language", lang) for lang in sorted(languages))
+    keys.extend(("role", role) for role in sorted(roles))
+    return keys
+
+
+def slice_results(results: Iterable[CaseResult]) -> list[SliceResult]:
+    members: dict[tuple[str, str], list[CaseResult]] = defaultdict(list)
+    for result in results:
+        for key in result.slices:
+            dim, _, value = key.partition("=")
+            members[(dim, value)].append(result)
+    return [
+        SliceResult(key=f"{dim}={value}", dimension=dim, value=value, metrics=aggregate(rows))
+        for (dim, value), rows in sorted(members.items())
+    ]

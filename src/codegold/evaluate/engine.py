@@ -1,0 +1,105 @@
+"""Recorded mode: score a case file against an attempts file, streaming the attempts.
+
+Every attempt is scored as it is read (memory stays bounded by the number of cases, not
+by the size of the rankings); the case is then decided by its *final* attempt, the one
+that no other attempt names in ``retry_of``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from codegold import __version__
+from codegold.evaluate.aggregate import aggregate, slice_results
+from codegold.evaluate.score import matcher_for, score_case
+from codegold.model import (
+    Attempt,
+    CaseResult,
+    CaseSet,
+    InputRef,
+    RunResult,
+    iter_attempts,
+    load_cases,
+)
+from codegold.model._files import sha256_file
+from codegold.model.results import RESULTS_FORMAT
+
+
+@dataclass
+class _CaseAttempts:
+    order: list[str] = field(default_factory=list)           # attempt ids in file order
+    retried: set[str] = field(default_factory=set)           # ids named by a retry_of
+    scored: dict[str, CaseResult] = field(default_factory=dict)
+
+
+def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
+                      *, attempts_ref: InputRef | None = None) -> RunResult:
+    """Score ``attempts`` against ``case_set``; pure apart from reading the iterable."""
+    cases = {case.id: case for case in case_set.cases}
+    matchers = {case.id: matcher_for(case) for case in case_set.cases}
+    per_case: dict[str, _CaseAttempts] = {}
+    unknown_cases: dict[str, int] = {}
+    seen_ids: set[str] = set()
+    duplicate_ids: list[str] = []
+    read = 0
+    for attempt in attempts:
+        read += 1
+        if attempt.attempt_id in seen_ids:
+            duplicate_ids.append(attempt.attempt_id)
+        seen_ids.add(attempt.attempt_id)
+        case = cases.get(attempt.case_id)
+        if case is None:
+            unknown_cases[attempt.case_id] = unknown_cases.get(attempt.case_id, 0) + 1
+            continue
+        record = per_case.setdefault(case.id, _CaseAttempts())
+        record.order.append(attempt.attempt_id)
+        if attempt.retry_of is not None:
+            record.retried.add(attempt.retry_of)
+        record.scored[attempt.attempt_id] = score_case(case, attempt, matcher=matchers[case.id])
+
+    warnings: list[str] = []
+    results: list[CaseResult] = []
+    for case in case_set.cases:
+        entry = per_case.get(case.id)
+        if entry is None:
+            results.append(score_case(case, None))
+            continue
+        finals = [a for a in entry.order if a not in entry.retried]
+        if len(finals) != 1:
+            chosen = finals[-1] if finals else entry.order[-1]
+            warnings.append(
+                f"case {case.id!r}: {len(finals)} attempts are final (none names the other in "
+                f"retry_of); scored the last one in file order, {chosen!r}"
+            )
+        else:
+            chosen = finals[0]
+        results.append(msgspec.structs.replace(entry.scored[chosen], attempt_ids=entry.order))
+    for case_id, count in sorted(unknown_cases.items()):
+        warnings.append(f"{count} attempt(s) name unknown case id {case_id!r}; ignored")
+    if duplicate_ids:
+        shown = ", ".join(repr(a) for a in sorted(set(duplicate_ids))[:5])
+        warnings.append(f"{len(duplicate_ids)} duplicate attempt id(s): {shown}")
+    inputs = {"cases": InputRef(path=Path(case_set.path).name, sha256=case_set.sha256)}
+    if attempts_ref is not None:
+        inputs["attempts"] = attempts_ref
+    return RunResult(
+        format=RESULTS_FORMAT,
+        codegold_version=__version__,
+        inputs=inputs,
+        summary=aggregate(results),
+        slices=slice_results(results),
+        cases=results,
+        warnings=warnings,
+        attempts_read=read,
+    )
+
+
+def evaluate_files(cases_path: str, attempts_path: str) -> RunResult:
+    """Load a case file and an attempts file and score them (recorded mode)."""
+    case_set = load_cases(cases_path)
+    ref = InputRef(path=attempts_path, sha256=sha256_file(attempts_path))
+    return evaluate_attempts(case_set, iter_attempts(attempts_path), attempts_ref=ref)

@@ -1,0 +1,130 @@
+"""When does a returned chunk satisfy a target, and when is a path forbidden?
+
+Rules (documented in docs/concepts.md):
+
+- A target's ``file`` is an exact repository path, or a glob when it holds ``*``, ``?``
+  or ``[``. In globs ``*`` and ``?`` stay inside one path segment and ``**`` spans
+  segments (``test/**/x.ts`` also matches ``test/x.ts``).
+- A target's ``symbol`` matches a chunk symbol that is equal to it or ends with it on a
+  dotted boundary: target ``createSession`` accepts ``SessionService.createSession``,
+  target ``SessionService.createSession`` accepts ``auth.SessionService.createSession``
+  but never ``OtherService.createSession``. The file constraint is what tells two
+  same-named functions in different modules apart.
+- A target's ``roles``, when given, must contain the chunk's role.
+- A forbidden pattern is a glob when it holds glob characters, else a path prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from codegold.model import Chunk, Target
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def is_glob(pattern: str) -> bool:
+    return any(ch in _GLOB_CHARS for ch in pattern)
+
+
+def normalize_path(path: str) -> str:
+    while path.startswith("./"):
+        path = path[2:]
+    return path.replace("\\", "/")
+
+
+@lru_cache(maxsize=4096)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Translate a path glob to an anchored regex (``**`` crosses ``/``, ``*`` does not)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "*":
+            if pattern.startswith("**", i):
+                i += 2
+                if i < n and pattern[i] == "/":
+                    out.append("(?:.*/)?")
+                    i += 1
+                else:
+                    out.append(".*")
+                continue
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                body = pattern[i + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def file_matches(pattern: str, path: str) -> bool:
+    if is_glob(pattern):
+        return glob_regex(pattern).match(path) is not None
+    return normalize_path(pattern) == path
+
+
+def forbidden_match(path: str, pattern: str) -> bool:
+    """Whether ``path`` falls under a forbidden ``pattern`` (prefix, or glob)."""
+    if is_glob(pattern):
+        return glob_regex(pattern).match(path) is not None
+    return path.startswith(normalize_path(pattern))
+
+
+def symbol_matches(wanted: str, symbols: tuple[str, ...]) -> bool:
+    for symbol in symbols:
+        if symbol == wanted or (symbol.endswith(wanted) and symbol[-len(wanted) - 1] == "."):
+            return True
+    return False
+
+
+def target_matches(chunk: Chunk, target: Target) -> bool:
+    """The acceptance rule for one chunk and one target."""
+    if not file_matches(target.file, normalize_path(chunk.file)):
+        return False
+    if target.symbol is not None and not symbol_matches(target.symbol, chunk.all_symbols()):
+        return False
+    return not (target.roles and chunk.role not in target.roles)
+
+
+class GroupMatcher:
+    """Precompiled acceptance test for the groups of one case.
+
+    Exact-path targets are looked up by file in a dict, so a long ranking is checked in
+    one pass without trying every target on every chunk.
+    """
+
+    __slots__ = ("_exact", "_globbed", "group_ids", "required")
+
+    def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
+        self.group_ids = tuple(g[0] for g in groups)
+        self.required = tuple(g[1] for g in groups)
+        self._exact: dict[str, list[tuple[int, Target]]] = {}
+        self._globbed: list[tuple[int, Target]] = []
+        for index, (_, _, targets) in enumerate(groups):
+            for target in targets:
+                if is_glob(target.file):
+                    self._globbed.append((index, target))
+                else:
+                    self._exact.setdefault(normalize_path(target.file), []).append((index, target))
+
+    def satisfied(self, chunk: Chunk) -> set[int]:
+        """Indices of the groups this chunk satisfies."""
+        path = normalize_path(chunk.file)
+        found: set[int] = set()
+        candidates = self._exact.get(path, ())
+        for index, target in (*candidates, *self._globbed):
+            if index not in found and target_matches(chunk, target):
+                found.add(index)
+        return found

@@ -1,0 +1,143 @@
+"""Per-case scoring at the case's own cutoff (DESIGN.md "Scoring").
+
+Only the ranking the answer stage receives (``ranked[:cutoff]``) decides a case; the
+rest of the ranking is read only to report the rank of the first acceptable chunk at any
+depth, which diagnosis uses to tell "just past the cutoff" from "never retrieved".
+"""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+
+from codegold.evaluate.aggregate import slice_keys
+from codegold.evaluate.match import GroupMatcher, forbidden_match, normalize_path
+from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
+
+# Chunks kept in results.json past the cutoff, so near misses can be shown.
+NEAR_MISS_DEPTH = 5
+EXCERPT_LIMIT = 600
+REQUIRED_GAIN, SUPPORTING_GAIN = 2, 1
+
+
+def _slices(case: Case) -> list[str]:
+    return [f"{dim}={value}" for dim, value in slice_keys(case)]
+
+
+def matcher_for(case: Case) -> GroupMatcher:
+    return GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
+
+
+def _dcg(gains: list[int]) -> float:
+    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
+
+
+def _trim(chunk: Chunk) -> Chunk:
+    if chunk.excerpt is not None and len(chunk.excerpt) > EXCERPT_LIMIT:
+        return msgspec.structs.replace(chunk, excerpt=chunk.excerpt[:EXCERPT_LIMIT] + "…")
+    return chunk
+
+
+def score_case(case: Case, attempt: Attempt | None, attempt_ids: list[str] | None = None,
+               matcher: GroupMatcher | None = None) -> CaseResult:
+    """Score ``case`` on its final ``attempt`` (None: the case is ``missing``)."""
+    matcher = matcher or matcher_for(case)
+    required_ids = [g.id for g in case.groups if g.required]
+    if attempt is None:
+        return CaseResult(
+            case_id=case.id, status="missing", cutoff=case.cutoff, first_relevant_rank=None,
+            reciprocal_rank=0.0, hit=False, group_recall=0.0, ndcg=0.0,
+            missing_groups=required_ids, supporting_found=[], forbidden_chunk_ids=[],
+            revision_mismatches=[], unknown_revision=[], invalid_reason=None, attempt_id=None,
+            attempt_ids=[], index_build_id=None, index_revision=None, query=None, ranked=[],
+            first_relevant_rank_any_depth=None, slices=_slices(case), case=case,
+        )
+
+    k = case.cutoff
+    ranked = attempt.ranked
+    visible = ranked[:k]
+    groups = case.groups
+    credited: set[int] = set()  # groups that already gave gain (nDCG)
+    satisfied: set[int] = set()
+    gains: list[int] = []
+    first_rank: int | None = None
+    forbidden: list[str] = []
+    mismatched: list[str] = []
+    unknown: list[str] = []
+    for rank, chunk in enumerate(visible, start=1):
+        hits = matcher.satisfied(chunk)
+        satisfied |= hits
+        if first_rank is None and any(groups[i].required for i in hits):
+            first_rank = rank
+        fresh = [i for i in hits if i not in credited]
+        if fresh:
+            best = max(fresh, key=lambda i: (groups[i].required, -i))
+            credited.add(best)
+            gains.append(REQUIRED_GAIN if groups[best].required else SUPPORTING_GAIN)
+        else:
+            gains.append(0)
+        path = normalize_path(chunk.file)
+        if any(forbidden_match(path, pattern) for pattern in case.forbidden):
+            forbidden.append(chunk.chunk_id)
+        if chunk.revision is None:
+            unknown.append(chunk.chunk_id)
+        elif chunk.revision != case.revision:
+            mismatched.append(chunk.chunk_id)
+
+    first_any = first_rank
+    if first_any is None:
+        for rank in range(k + 1, len(ranked) + 1):
+            hits = matcher.satisfied(ranked[rank - 1])
+            if any(groups[i].required for i in hits):
+                first_any = rank
+                break
+
+    ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in groups),
+                   reverse=True)[:k]
+    ndcg = _dcg(gains) / _dcg(ideal)
+    missing_groups = [g.id for i, g in enumerate(groups) if g.required and i not in satisfied]
+    supporting_found = [g.id for i, g in enumerate(groups) if not g.required and i in satisfied]
+    group_recall = (len(required_ids) - len(missing_groups)) / len(required_ids)
+
+    status: Status
+    invalid_reason: str | None
+    if attempt.error is not None:
+        invalid_reason = f"retriever error: {attempt.error}"
+    else:
+        invalid_reason = manifest_problem(attempt.manifest, case.revision)
+    if invalid_reason is None and unknown:
+        invalid_reason = (f"{len(unknown)} visible chunk(s) carry no revision, so revision "
+                          "integrity cannot be checked")
+    if invalid_reason is not None:
+        status = "invalid"
+    elif not missing_groups and not forbidden and not mismatched:
+        status = "pass"
+    else:
+        status = "fail"
+    manifest = attempt.manifest
+    return CaseResult(
+        case_id=case.id,
+        status=status,
+        cutoff=k,
+        first_relevant_rank=first_rank,
+        reciprocal_rank=1.0 / first_rank if first_rank else 0.0,
+        hit=first_rank is not None,
+        group_recall=group_recall,
+        ndcg=ndcg,
+        missing_groups=missing_groups,
+        supporting_found=supporting_found,
+        forbidden_chunk_ids=forbidden,
+        revision_mismatches=mismatched,
+        unknown_revision=unknown,
+        invalid_reason=invalid_reason,
+        attempt_id=attempt.attempt_id,
+        attempt_ids=attempt_ids if attempt_ids is not None else [attempt.attempt_id],
+        index_build_id=manifest.index_build_id if manifest else None,
+        index_revision=manifest.revision if manifest else None,
+        query=attempt.query,
+        ranked=[_trim(c) for c in ranked[: k + NEAR_MISS_DEPTH]],
+        first_relevant_rank_any_depth=first_any,
+        slices=_slices(case),
+        case=case,
+    )

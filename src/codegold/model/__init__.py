@@ -1,0 +1,60 @@
+"""Frozen records shared by every part of codegold, their file formats and JSON Schemas.
+
+This package imports no other part of codegold.
+"""
+
+from codegold.model.attempts import (
+    Attempt,
+    Chunk,
+    Query,
+    decode_attempt,
+    encode_attempt,
+    iter_attempts,
+)
+from codegold.model.cases import ROLES, Case, CaseSet, Context, EvidenceGroup, Target, load_cases
+from codegold.model.manifest import (
+    ChunkerInfo,
+    EmbedderInfo,
+    Manifest,
+    PathPolicyInfo,
+    manifest_problem,
+)
+from codegold.model.results import (
+    Aggregates,
+    CaseResult,
+    InputRef,
+    RunResult,
+    SliceResult,
+    Status,
+    dump_results,
+    load_results,
+)
+
+__all__ = [
+    "ROLES",
+    "Aggregates",
+    "Attempt",
+    "Case",
+    "CaseResult",
+    "CaseSet",
+    "Chunk",
+    "ChunkerInfo",
+    "Context",
+    "EmbedderInfo",
+    "EvidenceGroup",
+    "InputRef",
+    "Manifest",
+    "PathPolicyInfo",
+    "Query",
+    "RunResult",
+    "SliceResult",
+    "Status",
+    "Target",
+    "decode_attempt",
+    "dump_results",
+    "encode_attempt",
+    "iter_attempts",
+    "load_cases",
+    "load_results",
+    "manifest_problem",
+]

@@ -1,0 +1,28 @@
+"""File extension → language name, shared by the index (which parser) and slicing."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    ".py": "python", ".pyi": "python",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "tsx",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".go": "go",
+    ".java": "java",
+    ".rs": "rust",
+    ".md": "markdown", ".markdown": "markdown", ".rst": "rest",
+    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
+    ".rb": "ruby", ".php": "php", ".cs": "csharp", ".kt": "kotlin", ".swift": "swift",
+    ".sh": "shell", ".sql": "sql", ".txt": "text",
+}
+
+
+def language_of(path: str) -> str | None:
+    """Language of a path or glob by its extension; None when unknown."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if not suffix or any(ch in suffix for ch in "*?["):
+        return None
+    return LANGUAGE_BY_EXTENSION.get(suffix)

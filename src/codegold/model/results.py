@@ -1,0 +1,107 @@
+"""results.json: per-case outcomes and aggregates, written byte-identically for equal inputs."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from codegold.model.attempts import Chunk, Query
+from codegold.model.cases import Case
+
+RESULTS_FORMAT = 1
+Status = Literal["pass", "fail", "invalid", "missing"]
+
+
+class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
+    case_id: str
+    status: Status
+    cutoff: int
+    first_relevant_rank: int | None
+    reciprocal_rank: float
+    hit: bool
+    group_recall: float
+    ndcg: float
+    missing_groups: list[str]
+    supporting_found: list[str]
+    forbidden_chunk_ids: list[str]
+    revision_mismatches: list[str]
+    unknown_revision: list[str]
+    invalid_reason: str | None
+    attempt_id: str | None
+    attempt_ids: list[str]
+    index_build_id: str | None
+    index_revision: str | None
+    query: Query | None
+    # What the answer stage saw (ranked[:cutoff]) plus a few chunks just past the cutoff,
+    # so reports and diagnoses can show near misses without reopening attempts.
+    ranked: list[Chunk]
+    first_relevant_rank_any_depth: int | None
+    slices: list[str]  # slice keys this case belongs to, as in RunResult.slices
+    case: Case
+
+
+class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
+    cases: int
+    scored: int
+    pass_: int = msgspec.field(name="pass")
+    fail: int
+    invalid: int
+    missing: int
+    hit_rate: float | None
+    mean_group_recall: float | None
+    mrr: float | None
+    ndcg: float | None
+    forbidden_rate: float | None
+    revision_mismatch_rate: float | None
+
+
+class SliceResult(msgspec.Struct, frozen=True, kw_only=True):
+    key: str  # "query_class=descriptive", "tag:risk=high", "language=python", "role=definition"
+    dimension: str
+    value: str
+    metrics: Aggregates
+
+
+class InputRef(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    sha256: str
+
+
+class RunResult(msgspec.Struct, frozen=True, kw_only=True):
+    format: int
+    codegold_version: str
+    inputs: dict[str, InputRef]
+    summary: Aggregates
+    slices: list[SliceResult]
+    cases: list[CaseResult]
+    warnings: list[str]
+    attempts_read: int
+
+    def by_id(self) -> dict[str, CaseResult]:
+        return {c.case_id: c for c in self.cases}
+
+
+_ENCODER = msgspec.json.Encoder(order="deterministic")
+
+
+def dump_results(result: RunResult) -> bytes:
+    """Canonical bytes: indented JSON with a trailing newline."""
+    return msgspec.json.format(_ENCODER.encode(result), indent=1) + b"\n"
+
+
+def load_results(path: str) -> RunResult:
+    from codegold.errors import SchemaError
+    from codegold.model._files import read_bytes, split_validation_error
+
+    raw = read_bytes(path, "results")
+    try:
+        result = msgspec.json.decode(raw, type=RunResult)
+    except msgspec.ValidationError as err:
+        text, where = split_validation_error(str(err))
+        raise SchemaError(f"not a codegold results file: {text} (at {where})", path=path) from None
+    except msgspec.DecodeError as err:
+        raise SchemaError(f"invalid JSON: {err}", path=path) from None
+    if result.format != RESULTS_FORMAT:
+        raise SchemaError(f"unsupported results format {result.format}", path=path)
+    return result
