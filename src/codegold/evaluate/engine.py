@@ -15,7 +15,7 @@ import msgspec
 
 from codegold import __version__
 from codegold.evaluate.aggregate import aggregate, slice_results
-from codegold.evaluate.score import matcher_for, score_case
+from codegold.evaluate.score import CaseScorer
 from codegold.model import (
     Attempt,
     CaseResult,
@@ -40,7 +40,7 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
                       *, attempts_ref: InputRef | None = None) -> RunResult:
     """Score ``attempts`` against ``case_set``; pure apart from reading the iterable."""
     cases = {case.id: case for case in case_set.cases}
-    matchers = {case.id: matcher_for(case) for case in case_set.cases}
+    scorers = {case.id: CaseScorer(case) for case in case_set.cases}
     per_case: dict[str, _CaseAttempts] = {}
     unknown_cases: dict[str, int] = {}
     seen_ids: set[str] = set()
@@ -59,14 +59,14 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         record.order.append(attempt.attempt_id)
         if attempt.retry_of is not None:
             record.retried.add(attempt.retry_of)
-        record.scored[attempt.attempt_id] = score_case(case, attempt, matcher=matchers[case.id])
+        record.scored[attempt.attempt_id] = scorers[case.id].score(attempt)
 
     warnings: list[str] = []
     results: list[CaseResult] = []
     for case in case_set.cases:
         entry = per_case.get(case.id)
         if entry is None:
-            results.append(score_case(case, None))
+            results.append(scorers[case.id].missing())
             continue
         finals = [a for a in entry.order if a not in entry.retried]
         if len(finals) != 1:
@@ -101,5 +101,5 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
 def evaluate_files(cases_path: str, attempts_path: str) -> RunResult:
     """Load a case file and an attempts file and score them (recorded mode)."""
     case_set = load_cases(cases_path)
-    ref = InputRef(path=attempts_path, sha256=sha256_file(attempts_path))
+    ref = InputRef(path=attempts_path, sha256=sha256_file(attempts_path, "attempts"))
     return evaluate_attempts(case_set, iter_attempts(attempts_path), attempts_ref=ref)

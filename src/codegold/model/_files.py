@@ -72,11 +72,18 @@ def _make_loader(lines: dict[int, int]) -> type[_LineLoader]:
     return Loader
 
 
-def sha256_file(path: str | Path) -> str:
+def sha256_file(path: str | Path, what: str = "input") -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found", path=str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"expected a {what} file, found a directory", path=str(path)) from None
+    except OSError as err:
+        raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
     return digest.hexdigest()
 
 

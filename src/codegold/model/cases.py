@@ -250,6 +250,9 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, path: str, line: int | None
         group_specs = spec.groups
     else:
         raise fail("no evidence: give 'groups' or 'accepted'", "groups")
+    if not group_specs:
+        raise fail("no evidence groups: 'groups' (or 'accepted') is empty; "
+                   "give at least one required group", "groups")
     groups = []
     group_ids: set[str] = set()
     for group in group_specs:
