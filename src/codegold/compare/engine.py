@@ -145,6 +145,9 @@ def compare_runs(
             members.setdefault(key, []).append(pair)
 
     overall, overall_p = _slice("all", "all", "all", pairs, metrics, settings)
+    if overall.too_small and pairs:
+        warnings.append(f"only {overall.paired} paired case(s) overall (< {min_slice_cases}); "
+                        "differences are shown but not tested")
     slices = []
     slice_p = []
     for key in sorted(members):

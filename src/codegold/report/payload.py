@@ -1,0 +1,174 @@
+"""The per-case data the HTML page embeds and renders in the browser.
+
+Built from the report model, encoded as JSON and placed in a
+``<script type="application/json">`` element. :func:`embed_json` escapes ``<``, ``>`` and
+``&`` as ``\\u003c``-style escapes so that no text from a case (``</script>``, ``<!--``)
+can end the element early; JSON.parse restores them.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from codegold.model import CaseResult, Chunk
+from codegold.report.model import ReportInput
+
+# Passing cases keep shorter excerpts: the page must stay light at 10,000 cases, and the
+# cases people open are mostly the failing ones.
+_EXCERPT_FAILING = 600
+_EXCERPT_PASSING = 160
+_BUNDLE_CHARS = 20_000
+
+
+class RankedRow(msgspec.Struct, frozen=True, kw_only=True):
+    rank: int
+    chunk_id: str
+    file: str
+    symbol: str
+    role: str
+    revision: str
+    lines: str
+    excerpt: str
+    accepted: list[str]  # ids of the groups this chunk satisfies
+    forbidden: bool
+    past_cutoff: bool
+    revision_mismatch: bool
+
+
+class GroupRow(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    required: bool
+    targets: list[str]
+    satisfied: bool
+
+
+class DiagnosisRow(msgspec.Struct, frozen=True, kw_only=True):
+    summary: str
+    evidence: list[str]
+    checks_not_run: list[str]
+    bundle: str | None
+
+
+class CaseRow(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    status: str
+    cause: str
+    owner: str
+    rank: int | None
+    rank_any_depth: int | None
+    cutoff: int
+    slices: list[str]
+    query: str
+    rewritten: str
+    filters: str
+    revision: str
+    index_revision: str
+    index_build_id: str
+    invalid_reason: str
+    rationale: str
+    groups: list[GroupRow]
+    forbidden_patterns: list[str]
+    ranked: list[RankedRow]
+    diagnosis: DiagnosisRow | None
+
+
+class PagePayload(msgspec.Struct, frozen=True, kw_only=True):
+    format: int
+    cases: list[CaseRow]
+    statuses: list[str]
+    causes: list[str]
+    slices: list[str]
+
+
+def _clip(text: str | None, limit: int) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def _target_text(file: str, symbol: str | None, roles: tuple[str, ...]) -> str:
+    parts = [file]
+    if symbol:
+        parts.append(f"symbol {symbol}")
+    if roles:
+        parts.append("roles " + "/".join(roles))
+    return ", ".join(parts)
+
+
+def _ranked(report: ReportInput, case: CaseResult) -> list[RankedRow]:
+    matches = report.matches.get(case.case_id)
+    forbidden = set(case.forbidden_chunk_ids)
+    mismatched = set(case.revision_mismatches)
+    limit = _EXCERPT_PASSING if case.status == "pass" else _EXCERPT_FAILING
+    rows = []
+    for rank, chunk in enumerate(case.ranked, start=1):
+        if matches is not None:
+            accepted = list(matches.get(chunk.chunk_id, ()))
+        else:
+            accepted = ["first relevant"] if rank == case.first_relevant_rank else []
+        rows.append(RankedRow(
+            rank=rank, chunk_id=chunk.chunk_id, file=chunk.file,
+            symbol=", ".join(chunk.all_symbols()), role=chunk.role or "",
+            revision=chunk.revision or "", lines=_lines(chunk),
+            excerpt=_clip(chunk.excerpt, limit), accepted=accepted,
+            forbidden=chunk.chunk_id in forbidden and rank <= case.cutoff,
+            past_cutoff=rank > case.cutoff, revision_mismatch=chunk.chunk_id in mismatched,
+        ))
+    return rows
+
+
+def _lines(chunk: Chunk) -> str:
+    if chunk.start_line is None:
+        return ""
+    return f"{chunk.start_line}-{chunk.end_line}" if chunk.end_line is not None else str(chunk.start_line)
+
+
+def _satisfied(case: CaseResult, group_id: str, required: bool, missing: set[str]) -> bool:
+    if case.status == "invalid":
+        return False  # nothing was scored, so nothing can be claimed satisfied
+    return group_id not in missing if required else group_id in case.supporting_found
+
+
+def case_row(report: ReportInput, case: CaseResult) -> CaseRow:
+    resolved = case.case
+    missing = set(case.missing_groups)
+    diagnosis = report.diagnoses.get(case.case_id)
+    query = case.query
+    return CaseRow(
+        id=case.case_id, status=case.status, cause=report.cause_of(case) or "",
+        owner=diagnosis.owner if diagnosis else "", rank=case.first_relevant_rank,
+        rank_any_depth=case.first_relevant_rank_any_depth, cutoff=case.cutoff,
+        slices=list(case.slices), query=resolved.query,
+        rewritten=(query.rewritten or "") if query else "",
+        filters=msgspec.json.encode(query.filters).decode() if query and query.filters else "",
+        revision=resolved.revision, index_revision=case.index_revision or "",
+        index_build_id=case.index_build_id or "", invalid_reason=case.invalid_reason or "",
+        rationale=resolved.rationale or "",
+        groups=[GroupRow(id=g.id, required=g.required,
+                         targets=[_target_text(t.file, t.symbol, t.roles) for t in g.any_of],
+                         satisfied=_satisfied(case, g.id, g.required, missing))
+                for g in resolved.groups],
+        forbidden_patterns=list(resolved.forbidden),
+        ranked=_ranked(report, case),
+        diagnosis=None if diagnosis is None else DiagnosisRow(
+            summary=diagnosis.summary, evidence=diagnosis.evidence,
+            checks_not_run=diagnosis.checks_not_run,
+            bundle=_clip(diagnosis.bundle_markdown, _BUNDLE_CHARS) or None),
+    )
+
+
+def build_payload(report: ReportInput) -> PagePayload:
+    rows = [case_row(report, c) for c in report.results.cases]
+    return PagePayload(
+        format=1, cases=rows,
+        statuses=sorted({r.status for r in rows}),
+        causes=sorted({r.cause for r in rows if r.cause}),
+        slices=sorted({s for r in rows for s in r.slices}),
+    )
+
+
+def embed_json(payload: PagePayload) -> str:
+    """JSON safe to place inside a script element (no ``<``, ``>`` or ``&`` survive)."""
+    raw = msgspec.json.encode(payload).decode("utf-8")
+    return (raw.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
