@@ -15,7 +15,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "codegold.cli.gate_cmd",
     "codegold.cli.schema_cmd",
     "codegold.cli.export_cmd",
+    "codegold.cli.search_cmd",
+    "codegold.cli.run_cmd",
     "codegold.cli.compare_cmd",
+    "codegold.cli.demo_cmd",
     "codegold.cli.diagnose_cmd",
     "codegold.cli.report_cmd",
 )
