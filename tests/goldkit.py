@@ -46,7 +46,7 @@ def chunk(chunk_id: str, file: str, symbol: str | None = None, role: str | None 
 
 
 def attempt(attempt_id: str, case_id: str, ranked: Sequence[dict[str, Any]],
-            *, with_manifest: dict[str, Any] | None | bool = True, **extra: Any) -> dict[str, Any]:
+            *, with_manifest: dict[str, Any] | bool | None = True, **extra: Any) -> dict[str, Any]:
     data: dict[str, Any] = {"attempt_id": attempt_id, "case_id": case_id, "ranked": list(ranked)}
     if with_manifest is True:
         data["manifest"] = manifest()

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from goldkit import SHA_A, attempt, chunk, write_attempts, write_cases
 
 from codegold.cli.main import cli
 from codegold.errors import InputError, SchemaError
 from codegold.model import load_cases, load_results
+from goldkit import SHA_A, attempt, chunk, write_attempts, write_cases
 
 HEADER = f"""\
 format: 1
