@@ -7,6 +7,7 @@ that no other attempt names in ``retry_of``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,6 @@ from codegold.model import (
     iter_attempts,
     load_cases,
 )
-from codegold.model._files import sha256_file
 from codegold.model.results import RESULTS_FORMAT
 
 
@@ -101,5 +101,7 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
 def evaluate_files(cases_path: str, attempts_path: str) -> RunResult:
     """Load a case file and an attempts file and score them (recorded mode)."""
     case_set = load_cases(cases_path)
-    ref = InputRef(path=attempts_path, sha256=sha256_file(attempts_path, "attempts"))
-    return evaluate_attempts(case_set, iter_attempts(attempts_path), attempts_ref=ref)
+    digest = hashlib.sha256()
+    result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest))
+    inputs = {**result.inputs, "attempts": InputRef(path=attempts_path, sha256=digest.hexdigest())}
+    return msgspec.structs.replace(result, inputs=inputs)

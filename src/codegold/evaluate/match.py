@@ -25,13 +25,16 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 def is_glob(pattern: str) -> bool:
-    return any(ch in _GLOB_CHARS for ch in pattern)
+    return not _GLOB_CHARS.isdisjoint(pattern)
 
 
 def normalize_path(path: str) -> str:
-    while path.startswith("./"):
-        path = path[2:]
-    return path.replace("\\", "/")
+    if path.startswith("./"):
+        while path.startswith("./"):
+            path = path[2:]
+    if "\\" in path:
+        path = path.replace("\\", "/")
+    return path
 
 
 @lru_cache(maxsize=4096)
@@ -105,7 +108,7 @@ class GroupMatcher:
     one pass without trying every target on every chunk.
     """
 
-    __slots__ = ("_exact", "_globbed", "group_ids", "required")
+    __slots__ = ("_exact", "_globbed", "group_ids", "has_globs", "required")
 
     def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
         self.group_ids = tuple(g[0] for g in groups)
@@ -118,12 +121,19 @@ class GroupMatcher:
                     self._globbed.append((index, target))
                 else:
                     self._exact.setdefault(normalize_path(target.file), []).append((index, target))
+        self.has_globs = bool(self._globbed)
+
+    def may_match(self, path: str) -> bool:
+        """Cheap pre-check on a raw chunk path; False means :meth:`satisfied` is empty."""
+        return self.has_globs or path in self._exact or path[:2] == "./" or "\\" in path
 
     def satisfied(self, chunk: Chunk) -> set[int]:
         """Indices of the groups this chunk satisfies."""
         path = normalize_path(chunk.file)
-        found: set[int] = set()
         candidates = self._exact.get(path, ())
+        if not candidates and not self._globbed:
+            return set()  # the common case deep in a ranking: nothing to check
+        found: set[int] = set()
         for index, target in (*candidates, *self._globbed):
             if index not in found and target_matches(chunk, target):
                 found.add(index)

@@ -21,16 +21,8 @@ EXCERPT_LIMIT = 600
 REQUIRED_GAIN, SUPPORTING_GAIN = 2, 1
 
 
-def _slices(case: Case) -> list[str]:
-    return [f"{dim}={value}" for dim, value in slice_keys(case)]
-
-
-def matcher_for(case: Case) -> GroupMatcher:
-    return GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
-
-
 def _dcg(gains: list[int]) -> float:
-    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
+    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1) if gain)
 
 
 def _trim(chunk: Chunk) -> Chunk:
@@ -39,105 +31,132 @@ def _trim(chunk: Chunk) -> Chunk:
     return chunk
 
 
-def score_case(case: Case, attempt: Attempt | None, attempt_ids: list[str] | None = None,
-               matcher: GroupMatcher | None = None) -> CaseResult:
-    """Score ``case`` on its final ``attempt`` (None: the case is ``missing``)."""
-    matcher = matcher or matcher_for(case)
-    required_ids = [g.id for g in case.groups if g.required]
-    if attempt is None:
+class CaseScorer:
+    """Everything about one case that does not depend on the attempt, computed once."""
+
+    __slots__ = ("case", "ideal_dcg", "matcher", "required_flags", "required_ids", "slices")
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
+        self.required_flags = tuple(g.required for g in case.groups)
+        self.required_ids = [g.id for g in case.groups if g.required]
+        self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]
+        ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in case.groups),
+                       reverse=True)[: case.cutoff]
+        self.ideal_dcg = _dcg(ideal)
+
+    def missing(self) -> CaseResult:
+        case = self.case
         return CaseResult(
             case_id=case.id, status="missing", cutoff=case.cutoff, first_relevant_rank=None,
             reciprocal_rank=0.0, hit=False, group_recall=0.0, ndcg=0.0,
-            missing_groups=required_ids, supporting_found=[], forbidden_chunk_ids=[],
+            missing_groups=list(self.required_ids), supporting_found=[], forbidden_chunk_ids=[],
             revision_mismatches=[], unknown_revision=[], invalid_reason=None, attempt_id=None,
             attempt_ids=[], index_build_id=None, index_revision=None, query=None, ranked=[],
-            first_relevant_rank_any_depth=None, slices=_slices(case), case=case,
+            first_relevant_rank_any_depth=None, slices=list(self.slices), case=case,
         )
 
-    k = case.cutoff
-    ranked = attempt.ranked
-    visible = ranked[:k]
-    groups = case.groups
-    credited: set[int] = set()  # groups that already gave gain (nDCG)
-    satisfied: set[int] = set()
-    gains: list[int] = []
-    first_rank: int | None = None
-    forbidden: list[str] = []
-    mismatched: list[str] = []
-    unknown: list[str] = []
-    for rank, chunk in enumerate(visible, start=1):
-        hits = matcher.satisfied(chunk)
-        satisfied |= hits
-        if first_rank is None and any(groups[i].required for i in hits):
-            first_rank = rank
-        fresh = [i for i in hits if i not in credited]
-        if fresh:
-            best = max(fresh, key=lambda i: (groups[i].required, -i))
-            credited.add(best)
-            gains.append(REQUIRED_GAIN if groups[best].required else SUPPORTING_GAIN)
+    def score(self, attempt: Attempt) -> CaseResult:
+        case = self.case
+        k = case.cutoff
+        ranked = attempt.ranked
+        satisfied_by = self.matcher.satisfied
+        may_match = self.matcher.may_match
+        required = self.required_flags
+        credited: set[int] = set()  # groups that already gave gain (nDCG)
+        satisfied: set[int] = set()
+        gains: list[int] = []
+        first_rank: int | None = None
+        forbidden: list[str] = []
+        mismatched: list[str] = []
+        unknown: list[str] = []
+        patterns = case.forbidden
+        revision = case.revision
+        for rank, chunk in enumerate(ranked[:k], start=1):
+            hits = satisfied_by(chunk) if may_match(chunk.file) else None
+            if hits:
+                satisfied |= hits
+                if first_rank is None and any(required[i] for i in hits):
+                    first_rank = rank
+                fresh = [i for i in hits if i not in credited]
+                if fresh:
+                    # Credit the highest-gain group first; ties go to the earlier group.
+                    best = max(fresh, key=lambda i: (required[i], -i))
+                    credited.add(best)
+                    gains.append(REQUIRED_GAIN if required[best] else SUPPORTING_GAIN)
+                else:
+                    gains.append(0)
+            else:
+                gains.append(0)
+            if patterns:
+                path = normalize_path(chunk.file)
+                if any(forbidden_match(path, pattern) for pattern in patterns):
+                    forbidden.append(chunk.chunk_id)
+            if chunk.revision != revision:
+                (unknown if chunk.revision is None else mismatched).append(chunk.chunk_id)
+
+        first_any = first_rank
+        if first_any is None:
+            for rank in range(k + 1, len(ranked) + 1):
+                chunk = ranked[rank - 1]
+                if not may_match(chunk.file):
+                    continue
+                hits = satisfied_by(chunk)
+                if hits and any(required[i] for i in hits):
+                    first_any = rank
+                    break
+
+        groups = case.groups
+        missing_groups = [g.id for i, g in enumerate(groups) if required[i] and i not in satisfied]
+        supporting_found = [g.id for i, g in enumerate(groups) if not required[i] and i in satisfied]
+        n_required = len(self.required_ids)
+        group_recall = (n_required - len(missing_groups)) / n_required
+
+        invalid_reason: str | None
+        if attempt.error is not None:
+            invalid_reason = f"retriever error: {attempt.error}"
         else:
-            gains.append(0)
-        path = normalize_path(chunk.file)
-        if any(forbidden_match(path, pattern) for pattern in case.forbidden):
-            forbidden.append(chunk.chunk_id)
-        if chunk.revision is None:
-            unknown.append(chunk.chunk_id)
-        elif chunk.revision != case.revision:
-            mismatched.append(chunk.chunk_id)
+            invalid_reason = manifest_problem(attempt.manifest, revision)
+        if invalid_reason is None and unknown:
+            invalid_reason = (f"{len(unknown)} visible chunk(s) carry no revision, so revision "
+                              "integrity cannot be checked")
+        status: Status
+        if invalid_reason is not None:
+            status = "invalid"
+        elif not missing_groups and not forbidden and not mismatched:
+            status = "pass"
+        else:
+            status = "fail"
+        manifest = attempt.manifest
+        return CaseResult(
+            case_id=case.id,
+            status=status,
+            cutoff=k,
+            first_relevant_rank=first_rank,
+            reciprocal_rank=1.0 / first_rank if first_rank else 0.0,
+            hit=first_rank is not None,
+            group_recall=group_recall,
+            ndcg=_dcg(gains) / self.ideal_dcg,
+            missing_groups=missing_groups,
+            supporting_found=supporting_found,
+            forbidden_chunk_ids=forbidden,
+            revision_mismatches=mismatched,
+            unknown_revision=unknown,
+            invalid_reason=invalid_reason,
+            attempt_id=attempt.attempt_id,
+            attempt_ids=[attempt.attempt_id],
+            index_build_id=manifest.index_build_id if manifest else None,
+            index_revision=manifest.revision if manifest else None,
+            query=attempt.query,
+            ranked=[_trim(c) for c in ranked[: k + NEAR_MISS_DEPTH]],
+            first_relevant_rank_any_depth=first_any,
+            slices=list(self.slices),
+            case=case,
+        )
 
-    first_any = first_rank
-    if first_any is None:
-        for rank in range(k + 1, len(ranked) + 1):
-            hits = matcher.satisfied(ranked[rank - 1])
-            if any(groups[i].required for i in hits):
-                first_any = rank
-                break
 
-    ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in groups),
-                   reverse=True)[:k]
-    ndcg = _dcg(gains) / _dcg(ideal)
-    missing_groups = [g.id for i, g in enumerate(groups) if g.required and i not in satisfied]
-    supporting_found = [g.id for i, g in enumerate(groups) if not g.required and i in satisfied]
-    group_recall = (len(required_ids) - len(missing_groups)) / len(required_ids)
-
-    status: Status
-    invalid_reason: str | None
-    if attempt.error is not None:
-        invalid_reason = f"retriever error: {attempt.error}"
-    else:
-        invalid_reason = manifest_problem(attempt.manifest, case.revision)
-    if invalid_reason is None and unknown:
-        invalid_reason = (f"{len(unknown)} visible chunk(s) carry no revision, so revision "
-                          "integrity cannot be checked")
-    if invalid_reason is not None:
-        status = "invalid"
-    elif not missing_groups and not forbidden and not mismatched:
-        status = "pass"
-    else:
-        status = "fail"
-    manifest = attempt.manifest
-    return CaseResult(
-        case_id=case.id,
-        status=status,
-        cutoff=k,
-        first_relevant_rank=first_rank,
-        reciprocal_rank=1.0 / first_rank if first_rank else 0.0,
-        hit=first_rank is not None,
-        group_recall=group_recall,
-        ndcg=ndcg,
-        missing_groups=missing_groups,
-        supporting_found=supporting_found,
-        forbidden_chunk_ids=forbidden,
-        revision_mismatches=mismatched,
-        unknown_revision=unknown,
-        invalid_reason=invalid_reason,
-        attempt_id=attempt.attempt_id,
-        attempt_ids=attempt_ids if attempt_ids is not None else [attempt.attempt_id],
-        index_build_id=manifest.index_build_id if manifest else None,
-        index_revision=manifest.revision if manifest else None,
-        query=attempt.query,
-        ranked=[_trim(c) for c in ranked[: k + NEAR_MISS_DEPTH]],
-        first_relevant_rank_any_depth=first_any,
-        slices=_slices(case),
-        case=case,
-    )
+def score_case(case: Case, attempt: Attempt | None) -> CaseResult:
+    """Score ``case`` on its final ``attempt`` (None: the case is ``missing``)."""
+    scorer = CaseScorer(case)
+    return scorer.missing() if attempt is None else scorer.score(attempt)

@@ -11,8 +11,8 @@ from typing import Any
 
 import msgspec
 
-from codegold.errors import SchemaError
-from codegold.model._files import iter_jsonl, read_bytes, split_validation_error
+from codegold.errors import InputError, SchemaError
+from codegold.model._files import split_validation_error
 from codegold.model.manifest import Manifest
 
 ATTEMPTS_FORMAT = 1
@@ -77,11 +77,27 @@ def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | N
         raise SchemaError(f"invalid JSON: {err}", path=path, line=line_number) from None
 
 
-def iter_attempts(path: str) -> Iterator[Attempt]:
-    """Stream attempts from a JSONL file, naming the line of any malformed one."""
-    raw = read_bytes(path, "attempts")
-    for number, line in iter_jsonl(raw):
-        yield decode_attempt(line, path=path, line_number=number)
+def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
+    """Stream attempts from a JSONL file, naming the line of any malformed one.
+
+    The file is read line by line so memory stays flat however large the run is. When
+    ``digest`` (a hashlib object) is given, every byte read is fed to it, so the file's
+    checksum costs no second pass.
+    """
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
+    except FileNotFoundError:
+        raise InputError("attempts file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected an attempts file, found a directory", path=path) from None
+    except OSError as err:
+        raise InputError(f"cannot read attempts file: {err.strerror}", path=path) from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if digest is not None:
+                digest.update(line)
+            if line.strip():
+                yield decode_attempt(line, path=path, line_number=number)
 
 
 def encode_attempt(attempt: Attempt) -> bytes:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".py": "python", ".pyi": "python",
     ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
@@ -22,7 +20,8 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
 
 def language_of(path: str) -> str | None:
     """Language of a path or glob by its extension; None when unknown."""
-    suffix = PurePosixPath(path).suffix.lower()
-    if not suffix or any(ch in suffix for ch in "*?["):
+    name = path.rpartition("/")[2]
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem:
         return None
-    return LANGUAGE_BY_EXTENSION.get(suffix)
+    return LANGUAGE_BY_EXTENSION.get("." + ext.lower())
