@@ -1,0 +1,247 @@
+"""Build an index of one repository revision, atomically and incrementally.
+
+The build writes into a temporary sibling of the output directory, writes
+``manifest.json`` (``complete: true``) last, and only then renames the directory into
+place, so an interrupted build never leaves an index that claims to be complete.
+Files whose blob is unchanged since a previous index built by the same chunker version
+are copied from it instead of being parsed again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from codegold import __version__
+from codegold.errors import IndexError_, InputError
+from codegold.index.categories import categorize
+from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
+from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
+from codegold.index.policy import PathPolicy
+from codegold.index.records import InventoryEntry
+from codegold.index.store import (
+    INDEX_FILE,
+    MANIFEST_FILE,
+    STORE_FORMAT,
+    IndexReader,
+    IndexWriter,
+    read_manifest,
+)
+from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
+from codegold.model.languages import language_of
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """A progress report; ``stage`` is ``listing``, ``chunking`` or ``done``."""
+
+    stage: str
+    files_done: int
+    files_total: int
+    chunks: int
+    parsed: int
+    reused: int
+    elapsed_s: float
+
+
+ProgressFn = Callable[[BuildProgress], None]
+_PROGRESS_INTERVAL_S = 0.5
+
+
+def build_id(repository: str, revision: str, policy: PathPolicy) -> str:
+    """Identity of a build: same inputs and codegold version → same id."""
+    key = msgspec.json.encode([repository, revision, policy.hash, CHUNKER_NAME,
+                               CHUNKER_VERSION, STORE_FORMAT, __version__])
+    return hashlib.sha256(key).hexdigest()[:20]
+
+
+def _created_at() -> str:
+    # SOURCE_DATE_EPOCH lets reproducible-build setups pin the one time-dependent field.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = (dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch and epoch.isdigit()
+              else dt.datetime.now(dt.UTC))
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
+    """Path → blob sha of reusable files in a previous index, or None when it cannot be
+    reused (missing, incomplete, another chunker version or store format)."""
+    try:
+        with IndexReader.open(source) as previous:
+            version = previous.meta("chunker_version")
+            if version != CHUNKER_VERSION:
+                if explicit:
+                    raise IndexError_(f"cannot reuse {source}: built by chunker version "
+                                      f"{version}, this build uses {CHUNKER_VERSION}")
+                return None
+            return {entry.path: entry.blob_sha for entry in previous.iter_inventory()
+                    if entry.blob_sha and entry.fate in ("indexed", "fallback", "skipped")
+                    and entry.reason not in ("symlink: never followed",)}
+    except IndexError_:
+        if explicit:
+            raise
+        return None
+
+
+def _check_output(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError("output path exists and is not a directory", path=str(out))
+    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST_FILE).exists():
+        raise InputError("output directory exists, is not empty and holds no codegold index; "
+                         "refusing to replace it (choose another -o)", path=str(out))
+
+
+def _replace_dir(built: Path, out: Path) -> None:
+    """Move ``built`` to ``out``; an existing index at ``out`` is swapped out first."""
+    old: Path | None = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        old.rmdir()
+        out.rename(old)
+    try:
+        built.rename(out)
+    except OSError:
+        if old is not None:
+            old.rename(out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _entry_without_content(item: TreeEntry, fate: str, reason: str) -> InventoryEntry:
+    language = language_of(item.path)
+    category = categorize(item.path, b"", language)
+    return InventoryEntry(path=item.path, blob_sha=item.sha, size=item.size, language=language,
+                          category=category, fate=fate, reason=reason, chunker=None, chunks=0)
+
+
+def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
+                policy: PathPolicy | None = None, progress: ProgressFn | None = None,
+                reuse_from: Path | None = None, repository: str | None = None) -> Manifest:
+    """Index ``repo`` at ``revision`` into ``out_dir`` and return the manifest written.
+
+    ``reuse_from`` names a previous index whose rows are copied for unchanged blobs; when
+    it is None and ``out_dir`` already holds a complete index, that one is reused.
+    ``repository`` overrides the repository name derived from the origin remote.
+    Raises InputError for bad arguments or repositories, IndexError_ when git fails.
+    """
+    started = time.perf_counter()
+    policy = policy or PathPolicy()
+    snapshot = GitSnapshot.open(repo, revision)
+    identity = repository or snapshot.identity()
+    out = Path(out_dir)
+    _check_output(out)
+    explicit = reuse_from is not None
+    reuse_source = reuse_from if reuse_from is not None else (
+        out if (out / MANIFEST_FILE).exists() else None)
+    previous = _previous_blobs(Path(reuse_source), explicit) if reuse_source else None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    writer: IndexWriter | None = None
+    try:
+        writer = IndexWriter(tmp / INDEX_FILE)
+        if previous:
+            writer.attach_previous(Path(reuse_source or "").resolve() / INDEX_FILE)
+        manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started)
+        writer.finish()
+        writer = None
+        _write_manifest(tmp / MANIFEST_FILE, manifest)
+        _replace_dir(tmp, out)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, policy: PathPolicy,
+                previous: dict[str, str] | None, progress: ProgressFn | None,
+                started: float) -> Manifest:
+    entries = snapshot.entries()
+    plan: list[tuple[TreeEntry, str]] = []  # action: read | copy | done
+    for item in entries:
+        if item.mode == MODE_GITLINK:
+            writer.add_entry(_entry_without_content(
+                item, "skipped", f"submodule (commit {item.sha[:12]}): not followed"))
+            continue
+        if item.mode == MODE_SYMLINK:
+            writer.add_entry(_entry_without_content(item, "skipped", "symlink: never followed"))
+            continue
+        if item.object_type != "blob":
+            writer.add_entry(_entry_without_content(item, "skipped",
+                                                    f"{item.object_type} entry"))
+            continue
+        reason = policy.exclusion(item.path, item.size)
+        if reason is not None:
+            writer.add_entry(_entry_without_content(item, "excluded", reason))
+            continue
+        reusable = previous is not None and previous.get(item.path) == item.sha
+        plan.append((item, "copy" if reusable else "read"))
+
+    total = len(plan)
+    files_done = chunks = parsed = reused = 0
+    last_report = 0.0
+
+    def report(stage: str) -> None:
+        if progress is not None:
+            progress(BuildProgress(stage, files_done, total, chunks, parsed, reused,
+                                   time.perf_counter() - started))
+
+    report("listing")
+    blobs = snapshot.blobs(item.sha for item, action in plan if action == "read")
+    try:
+        for item, action in plan:
+            if action == "copy":
+                chunks += writer.copy_file(item.path)
+                reused += 1
+            else:
+                sha, data = next(blobs)
+                if sha != item.sha:
+                    raise IndexError_(f"git returned object {sha} where {item.sha} was expected")
+                result = chunk_file(item.path, data, revision=snapshot.revision, blob_sha=item.sha)
+                writer.add_file(result)
+                chunks += len(result.chunks)
+                parsed += 1
+            files_done += 1
+            now = time.perf_counter()
+            if now - last_report >= _PROGRESS_INTERVAL_S:
+                last_report = now
+                report("chunking")
+    finally:
+        blobs.close()
+    indexed_files = writer.indexed_file_count()
+    build = build_id(identity, snapshot.revision, policy)
+    writer.set_meta({
+        "format": str(STORE_FORMAT), "repository": identity, "revision": snapshot.revision,
+        "index_build_id": build, "chunker_name": CHUNKER_NAME,
+        "chunker_version": CHUNKER_VERSION, "policy_hash": policy.hash,
+        "codegold_version": __version__})
+    report("done")
+    return Manifest(
+        repository=identity, revision=snapshot.revision, index_build_id=build,
+        chunker=ChunkerInfo(name=CHUNKER_NAME, version=CHUNKER_VERSION),
+        path_policy=PathPolicyInfo(include=list(policy.include), exclude=list(policy.exclude),
+                                   hash=policy.hash),
+        embedder=None, files=indexed_files, chunks=chunks, created_at=_created_at(),
+        complete=True, codegold_version=__version__)
+
+
+def _write_manifest(path: Path, manifest: Manifest) -> None:
+    payload = msgspec.json.format(msgspec.json.encode(manifest), indent=2) + b"\n"
+    with path.open("wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest"]

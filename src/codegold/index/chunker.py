@@ -1,0 +1,254 @@
+"""Chunk one file: choose a chunker, cut drafts, then fix ids, roles and neighbours.
+
+``chunk_file`` is pure: bytes in, :class:`FileChunks` out. The build calls it for every
+blob; ``codegold index parse FILE`` and diagnose's metadata check call it for one file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration_file
+from codegold.index.drafts import Draft, Lines, clip_header, fits, line_drafts, windows
+from codegold.index.grammars import (
+    STRUCTURAL_LANGUAGES,
+    calls_query,
+    error_query,
+    family,
+    parser,
+)
+from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
+from codegold.index.structure import Region, structural_regions
+from codegold.index.textchunks import config_drafts, markdown_drafts, rest_drafts
+from codegold.model.languages import language_of
+
+CHUNKER_NAME = "codegold-structural"
+# Bump whenever chunk boundaries, ids, symbols or roles can change for the same bytes:
+# it is part of every chunk id and of the index build id, and incremental builds only
+# reuse rows written by the same version.
+CHUNKER_VERSION = "1"
+
+LONG_LINE_CHARS = 4_000
+SYNTAX_ERROR_SHARE = 0.3
+_CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json"})
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The id git gives these bytes as a blob, so a file parsed alone gets the same
+    chunk ids as in an index of a revision holding it."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = "") -> FileChunks:
+    """Chunk ``data`` found at repository path ``path``.
+
+    Never raises for file content: binary data, invalid UTF-8, syntax errors and huge
+    lines all end up as an inventory fate and reason.
+    """
+    blob = blob_sha or git_blob_sha(data)
+    language = language_of(path)
+    category = categorize(path, data, language)
+
+    def entry(fate: str, reason: str | None, chunker: str | None, count: int) -> InventoryEntry:
+        return InventoryEntry(path=path, blob_sha=blob, size=len(data), language=language,
+                              category=category, fate=fate, reason=reason, chunker=chunker,
+                              chunks=count)
+
+    if category == "binary":
+        return FileChunks(entry=entry("skipped", "binary (NUL byte in the first 8000 bytes)",
+                                      None, 0))
+    notes: list[str] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "replace")
+        notes.append("invalid UTF-8: decoded with replacement characters")
+    lines = Lines(text)
+    if not text.strip():
+        return FileChunks(entry=entry("indexed", "; ".join([*notes, "empty file"]), None, 0))
+
+    fate = "indexed"
+    calls: list[tuple[str, int]] = []
+    if language in STRUCTURAL_LANGUAGES:
+        if lines.longest() > LONG_LINE_CHARS:
+            drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+            notes.append(f"lines over {LONG_LINE_CHARS} characters (minified?): lines fallback")
+        else:
+            root = parser(language).parse(data).root_node
+            error_rows = _error_rows(root, language) if root.has_error else 0
+            if error_rows > SYNTAX_ERROR_SHARE * len(lines):
+                drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+                notes.append(f"syntax error on {error_rows} of {len(lines)} lines: "
+                             "lines fallback")
+            else:
+                regions = structural_regions(root, family(language),
+                                             declaration_file=is_declaration_file(path))
+                drafts, chunker = _structural_drafts(regions, lines), f"tree-sitter:{language}"
+                calls = _calls(root, language)
+                if error_rows:
+                    notes.append(f"syntax error on {error_rows} lines: chunked around them")
+    elif language == "markdown":
+        drafts, chunker = markdown_drafts(lines), "markdown"
+    elif language == "rest":
+        drafts, chunker = rest_drafts(lines), "rest"
+    elif language in _CONFIG_LANGUAGES:
+        drafts, chunker = config_drafts(lines, language), "config"
+    else:
+        drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+        notes.append(f"no structural chunker for {language}" if language
+                     else "unknown file type: lines fallback")
+    return _finalize(path, blob, revision, language, category, drafts, calls,
+                     entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
+
+
+def _error_rows(root: object, language: str) -> int:
+    from tree_sitter import Node, QueryCursor
+
+    if not isinstance(root, Node):
+        return 0
+    rows: set[int] = set()
+    for node in QueryCursor(error_query(language)).captures(root).get("error", []):
+        rows.update(range(node.start_point.row, node.end_point.row + 1))
+    return len(rows)
+
+
+def _calls(root: object, language: str) -> list[tuple[str, int]]:
+    from tree_sitter import Node, QueryCursor
+
+    if not isinstance(root, Node):
+        return []
+    found: set[tuple[str, int]] = set()
+    for node in QueryCursor(calls_query(language)).captures(root).get("name", []):
+        if node.text:
+            found.add((node.text.decode("utf-8", "replace"), node.start_point.row))
+    return sorted(found, key=lambda item: (item[1], item[0]))
+
+
+def _split_points(lines: Lines, region: Region) -> list[tuple[int, int, str]]:
+    """Cut an oversized region at statement/member boundaries, greedily filling parts."""
+    cuts = sorted({c for c in region.cuts if region.start < c <= region.end})
+    bounds = [region.start, *cuts, region.end + 1]
+    segments = [(bounds[i], bounds[i + 1] - 1) for i in range(len(bounds) - 1)]
+    pieces: list[tuple[int, int, str]] = []
+    current: tuple[int, int] | None = None
+    for seg_start, seg_end in segments:
+        if current is not None and fits(lines, current[0], seg_end):
+            current = (current[0], seg_end)
+            continue
+        if current is not None:
+            pieces.append((current[0], current[1], lines.text(*current)))
+        if fits(lines, seg_start, seg_end):
+            current = (seg_start, seg_end)
+        else:
+            pieces.extend(windows(lines, seg_start, seg_end))
+            current = None
+    if current is not None:
+        pieces.append((current[0], current[1], lines.text(*current)))
+    return pieces
+
+
+def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
+    drafts: list[Draft] = []
+    for region in regions:
+        prefix = "\n".join(clip_header(lines.text(a, b)) for a, b in region.headers)
+        if fits(lines, region.start, region.end):
+            body = lines.text(region.start, region.end)
+            drafts.append(Draft(
+                start=region.start, end=region.end, kind=region.kind, symbol=region.symbol,
+                symbols=region.symbols, role=region.role,
+                text=f"{prefix}\n{body}" if prefix else body, has_signature=True,
+                group=region.rid, parent_group=region.parent, defines=region.defines))
+            continue
+        signature = (clip_header(lines.text(*region.signature))
+                     if region.signature is not None else None)
+        for index, (start, end, body) in enumerate(_split_points(lines, region)):
+            first = index == 0
+            parts = [p for p in (prefix, None if first else signature, body) if p]
+            drafts.append(Draft(
+                start=start, end=end, kind=region.kind, symbol=region.symbol,
+                symbols=region.symbols, role=region.role, text="\n".join(parts),
+                has_signature=first or signature is not None or region.role == "module",
+                group=region.rid, parent_group=region.parent,
+                defines=region.defines if first else ()))
+    return drafts
+
+
+def _structural_role(draft: Draft, call_rows: list[int]) -> str:
+    if draft.role in ("definition", "declaration"):
+        return draft.role
+    if draft.role == "module":
+        if any(draft.start <= row <= draft.end for row in call_rows):
+            return "call_site"
+        return "definition" if draft.symbols else "reference"
+    if draft.role in ("docs", "config"):
+        return draft.role
+    return "reference"
+
+
+def _chunk_id(path: str, blob: str, draft: Draft, ordinal: int) -> str:
+    key = "\0".join((CHUNKER_VERSION, path, blob, str(draft.start), str(draft.end), draft.kind,
+                     draft.symbol or "", str(ordinal)))
+    return hashlib.sha1(key.encode("utf-8", "surrogateescape"),
+                        usedforsecurity=False).hexdigest()[:16]
+
+
+def _finalize(path: str, blob: str, revision: str, language: str | None, category: str,
+              drafts: list[Draft], calls: list[tuple[str, int]], entry: InventoryEntry
+              ) -> FileChunks:
+    ordered = sorted(enumerate(drafts), key=lambda item: (item[1].start, item[1].end, item[0]))
+    drafts = [draft for _, draft in ordered]
+    call_rows = sorted({row for _, row in calls})
+    seen: dict[str, int] = {}
+    ids: list[str] = []
+    for draft in drafts:
+        base = _chunk_id(path, blob, draft, 0)
+        ordinal = seen.get(base, 0)
+        seen[base] = ordinal + 1
+        ids.append(base if ordinal == 0 else _chunk_id(path, blob, draft, ordinal))
+    first_of_group: dict[int, str] = {}
+    for draft, chunk_id in zip(drafts, ids, strict=True):
+        if draft.group is not None:
+            first_of_group.setdefault(draft.group, chunk_id)
+    category_role = CATEGORY_ROLES.get(category)
+    chunks: list[IndexedChunk] = []
+    definitions: list[SymbolDef] = []
+    for index, (draft, chunk_id) in enumerate(zip(drafts, ids, strict=True)):
+        parent = None
+        if draft.group is not None and first_of_group[draft.group] != chunk_id:
+            parent = first_of_group[draft.group]
+        elif draft.parent_group is not None:
+            parent = first_of_group.get(draft.parent_group)
+        chunks.append(IndexedChunk(
+            id=chunk_id, file=path, start_line=draft.start + 1, end_line=draft.end + 1,
+            symbol=draft.symbol, symbols=draft.symbols, kind=draft.kind,
+            role=category_role or _structural_role(draft, call_rows), language=language,
+            revision=revision, blob_sha=blob, parent_id=parent,
+            prev_id=ids[index - 1] if index > 0 else None,
+            next_id=ids[index + 1] if index + 1 < len(ids) else None,
+            has_signature=draft.has_signature, text=draft.text))
+        for span in draft.defines:
+            definitions.append(SymbolDef(
+                name=span.name, qualified=span.qualified, kind=span.kind, role=span.role,
+                file=path, start_line=span.start + 1, end_line=span.end + 1, chunk_id=chunk_id))
+    references = _references(path, drafts, ids, calls)
+    return FileChunks(entry=entry, chunks=tuple(chunks), definitions=tuple(definitions),
+                      references=tuple(references))
+
+
+def _references(path: str, drafts: list[Draft], ids: list[str], calls: list[tuple[str, int]]
+                ) -> list[Reference]:
+    if not calls or not drafts:
+        return []
+    last_row = max(d.end for d in drafts)
+    owner: list[int] = [-1] * (last_row + 1)
+    # Widest first, so the narrowest chunk covering a line owns it.
+    for index in sorted(range(len(drafts)), key=lambda i: drafts[i].start - drafts[i].end):
+        draft = drafts[index]
+        for row in range(draft.start, draft.end + 1):
+            owner[row] = index
+    references = []
+    for name, row in calls:
+        if row <= last_row and owner[row] >= 0:
+            references.append(Reference(name=name, file=path, line=row + 1,
+                                        chunk_id=ids[owner[row]]))
+    return references

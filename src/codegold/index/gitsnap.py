@@ -1,0 +1,193 @@
+"""Read a repository's objects at one revision through git plumbing, never a checkout.
+
+``git rev-parse`` resolves the revision, ``git ls-tree -r -z --long`` lists every path
+with its mode, blob id and size, and one ``git cat-file --batch`` process streams the
+blobs. The user's working tree and index are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from codegold.errors import IndexError_, InputError
+
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SCP_URL = re.compile(r"^[\w.-]+@[\w.-]+:(?P<path>.+)$")
+
+MODE_SYMLINK = "120000"
+MODE_GITLINK = "160000"
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One path of the revision's tree (``size`` is None for submodules)."""
+
+    path: str
+    mode: str
+    object_type: str
+    sha: str
+    size: int | None
+
+
+def _git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # A caller's GIT_DIR or GIT_WORK_TREE would silently redirect us to another repo.
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                 "GIT_ALTERNATE_OBJECT_DIRECTORIES"):
+        env.pop(name, None)
+    env["LC_ALL"] = "C"
+    return env
+
+
+class GitSnapshot:
+    """A repository pinned at one full commit sha."""
+
+    def __init__(self, repo: Path, revision: str, requested: str) -> None:
+        self.repo = repo
+        self.revision = revision
+        self.requested = requested
+
+    @classmethod
+    def open(cls, repo: str | Path, revision: str) -> GitSnapshot:
+        """Resolve ``revision`` (branch, tag, short or full sha) in ``repo``.
+
+        Raises :class:`InputError` with a fix-it message for a missing git, a path that
+        is not a repository, an empty repository, an unknown revision or a shallow clone
+        that lacks it.
+        """
+        if shutil.which("git") is None:
+            raise IndexError_("git is not installed or not on PATH; codegold reads "
+                              "repositories through git plumbing")
+        path = Path(repo)
+        if not path.is_dir():
+            raise InputError("repository path does not exist or is not a directory",
+                             path=str(path))
+        probe = _run(path, ["rev-parse", "--git-dir"], check=False)
+        if probe.returncode != 0:
+            raise InputError("not a git repository (git rev-parse --git-dir failed)",
+                             path=str(path))
+        if not revision or revision.startswith("-"):
+            raise InputError(f"revision {revision!r} is not a valid revision name")
+        resolved = _run(path, ["rev-parse", "--verify", "--quiet", "--end-of-options",
+                               f"{revision}^{{commit}}"], check=False)
+        if resolved.returncode == 0 and _SHA.match(resolved.stdout.strip()):
+            return cls(path, resolved.stdout.strip(), revision)
+        if _run(path, ["rev-parse", "--verify", "--quiet", "HEAD"], check=False).returncode != 0:
+            anything = _run(path, ["rev-list", "-n", "1", "--all"], check=False)
+            if not anything.stdout.strip():
+                raise InputError("repository has no commits; commit something, or point "
+                                 "at another repository", path=str(path))
+        shallow = _run(path, ["rev-parse", "--is-shallow-repository"], check=False)
+        if shallow.stdout.strip() == "true":
+            raise InputError(
+                f"revision {revision!r} is not in this shallow clone; fetch it with "
+                f"'git fetch --unshallow' or 'git fetch origin {revision}'", path=str(path))
+        raise InputError(f"unknown revision {revision!r}: no commit by that name; check "
+                         "'git log' or fetch the branch/tag", path=str(path))
+
+    def identity(self) -> str:
+        """A stable repository name: the origin remote as ``host/owner/name``, else the
+        directory name. It feeds the build id, so it must not depend on the machine."""
+        remote = _run(self.repo, ["config", "--get", "remote.origin.url"], check=False)
+        url = remote.stdout.strip()
+        if url:
+            scp = _SCP_URL.match(url)
+            tail = scp.group("path") if scp else re.sub(r"^[a-z+]+://([^@/]*@)?", "", url)
+            tail = tail.rstrip("/")
+            tail = tail.removesuffix(".git")
+            parts = [p for p in tail.split("/") if p]
+            if len(parts) >= 2:
+                return "/".join(parts[-2:])
+        top = _run(self.repo, ["rev-parse", "--show-toplevel"], check=False).stdout.strip()
+        name = Path(top).name if top else self.repo.resolve().name
+        return name.removesuffix(".git")
+
+    def entries(self) -> list[TreeEntry]:
+        """Every path at the revision, in git's (byte-wise) order."""
+        out = _run(self.repo, ["ls-tree", "-r", "-z", "--long", "--full-tree", self.revision],
+                   text=False)
+        entries: list[TreeEntry] = []
+        for record in out.stdout_bytes.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, object_type, sha, size = meta.decode("ascii").split(None, 3)
+            path = raw_path.decode("utf-8", "surrogateescape")
+            size_value = int(size) if size.strip().isdigit() else None
+            entries.append(TreeEntry(path, mode, object_type, sha, size_value))
+        return entries
+
+    def blobs(self, shas: Iterable[str]) -> Generator[tuple[str, bytes], None, None]:
+        """Stream ``(sha, content)`` for each requested blob, in request order."""
+        wanted = list(shas)
+        if not wanted:
+            return
+        proc = subprocess.Popen(
+            ["git", "-C", str(self.repo), "cat-file", "--batch", "--buffer"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=_git_env())
+        assert proc.stdin is not None and proc.stdout is not None
+
+        stdin = proc.stdin
+
+        def feed() -> None:
+            # A writer thread keeps git's output pipe draining while we still send names.
+            try:
+                for sha in wanted:
+                    stdin.write(sha.encode("ascii") + b"\n")
+                stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        stdout = proc.stdout
+        try:
+            for sha in wanted:
+                header = stdout.readline()
+                fields = header.split()
+                if len(fields) != 3:
+                    raise IndexError_(f"git cat-file could not read object {sha}: "
+                                      f"{header.decode('utf-8', 'replace').strip()}")
+                size = int(fields[2])
+                data = stdout.read(size)
+                stdout.read(1)  # the newline git writes after each object
+                yield sha, data
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            stdout.close()
+            if proc.stderr is not None:
+                proc.stderr.close()
+            writer.join(timeout=5)
+
+
+class _Completed:
+    def __init__(self, returncode: int, stdout_bytes: bytes, stderr: str) -> None:
+        self.returncode = returncode
+        self.stdout_bytes = stdout_bytes
+        self.stderr = stderr
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8", "replace")
+
+
+def _run(repo: Path, args: list[str], *, check: bool = True, text: bool = True) -> _Completed:
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
+                              env=_git_env(), check=False)
+    except OSError as err:
+        raise IndexError_(f"cannot run git: {err}") from err
+    result = _Completed(proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
+    if check and proc.returncode != 0:
+        raise IndexError_(f"git {args[0]} failed in {repo}: {result.stderr.strip()}")
+    return result

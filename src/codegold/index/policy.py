@@ -1,0 +1,160 @@
+"""Path policy: which paths at a revision are indexed, with a hash that goes in the manifest.
+
+Globs follow gitignore habits: a pattern without ``/`` matches a path's basename at any
+depth (``*.lock``), a pattern with ``/`` matches from the repository root
+(``docs/**/*.md``), ``**`` spans directories, and a trailing ``/`` matches everything
+under a directory (``node_modules/`` at any depth). Exclusion wins over inclusion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import msgspec
+import yaml
+
+from codegold.errors import InputError
+
+POLICY_FORMAT = 1
+DEFAULT_MAX_BYTES = 1_000_000
+
+DEFAULT_INCLUDE: tuple[str, ...] = ("**",)
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    # lock files: machine-written, huge, never the evidence a question needs
+    "*.lock", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "go.sum",
+    # minified bundles and source maps
+    "*.min.js", "*.min.css", "*.map", "*.bundle.js",
+    # binaries by extension (content with NUL bytes is skipped anyway)
+    "*.png", "*.jpg", "*.jpeg", "*.gif", "*.ico", "*.webp", "*.bmp", "*.pdf", "*.zip",
+    "*.gz", "*.tgz", "*.bz2", "*.xz", "*.7z", "*.jar", "*.war", "*.class", "*.pyc", "*.pyo",
+    "*.so", "*.dylib", "*.dll", "*.exe", "*.o", "*.a", "*.woff", "*.woff2", "*.ttf", "*.otf",
+    "*.eot", "*.mp3", "*.mp4", "*.wav", "*.sqlite", "*.db", "*.whl", "*.npy", "*.pkl",
+    # dependency trees checked in by accident
+    "node_modules/", ".git/",
+)
+
+
+def _glob_regex(pattern: str) -> str:
+    anchored = "/" in pattern.rstrip("/")
+    directory = pattern.endswith("/")
+    body = pattern.strip("/")
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if body.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if body.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = body.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                inner = body[i + 1:end].replace("\\", "\\\\")
+                if inner.startswith("!"):
+                    inner = "^" + inner[1:]
+                out.append(f"[{inner}]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    core = "".join(out)
+    prefix = "" if anchored else "(?:.*/)?"
+    suffix = "/.*" if directory else "(?:/.*)?"
+    return f"^{prefix}{core}{suffix}$"
+
+
+@lru_cache(maxsize=1024)
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """A compiled matcher for one policy glob (see the module docstring for its rules)."""
+    return re.compile(_glob_regex(pattern))
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    return compile_glob(pattern).match(path) is not None
+
+
+class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
+    """Include/exclude globs and a size limit; ``hash`` identifies it in the manifest."""
+
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    @property
+    def hash(self) -> str:
+        canonical = msgspec.json.encode(
+            {"format": POLICY_FORMAT, "include": list(self.include),
+             "exclude": list(self.exclude), "max_bytes": self.max_bytes})
+        return "sha256:" + hashlib.sha256(canonical).hexdigest()[:16]
+
+    def exclusion(self, path: str, size: int | None) -> str | None:
+        """Why the policy leaves ``path`` out (None when it is included)."""
+        for pattern in self.exclude:
+            if glob_match(pattern, path):
+                return f"policy: exclude {pattern!r}"
+        if not any(glob_match(pattern, path) for pattern in self.include):
+            return "policy: not matched by include"
+        if size is not None and size > self.max_bytes:
+            return f"too large: {size} bytes > max_bytes {self.max_bytes}"
+        return None
+
+
+def load_policy(path: str | Path) -> PathPolicy:
+    """Read a policy file (YAML or JSON).
+
+    ``format: 1``; ``include``/``exclude`` lists of globs; ``max_bytes``; and
+    ``defaults: true`` (the default) to keep the built-in excludes before the file's own.
+    """
+    source = Path(path)
+    try:
+        raw = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"cannot read policy file: {err.strerror}", path=str(source)) from err
+    except yaml.YAMLError as err:
+        raise InputError(f"policy file is not valid YAML: {err}", path=str(source)) from err
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise InputError("policy file must be a mapping with include/exclude/max_bytes",
+                         path=str(source))
+    unknown = sorted(set(raw) - {"format", "include", "exclude", "max_bytes", "defaults"})
+    if unknown:
+        raise InputError(f"unknown policy keys {unknown}; expected format, include, exclude, "
+                         "max_bytes, defaults", path=str(source))
+    if raw.get("format", POLICY_FORMAT) != POLICY_FORMAT:
+        raise InputError(f"policy format {raw.get('format')!r} is not supported; expected 1",
+                         path=str(source), field="format")
+
+    def globs(name: str) -> tuple[str, ...] | None:
+        value = raw.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise InputError(f"{name} must be a list of non-empty glob strings",
+                             path=str(source), field=name)
+        return tuple(value)
+
+    keep_defaults = raw.get("defaults", True)
+    if not isinstance(keep_defaults, bool):
+        raise InputError("defaults must be true or false", path=str(source), field="defaults")
+    include = globs("include") or DEFAULT_INCLUDE
+    own_exclude = globs("exclude") or ()
+    exclude = (DEFAULT_EXCLUDE if keep_defaults else ()) + own_exclude
+    max_bytes = raw.get("max_bytes", DEFAULT_MAX_BYTES)
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
+        raise InputError("max_bytes must be a positive integer", path=str(source),
+                         field="max_bytes")
+    return PathPolicy(include=include, exclude=exclude, max_bytes=max_bytes)

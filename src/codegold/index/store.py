@@ -1,0 +1,356 @@
+"""The on-disk index: ``manifest.json`` + ``index.sqlite``; a writer for builds and a
+read-only :class:`IndexReader` for everyone else (retrieval, diagnose, inspect).
+
+SQLite layout (``format`` 1, documented in docs/index.md): ``meta`` (key/value),
+``files`` (the inventory), ``chunks``, ``symbols`` (definitions), ``refs`` (call sites)
+and ``fts``, an FTS5 table over pre-tokenised ``symbols``, ``path`` and ``body`` columns
+whose rowid is the chunk's rowid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import quote
+
+import msgspec
+
+from codegold.errors import IndexError_
+from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
+from codegold.index.tokens import code_tokens, path_tokens, symbol_tokens
+from codegold.model import Manifest
+
+__all__ = [
+    "INDEX_FILE",
+    "MANIFEST_FILE",
+    "STORE_FORMAT",
+    "IndexReader",
+    "IndexWriter",
+    "IndexedChunk",
+    "InventoryEntry",
+    "Reference",
+    "SymbolDef",
+    "read_manifest",
+]
+
+STORE_FORMAT = 1
+MANIFEST_FILE = "manifest.json"
+INDEX_FILE = "index.sqlite"
+MAX_QUERY_TOKENS = 64
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, blob_sha TEXT, size INTEGER, language TEXT, category TEXT NOT NULL,
+    fate TEXT NOT NULL, reason TEXT, chunker TEXT, chunks INTEGER NOT NULL);
+CREATE TABLE chunks (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, file TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, symbol TEXT, symbols TEXT NOT NULL,
+    kind TEXT NOT NULL, role TEXT NOT NULL, language TEXT, blob_sha TEXT NOT NULL,
+    parent_id TEXT, prev_id TEXT, next_id TEXT, has_signature INTEGER NOT NULL,
+    text TEXT NOT NULL);
+CREATE TABLE symbols (
+    name TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT NOT NULL, role TEXT NOT NULL,
+    file TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+    chunk_id TEXT NOT NULL);
+CREATE TABLE refs (name TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
+                   chunk_id TEXT NOT NULL);
+CREATE VIRTUAL TABLE fts USING fts5(symbols, path, body, tokenize = 'unicode61');
+"""
+# Secondary indexes are created after the bulk load: cheaper than maintaining them per row.
+_INDEXES = """
+CREATE INDEX chunks_file ON chunks(file, start_line);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE INDEX symbols_qualified ON symbols(qualified);
+CREATE INDEX symbols_file ON symbols(file);
+CREATE INDEX refs_name ON refs(name);
+CREATE INDEX refs_file ON refs(file);
+"""
+_CHUNK_COLUMNS = ("id, file, start_line, end_line, symbol, symbols, kind, role, language, "
+                  "blob_sha, parent_id, prev_id, next_id, has_signature, text")
+_FILE_COLUMNS = "path, blob_sha, size, language, category, fate, reason, chunker, chunks"
+
+
+def read_manifest(index_dir: Path) -> Manifest:
+    """The manifest of an index directory; IndexError_ when absent or unreadable."""
+    path = index_dir / MANIFEST_FILE
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=Manifest)
+    except FileNotFoundError as err:
+        raise IndexError_(f"no index at {index_dir}: {MANIFEST_FILE} is missing; build one "
+                          "with 'codegold index REPO --revision REV -o DIR'") from err
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise IndexError_(f"cannot read {path}: {err}") from err
+
+
+def fts_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
+    """The three pre-tokenised FTS columns of a chunk."""
+    return (" ".join(symbol_tokens(chunk.symbols)), " ".join(path_tokens(chunk.file)),
+            " ".join(code_tokens(chunk.text)))
+
+
+class IndexWriter:
+    """Bulk writer used by the build; writes into a fresh file only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn = sqlite3.connect(path, isolation_level=None)
+        # A build writes a new file in a temporary directory and renames it into place
+        # only when complete, so a journal would buy nothing but time.
+        self._conn.executescript(
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;"
+            "PRAGMA cache_size = -65536;")
+        self._conn.executescript(_SCHEMA)
+        self._conn.execute("BEGIN")
+        self._previous_attached = False
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        self._conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                               sorted(values.items()))
+
+    def add_entry(self, entry: InventoryEntry) -> None:
+        self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                           _entry_row(entry))
+
+    def add_file(self, result: FileChunks) -> None:
+        self.add_entry(result.entry)
+        conn = self._conn
+        for chunk in result.chunks:
+            cursor = conn.execute(
+                f"INSERT INTO chunks({_CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (chunk.id, chunk.file, chunk.start_line, chunk.end_line, chunk.symbol,
+                 json.dumps(list(chunk.symbols)), chunk.kind, chunk.role, chunk.language,
+                 chunk.blob_sha, chunk.parent_id, chunk.prev_id, chunk.next_id,
+                 int(chunk.has_signature), chunk.text))
+            conn.execute("INSERT INTO fts(rowid, symbols, path, body) VALUES (?, ?, ?, ?)",
+                         (cursor.lastrowid, *fts_fields(chunk)))
+        conn.executemany(
+            "INSERT INTO symbols(name, qualified, kind, role, file, start_line, end_line, "
+            "chunk_id) VALUES (?,?,?,?,?,?,?,?)",
+            [(d.name, d.qualified, d.kind, d.role, d.file, d.start_line, d.end_line, d.chunk_id)
+             for d in result.definitions])
+        conn.executemany("INSERT INTO refs(name, file, line, chunk_id) VALUES (?,?,?,?)",
+                         [(r.name, r.file, r.line, r.chunk_id) for r in result.references])
+
+    def attach_previous(self, previous: Path) -> None:
+        """Make a previous index's rows available to :meth:`copy_file`."""
+        self._conn.execute("COMMIT")
+        self._conn.execute("ATTACH DATABASE ? AS prev",
+                           (f"file:{quote(str(previous))}?mode=ro",))
+        self._conn.execute("BEGIN")
+        self._previous_attached = True
+
+    def copy_file(self, path: str) -> int:
+        """Copy one file's inventory, chunks, FTS rows, symbols and refs from the attached
+        previous index (the caller checked the blob is unchanged). Returns chunks copied."""
+        if not self._previous_attached:
+            raise IndexError_("no previous index attached to copy from")
+        conn = self._conn
+        conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) SELECT {_FILE_COLUMNS} "
+                     "FROM prev.files WHERE path = ?", (path,))
+        before = conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
+        conn.execute(f"INSERT INTO chunks({_CHUNK_COLUMNS}) SELECT {_CHUNK_COLUMNS} "
+                     "FROM prev.chunks WHERE file = ? ORDER BY rowid", (path,))
+        conn.execute(
+            "INSERT INTO fts(rowid, symbols, path, body) "
+            "SELECT c.rowid, f.symbols, f.path, f.body FROM chunks c "
+            "JOIN prev.chunks p ON p.id = c.id JOIN prev.fts f ON f.rowid = p.rowid "
+            "WHERE c.rowid > ? ORDER BY c.rowid", (before,))
+        conn.execute("INSERT INTO symbols SELECT * FROM prev.symbols WHERE file = ?", (path,))
+        conn.execute("INSERT INTO refs SELECT * FROM prev.refs WHERE file = ?", (path,))
+        copied: int = conn.execute("SELECT COUNT(*) FROM chunks WHERE rowid > ?",
+                                   (before,)).fetchone()[0]
+        return copied
+
+    def indexed_file_count(self) -> int:
+        """Files whose fate is indexed or fallback (what the manifest calls ``files``)."""
+        count: int = self._conn.execute(
+            "SELECT COUNT(*) FROM files WHERE fate IN ('indexed', 'fallback')").fetchone()[0]
+        return count
+
+    def finish(self) -> None:
+        """Create secondary indexes, optimise FTS, commit and close."""
+        conn = self._conn
+        conn.execute("COMMIT")
+        # executescript runs in autocommit mode; that is fine for a file nobody reads yet.
+        conn.executescript(_INDEXES)
+        conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+        if self._previous_attached:
+            conn.execute("DETACH DATABASE prev")
+        conn.execute("ANALYZE")
+        conn.close()
+
+    def abort(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._conn.close()
+
+
+def _entry_row(entry: InventoryEntry) -> tuple[object, ...]:
+    return (entry.path, entry.blob_sha, entry.size, entry.language, entry.category, entry.fate,
+            entry.reason, entry.chunker, entry.chunks)
+
+
+_CHUNK_SELECT = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
+
+
+class IndexReader:
+    """Read-only access to a complete index. Use as a context manager or call close()."""
+
+    def __init__(self, path: Path, manifest: Manifest, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.manifest = manifest
+        self._conn = conn
+        self._revision = manifest.revision or ""
+
+    @classmethod
+    def open(cls, index_dir: str | Path) -> IndexReader:
+        """Open ``index_dir``; IndexError_ when it is missing, incomplete or unreadable."""
+        path = Path(index_dir)
+        if not path.is_dir():
+            raise IndexError_(f"no index at {path}: not a directory; build one with "
+                              "'codegold index REPO --revision REV -o DIR'")
+        manifest = read_manifest(path)
+        if not manifest.complete:
+            raise IndexError_(f"index at {path} is incomplete (manifest complete is not "
+                              "true): its build did not finish; rebuild it")
+        db = path / INDEX_FILE
+        if not db.is_file():
+            raise IndexError_(f"index at {path} has no {INDEX_FILE}; rebuild it")
+        try:
+            conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True,
+                                   check_same_thread=False)
+            row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.Error as err:
+            raise IndexError_(f"cannot read {db}: {err}") from err
+        if row is None or row[0] != str(STORE_FORMAT):
+            conn.close()
+            raise IndexError_(f"index at {path} has store format {row[0] if row else None!r}; "
+                              f"this codegold reads format {STORE_FORMAT}: rebuild it")
+        return cls(path, manifest, conn)
+
+    def __enter__(self) -> IndexReader:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _chunk(self, row: Sequence[object]) -> IndexedChunk:
+        (chunk_id, file, start, end, symbol, symbols, kind, role, language, blob, parent, prev,
+         nxt, has_signature, text) = row
+        return IndexedChunk(
+            id=str(chunk_id), file=str(file), start_line=int(str(start)),
+            end_line=int(str(end)), symbol=None if symbol is None else str(symbol),
+            symbols=tuple(json.loads(str(symbols))), kind=str(kind), role=str(role),
+            language=None if language is None else str(language), revision=self._revision,
+            blob_sha=str(blob), parent_id=None if parent is None else str(parent),
+            prev_id=None if prev is None else str(prev), next_id=None if nxt is None else str(nxt),
+            has_signature=bool(has_signature), text=str(text))
+
+    def chunk_count(self) -> int:
+        count: int = self._conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return count
+
+    def get(self, chunk_id: str) -> IndexedChunk | None:
+        row = self._conn.execute(f"{_CHUNK_SELECT} WHERE id = ?", (chunk_id,)).fetchone()
+        return None if row is None else self._chunk(row)
+
+    def get_many(self, ids: Sequence[str]) -> list[IndexedChunk]:
+        """Chunks for ``ids`` in the same order; unknown ids are dropped."""
+        found: dict[str, IndexedChunk] = {}
+        unique = list(dict.fromkeys(ids))
+        for offset in range(0, len(unique), 500):
+            batch = unique[offset:offset + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self._conn.execute(f"{_CHUNK_SELECT} WHERE id IN ({marks})", batch):
+                chunk = self._chunk(row)
+                found[chunk.id] = chunk
+        return [found[i] for i in ids if i in found]
+
+    def iter_chunks(self) -> Iterator[IndexedChunk]:
+        """Every chunk in build order (files in git's path order, then by line)."""
+        cursor = self._conn.execute(f"{_CHUNK_SELECT} ORDER BY rowid")
+        for row in cursor:
+            yield self._chunk(row)
+
+    def chunks_in_file(self, path: str) -> list[IndexedChunk]:
+        rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? ORDER BY start_line, rowid",
+                                  (path,))
+        return [self._chunk(row) for row in rows]
+
+    def inventory(self, path: str) -> InventoryEntry | None:
+        row = self._conn.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?",
+                                 (path,)).fetchone()
+        return None if row is None else _entry(row)
+
+    def iter_inventory(self) -> Iterator[InventoryEntry]:
+        for row in self._conn.execute(f"SELECT {_FILE_COLUMNS} FROM files ORDER BY path"):
+            yield _entry(row)
+
+    def definitions(self, name: str) -> list[SymbolDef]:
+        """Definitions whose short name, qualified name or qualified suffix is ``name``."""
+        short = name.rsplit(".", 1)[-1]
+        rows = self._conn.execute(
+            "SELECT name, qualified, kind, role, file, start_line, end_line, chunk_id "
+            "FROM symbols WHERE name = ? ORDER BY file, start_line, qualified", (short,))
+        out = []
+        for row in rows:
+            qualified = str(row[1])
+            if "." in name and qualified != name and not qualified.endswith("." + name):
+                continue
+            out.append(SymbolDef(name=str(row[0]), qualified=qualified, kind=str(row[2]),
+                                 role=str(row[3]), file=str(row[4]), start_line=int(row[5]),
+                                 end_line=int(row[6]), chunk_id=str(row[7])))
+        return out
+
+    def references(self, name: str, limit: int = 200) -> list[Reference]:
+        """Call sites of the short name (the last part of ``name``)."""
+        short = name.rsplit(".", 1)[-1]
+        rows = self._conn.execute(
+            "SELECT name, file, line, chunk_id FROM refs WHERE name = ? "
+            "ORDER BY file, line LIMIT ?", (short, limit))
+        return [Reference(name=str(r[0]), file=str(r[1]), line=int(r[2]), chunk_id=str(r[3]))
+                for r in rows]
+
+    def lexical_search(self, tokens: Sequence[str], *, limit: int = 100,
+                       weights: tuple[float, float, float] = (3.0, 1.5, 1.0)
+                       ) -> list[tuple[str, float]]:
+        """BM25 over (symbols, path, body); higher is better; ties broken by chunk id.
+
+        ``tokens`` should come from :mod:`codegold.index.tokens`; they are OR-ed, each
+        quoted so no token is read as FTS syntax, and at most 64 distinct ones are used.
+        """
+        unique = list(dict.fromkeys(t for t in tokens if t and t.strip()))[:MAX_QUERY_TOKENS]
+        if not unique or limit <= 0:
+            return []
+        match = " OR ".join('"' + token.replace('"', '""') + '"' for token in unique)
+        try:
+            rows = self._conn.execute(
+                "SELECT c.id, s.score FROM (SELECT rowid, bm25(fts, ?, ?, ?) AS score FROM fts "
+                "WHERE fts MATCH ?) s JOIN chunks c ON c.rowid = s.rowid "
+                "ORDER BY s.score, c.id LIMIT ?", (*weights, match, limit)).fetchall()
+        except sqlite3.OperationalError as err:
+            raise IndexError_(f"lexical search failed on {self.path}: {err}") from err
+        # SQLite's bm25() is negative, lower is better; flip it so higher is better.
+        return [(str(chunk_id), -float(score) + 0.0) for chunk_id, score in rows]
+
+
+def _entry(row: Sequence[object]) -> InventoryEntry:
+    path, blob, size, language, category, fate, reason, chunker, chunks = row
+    return InventoryEntry(
+        path=str(path), blob_sha=None if blob is None else str(blob),
+        size=None if size is None else int(str(size)),
+        language=None if language is None else str(language), category=str(category),
+        fate=str(fate), reason=None if reason is None else str(reason),
+        chunker=None if chunker is None else str(chunker), chunks=int(str(chunks)))

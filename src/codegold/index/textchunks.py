@@ -1,0 +1,129 @@
+"""Chunkers for documents and configuration: Markdown/reST by heading, YAML/TOML/JSON by
+top-level key. Both cut oversized sections with :func:`codegold.index.drafts.windows`."""
+
+from __future__ import annotations
+
+import re
+
+from codegold.index.drafts import Draft, Lines, clip_header, fits, windows
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+_RST_UNDERLINE = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
+CONFIG_SECTION_LINES = 80
+
+
+def _sections(lines: Lines, headings: list[tuple[int, str]], kind: str, role: str
+              ) -> list[Draft]:
+    """One draft per heading's section (a preamble before the first heading included)."""
+    starts = [(0, None)] if not headings or headings[0][0] > 0 else []
+    bounds: list[tuple[int, str | None]] = [*starts, *headings]
+    drafts: list[Draft] = []
+    for index, (start, title) in enumerate(bounds):
+        end = bounds[index + 1][0] - 1 if index + 1 < len(bounds) else len(lines) - 1
+        if end < start:
+            continue
+        if not lines.text(start, end).strip():
+            continue
+        symbols = (title,) if title else ()
+        group = len(drafts)
+        if fits(lines, start, end):
+            drafts.append(Draft(start=start, end=end, kind=kind, symbol=title, symbols=symbols,
+                                role=role, text=lines.text(start, end), has_signature=True,
+                                group=group))
+            continue
+        heading = clip_header(lines.items[start])
+        for part, (s, e, text) in enumerate(windows(lines, start, end)):
+            drafts.append(Draft(
+                start=s, end=e, kind=kind, symbol=title, symbols=symbols, role=role,
+                text=text if part == 0 else f"{heading}\n{text}", has_signature=True,
+                group=group))
+    return drafts
+
+
+def markdown_drafts(lines: Lines) -> list[Draft]:
+    headings: list[tuple[int, str]] = []
+    in_fence = False
+    for row, line in enumerate(lines.items):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            headings.append((row, atx.group(2) or atx.group(1)))
+            continue
+        if (row > 0 and _SETEXT.match(line) and lines.items[row - 1].strip()
+                and not _ATX.match(lines.items[row - 1])
+                and (not headings or headings[-1][0] != row - 1)):
+            headings.append((row - 1, lines.items[row - 1].strip()))
+    return _sections(lines, headings, "section", "docs")
+
+
+def rest_drafts(lines: Lines) -> list[Draft]:
+    headings: list[tuple[int, str]] = []
+    items = lines.items
+    for row in range(1, len(items)):
+        title = items[row - 1].rstrip()
+        if (_RST_UNDERLINE.match(items[row]) and title.strip()
+                and not _RST_UNDERLINE.match(title)
+                and len(items[row].rstrip()) >= len(title.strip())):
+            has_overline = row >= 2 and _RST_UNDERLINE.match(items[row - 2]) is not None
+            headings.append((row - 2 if has_overline else row - 1, title.strip()))
+    headings = sorted(dict(headings).items())
+    return _sections(lines, headings, "section", "docs")
+
+
+_YAML_KEY = re.compile(r"^([A-Za-z0-9_.\-\"']+)\s*:")
+_TOML_TABLE = re.compile(r"^\s*\[\[?([^\]]+)\]\]?")
+_TOML_KEY = re.compile(r"^([A-Za-z0-9_.\-\"']+)\s*=")
+_JSON_KEY = re.compile(r'^\s{0,4}"([^"]+)"\s*:')
+
+
+def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
+    """Config files: whole when small; otherwise cut at top-level keys (YAML/JSON) or
+    tables (TOML). Symbols are the top-level keys a chunk holds."""
+    keys: list[tuple[int, str]] = []
+    json_indent: int | None = None
+    for row, line in enumerate(lines.items):
+        if language == "yaml":
+            match = _YAML_KEY.match(line)
+        elif language == "toml":
+            match = _TOML_TABLE.match(line) or _TOML_KEY.match(line)
+        else:
+            match = _JSON_KEY.match(line)
+            if match:
+                indent = len(line) - len(line.lstrip())
+                json_indent = indent if json_indent is None else json_indent
+                if indent != json_indent:
+                    match = None
+        if match:
+            keys.append((row, match.group(1).strip("\"'")))
+    if not len(lines):
+        return []
+    last = len(lines) - 1
+    if fits(lines, 0, last) and len(lines) <= CONFIG_SECTION_LINES * 2:
+        symbols = tuple(dict.fromkeys(k for _, k in keys))
+        return [Draft(start=0, end=last, kind="config", symbol=symbols[0] if symbols else None,
+                      symbols=symbols, role="config", text=lines.text(0, last),
+                      has_signature=True, group=0)]
+    cut_rows = sorted({0, *(row for row, _ in keys)})
+    segments = [(row, (cut_rows[i + 1] - 1) if i + 1 < len(cut_rows) else last)
+                for i, row in enumerate(cut_rows)]
+    groups: list[tuple[int, int]] = []
+    for seg_start, seg_end in segments:
+        if groups and seg_end - groups[-1][0] + 1 <= CONFIG_SECTION_LINES:
+            groups[-1] = (groups[-1][0], seg_end)
+        else:
+            groups.append((seg_start, seg_end))
+    drafts: list[Draft] = []
+    for group_start, group_end in groups:
+        symbols = tuple(dict.fromkeys(k for r, k in keys if group_start <= r <= group_end))
+        for s, e, text in windows(lines, group_start, group_end, max_lines=CONFIG_SECTION_LINES):
+            drafts.append(Draft(start=s, end=e, kind="config",
+                                symbol=symbols[0] if symbols else None, symbols=symbols,
+                                role="config", text=text, has_signature=True,
+                                group=len(drafts)))
+    return drafts

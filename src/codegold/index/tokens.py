@@ -1,0 +1,53 @@
+"""Lexical tokens shared by the index (FTS columns) and the retriever (queries).
+
+Identifiers split on camelCase, snake_case and digit boundaries; each piece is
+lower-cased and a multi-piece identifier also keeps its compound, so ``createSession``
+yields ``create``, ``session`` and ``createsession``. Index and query use the same
+functions, so a query for ``create_session`` meets ``createSession`` on every piece.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+")
+# An acronym before a capitalised word (HTTPServer → HTTP, Server), a capitalised or
+# lower-case run, a bare upper-case run, or digits.
+_PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def _word_tokens(word: str, out: list[str]) -> None:
+    if not word.isascii():
+        out.append(word.lower())
+        return
+    pieces = _PIECE.findall(word)
+    if not pieces:
+        return
+    lowered = [piece.lower() for piece in pieces]
+    out.extend(lowered)
+    if len(lowered) > 1:
+        out.append("".join(lowered))
+
+
+def code_tokens(text: str) -> list[str]:
+    """Tokens of source text or a query, in order, duplicates kept (BM25 counts them)."""
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        _word_tokens(match.group(), out)
+    return out
+
+
+def path_tokens(path: str) -> list[str]:
+    """Tokens of a repository path; hyphenated names also keep their compound.
+
+    ``src/auth/session-service.ts`` → ``src auth session service sessionservice ts``.
+    """
+    return code_tokens(path.replace("-", "_"))
+
+
+def symbol_tokens(symbols: tuple[str, ...] | list[str]) -> list[str]:
+    """Tokens of qualified symbol names (``SessionService.createSession``)."""
+    out: list[str] = []
+    for symbol in symbols:
+        out.extend(code_tokens(symbol))
+    return out
