@@ -6,6 +6,7 @@ blob; ``codegold index parse FILE`` and diagnose's metadata check call it for on
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 
 from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration_file
@@ -177,7 +178,11 @@ def _structural_role(draft: Draft, call_rows: list[int]) -> str:
     if draft.role in ("definition", "declaration"):
         return draft.role
     if draft.role == "module":
-        if any(draft.start <= row <= draft.end for row in call_rows):
+        # Module code is a call site when it mostly calls things: more lines with calls
+        # than names it defines (``app = Flask(__name__)`` defines ``app``).
+        first = bisect.bisect_left(call_rows, draft.start)
+        last = bisect.bisect_right(call_rows, draft.end)
+        if last - first > len(draft.symbols):
             return "call_site"
         return "definition" if draft.symbols else "reference"
     if draft.role in ("docs", "config"):

@@ -486,9 +486,25 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, classify: _
     stack.append((members, child_ctx))
 
 
+MODULE_MAX_LINES = 60
+
+
 def _module_regions(nodes: list[Node], ctx: _Context, variables: Callable[[Node], list[str]],
                     collector: _Collector, level: list[Region]) -> None:
-    """Runs of non-definition statements: module code at top level, or class parts."""
+    """Runs of non-definition statements (module code at top level, class parts inside a
+    container), cut at statement boundaries into runs of at most MODULE_MAX_LINES."""
+    runs: list[list[Node]] = []
+    for node in nodes:
+        if runs and node.end_point.row - runs[-1][0].start_point.row < MODULE_MAX_LINES:
+            runs[-1].append(node)
+        else:
+            runs.append([node])
+    for run in runs:
+        _module_region(run, ctx, variables, level)
+
+
+def _module_region(nodes: list[Node], ctx: _Context, variables: Callable[[Node], list[str]],
+                   level: list[Region]) -> None:
     start = nodes[0].start_point.row
     end = nodes[-1].end_point.row
     names: list[str] = []

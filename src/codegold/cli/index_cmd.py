@@ -1,0 +1,212 @@
+"""``codegold index``: build a pinned-revision index, inspect one, or chunk a single file."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from codegold.cli._common import handle_errors
+
+_SUBCOMMANDS = ("build", "inspect", "parse")
+
+
+class _IndexGroup(click.Group):
+    """A group whose default subcommand is ``build``: ``codegold index REPO ...`` works."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = next((a for a in args if not a.startswith("-")), None)
+        wants_help = any(a in ("-h", "--help") for a in args)
+        names_repo = first is not None and first not in self.commands
+        options_only = first is None and bool(args) and not wants_help
+        if names_repo or options_only:
+            args = ["build", *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path,
+                              "REPO --revision REV -o DIR [OPTIONS] | inspect INDEX | parse FILE")
+
+
+@click.group("index", cls=_IndexGroup,
+             context_settings={"help_option_names": ["-h", "--help"]})
+def command() -> None:
+    """Index a repository at a pinned revision, inspect an index, or chunk one file.
+
+    `codegold index REPO ...` is short for `codegold index build REPO ...`: it reads git
+    objects at REV (no checkout), chunks every file the path policy admits, and writes
+    manifest.json + index.sqlite atomically into DIR.
+
+    \b
+    Example:
+      codegold index . --revision v1.2.0 -o idx/
+      codegold index inspect idx/ --symbol SessionService.createSession
+      codegold index parse src/auth/session-service.ts
+    """
+
+
+def _progress_printer(quiet: bool) -> Any:
+    if quiet:
+        return None
+    last = [0.0]
+
+    def show(event: Any) -> None:
+        now = time.perf_counter()
+        if event.stage == "chunking" and now - last[0] < 1.0:
+            return
+        last[0] = now
+        rate = event.files_done / event.elapsed_s if event.elapsed_s > 0 else 0.0
+        click.echo(f"{event.stage}: {event.files_done}/{event.files_total} files, "
+                   f"{event.chunks} chunks, {rate:.0f} files/s "
+                   f"(parsed {event.parsed}, reused {event.reused})", err=True)
+
+    return show
+
+
+@command.command("build")
+@click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--revision", "-r", required=True, help="Branch, tag or sha to index.")
+@click.option("--output", "-o", "output", required=True, type=click.Path(path_type=Path),
+              help="Index directory to write (replaced atomically if it holds an index).")
+@click.option("--policy", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Path policy file (include/exclude globs, max_bytes).")
+@click.option("--reuse", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Previous index whose unchanged files are copied, not re-parsed "
+                   "(default: the index already at -o, if any).")
+@click.option("--repository", help="Repository name for the manifest (default: from the "
+                                   "origin remote, else the directory name).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@handle_errors
+def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
+                  reuse: Path | None, repository: str | None, quiet: bool) -> None:
+    """Index REPO at REVISION into OUTPUT (manifest.json + index.sqlite).
+
+    \b
+    Example:
+      codegold index build ~/src/shop --revision v2.3.1 -o idx/ --policy policy.yaml
+      codegold index ~/src/shop --revision main -o idx/ --reuse old-idx/ --quiet
+    """
+    from codegold.index import build_index, load_policy
+
+    loaded = load_policy(policy) if policy is not None else None
+    manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
+                           progress=_progress_printer(quiet), repository=repository)
+    click.echo(f"index written to {output}: {manifest.repository}@{manifest.revision} "
+               f"build {manifest.index_build_id}, {manifest.files} files, "
+               f"{manifest.chunks} chunks")
+
+
+def _chunk_line(chunk: Any) -> str:
+    symbol = chunk.symbol or "-"
+    extra = [s for s in chunk.symbols if s != chunk.symbol]
+    more = f" (+{', '.join(extra)})" if extra else ""
+    flags = "" if chunk.has_signature else " [no signature]"
+    return (f"  L{chunk.start_line}-{chunk.end_line}  {chunk.kind:<9} {chunk.role:<11} "
+            f"{symbol}{more}  id={chunk.id}{flags}")
+
+
+def _entry_line(entry: Any) -> str:
+    reason = f" ({entry.reason})" if entry.reason else ""
+    return (f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
+            f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
+
+
+@command.command("inspect")
+@click.argument("index", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--file", "file_path", help="Show the inventory entry and chunks of this path.")
+@click.option("--symbol", help="Show definitions (short, qualified or suffix) and their chunks.")
+@click.option("--text", is_flag=True, help="Also print each chunk's text.")
+@handle_errors
+def inspect_command(index: Path, file_path: str | None, symbol: str | None, text: bool) -> None:
+    """Print an index's manifest and inventory summary, or chunks of a file or symbol.
+
+    \b
+    Example:
+      codegold index inspect idx/
+      codegold index inspect idx/ --file src/auth/session-service.ts
+      codegold index inspect idx/ --symbol SessionService.createSession --text
+    """
+    from codegold.index import IndexReader
+
+    with IndexReader.open(index) as reader:
+        manifest = reader.manifest
+        click.echo(f"{manifest.repository}@{manifest.revision} build {manifest.index_build_id} "
+                   f"chunker {manifest.chunker.name if manifest.chunker else '-'}"
+                   f"/{manifest.chunker.version if manifest.chunker else '-'}: "
+                   f"{manifest.files} files, {manifest.chunks} chunks")
+        if file_path is None and symbol is None:
+            counts: dict[tuple[str, str], int] = {}
+            for entry in reader.iter_inventory():
+                key = (entry.fate, entry.category)
+                counts[key] = counts.get(key, 0) + 1
+            for (fate, category), count in sorted(counts.items()):
+                click.echo(f"  {fate:<9} {category:<10} {count}")
+            return
+        if file_path is not None:
+            entry = reader.inventory(file_path)
+            if entry is None:
+                click.echo(f"{file_path}: not in the revision's tree")
+            else:
+                click.echo(_entry_line(entry))
+                for chunk in reader.chunks_in_file(file_path):
+                    click.echo(_chunk_line(chunk))
+                    if text:
+                        click.echo(_indent(chunk.text))
+        if symbol is not None:
+            definitions = reader.definitions(symbol)
+            if not definitions:
+                click.echo(f"{symbol}: no definition in this index")
+            for definition in definitions:
+                click.echo(f"{definition.qualified} ({definition.kind}, {definition.role}) "
+                           f"{definition.file}:{definition.start_line}-{definition.end_line}")
+                chunk = reader.get(definition.chunk_id)
+                if chunk is not None:
+                    click.echo(_chunk_line(chunk))
+                    if text:
+                        click.echo(_indent(chunk.text))
+
+
+def _indent(text: str) -> str:
+    return "\n".join("      | " + line for line in text.split("\n"))
+
+
+@command.command("parse")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--path", "repo_path", help="Repository path to chunk it as (default: FILE as "
+                                          "given); decides language and category.")
+@click.option("--text", is_flag=True, help="Also print each chunk's text.")
+@click.option("--json", "as_json", is_flag=True, help="Print FileChunks as JSON.")
+@handle_errors
+def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) -> None:
+    """Chunk one file outside any index and print its chunks, symbols and references.
+
+    \b
+    Example:
+      codegold index parse src/auth/session-service.ts
+      codegold index parse fixture.py --path tests/test_auth.py --json
+    """
+    import msgspec
+
+    from codegold.errors import InputError
+    from codegold.index import chunk_file
+
+    try:
+        data = file.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror}", path=str(file)) from err
+    result = chunk_file(repo_path or file.as_posix(), data)
+    if as_json:
+        click.echo(msgspec.json.format(msgspec.json.encode(result), indent=2))
+        return
+    click.echo(_entry_line(result.entry))
+    for chunk in result.chunks:
+        click.echo(_chunk_line(chunk))
+        if text:
+            click.echo(_indent(chunk.text))
+    for definition in result.definitions:
+        click.echo(f"  def {definition.qualified} ({definition.kind}, {definition.role}) "
+                   f"L{definition.start_line}-{definition.end_line}")
+    for reference in result.references:
+        click.echo(f"  call {reference.name} L{reference.line}")
