@@ -137,35 +137,47 @@ def inspect_command(index: Path, file_path: str | None, symbol: str | None, text
                    f"/{manifest.chunker.version if manifest.chunker else '-'}: "
                    f"{manifest.files} files, {manifest.chunks} chunks")
         if file_path is None and symbol is None:
-            counts: dict[tuple[str, str], int] = {}
-            for entry in reader.iter_inventory():
-                key = (entry.fate, entry.category)
-                counts[key] = counts.get(key, 0) + 1
-            for (fate, category), count in sorted(counts.items()):
-                click.echo(f"  {fate:<9} {category:<10} {count}")
+            _print_summary(reader)
             return
         if file_path is not None:
-            entry = reader.inventory(file_path)
-            if entry is None:
-                click.echo(f"{file_path}: not in the revision's tree")
-            else:
-                click.echo(_entry_line(entry))
-                for chunk in reader.chunks_in_file(file_path):
-                    click.echo(_chunk_line(chunk))
-                    if text:
-                        click.echo(_indent(chunk.text))
+            _print_file(reader, file_path, text)
         if symbol is not None:
-            definitions = reader.definitions(symbol)
-            if not definitions:
-                click.echo(f"{symbol}: no definition in this index")
-            for definition in definitions:
-                click.echo(f"{definition.qualified} ({definition.kind}, {definition.role}) "
-                           f"{definition.file}:{definition.start_line}-{definition.end_line}")
-                chunk = reader.get(definition.chunk_id)
-                if chunk is not None:
-                    click.echo(_chunk_line(chunk))
-                    if text:
-                        click.echo(_indent(chunk.text))
+            _print_symbol(reader, symbol, text)
+
+
+def _print_summary(reader: Any) -> None:
+    counts: dict[tuple[str, str], int] = {}
+    for entry in reader.iter_inventory():
+        key = (entry.fate, entry.category)
+        counts[key] = counts.get(key, 0) + 1
+    for (fate, category), count in sorted(counts.items()):
+        click.echo(f"  {fate:<9} {category:<10} {count}")
+
+
+def _print_file(reader: Any, file_path: str, text: bool) -> None:
+    entry = reader.inventory(file_path)
+    if entry is None:
+        click.echo(f"{file_path}: not in the revision's tree")
+    else:
+        click.echo(_entry_line(entry))
+        for chunk in reader.chunks_in_file(file_path):
+            click.echo(_chunk_line(chunk))
+            if text:
+                click.echo(_indent(chunk.text))
+
+
+def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
+    definitions = reader.definitions(symbol)
+    if not definitions:
+        click.echo(f"{symbol}: no definition in this index")
+    for definition in definitions:
+        click.echo(f"{definition.qualified} ({definition.kind}, {definition.role}) "
+                   f"{definition.file}:{definition.start_line}-{definition.end_line}")
+        chunk = reader.get(definition.chunk_id)
+        if chunk is not None:
+            click.echo(_chunk_line(chunk))
+            if text:
+                click.echo(_indent(chunk.text))
 
 
 def _indent(text: str) -> str:

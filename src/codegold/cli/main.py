@@ -11,6 +11,7 @@ from codegold import __version__
 # Each module defines ``command`` (a click.Command or Group). Keep imports inside command
 # bodies lazy so that ``codegold --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = (
+    "codegold.cli.index_cmd",
     "codegold.cli.eval_cmd",
     "codegold.cli.gate_cmd",
     "codegold.cli.schema_cmd",
