@@ -54,6 +54,9 @@ MANIFEST = Manifest(
 
 # (file, symbol or None for the whole file, role, symbols the chunk carries)
 Pick = tuple[str, str | None, str, tuple[str, ...]]
+# Chunks that span their whole file although they name a symbol: the legacy shim's chunk
+# carries its long comment, which is what makes it win on words.
+WHOLE_FILE = {"src/legacy/session.ts"}
 
 RANKINGS: dict[str, list[Pick]] = {
     # Example 1: the legacy shim's long comment wins on words; the current service is 3rd,
@@ -150,7 +153,7 @@ def span(lines: list[str], symbol: str | None) -> tuple[int, int]:
 def make_chunk(pick: Pick) -> Chunk:
     file, symbol, role, symbols = pick
     lines = source_at_v2(file)
-    start, end = span(lines, symbol)
+    start, end = span(lines, None if file in WHOLE_FILE else symbol)
     excerpt = "\n".join(lines[start - 1 : end])[:400]
     return Chunk(
         chunk_id=f"rec:{file}#L{start}-{end}",
