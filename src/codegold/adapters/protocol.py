@@ -1,0 +1,103 @@
+"""The retriever protocol: one request in, one ranked response out.
+
+Every retriever codegold can run (its own reference retriever, a team's command, HTTP
+service or Python function) implements :class:`Retriever`, a single method. The JSON
+forms of :class:`RetrievalRequest` and :class:`RetrievalResponse` are what ``command:``
+and ``http://`` retrievers read and write; ``docs/retrievers.md`` documents them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import msgspec
+
+from codegold.errors import RetrieverError
+from codegold.model import Chunk, Manifest
+
+PROTOCOL_FORMAT = 1
+
+
+class RequestContext(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Reliable user state at query time (the case's ``context``)."""
+
+    open_file: str | None = None
+    language: str | None = None
+    path_prefix: str | None = None
+
+
+class RetrievalRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a retriever is asked. ``k`` is how many ranked chunks are wanted, at least."""
+
+    case_id: str
+    query: str
+    k: int
+    revision: str
+    repository: str | None = None
+    context: RequestContext | None = None
+    filters: dict[str, Any] = msgspec.field(default_factory=dict)
+    index: str | None = None      # the codegold index built from ``revision``, if one was given
+    format: int = PROTOCOL_FORMAT
+
+
+class RetrievalResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a retriever answers. Only ``ranked`` is required."""
+
+    ranked: list[Chunk]
+    candidates: list[Chunk] | None = None
+    context_ids: list[str] | None = None
+    rewritten: str | None = None
+    filters: dict[str, Any] | None = None
+    manifest: Manifest | None = None
+    timing_ms: dict[str, float] | None = None
+    format: int = PROTOCOL_FORMAT
+
+
+class Retriever(Protocol):
+    """Anything that answers a :class:`RetrievalRequest`.
+
+    Raise :class:`~codegold.errors.RetrieverError` for a failure that belongs to this
+    request (crash, timeout, unreadable answer): the runner records it as an error
+    attempt and goes on. Implementations must be safe to call from several threads.
+    """
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResponse: ...
+
+
+_REQUEST_ENCODER = msgspec.json.Encoder()
+_RESPONSE_DECODER = msgspec.json.Decoder(RetrievalResponse)
+
+
+def encode_request(request: RetrievalRequest) -> bytes:
+    return _REQUEST_ENCODER.encode(request)
+
+
+def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
+    """Parse a JSON response; a bare JSON list is taken as ``ranked``."""
+    text = payload.strip()
+    if not text:
+        raise RetrieverError(f"{source} returned an empty answer (expected a JSON response)")
+    try:
+        if text[:1] == b"[":
+            return RetrievalResponse(ranked=msgspec.json.decode(text, type=list[Chunk]))
+        response = _RESPONSE_DECODER.decode(text)
+    except msgspec.ValidationError as err:
+        raise RetrieverError(f"{source} returned JSON that is not a retrieval response: {err}") from None
+    except msgspec.DecodeError as err:
+        raise RetrieverError(f"{source} returned invalid JSON: {err}") from None
+    if response.format != PROTOCOL_FORMAT:
+        raise RetrieverError(f"{source} answered protocol format {response.format}; "
+                             f"codegold speaks format {PROTOCOL_FORMAT}")
+    return response
+
+
+def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
+    """Accept a response given as plain Python data (dict, or list of chunks)."""
+    if isinstance(data, RetrievalResponse):
+        return data
+    try:
+        if isinstance(data, list):
+            return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
+        return msgspec.convert(data, RetrievalResponse)
+    except msgspec.ValidationError as err:
+        raise RetrieverError(f"{source} returned data that is not a retrieval response: {err}") from None

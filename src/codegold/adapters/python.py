@@ -1,0 +1,40 @@
+"""``python:module:function``: call a Python function with the request as plain data.
+
+The function receives the JSON form of the request (a dict) and returns a response dict,
+a list of chunk dicts, or a :class:`RetrievalResponse`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse, response_from_builtins
+from codegold.errors import InputError, RetrieverError
+
+
+class PythonRetriever:
+    def __init__(self, target: str) -> None:
+        module_name, _, function_name = target.rpartition(":")
+        if not module_name or not function_name:
+            raise InputError(f"python retriever must be python:module:function, found {target!r}")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as err:
+            raise InputError(f"cannot import retriever module {module_name!r}: {err}") from None
+        function = getattr(module, function_name, None)
+        if not callable(function):
+            raise InputError(f"module {module_name!r} has no function {function_name!r}")
+        self.target = target
+        self.function: Callable[[dict[str, Any]], Any] = function
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
+        source = f"python function {self.target}"
+        try:
+            answer = self.function(msgspec.to_builtins(request))
+        except Exception as err:
+            raise RetrieverError(f"{source} raised {type(err).__name__}: {err}") from None
+        return response_from_builtins(answer, source=source)

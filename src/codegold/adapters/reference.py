@@ -1,0 +1,83 @@
+"""The reference retriever behind the :class:`Retriever` protocol.
+
+Opens the index the request names (one reader per thread and index, since SQLite
+connections are not shared across threads) and runs
+:class:`codegold.retrieve.ReferenceRetriever` on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse
+from codegold.errors import RetrieverError
+from codegold.index.store import IndexReader
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.filters import Filters
+from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
+
+DenseFactory = Callable[[IndexReader], DenseSignal | None]
+
+
+class ReferenceAdapter:
+    def __init__(self, config: RetrieverConfig, *, dense_factory: DenseFactory | None = None,
+                 excerpt_chars: int = 400) -> None:
+        self.config = config
+        self.dense_factory = dense_factory
+        self.excerpt_chars = excerpt_chars
+        self._local = threading.local()
+        self._readers: list[IndexReader] = []
+        self._lock = threading.Lock()
+
+    def _retriever(self, index: str) -> ReferenceRetriever:
+        cache: dict[str, ReferenceRetriever] | None = getattr(self._local, "cache", None)
+        if cache is None:
+            cache = self._local.cache = {}
+        key = str(Path(index).resolve())
+        found = cache.get(key)
+        if found is None:
+            reader = IndexReader.open(key)
+            with self._lock:
+                self._readers.append(reader)
+            dense = self.dense_factory(reader) if self.dense_factory else None
+            found = cache[key] = ReferenceRetriever(reader, self.config, dense=dense)
+        return found
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
+        if request.index is None:
+            raise RetrieverError(f"no index for revision {request.revision}: the reference "
+                                 "retriever needs --index with an index of that revision")
+        retriever = self._retriever(request.index)
+        manifest = retriever.reader.manifest
+        if manifest.revision != request.revision:
+            raise RetrieverError(f"index {request.index} holds revision {manifest.revision}, "
+                                 f"the case asks for {request.revision}")
+        context = request.context
+        filters = Filters.from_dict(request.filters) if request.filters else Filters()
+        if context is not None:
+            filters = filters.merged(Filters(language=context.language,
+                                             path_prefix=context.path_prefix))
+        result = retriever.retrieve(request.query, k=request.k,
+                                    open_file=context.open_file if context else None,
+                                    filters=filters)
+        ranked = [s.chunk.to_chunk(score=round(s.score, 6), excerpt_chars=self.excerpt_chars)
+                  for s in result.ranked]
+        candidates = [s.chunk.to_chunk(score=round(s.score, 6), excerpt_chars=0)
+                      for s in result.candidates]
+        return RetrievalResponse(
+            ranked=ranked,
+            candidates=candidates,
+            context_ids=[c.chunk_id for c in ranked],
+            rewritten=result.rewritten,
+            filters=result.filters.as_dict(),
+            manifest=manifest,
+            timing_ms=result.timing_ms,
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()

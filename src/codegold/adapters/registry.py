@@ -1,0 +1,102 @@
+"""Retriever specs (``--retriever``) → implementations, registered by scheme.
+
+``reference`` (the default), ``command:CMD``, ``http://…`` / ``https://…``,
+``python:module:function``. Add a scheme by adding a factory to :data:`SCHEMES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from codegold.adapters.protocol import Retriever
+from codegold.errors import InputError
+from codegold.retrieve.config import RetrieverConfig
+
+
+class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """Settings every factory may read; each uses what applies to it."""
+
+    config: RetrieverConfig = msgspec.field(default_factory=RetrieverConfig)
+    timeout: float = 30.0
+    retries: int = 2
+    backoff: float = 0.5
+    dense: bool = False
+    embedder: str | None = None
+
+
+def _reference(rest: str, options: RetrieverOptions) -> Retriever:
+    from codegold.adapters.reference import ReferenceAdapter
+
+    config = options.config
+    factory = None
+    if options.dense or config.signals.dense.enabled:
+        from codegold.retrieve.dense import dense_factory
+
+        factory = dense_factory(options.embedder or config.signals.dense.embedder,
+                                batch_size=config.signals.dense.batch_size,
+                                max_tokens=config.signals.dense.max_tokens)
+        if not config.signals.dense.enabled:
+            config = msgspec.structs.replace(
+                config, signals=msgspec.structs.replace(
+                    config.signals,
+                    dense=msgspec.structs.replace(config.signals.dense, enabled=True)))
+    return ReferenceAdapter(config, dense_factory=factory)
+
+
+def _command(rest: str, options: RetrieverOptions) -> Retriever:
+    from codegold.adapters.command import CommandRetriever
+
+    return CommandRetriever(rest, timeout=options.timeout)
+
+
+def _http(rest: str, options: RetrieverOptions) -> Retriever:
+    from codegold.adapters.http import HttpRetriever
+
+    return HttpRetriever(rest, timeout=options.timeout, retries=options.retries,
+                         backoff=options.backoff)
+
+
+def _python(rest: str, options: RetrieverOptions) -> Retriever:
+    from codegold.adapters.python import PythonRetriever
+
+    return PythonRetriever(rest)
+
+
+Factory = Callable[[str, RetrieverOptions], Retriever]
+
+# scheme → (factory, whether the factory gets the whole spec instead of what follows "scheme:")
+SCHEMES: dict[str, tuple[Factory, bool]] = {
+    "reference": (_reference, False),
+    "command": (_command, False),
+    "http": (_http, True),
+    "https": (_http, True),
+    "python": (_python, False),
+}
+
+
+def make_retriever(spec: str, options: RetrieverOptions | None = None) -> Retriever:
+    """Build the retriever a ``--retriever`` spec names."""
+    options = options or RetrieverOptions()
+    scheme, sep, rest = spec.partition(":")
+    entry = SCHEMES.get(scheme)
+    if entry is None:
+        raise InputError(f"unknown retriever {spec!r}; expected one of: reference, command:CMD, "
+                         "http://URL, https://URL, python:module:function")
+    factory, whole = entry
+    if not whole and scheme != "reference" and not (sep and rest):
+        raise InputError(f"retriever {spec!r} needs something after '{scheme}:'")
+    return factory(spec if whole else rest, options)
+
+
+def retriever_label(spec: str) -> str:
+    """What attempts record as ``retriever`` (the spec itself names it well enough)."""
+    return spec
+
+
+def close_retriever(retriever: Retriever) -> None:
+    """Release what a retriever holds open (index readers), when it holds anything."""
+    close = getattr(retriever, "close", None)
+    if callable(close):
+        close()

@@ -1,0 +1,164 @@
+"""Running cases through a retriever into ``attempts.jsonl``.
+
+One attempt per case, appended and flushed as soon as it is known, so an interrupted run
+loses at most the cases in flight; ``resume`` skips cases that already have an attempt
+in the output (a half-written last line is dropped first). Cases run on ``workers``
+threads. Each case is served by the index built from its own revision; a case with no
+such index, or whose retriever crashes, hangs or answers nonsense, gets an *error
+attempt* (``error`` set, nothing ranked), which the scorer counts as ``invalid``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from codegold.adapters.indexes import IndexSet, read_manifest
+from codegold.adapters.protocol import RequestContext, RetrievalRequest, Retriever
+from codegold.errors import CodegoldError, InputError, RetrieverError
+from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
+from codegold.model.manifest import Manifest
+
+
+class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
+    run_id: str
+    written: int
+    skipped: int
+    errors: int
+    seconds: float
+
+
+def new_run_id() -> str:
+    return "run-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + f"-{os.getpid() % 10000:04d}"
+
+
+def existing_attempts(path: Path) -> tuple[set[str], str | None]:
+    """Case ids already attempted in ``path`` and the run id found there.
+
+    A last line without its newline was cut off mid-write: it is removed so the run can
+    append cleanly.
+    """
+    if not path.exists():
+        return set(), None
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        with path.open("r+b") as handle:
+            handle.truncate(cut)
+        data = data[:cut]
+    done: set[str] = set()
+    run_id = None
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            attempt = decode_attempt(line, path=str(path), line_number=number)
+            done.add(attempt.case_id)
+            run_id = run_id or attempt.run_id
+    return done, run_id
+
+
+def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalRequest:
+    context = None
+    if case.context is not None:
+        context = RequestContext(open_file=case.context.open_file, language=case.context.language,
+                                 path_prefix=case.context.path_prefix)
+    return RetrievalRequest(case_id=case.id, query=case.query, k=k, revision=case.revision,
+                            repository=case.repository, context=context,
+                            index=str(index_dir) if index_dir is not None else None)
+
+
+def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: str,
+                label: str, default_k: int, require_index: bool) -> Attempt:
+    """Run one case; never raises for a retriever's failure (it becomes an error attempt)."""
+    index_dir = indexes.for_revision(case.revision)
+    k = max(case.cutoff, default_k)
+    request = build_request(case, index_dir, k)
+    base = Attempt(attempt_id=f"{run_id}/{case.id}", case_id=case.id, run_id=run_id,
+                   retriever=label)
+    query = Query(raw=case.query)
+    if index_dir is None and require_index:
+        return msgspec.structs.replace(
+            base, query=query, error=f"no index for revision {case.revision} (indexes given for: "
+            f"{indexes.describe()})")
+    started = time.perf_counter()
+    try:
+        response = retriever.retrieve(request)
+    except RetrieverError as err:
+        elapsed = round((time.perf_counter() - started) * 1000, 3)
+        return msgspec.structs.replace(base, query=query, error=str(err),
+                                       timing_ms={"total": elapsed})
+    wall = round((time.perf_counter() - started) * 1000, 3)
+    manifest: Manifest | None = response.manifest
+    if manifest is None and index_dir is not None:
+        # The retriever was handed this index for this request; its manifest is the one used.
+        manifest = read_manifest(index_dir)
+    timing = dict(response.timing_ms or {})
+    timing["wall"] = wall
+    return msgspec.structs.replace(
+        base,
+        query=Query(raw=case.query, rewritten=response.rewritten,
+                    filters=response.filters if response.filters is not None else request.filters),
+        manifest=manifest,
+        candidates=response.candidates,
+        ranked=response.ranked,
+        context_ids=response.context_ids,
+        timing_ms=timing,
+    )
+
+
+def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, output: Path, *,
+              label: str, resume: bool = False, workers: int = 1, run_id: str | None = None,
+              default_k: int = 10, require_index: bool = True,
+              on_attempt: Callable[[Attempt], None] | None = None) -> RunSummary:
+    """Write one attempt per case to ``output``; return counts."""
+    if workers < 1:
+        raise InputError(f"--workers must be at least 1, found {workers}")
+    started = time.perf_counter()
+    case_list = list(cases)
+    done: set[str] = set()
+    if resume:
+        done, previous = existing_attempts(output)
+        run_id = run_id or previous
+    elif output.exists() and output.stat().st_size > 0:
+        raise InputError("output already holds attempts; pass --resume to continue that run "
+                         "or choose another file", path=str(output))
+    run_id = run_id or new_run_id()
+    todo = [case for case in case_list if case.id not in done]
+    output.parent.mkdir(parents=True, exist_ok=True)
+    lock = threading.Lock()
+    counts = {"written": 0, "errors": 0}
+    with output.open("ab") as handle:
+
+        def one(case: Case) -> None:
+            try:
+                attempt = attempt_for(case, retriever, indexes, run_id=run_id or "", label=label,
+                                      default_k=default_k, require_index=require_index)
+            except CodegoldError as err:
+                # e.g. an index that cannot be opened: still this case's problem only.
+                attempt = Attempt(attempt_id=f"{run_id}/{case.id}", case_id=case.id,
+                                  run_id=run_id, retriever=label, query=Query(raw=case.query),
+                                  error=str(err))
+            line = encode_attempt(attempt) + b"\n"
+            with lock:
+                handle.write(line)
+                handle.flush()
+                counts["written"] += 1
+                counts["errors"] += attempt.error is not None
+            if on_attempt is not None:
+                on_attempt(attempt)
+
+        if workers == 1:
+            for case in todo:
+                one(case)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for future in [pool.submit(one, case) for case in todo]:
+                    future.result()
+    return RunSummary(run_id=run_id, written=counts["written"], skipped=len(case_list) - len(todo),
+                      errors=counts["errors"], seconds=round(time.perf_counter() - started, 3))

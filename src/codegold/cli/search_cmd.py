@@ -1,0 +1,113 @@
+"""``codegold search``: query one index with the reference retriever, the everyday tool."""
+
+from __future__ import annotations
+
+import click
+
+from codegold.cli._common import handle_errors, stdout_console
+
+
+@click.command("search")
+@click.argument("index", type=click.Path(file_okay=False))
+@click.argument("query")
+@click.option("-k", "k", type=int, default=10, show_default=True, help="Results to show.")
+@click.option("--open-file", default=None, help="The file the user has open (boosts nearby code).")
+@click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Reference retriever config (YAML) merged over the defaults.")
+@click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
+@click.option("--embedder", default=None, help="minilm | dir:PATH | openai:URL#MODEL")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranked chunks as JSON.")
+@handle_errors
+def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
+            config_path: str | None, dense: bool, embedder: str | None, as_json: bool) -> None:
+    """Search INDEX for QUERY: path:lines, symbol, role, score and an excerpt per result.
+
+    \b
+    Example:
+      codegold search idx/ "how does createSession handle expired tokens" -k 5
+      codegold search idx/ "SessionService.create" --open-file src/auth/login.ts --explain
+    """
+    import msgspec
+
+    from codegold.index.store import IndexReader
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.reference import ReferenceRetriever
+
+    config = load_config(config_path)
+    with IndexReader.open(index) as reader:
+        dense_signal = None
+        if dense or embedder or config.signals.dense.enabled:
+            from codegold.retrieve.dense import dense_factory
+
+            make = dense_factory(embedder or config.signals.dense.embedder,
+                                 batch_size=config.signals.dense.batch_size,
+                                 max_tokens=config.signals.dense.max_tokens)
+            dense_signal = make(reader)
+            config = msgspec.structs.replace(config, signals=msgspec.structs.replace(
+                config.signals, dense=msgspec.structs.replace(config.signals.dense, enabled=True)))
+        result = ReferenceRetriever(reader, config, dense=dense_signal).retrieve(
+            query, k=k, open_file=open_file)
+        if as_json:
+            chunks = [s.chunk.to_chunk(score=round(s.score, 6)) for s in result.ranked]
+            click.echo(msgspec.json.encode({"rewritten": result.rewritten,
+                                            "ranked": chunks}).decode())
+            return
+        _render(result, explain)
+
+
+def _render(result: object, explain: bool) -> None:
+    from rich.markup import escape
+    from rich.text import Text
+
+    from codegold.retrieve.reference import RetrievalResult
+
+    if not isinstance(result, RetrievalResult):
+        return
+    console = stdout_console()
+    terms = set(result.analysis.terms)
+    analysis = result.analysis
+    if explain:
+        console.print(f"[bold]query[/] intent={analysis.intent} "
+                      f"asks_for={sorted(analysis.asks_for) or '-'}")
+        console.print(f"  rewritten: {escape(result.rewritten[:300])}")
+        console.print(f"  signals: {result.signal_hits}  timing_ms: {result.timing_ms}")
+    if not result.ranked:
+        console.print("no results")
+        return
+    for rank, item in enumerate(result.ranked, start=1):
+        chunk = item.chunk
+        header = Text(f"{rank:>2}. ", style="bold")
+        header.append(f"{chunk.file}:{chunk.start_line}-{chunk.end_line}", style="cyan")
+        header.append(f"  {chunk.symbol or '-'}", style="green")
+        header.append(f"  [{chunk.role}]  {item.score:.4f}", style="dim")
+        console.print(header)
+        if explain:
+            parts = ", ".join(f"{name}={value:.4f}" for name, value in
+                              sorted(item.contributions.items()))
+            factors = ", ".join(f"{name}×{value:.2f}" for name, value in sorted(item.factors.items()))
+            console.print(f"     signals: {parts or '-'}   rerank: {factors or '-'}", style="dim")
+        for line in _excerpt(chunk.text, terms):
+            console.print(Text("     ") + line)
+
+
+def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[object]:
+    """The most query-dense lines of a chunk, with query terms highlighted."""
+    import re
+
+    from rich.text import Text
+
+    from codegold.index.tokens import code_tokens
+
+    source = text.splitlines() or [""]
+    scored = sorted(range(len(source)), key=lambda i: (
+        -sum(t in terms for t in code_tokens(source[i])), i))
+    chosen = sorted(scored[:lines])
+    out: list[object] = []
+    for i in chosen:
+        line = Text(source[i][:160])
+        for m in re.finditer(r"\w+", source[i][:160]):
+            if any(t in terms for t in code_tokens(m.group())):
+                line.stylize("bold yellow", m.start(), m.end())
+        out.append(line)
+    return out

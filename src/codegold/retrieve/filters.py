@@ -1,0 +1,54 @@
+"""Metadata filters: language, path prefix, roles, exclude globs.
+
+Filters come from the retriever config and from a case's reliable context (the user's
+language or folder); :meth:`Filters.merged` combines them, and the attempt records the
+result as ``query.filters``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from codegold.index.store import IndexedChunk
+from codegold.retrieve.config import FiltersConfig
+from codegold.retrieve.globs import matches_any
+
+
+class Filters(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    language: str | None = None
+    path_prefix: str | None = None
+    roles: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, config: FiltersConfig) -> Filters:
+        return cls(language=config.language, path_prefix=config.path_prefix,
+                   roles=tuple(config.roles), exclude=tuple(config.exclude))
+
+    def merged(self, other: Filters) -> Filters:
+        """``other`` (the request's) wins for single values; lists are joined."""
+        return Filters(
+            language=other.language or self.language,
+            path_prefix=other.path_prefix or self.path_prefix,
+            roles=tuple(dict.fromkeys([*self.roles, *other.roles])),
+            exclude=tuple(dict.fromkeys([*self.exclude, *other.exclude])),
+        )
+
+    def accepts(self, chunk: IndexedChunk) -> bool:
+        if self.language and (chunk.language or "").lower() != self.language.lower():
+            return False
+        if self.path_prefix and not chunk.file.startswith(self.path_prefix):
+            return False
+        if self.roles and chunk.role not in self.roles:
+            return False
+        return not (self.exclude and matches_any(chunk.file, self.exclude))
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Filters:
+        return msgspec.convert(data, cls)

@@ -1,0 +1,239 @@
+"""Query analysis: what in a query names code, and what the asker wants.
+
+A query may be a short question ("how does createSession handle an expired token?") or a
+whole issue report with code blocks and tracebacks. Analysis pulls out, in order of how
+much they say about location: stack-trace frames, file paths (also dotted module names),
+qualified names, identifiers; then prose terms. It also detects intent (definition,
+examples, tests, config, general) and which normally down-weighted path categories the
+asker explicitly wants (tests, legacy, generated, vendored, migrations).
+
+Nothing here reads an index: the result is a plain record the signals consume.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import msgspec
+
+from codegold.index.tokens import code_tokens
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_BACKTICK = re.compile(r"`([^`\n]{1,200})`")
+_URL = re.compile(r"https?://\S+")
+_BLOB_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?)\]>'\"]+)")
+_PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
+_JAVA_FRAME = re.compile(r"\bat (?P<func>[\w$]+(?:\.[\w$<>]+)+)\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)")
+_JS_FRAME = re.compile(
+    r"\bat (?:(?P<func>[\w$.<>\[\]]+(?: \[as [\w$]+\])?) \()?(?P<file>[^\s()]+?\.(?:[cm]?[jt]sx?)):(?P<line>\d+)(?::\d+)?\)?")
+_GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
+_RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
+_FILE_EXT = (r"py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|java|kt|rs|rb|c|h|cc|cpp|hpp|cs|scala|php|swift"
+             r"|md|rst|txt|yaml|yml|toml|json|cfg|ini|sql|sh|html|css")
+_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
+_EXT_END = re.compile(r"\.(?:" + _FILE_EXT + r")\Z")
+_SLASH_PATH = re.compile(r"(?<![\w/.:-])((?:[\w-]+/){1,}[\w.-]+)")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+
+# Words that look like identifiers in code blocks but say nothing about location.
+_CODE_NOISE = frozenset(["and", "as", "assert", "async", "await", "break", "case", "catch", "class", "const", "continue", "def", "del", "elif", "else", "except", "export", "extends", "false", "finally", "for", "from", "function", "global", "if", "import", "in", "is", "lambda", "let", "new", "none", "nonlocal", "not", "null", "or", "pass", "print", "raise", "return", "self", "super", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "len", "range", "type", "object", "true", "false", "none", "nan", "inf", "error", "exception", "traceback", "warning", "most", "recent", "call", "last", "line", "file", "module"])
+
+# English words that are never worth a search term.
+_STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "get", "got", "like", "use", "using", "used", "want", "wants", "seems", "seem", "think", "way", "make", "makes", "made", "one", "two", "also", "e", "g", "eg", "ie", "etc", "thanks", "thank", "please", "hi", "hello", "would", "could", "should"])
+
+_DEFINITION = re.compile(
+    r"\b(what (?:is|are|does)|where (?:is|are) .{1,60}? (?:defined|declared|implemented)"
+    r"|definition of|how (?:is|are) .{1,60}? (?:configured|implemented|defined|computed|calculated)"
+    r"|how does .{1,80}? (?:handle|work|compute|decide|check|validate|parse|store|build)"
+    r"|implementation of|signature of)\b")
+_EXAMPLES = re.compile(
+    r"\b(examples?|usages?|how (?:do i|to|can i|should i) (?:use|call)|how (?:is|are) .{1,60}? used"
+    r"|who calls|callers? of|call sites?|where (?:is|are) .{1,60}? (?:called|used)|show me)\b")
+_TESTS = re.compile(
+    r"\b(how do(?:es)? (?:the )?tests?|which tests?|tests? (?:for|that|covering|of)|in (?:the )?tests?"
+    r"|unit tests?|test fixtures?|fixtures?|mock(?:s|ed|ing)?|fake(?:s|d)?|stub(?:s|bed)?)\b")
+_CONFIG = re.compile(
+    r"\b(which setting|config(?:uration)? (?:file|key|option)|env(?:ironment)? var(?:iable)?s?"
+    r"|settings? for|default value of)\b")
+_ASKS = {
+    "test": re.compile(r"\b(tests?|spec|specs|fixtures?|mock(?:s|ed)?|fakes?|conftest)\b"),
+    "legacy": re.compile(r"\b(legacy|deprecated|old (?:api|version|implementation))\b"),
+    "generated": re.compile(r"\b(generated|codegen|protobuf|pb2)\b"),
+    "vendored": re.compile(r"\b(vendor(?:ed)?|third[- ]party)\b"),
+    "migration": re.compile(r"\b(migrations?|schema change)\b"),
+    "docs": re.compile(r"\b(docs?|documentation|readme|docstring)\b"),
+}
+
+# A short query states its intent anywhere; a long one (an issue report) in its title.
+_SHORT_QUERY = 300
+
+
+class Frame(msgspec.Struct, frozen=True, kw_only=True):
+    """One stack-trace frame: the file as printed, its line, the function if given."""
+
+    file: str
+    line: int | None = None
+    function: str | None = None
+
+
+class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
+    """What a query names and wants. ``identifiers`` are best first."""
+
+    raw: str
+    terms: tuple[str, ...]
+    identifier_terms: tuple[str, ...]
+    identifiers: tuple[str, ...]
+    qualified: tuple[str, ...]
+    paths: tuple[str, ...]
+    frames: tuple[Frame, ...]
+    intent: str
+    asks_for: frozenset[str]
+
+    def rewritten(self) -> str:
+        """The query as searched: names first (never dropped), then prose terms."""
+        names = list(dict.fromkeys([*self.identifiers, *self.paths,
+                                    *(f.function for f in self.frames if f.function)]))
+        prose = [t for t in self.terms if t not in set(self.identifier_terms)]
+        head = " ".join(names)
+        return f"{head} | {' '.join(prose)}" if head else " ".join(prose)
+
+
+def _is_code_like(word: str) -> bool:
+    if "." in word or "::" in word:
+        return True
+    if "_" in word.strip("_") or word.startswith("__"):
+        return True
+    core = word.lstrip("_")
+    if re.search(r"[a-z][A-Z]", core):  # camelCase / PascalCase with two humps
+        return True
+    return bool(re.fullmatch(r"[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*", core)) and "_" in core
+
+
+def _code_spans(text: str) -> list[str]:
+    spans = [m.group(0).strip("`") for m in _FENCE.finditer(text)]
+    without_fences = _FENCE.sub(" ", text)
+    spans.extend(m.group(1) for m in _BACKTICK.finditer(without_fences))
+    # Indented blocks (4 spaces or a tab) are code in Markdown issue reports.
+    spans.extend(line for line in without_fences.splitlines()
+                 if line.startswith(("    ", "\t")) and line.strip())
+    return spans
+
+
+def _frames(text: str) -> list[Frame]:
+    found: list[tuple[int, Frame]] = []
+    for pattern in (_PY_FRAME, _JAVA_FRAME, _JS_FRAME, _GO_FRAME, _RUST_FRAME):
+        for m in pattern.finditer(text):
+            groups = m.groupdict()
+            func = groups.get("func")
+            if func and func.startswith("<"):  # <module>, <lambda>: no symbol to find
+                func = None
+            if func and pattern is _JAVA_FRAME:
+                func = ".".join(func.split(".")[-2:])  # Class.method
+            found.append((m.start(), Frame(file=groups["file"], line=int(groups["line"]),
+                                           function=func)))
+    found.sort(key=lambda item: item[0])
+    return list(dict.fromkeys(frame for _, frame in found))
+
+
+def _paths(text: str) -> list[str]:
+    paths: list[str] = []
+    for url in _URL.findall(text):
+        blob = _BLOB_PATH.search(url)
+        if blob:
+            paths.append(blob.group(1).rstrip(".,;:"))
+    plain = _URL.sub(" ", text)
+    paths.extend(m.group(1) for m in _PATH.finditer(plain))
+    paths.extend(m.group(1).rstrip(".") for m in _SLASH_PATH.finditer(plain)
+                 if m.group(1).count("/") >= 1 and not m.group(1).startswith(("and/", "or/")))
+    cleaned = []
+    for path in paths:
+        path = path.strip("./") if path.startswith("./") else path
+        if len(path) >= 4 and not path.replace("/", "").isdigit():
+            cleaned.append(path)
+    return list(dict.fromkeys(cleaned))
+
+
+def _title(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line
+    return ""
+
+
+def detect_intent(text: str) -> str:
+    lowered = (text if len(text) <= _SHORT_QUERY else _title(text)).lower()
+    for intent, pattern in (("tests", _TESTS), ("examples", _EXAMPLES), ("config", _CONFIG),
+                            ("definition", _DEFINITION)):
+        if pattern.search(lowered):
+            return intent
+    return "general"
+
+
+def detect_asks(text: str) -> frozenset[str]:
+    lowered = (text if len(text) <= _SHORT_QUERY else _title(text)).lower()
+    return frozenset(name for name, pattern in _ASKS.items() if pattern.search(lowered))
+
+
+def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -> QueryAnalysis:
+    """Analyse ``raw``; deterministic, no index needed."""
+    text = raw.replace("\r\n", "\n")
+    frames = _frames(text)
+    paths = _paths(text)
+    spans = _code_spans(text)
+    code_text = "\n".join(spans)
+    path_set = set(paths)
+
+    scored: Counter[str] = Counter()
+    order: dict[str, int] = {}
+
+    def add(name: str, weight: float) -> None:
+        name = name.strip(".:")
+        if not name or name.lower() in _CODE_NOISE or name in path_set or _EXT_END.search(name):
+            return
+        order.setdefault(name, len(order))
+        scored[name] += int(weight * 10)
+
+    for frame in frames:
+        if frame.function:
+            add(frame.function, 5)
+    prose = _FENCE.sub(" ", _URL.sub(" ", text))
+    for m in _IDENT.finditer(prose):
+        word = m.group(0)
+        if _is_code_like(word) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", word):
+            followed_by_call = text[m.end():m.end() + 1] == "("
+            add(word, 3 if followed_by_call else 2)
+    for m in _IDENT.finditer(code_text):
+        word = m.group(0)
+        if _is_code_like(word):
+            add(word, 2)
+        elif len(word) >= 3 and (code_text[m.end():m.end() + 1] == "("
+                                 or code_text[max(0, m.start() - 1):m.start()] == "."
+                                 or word[:1].isupper()):
+            add(word, 1)
+    identifiers = sorted(scored, key=lambda name: (-scored[name], order[name]))[:max_identifiers]
+    qualified = tuple(name for name in identifiers if "." in name or "::" in name)
+
+    name_terms: list[str] = []
+    for name in [*(f.function or "" for f in frames), *paths, *identifiers]:
+        name_terms.extend(code_tokens(name))
+    identifier_terms = tuple(dict.fromkeys(t for t in name_terms if len(t) > 1))
+
+    counts = Counter(t for t in code_tokens(text) if len(t) > 1 and t not in _STOPWORDS
+                     and not t.isdigit())
+    first_seen: dict[str, int] = {}
+    for index, term in enumerate(code_tokens(text)):
+        first_seen.setdefault(term, index)
+    ranked_prose = sorted(counts, key=lambda t: (-counts[t], first_seen.get(t, 0)))
+    terms = list(dict.fromkeys([*identifier_terms, *ranked_prose]))[:max_terms]
+    return QueryAnalysis(
+        raw=raw,
+        terms=tuple(terms),
+        identifier_terms=identifier_terms,
+        identifiers=tuple(identifiers),
+        qualified=qualified,
+        paths=tuple(paths),
+        frames=tuple(frames),
+        intent=detect_intent(text),
+        asks_for=detect_asks(text),
+    )

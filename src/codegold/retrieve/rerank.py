@@ -1,0 +1,101 @@
+"""Reranking fused candidates with what the index knows about each chunk.
+
+Multipliers, all from the config's ``rerank`` section: the chunk's role given the query's
+intent; a penalty for test, generated, vendored, migration, legacy and docs paths unless
+the query asks for them; a boost near the user's open file; a small penalty for a chunk
+that lacks its signature. Then same-file decay spreads the top ranks over more files.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from codegold.index.store import IndexedChunk
+from codegold.retrieve.config import RerankConfig
+from codegold.retrieve.globs import matches_any
+
+# Roles that are themselves a path category.
+_ROLE_CATEGORIES = frozenset({"test", "generated", "vendored", "migration", "docs"})
+
+
+class Scored(msgspec.Struct, frozen=True, kw_only=True):
+    """A chunk with its score and the reasons for it (signal contributions, multipliers)."""
+
+    chunk: IndexedChunk
+    score: float
+    contributions: dict[str, float] = msgspec.field(default_factory=dict)
+    factors: dict[str, float] = msgspec.field(default_factory=dict)
+
+
+def categories(chunk: IndexedChunk, patterns: dict[str, list[str]]) -> frozenset[str]:
+    """Path categories of a chunk: from its role, then from the configured path patterns."""
+    found = {chunk.role} & _ROLE_CATEGORIES
+    for name, globs in patterns.items():
+        if matches_any(chunk.file, globs):
+            found.add(name)
+    return frozenset(found)
+
+
+def _shared_segments(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
+           asks_for: frozenset[str], open_file: str | None) -> list[Scored]:
+    """Apply the multipliers and same-file decay; return best first (ties on chunk id)."""
+    preference = config.role_preference.get(intent, {})
+    open_dir = open_file.rsplit("/", 1)[0] if open_file and "/" in open_file else ""
+    boosted: list[Scored] = []
+    for item in items:
+        chunk = item.chunk
+        factors: dict[str, float] = {}
+        role_factor = preference.get(chunk.role, 1.0)
+        if role_factor != 1.0:
+            factors[f"role:{chunk.role}"] = role_factor
+        for category in sorted(categories(chunk, config.category_patterns) - asks_for):
+            penalty = config.category_penalty.get(category, 1.0)
+            if penalty != 1.0:
+                factors[f"path:{category}"] = penalty
+        if open_file:
+            if chunk.file == open_file:
+                factors["open_file"] = config.open_file.same_file
+            elif open_dir and chunk.file.rsplit("/", 1)[0] == open_dir:
+                factors["open_dir"] = config.open_file.same_dir
+            else:
+                shared = _shared_segments(chunk.file, open_file)
+                if shared:
+                    factors["open_prefix"] = 1.0 + config.open_file.per_shared_segment * shared
+        if not chunk.has_signature:
+            factors["no_signature"] = config.no_signature
+        score = item.score
+        for value in factors.values():
+            score *= value
+        boosted.append(Scored(chunk=chunk, score=score, contributions=item.contributions,
+                              factors=factors))
+    boosted.sort(key=lambda s: (-s.score, s.chunk.id))
+    return same_file_decay(boosted, config.same_file_decay)
+
+
+def same_file_decay(items: list[Scored], decay: float) -> list[Scored]:
+    """Multiply the n-th chunk of each file by ``decay ** (n - 1)`` and re-sort."""
+    if decay >= 1.0:
+        return items
+    seen: dict[str, int] = {}
+    out: list[Scored] = []
+    for item in items:
+        n = seen.get(item.chunk.file, 0)
+        seen[item.chunk.file] = n + 1
+        if n == 0:
+            out.append(item)
+            continue
+        factor = decay ** n
+        out.append(Scored(chunk=item.chunk, score=item.score * factor,
+                          contributions=item.contributions,
+                          factors={**item.factors, "same_file": factor}))
+    out.sort(key=lambda s: (-s.score, s.chunk.id))
+    return out

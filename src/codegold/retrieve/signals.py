@@ -1,0 +1,143 @@
+"""The retrieval signals: each turns an analysed query into a ranking of chunk ids.
+
+- ``lexical``: BM25 over every query term (``IndexReader.lexical_search``).
+- ``identifier``: BM25 over only the terms of identifiers, paths and frames.
+- ``symbol``: exact symbol-table lookup of identifiers, qualified names and frame functions.
+- ``path``: chunks of files the query names (paths, dotted modules, trace frames).
+- ``dense``: see :mod:`codegold.retrieve.dense`.
+
+A signal returns ``[(chunk_id, score)]`` best first, ties broken on chunk id.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from codegold.index.store import IndexReader
+from codegold.retrieve.config import LexicalConfig, PathConfig, SymbolConfig
+from codegold.retrieve.query import QueryAnalysis
+
+Hits = list[tuple[str, float]]
+
+# A path suffix shared by more files than this names none of them (``__init__.py``).
+_MAX_SUFFIX_FILES = 3
+
+
+def _sorted(scores: dict[str, float], limit: int) -> Hits:
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int) -> Hits:
+    if not terms:
+        return []
+    return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
+
+
+def _lookup_names(name: str) -> list[tuple[str, float]]:
+    """``a.b.C.m`` → try ``a.b.C.m``, ``b.C.m``, ``C.m``, ``m``, each less sure than the last."""
+    parts = [p for p in name.replace("::", ".").split(".") if p]
+    out = []
+    for start in range(len(parts)):
+        out.append((".".join(parts[start:]), 1.0 / (1 + start * 0.5)))
+    return out
+
+
+def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, limit: int) -> Hits:
+    scores: dict[str, float] = defaultdict(float)
+    wanted: list[tuple[str, float]] = []
+    for frame in analysis.frames:
+        if frame.function:
+            wanted.append((frame.function, config.weight_frame))
+    count = max(1, len(analysis.identifiers))
+    for position, name in enumerate(analysis.identifiers):
+        base = config.weight_qualified if name in analysis.qualified else config.weight_identifier
+        # Earlier identifiers were mentioned more often or more prominently.
+        wanted.append((name, base * (1.0 - 0.5 * position / count)))
+    done: set[str] = set()
+    for name, weight in wanted:
+        for candidate, certainty in _lookup_names(name):
+            short = candidate.rsplit(".", 1)[-1]
+            if candidate in done:
+                break
+            if len(short) < config.min_length and short.islower() and "_" not in short:
+                break
+            definitions = reader.definitions(candidate)
+            if not definitions:
+                continue
+            done.add(candidate)
+            if len(definitions) > config.max_definitions:
+                break
+            share = weight * certainty / math.sqrt(len(definitions))
+            for definition in definitions:
+                scores[definition.chunk_id] += share
+            break
+    return _sorted(scores, limit)
+
+
+class PathResolver:
+    """Maps a path as written in a query (absolute, relative, partial, dotted) to indexed files."""
+
+    def __init__(self, files: list[str]) -> None:
+        self._files = set(files)
+        self._by_suffix: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(files):
+            parts = path.split("/")
+            for start in range(len(parts)):
+                self._by_suffix["/".join(parts[start:])].append(path)
+
+    @classmethod
+    def of(cls, reader: IndexReader) -> PathResolver:
+        return cls([entry.path for entry in reader.iter_inventory()
+                    if entry.fate in ("indexed", "fallback") and entry.chunks > 0])
+
+    def resolve(self, written: str) -> list[str]:
+        path = written.replace("\\", "/").lstrip("./")
+        if path in self._files:
+            return [path]
+        parts = [p for p in path.split("/") if p]
+        for start in range(len(parts)):
+            matches = self._by_suffix.get("/".join(parts[start:]))
+            if matches:
+                # The longest suffix that matches anything decides; too many is no answer.
+                return matches if len(matches) <= _MAX_SUFFIX_FILES else []
+        return []
+
+    def resolve_module(self, dotted: str) -> list[str]:
+        """``pkg.mod.Class`` → ``pkg/mod.py`` (or ``pkg/mod/__init__.py``), longest prefix first."""
+        parts = [p for p in dotted.split(".") if p]
+        for end in range(len(parts), 1, -1):
+            base = "/".join(parts[:end])
+            for candidate in (base + ".py", base + "/__init__.py"):
+                found = self.resolve(candidate) if "/" in candidate else []
+                if found:
+                    return found
+        return []
+
+
+def path(reader: IndexReader, resolver: PathResolver, analysis: QueryAnalysis,
+         config: PathConfig, limit: int) -> Hits:
+    files: dict[str, float] = defaultdict(float)
+    lines: dict[str, set[int]] = defaultdict(set)
+    for frame in analysis.frames:
+        for found in resolver.resolve(frame.file):
+            files[found] += config.weight_frame
+            if frame.line:
+                lines[found].add(frame.line)
+    for written in analysis.paths:
+        for found in resolver.resolve(written):
+            files[found] += config.weight_mentioned
+    for name in analysis.qualified:
+        if "::" not in name:
+            for found in resolver.resolve_module(name):
+                files[found] += config.weight_mentioned * 0.5
+    scores: dict[str, float] = {}
+    for file, weight in files.items():
+        chunks = reader.chunks_in_file(file)[: config.max_chunks_per_file]
+        for chunk in chunks:
+            covers = any(chunk.start_line <= line <= chunk.end_line for line in lines[file])
+            # Inside one file, prefer the chunk a frame points into, then smaller chunks
+            # (a whole-module chunk says less than the function that failed).
+            size = chunk.end_line - chunk.start_line + 1
+            scores[chunk.id] = weight * (2.0 if covers else 1.0) * (1.0 + 1.0 / (1.0 + size / 50))
+    return _sorted(scores, limit)

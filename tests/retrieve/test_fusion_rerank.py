@@ -1,0 +1,122 @@
+"""Fusion arithmetic, globs, config loading, rerank multipliers, expansion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codegold.errors import SchemaError
+from codegold.index.records import IndexedChunk
+from codegold.retrieve.config import load_config
+from codegold.retrieve.fusion import rrf, weighted
+from codegold.retrieve.globs import path_matches
+from codegold.retrieve.rerank import Scored, rerank, same_file_decay
+
+
+def test_rrf_by_hand() -> None:
+    fused = rrf({"a": [("x", 9.0), ("y", 1.0)], "b": [("y", 5.0)]}, {"a": 1.0, "b": 2.0}, k=10)
+    scores = {f.chunk_id: f.score for f in fused}
+    assert scores["x"] == pytest.approx(1 / 11)
+    assert scores["y"] == pytest.approx(1 / 12 + 2 / 11)
+    assert [f.chunk_id for f in fused] == ["y", "x"]
+    assert fused[0].contributions == pytest.approx({"a": 1 / 12, "b": 2 / 11})
+
+
+def test_weighted_normalises_each_signal() -> None:
+    fused = weighted({"a": [("x", 10.0), ("y", 0.0)], "b": [("y", 3.0)]}, {"a": 1.0, "b": 0.5})
+    scores = {f.chunk_id: f.score for f in fused}
+    assert scores["x"] == pytest.approx(1.0)
+    assert scores["y"] == pytest.approx(0.05 + 0.5)
+
+
+def test_ties_break_on_chunk_id() -> None:
+    fused = rrf({"a": [("b", 1.0)], "c": [("a", 1.0)]}, {}, k=60)
+    assert [f.chunk_id for f in fused] == ["a", "b"]
+
+
+def test_globs() -> None:
+    assert path_matches("src/legacy/x.py", "src/legacy/")
+    assert path_matches("src/legacy/x.py", "src/legacy")
+    assert not path_matches("src/legacyx.py", "src/legacy")
+    assert path_matches("a/b/tests/t.py", "**/tests/**")
+    assert path_matches("tests/t.py", "**/tests/**")
+    assert path_matches("pkg/x_test.go", "**/*_test.go")
+    assert not path_matches("pkg/sub/x.py", "pkg/*.py")
+
+
+def test_config_override_and_errors(tmp_path: Path) -> None:
+    default = load_config()
+    assert default.fusion.method == "rrf" and default.rerank.category_penalty["test"] == 0.7
+    override = tmp_path / "c.yaml"
+    override.write_text("fusion: {method: weighted, weights: {lexical: 2.0}}\n")
+    config = load_config(override)
+    assert config.fusion.method == "weighted"
+    assert config.fusion.weights["lexical"] == 2.0
+    assert config.fusion.weights["symbol"] == default.fusion.weights["symbol"]  # merged
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fusion: {metod: rrf}\n")
+    with pytest.raises(SchemaError, match="metod"):
+        load_config(bad)
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text("fusion: {method: borda}\n")
+    with pytest.raises(SchemaError, match="unknown fusion method 'borda'"):
+        load_config(wrong)
+
+
+def _chunk(cid: str, file: str, role: str = "definition", *, has_signature: bool = True,
+           prev_id: str | None = None) -> IndexedChunk:
+    return IndexedChunk(id=cid, file=file, start_line=1, end_line=2, symbol=None, symbols=(),
+                        kind="function", role=role, language="python", revision="r", blob_sha="b",
+                        parent_id=None, prev_id=prev_id, next_id=None, has_signature=has_signature,
+                        text="x")
+
+
+def test_rerank_penalises_tests_unless_asked_and_boosts_open_file() -> None:
+    config = load_config().rerank
+    items = [Scored(chunk=_chunk("t", "tests/test_a.py", "test"), score=1.0),
+             Scored(chunk=_chunk("d", "src/a.py"), score=0.8)]
+    out = rerank(items, config=config, intent="general", asks_for=frozenset(), open_file=None)
+    assert [s.chunk.id for s in out] == ["d", "t"]
+    assert out[1].factors == {"path:test": 0.7}
+    asked = rerank(items, config=config, intent="tests", asks_for=frozenset({"test"}), open_file=None)
+    assert [s.chunk.id for s in asked] == ["t", "d"]
+    near = rerank([Scored(chunk=_chunk("x", "lib/x.py"), score=1.0),
+                   Scored(chunk=_chunk("y", "src/y.py"), score=0.9)],
+                  config=config, intent="general", asks_for=frozenset(), open_file="src/z.py")
+    assert [s.chunk.id for s in near] == ["y", "x"]
+    assert near[0].factors == {"open_dir": config.open_file.same_dir}
+
+
+def test_same_file_decay_spreads_files() -> None:
+    items = [Scored(chunk=_chunk("a1", "a.py"), score=1.0), Scored(chunk=_chunk("a2", "a.py"), score=0.9),
+             Scored(chunk=_chunk("b1", "b.py"), score=0.8)]
+    out = same_file_decay(items, 0.5)
+    assert [s.chunk.id for s in out] == ["a1", "b1", "a2"]
+    assert out[2].score == pytest.approx(0.45)
+
+
+class _Reader:
+    def __init__(self, chunks: list[IndexedChunk]) -> None:
+        self.chunks = {c.id: c for c in chunks}
+
+    def get(self, chunk_id: str) -> IndexedChunk | None:
+        return self.chunks.get(chunk_id)
+
+
+def test_expansion_adds_missing_signature_after_its_part() -> None:
+    from codegold.retrieve.expand import expand
+    from codegold.retrieve.filters import Filters
+
+    head = _chunk("head", "a.py")
+    tail = _chunk("tail", "a.py", has_signature=False, prev_id="head")
+    other = _chunk("o", "b.py")
+    ranked = [Scored(chunk=tail, score=1.0), Scored(chunk=other, score=0.5)]
+    config = load_config().expansion
+    out, added = expand(_Reader([head, tail, other]), ranked, k=3, config=config,  # type: ignore[arg-type]
+                        filters=Filters())
+    assert [s.chunk.id for s in out] == ["tail", "head", "o"]
+    assert added == ["head"]
+    out2, _ = expand(_Reader([head, tail, other]), ranked, k=2, config=config,  # type: ignore[arg-type]
+                     filters=Filters())
+    assert [s.chunk.id for s in out2] == ["tail", "head"]

@@ -1,0 +1,66 @@
+"""Query analysis: identifiers, qualified names, paths, stack frames, intent."""
+
+from __future__ import annotations
+
+from codegold.retrieve.query import analyze_query, detect_asks, detect_intent
+
+
+def test_identifiers_and_terms() -> None:
+    a = analyze_query("How does createSession handle an expired refresh token?")
+    assert a.identifiers == ("createSession",)
+    assert a.terms[:3] == ("create", "session", "createsession")
+    assert "how" not in a.terms and "does" not in a.terms
+    assert a.rewritten().startswith("createSession |")
+
+
+def test_qualified_names_and_backticks() -> None:
+    a = analyze_query("Calling `SessionService.create` then refresh_token() fails in astropy.io.fits")
+    assert "SessionService.create" in a.qualified
+    assert "refresh_token" in a.identifiers
+    assert "astropy.io.fits" in a.qualified
+
+
+def test_python_traceback_frames() -> None:
+    a = analyze_query('Traceback (most recent call last):\n'
+                      '  File "/usr/lib/site-packages/pkg/core.py", line 77, in _check_columns\n'
+                      '  File "pkg/util.py", line 3, in <module>\n')
+    assert [(f.file, f.line, f.function) for f in a.frames] == [
+        ("/usr/lib/site-packages/pkg/core.py", 77, "_check_columns"), ("pkg/util.py", 3, None)]
+    assert a.identifiers[0] == "_check_columns"
+    assert "core.py" not in a.identifiers  # file names are paths, not symbols
+
+
+def test_js_and_java_frames() -> None:
+    a = analyze_query("TypeError\n    at handleRequest (src/server/app.ts:12:3)\n"
+                      "    at com.acme.shop.Cart.total(Cart.java:40)\n")
+    functions = {f.function for f in a.frames}
+    assert {"handleRequest", "Cart.total"} <= functions
+    assert "src/server/app.ts" in {f.file for f in a.frames}
+
+
+def test_paths_including_github_blob_urls() -> None:
+    a = analyze_query("see src/auth/login.ts and "
+                      "https://github.com/acme/shop/blob/main/lib/cart/total.py#L10 and setup.cfg")
+    assert set(a.paths) >= {"src/auth/login.ts", "lib/cart/total.py", "setup.cfg"}
+
+
+def test_intent_and_asks() -> None:
+    assert detect_intent("what is the session timeout") == "definition"
+    assert detect_intent("how is the retry policy configured") == "definition"
+    assert detect_intent("show me examples of calling createSession") == "examples"
+    assert detect_intent("how do tests fake the payment gateway") == "tests"
+    assert detect_intent("crash when saving a file") == "general"
+    assert detect_asks("how do tests fake the payment gateway") == {"test"}
+    assert detect_asks("the legacy importer") == {"legacy"}
+    # A long issue report states intent in its title only: 'test' deep in its body
+    # (a pasted test function) does not make it a request for tests.
+    body = "Saving fails.\n" + "words " * 80 + "\ndef test_save(): pass\n"
+    assert detect_asks(body) == frozenset()
+
+
+def test_long_issue_is_capped_but_keeps_names() -> None:
+    text = "Bug in `parse_header`\n" + " ".join(f"word{i} filler{i}" for i in range(300))
+    a = analyze_query(text, max_terms=20)
+    assert len(a.terms) == 20
+    assert "parse_header" in a.identifiers
+    assert {"parse", "header", "parseheader"} <= set(a.terms)

@@ -1,0 +1,90 @@
+"""The reference retriever on a tiny real index: intent, roles, paths, frames, filters, depth."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codegold.index.store import IndexReader
+from codegold.retrieve.config import load_config
+from codegold.retrieve.filters import Filters
+from codegold.retrieve.reference import ReferenceRetriever
+
+
+@pytest.fixture
+def retriever(fixture_index: Path) -> Iterator[ReferenceRetriever]:
+    with IndexReader.open(fixture_index) as reader:
+        yield ReferenceRetriever(reader, load_config())
+
+
+def _top(retriever: ReferenceRetriever, query: str, **kwargs: object) -> list[tuple[str, str | None]]:
+    result = retriever.retrieve(query, **kwargs)  # type: ignore[arg-type]
+    return [(s.chunk.file, s.chunk.symbol) for s in result.ranked]
+
+
+def test_definition_question_prefers_current_definition(retriever: ReferenceRetriever) -> None:
+    top = _top(retriever, "How does create_session handle an expired refresh token?", k=5)
+    assert top[0] == ("src/auth/session_service.py", "SessionService.create_session")
+    legacy = top.index(("src/legacy/old_sessions.py", "create_session"))
+    assert legacy > 0
+
+
+def test_legacy_is_not_penalised_when_asked_for(retriever: ReferenceRetriever) -> None:
+    assert _top(retriever, "legacy create_session", k=3)[0] == ("src/legacy/old_sessions.py",
+                                                                 "create_session")
+
+
+def test_tests_intent_prefers_test_chunks(retriever: ReferenceRetriever) -> None:
+    top = _top(retriever, "how do tests fake the session store", k=3)
+    assert top[0][0] == "tests/test_sessions.py"
+    # Asked without tests in mind, the same words rank source first.
+    assert _top(retriever, "session store put", k=3)[0][0] != "tests/test_sessions.py"
+
+
+def test_open_file_breaks_a_tie_between_folders(retriever: ReferenceRetriever) -> None:
+    assert _top(retriever, "total", k=2, open_file="web/cart.ts")[0][0] == "web/cart.ts"
+    assert _top(retriever, "total", k=2, open_file="src/billing/x.py")[0][0] == "src/billing/invoice.py"
+
+
+def test_stack_trace_frame_finds_the_failing_function(retriever: ReferenceRetriever) -> None:
+    query = ('Traceback (most recent call last):\n'
+             '  File "/srv/app/src/auth/refresh.py", line 5, in validate_refresh_token\n'
+             'AttributeError: expires_at\n')
+    result = retriever.retrieve(query, k=3)
+    assert result.ranked[0].chunk.symbol == "validate_refresh_token"
+    assert {"symbol", "path"} <= set(result.ranked[0].contributions)
+
+
+def test_qualified_name_lookup(retriever: ReferenceRetriever) -> None:
+    top = _top(retriever, "SessionService.end_session", k=3)
+    assert top[0] == ("src/auth/session_service.py", "SessionService.end_session")
+
+
+def test_filters(retriever: ReferenceRetriever) -> None:
+    files = {f for f, _ in _top(retriever, "total items price", k=5,
+                                filters=Filters(language="typescript"))}
+    assert files == {"web/cart.ts"}
+    files = {f for f, _ in _top(retriever, "session", k=10, filters=Filters(exclude=("src/**",)))}
+    assert files and not any(f.startswith("src/") for f in files)
+
+
+def test_ranking_is_as_deep_as_asked_and_deterministic(retriever: ReferenceRetriever,
+                                                       fixture_index: Path) -> None:
+    with IndexReader.open(fixture_index) as reader:
+        total = reader.chunk_count()
+    nonsense = retriever.retrieve("zzzz qqqq", k=12)
+    assert len(nonsense.ranked) == min(12, total)
+    first = [s.chunk.id for s in retriever.retrieve("session token", k=8).ranked]
+    again = [s.chunk.id for s in retriever.retrieve("session token", k=8).ranked]
+    assert first == again and len(first) == 8
+    everything = retriever.retrieve("session", k=total + 10)
+    assert len(everything.ranked) == total
+
+
+def test_candidates_and_timing_are_recorded(retriever: ReferenceRetriever) -> None:
+    result = retriever.retrieve("create_session", k=3)
+    assert len(result.candidates) >= len(result.ranked)
+    assert {"analyze", "lexical", "fusion", "rerank", "total"} <= set(result.timing_ms)
+    assert "create_session" in result.rewritten
