@@ -210,7 +210,8 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
 
             def index_one(tag: str = tag, target: Path = target,
                           previous: Path | None = previous) -> tuple[str, tuple[str, ...]]:
-                manifest = build_index(repo, tag, target, reuse_from=previous)
+                manifest = build_index(repo, tag, target, reuse_from=previous,
+                                       repository="acme/shop")
                 built.append(target)
                 return (f"{manifest.files} files, {manifest.chunks} chunks, build "
                         f"{manifest.index_build_id}", (str(target),))
@@ -281,21 +282,19 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     main_results_path = results_path if live_result is not None else recorded_results
     diagnoses: dict[str, tuple[str | None, str | None]] = {}
     diagnosis_dirs: dict[str, Path] = {}
-    v2_index = indexes / list(shas)[-1] if shas else None
-    diagnose_targets = [("live", live_result, results_path, cases_path, out / "diagnosis"),
-                        ("recorded", recorded_result, recorded_results,
-                         recorded_dir / "cases.yaml", recorded_out / "diagnosis")]
-    if not _available("codegold.diagnose.engine") and not _has_attr("codegold.diagnose", "diagnose_run"):
+    index_by_revision = {shas[path.name]: path for path in built}
+    diagnose_targets = [("live", live_result, out / "diagnosis"),
+                        ("recorded", recorded_result, recorded_out / "diagnosis")]
+    if not _available("codegold.diagnose.engine"):
         steps.skip("diagnose", "codegold.diagnose is not installed in this checkout yet")
     else:
-        for label, result, rpath, cpath, ddir in diagnose_targets:
+        for label, result, ddir in diagnose_targets:
             if result is None:
                 continue
 
-            def diagnose_one(result: RunResult = result, rpath: Path = rpath, cpath: Path = cpath,
-                             ddir: Path = ddir, label: str = label) -> tuple[str, tuple[str, ...]]:
-                found = _diagnose(result, rpath, cpath, indexes if built else None, v2_index,
-                                  repo, example / "owners.yaml", ddir)
+            def diagnose_one(result: RunResult = result, ddir: Path = ddir,
+                             label: str = label) -> tuple[str, tuple[str, ...]]:
+                found = _diagnose(result, index_by_revision, repo, example / "owners.yaml", ddir)
                 for case_id, cause_owner in found.items():
                     diagnoses[f"{label}:{case_id}"] = cause_owner
                 diagnosis_dirs[label] = ddir
@@ -377,14 +376,55 @@ def _has_attr(module: str, name: str) -> bool:
         return False
 
 
-def _diagnose(result: RunResult, results_path: Path, cases_path: Path, indexes: Path | None,
-              index: Path | None, repo: Path, owners: Path,
+def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_path: Path,
               out_dir: Path) -> dict[str, tuple[str | None, str | None]]:
-    """Diagnose every failing case; return ``{case_id: (cause, owner)}``.
+    """Diagnose every case that did not pass; return ``{case_id: (cause, owner)}``.
 
-    Written against the diagnose part's library entry point; see ``docs/diagnose.md``.
+    Diagnosis reads one index at a time and never borrows metadata across revisions, so
+    the cases are diagnosed per pinned revision, each against the index of its revision,
+    and the findings are merged into one diagnosis directory.
     """
-    raise InputError("diagnose is not wired into the demo yet")
+    from collections import Counter
+
+    from codegold.diagnose.causes import CAUSE_ORDER
+    from codegold.diagnose.engine import diagnose_run, write_diagnosis_dir
+    from codegold.diagnose.owners import load_owners
+    from codegold.diagnose.records import DiagnosisSet
+    from codegold.diagnose.sources import RepoView
+    from codegold.index import IndexReader
+
+    owners = load_owners(str(owners_path))
+    revisions = sorted({case.case.revision for case in result.cases})
+    diagnoses = []
+    diagnosed = []
+    warnings: list[str] = []
+    attempts_path: str | None = None
+    for revision in revisions:
+        part = msgspec.structs.replace(
+            result, cases=[c for c in result.cases if c.case.revision == revision])
+        index_dir = indexes.get(revision)
+        reader = IndexReader.open(index_dir) if index_dir is not None else None
+        try:
+            found, items = diagnose_run(part, index=reader, repo=RepoView(repo), owners=owners,
+                                        index_name=str(index_dir) if index_dir else None)
+        finally:
+            if reader is not None:
+                reader.close()
+        diagnoses.extend(found.diagnoses)
+        diagnosed.extend(items)
+        warnings.extend(w for w in found.warnings if w not in warnings)
+        attempts_path = attempts_path or found.attempts
+    diagnoses.sort(key=lambda d: d.case_id)
+    by_cause = Counter(d.cause for d in diagnoses)
+    merged = DiagnosisSet(
+        format=1, results="results.json",
+        index=", ".join(str(indexes[r]) for r in revisions if r in indexes) or None,
+        attempts=attempts_path, diagnoses=diagnoses,
+        by_cause=dict(sorted(by_cause.items(), key=lambda kv: CAUSE_ORDER.get(kv[0], 99))),
+        by_owner=dict(sorted(Counter(d.owner for d in diagnoses).items())),
+        warnings=warnings)
+    write_diagnosis_dir(merged, diagnosed, out_dir)
+    return {d.case_id: (d.cause, d.owner) for d in diagnoses}
 
 
 def _render_report(result: RunResult, results_name: str, verdict: Any, policy: str,
