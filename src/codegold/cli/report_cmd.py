@@ -11,6 +11,7 @@ from codegold.cli._common import handle_errors
 
 if TYPE_CHECKING:
     from codegold.model import RunResult
+    from codegold.report import DiagnosisView
 
 
 @click.command("report")
@@ -64,17 +65,31 @@ def command(results: str, html_out: str | None, md_out: str | None, junit_out: s
 
         verdict = decide(run, load_policy(policy), load_results(base) if base else None)
         gate = msgspec.convert({**msgspec.to_builtins(verdict), "policy": policy}, GateView)
-    diagnoses = {}
+    diagnoses: dict[str, DiagnosisView] = {}
     if diagnosis_dir:
-        from codegold.diagnose import load_diagnosis_views
-
-        diagnoses = load_diagnosis_views(diagnosis_dir)
+        diagnoses = _diagnosis_views(diagnosis_dir)
     report = ReportInput(results=run, title=title, results_name=results, comparison=comparison,
                          diagnoses=diagnoses, gate=gate, matches=_matches(run))
     for target, kind in ((html_out, "html"), (md_out, "markdown"), (junit_out, "junit")):
         if target:
             Path(target).write_text(RENDERERS[kind](report), encoding="utf-8")
             click.echo(f"wrote {target}", err=True)
+
+
+def _diagnosis_views(directory: str) -> dict[str, DiagnosisView]:
+    from codegold.diagnose import load_diagnoses
+    from codegold.report import DiagnosisView
+
+    views = {}
+    for d in load_diagnoses(directory).diagnoses:
+        bundle = None
+        if d.bundle_markdown:
+            path = Path(directory) / d.bundle_markdown
+            bundle = path.read_text(encoding="utf-8") if path.is_file() else None
+        views[d.case_id] = DiagnosisView(
+            case_id=d.case_id, cause=d.cause, owner=d.owner, summary=d.summary,
+            evidence=d.evidence, checks_not_run=d.checks_not_run, bundle_markdown=bundle)
+    return views
 
 
 def _matches(run: RunResult) -> dict[str, dict[str, tuple[str, ...]]]:

@@ -1,0 +1,56 @@
+"""``codegold diagnose``: the first broken boundary of each failing case, and its owner."""
+
+from __future__ import annotations
+
+import click
+
+from codegold.cli._common import handle_errors
+
+
+@click.command("diagnose")
+@click.argument("results", type=click.Path(dir_okay=False))
+@click.option("--index", "index_dir", type=click.Path(file_okay=False),
+              help="Index directory built from the cases' revision (policy, chunk and metadata checks).")
+@click.option("--owners", "owners_path", type=click.Path(dir_okay=False),
+              help="Owners file: format 1, owners {cause: team}, default team.")
+@click.option("--attempts", "attempts_path", type=click.Path(dir_okay=False),
+              help="Attempts file (default: the path recorded in RESULTS).")
+@click.option("--repo", "repo_path", type=click.Path(file_okay=False),
+              help="Git repository, to check labels at the case revision when the index is from another.")
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
+              help="Write diagnoses.json, summary.md and bundles/ here.")
+@handle_errors
+def command(results: str, index_dir: str | None, owners_path: str | None,
+            attempts_path: str | None, repo_path: str | None, out_dir: str | None) -> None:
+    """Name the cause and owner of every case in RESULTS that did not pass.
+
+    Causes are checked in order (invalid run, revision mismatch, stale label, excluded by
+    policy, not chunked, metadata mismatch, split context, query rewrite loss, retrieval
+    miss, reranker demotion, below cutoff, forbidden source); the first broken one wins.
+    Checks that lack data (no index, no candidates) are listed per case, not guessed.
+    Prints the summary table; with -o also writes one evidence bundle per failure.
+
+    \b
+    Example:
+      codegold diagnose results.json --index idx/ --owners owners.yaml -o diag/
+    """
+    from codegold.diagnose import RepoView, diagnose_run, load_owners, write_diagnosis_dir
+    from codegold.diagnose.bundle import render_summary_markdown
+    from codegold.model import load_results
+
+    run = load_results(results)
+    owners = load_owners(owners_path) if owners_path else None
+    repo = RepoView(repo_path) if repo_path else None
+    if index_dir:
+        from codegold.index.store import IndexReader
+
+        with IndexReader.open(index_dir) as index:
+            summary, diagnosed = diagnose_run(run, index=index, repo=repo, attempts_path=attempts_path,
+                                              owners=owners, results_name=results, index_name=index_dir)
+    else:
+        summary, diagnosed = diagnose_run(run, repo=repo, attempts_path=attempts_path, owners=owners,
+                                          results_name=results)
+    if out_dir:
+        write_diagnosis_dir(summary, diagnosed, out_dir)
+        click.echo(f"wrote {out_dir}/diagnoses.json and {len(diagnosed)} bundle(s)", err=True)
+    click.echo(render_summary_markdown(summary), nl=False)

@@ -1,0 +1,171 @@
+"""Evidence bundles: everything an owner needs to reproduce one failure, JSON and Markdown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from codegold.diagnose.causes import CAUSE_BY_NAME
+from codegold.diagnose.records import (
+    Diagnosis,
+    DiagnosisSet,
+    EvidenceBundle,
+    Excerpt,
+    InventoryView,
+)
+from codegold.model import Chunk, RunResult
+
+if TYPE_CHECKING:
+    from codegold.diagnose.checks import CaseFacts
+    from codegold.diagnose.sources import IndexView
+
+_CONTEXT_LINES = 3
+_MAX_EXCERPT_LINES = 60
+
+
+def _excerpts(facts: CaseFacts) -> list[Excerpt]:
+    out: list[Excerpt] = []
+    for d in facts.definitions[:3]:
+        start, end = max(1, d.start_line - _CONTEXT_LINES), d.end_line + _CONTEXT_LINES
+        end = min(end, start + _MAX_EXCERPT_LINES - 1)
+        text = facts.repo.text(facts.revision, d.file) if facts.repo else None
+        if text is not None:
+            lines = text.splitlines()[start - 1:end]
+            out.append(Excerpt(file=d.file, start_line=start, end_line=start + len(lines) - 1,
+                               source="repository", text="\n".join(lines)))
+            continue
+        if facts.index is None:
+            continue
+        for chunk in facts.index.chunks_in_file(d.file):
+            if chunk.start_line <= d.end_line and chunk.end_line >= d.start_line:
+                lines = chunk.text.splitlines()[:_MAX_EXCERPT_LINES]
+                out.append(Excerpt(file=d.file, start_line=chunk.start_line,
+                                   end_line=chunk.start_line + len(lines) - 1, source="index",
+                                   text="\n".join(lines)))
+    return out
+
+
+def _target_texts(facts: CaseFacts) -> list[str]:
+    out = []
+    for g in facts.result.case.groups:
+        for t in g.any_of:
+            text = f"[{g.id}{'' if g.required else ', supporting'}] {t.file}"
+            if t.symbol:
+                text += f" symbol={t.symbol}"
+            if t.roles:
+                text += f" roles={'/'.join(t.roles)}"
+            out.append(text)
+    return out
+
+
+def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
+                 index: IndexView | None) -> EvidenceBundle:
+    result, attempt = facts.result, facts.attempt
+    query = (attempt.query if attempt and attempt.query else None) or result.query
+    manifest = attempt.manifest if attempt and attempt.manifest else (index.manifest if index else None)
+    chunker = f"{manifest.chunker.name} {manifest.chunker.version}" if manifest and manifest.chunker else None
+    ranked: list[Chunk] = list(attempt.ranked) if attempt else list(result.ranked)
+    context = msgspec.to_builtins(result.case.context) if result.case.context else {}
+    return EvidenceBundle(
+        format=1, case_id=result.case_id, status=result.status, cause=cause, owner=owner,
+        query_raw=query.raw if query else result.case.query,
+        query_rewritten=query.rewritten if query else None,
+        filters=dict(query.filters) if query else {}, context=context,
+        case_revision=result.case.revision, index_revision=result.index_revision,
+        index_build_id=result.index_build_id, chunker=chunker,
+        evaluator_version=run.codegold_version, cutoff=result.cutoff,
+        first_relevant_rank=result.first_relevant_rank,
+        first_relevant_rank_any_depth=result.first_relevant_rank_any_depth,
+        missing_groups=list(result.missing_groups),
+        forbidden_chunk_ids=list(result.forbidden_chunk_ids),
+        targets=_target_texts(facts),
+        target_inventory=[InventoryView(path=e.path, fate=e.fate, category=e.category, reason=e.reason,
+                                        chunker=e.chunker, chunks=e.chunks, blob_sha=e.blob_sha)
+                          for e in facts.inventory],
+        candidates=list(attempt.candidates) if attempt and attempt.candidates is not None else None,
+        ranked=ranked[: max(result.cutoff * 4, 20)],
+        expected_excerpts=_excerpts(facts),
+        rationale=result.case.rationale,
+        context_ids=list(attempt.context_ids) if attempt and attempt.context_ids is not None else None,
+    )
+
+
+def _fence(text: str) -> str:
+    # A fence longer than any backtick run inside keeps untrusted text from closing it.
+    longest, run = 0, 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
+def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
+    rows = ["| rank | chunk | file | lines | symbol | role | revision |", "|---:|---|---|---|---|---|---|"]
+    for rank, c in enumerate(chunks, 1):
+        mark = " (past cutoff)" if rank > cutoff else ""
+        cells = [f"{rank}{mark}", c.chunk_id, c.file, f"{c.start_line}-{c.end_line}",
+                 ", ".join(c.all_symbols()) or "-", c.role or "-", (c.revision or "-")[:12]]
+        rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    return rows
+
+
+def _cell(text: str) -> str:
+    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\n", " "))
+
+
+def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
+    b = bundle
+    lines = [f"# Evidence bundle: {_cell(b.case_id)}", "",
+             f"**Cause:** {b.cause} ({CAUSE_BY_NAME[b.cause].boundary if b.cause in CAUSE_BY_NAME else ''})  ",
+             f"**Owner:** {_cell(b.owner)}  ", f"**Status:** {b.status}", "",
+             _cell(diagnosis.summary), ""]
+    lines += [f"- {_cell(e)}" for e in diagnosis.evidence]
+    if diagnosis.checks_not_run:
+        lines += ["", "Checks that could not run:", ""] + [f"- {_cell(c)}" for c in diagnosis.checks_not_run]
+    lines += ["", "## Query", "", "Raw:", "", _fence(b.query_raw), "",
+              "Rewritten:", "", _fence(b.query_rewritten if b.query_rewritten is not None else "(not recorded)"),
+              "", f"Filters: `{msgspec.json.encode(b.filters).decode()}`; context: "
+              f"`{msgspec.json.encode(b.context).decode()}`", "",
+              "## Versions", "",
+              f"- case revision: `{b.case_revision}`", f"- index revision: `{b.index_revision}`",
+              f"- index build: `{b.index_build_id}`", f"- chunker: `{b.chunker}`",
+              f"- evaluator: codegold {b.evaluator_version}", f"- cutoff: {b.cutoff}",
+              f"- first relevant rank: {b.first_relevant_rank} (any depth: {b.first_relevant_rank_any_depth})",
+              "", "## Accepted targets", ""]
+    lines += [f"- {_cell(t)}" for t in b.targets]
+    if b.rationale:
+        lines += ["", f"Rationale: {_cell(b.rationale)}"]
+    lines += ["", "## Target inventory", ""]
+    lines += [f"- {_cell(e.path)}: fate={e.fate} category={e.category} chunker={e.chunker} "
+              f"chunks={e.chunks} reason={_cell(e.reason or '-')}" for e in b.target_inventory] or ["(no index entry)"]
+    lines += ["", "## Candidates before rerank", ""]
+    lines += _chunk_rows(b.candidates, b.cutoff) if b.candidates is not None else ["(not recorded by the retriever)"]
+    lines += ["", "## Final ranking", "", *_chunk_rows(b.ranked, b.cutoff)]
+    lines += ["", "## Excerpts around the expected symbol", ""]
+    for ex in b.expected_excerpts:
+        lines += [f"{_cell(ex.file)}:{ex.start_line}-{ex.end_line} (from {ex.source})", "", _fence(ex.text), ""]
+    if not b.expected_excerpts:
+        lines.append("(none: no definition located)")
+    lines += ["", "## Final context ids", "",
+              ", ".join(b.context_ids) if b.context_ids is not None else "(not recorded)", ""]
+    return "\n".join(lines)
+
+
+def render_summary_markdown(summary: DiagnosisSet) -> str:
+    lines = [f"# Diagnosis of {_cell(summary.results)}", "",
+             f"{len(summary.diagnoses)} case(s) did not pass.", "",
+             "| cause | cases | owner |", "|---|---:|---|"]
+    for cause, n in summary.by_cause.items():
+        owners = sorted({d.owner for d in summary.diagnoses if d.cause == cause})
+        lines.append(f"| {cause} | {n} | {_cell(', '.join(owners))} |")
+    lines += ["", "| owner | cases |", "|---|---:|"]
+    lines += [f"| {_cell(o)} | {n} |" for o, n in summary.by_owner.items()]
+    lines += ["", "| case | cause | owner | summary |", "|---|---|---|---|"]
+    lines += [f"| {_cell(d.case_id)} | {d.cause} | {_cell(d.owner)} | {_cell(d.summary)} |"
+              for d in summary.diagnoses]
+    if summary.warnings:
+        lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in summary.warnings]
+    return "\n".join(lines) + "\n"
