@@ -407,7 +407,7 @@ def _walk_level(siblings: list[Node], ctx: _Context, classify: _Classifier,
     definitions = [None if n.type in _ATTACH else classify(n, ctx) for n in siblings]
     leads = [_lead_start(siblings, i) if d is not None else -1 for i, d in enumerate(definitions)]
     pending: list[Node] = []
-    level: list[Region] = []
+    level: list[Region | None] = []  # None: a container sits here; packing stops at it
 
     def flush() -> None:
         if not pending:
@@ -439,7 +439,7 @@ def _qualify(ctx: _Context, name: str) -> str:
 
 def _definition_regions(found: Definition, lead: int, ctx: _Context, classify: _Classifier,
                         collector: _Collector, stack: list[tuple[list[Node], _Context]],
-                        level: list[Region], declaration_file: bool) -> None:
+                        level: list[Region | None], declaration_file: bool) -> None:
     start_row = found.span.start_point.row
     end_row = found.span.end_point.row
     role = "declaration" if found.declaration or declaration_file else "definition"
@@ -454,15 +454,30 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, classify: _
         names += (extra_q,)
         defines.append(SymbolSpan(extra, extra_q, found.kind, role, start_row, end_row))
     header = _header_rows(found.core, found.body)
-    if not found.container or found.body is None:
+    members = _members(found.body) if found.body is not None else []
+    member_ctx = _Context(in_class=True)
+    small = (found.container and qualified is not None and found.kind != "module"
+             and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
+    if small and qualified is not None:
+        # A small class stays whole: one chunk that defines the class and its members.
+        for member in members:
+            inner = classify(member, member_ctx)
+            if inner is None or not inner.name:
+                continue
+            member_q = f"{qualified}.{inner.name}"
+            names += (member_q,)
+            defines.append(SymbolSpan(
+                inner.name, member_q, inner.kind,
+                "declaration" if inner.declaration or declaration_file else "definition",
+                inner.span.start_point.row, inner.span.end_point.row))
+    if not found.container or found.body is None or small:
         level.append(Region(
             rid=-1, start=lead, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
             role=role, headers=ctx.headers, parent=ctx.parent,
             signature=header if found.body is not None else None,
             cuts=_statement_rows(found.body), defines=tuple(defines)))
         return
-    members = _members(found.body)
-    member_ctx = _Context(in_class=True)
+    level.append(None)
     first_member = next((m for m in members if classify(m, member_ctx) is not None), None)
     header_end = end_row
     if first_member is not None:
@@ -490,7 +505,7 @@ MODULE_MAX_LINES = 60
 
 
 def _module_regions(nodes: list[Node], ctx: _Context, variables: Callable[[Node], list[str]],
-                    collector: _Collector, level: list[Region]) -> None:
+                    collector: _Collector, level: list[Region | None]) -> None:
     """Runs of non-definition statements (module code at top level, class parts inside a
     container), cut at statement boundaries into runs of at most MODULE_MAX_LINES."""
     runs: list[list[Node]] = []
@@ -504,16 +519,21 @@ def _module_regions(nodes: list[Node], ctx: _Context, variables: Callable[[Node]
 
 
 def _module_region(nodes: list[Node], ctx: _Context, variables: Callable[[Node], list[str]],
-                   level: list[Region]) -> None:
+                   level: list[Region | None]) -> None:
     start = nodes[0].start_point.row
     end = nodes[-1].end_point.row
     names: list[str] = []
+    spans: dict[str, SymbolSpan] = {}
     if not ctx.in_class:
         for node in nodes:
-            names.extend(_qualify(ctx, n) for n in variables(node))
+            for name in variables(node):
+                qualified = _qualify(ctx, name)
+                names.append(qualified)
+                spans.setdefault(qualified, SymbolSpan(
+                    name, qualified, "variable", "definition", node.start_point.row,
+                    node.end_point.row))
     in_class = ctx.container_symbol is not None and ctx.in_class
-    defines = tuple(SymbolSpan(n.rsplit(".", 1)[-1], n, "variable", "definition",
-                               start, end) for n in dict.fromkeys(names))
+    defines = tuple(spans.values())
     if in_class:
         symbol: str | None = ctx.container_symbol
         symbols: tuple[str, ...] = (ctx.container_symbol,) if ctx.container_symbol else ()
@@ -529,10 +549,11 @@ def _module_region(nodes: list[Node], ctx: _Context, variables: Callable[[Node],
 
 
 PACK_SMALL_LINES = 4
+SMALL_CONTAINER_LINES = 30
 PACK_MAX_LINES = 40
 
 
-def _pack(level: list[Region]) -> list[Region]:
+def _pack(level: list[Region | None]) -> list[Region]:
     """Pack runs of small sibling definitions (getters, one-liners) into one chunk."""
     out: list[Region] = []
     run: list[Region] = []
@@ -554,6 +575,9 @@ def _pack(level: list[Region]) -> list[Region]:
         run.clear()
 
     for region in level:
+        if region is None:
+            close_run()
+            continue
         small = (region.role in ("definition", "declaration") and region.kind != "pack"
                  and region.end - region.start + 1 <= PACK_SMALL_LINES and region.symbols)
         if small and run and region.end - run[0].start + 1 > PACK_MAX_LINES:
