@@ -249,3 +249,12 @@ def test_policy_without_format_or_missing_files(tmp_path: Path, runs: tuple[Path
         assert res.exit_code == 2, res.output
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), res.output
+
+
+def test_max_new_failures_without_a_baseline_is_a_usage_error(
+        tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    policy = _policy(tmp_path, "rules: []\n")
+    res = _gate(str(runs[0]), "--policy", str(policy), "--max-new-failures", "2")
+    assert res.exit_code == 2
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "baseline" in lines[0] and lines[0].startswith("error: ")

@@ -350,3 +350,19 @@ def test_every_group_supporting_is_refused(tmp_path: Path) -> None:
         load_cases(str(path))
     assert info.value.field == "groups"
     _cli_error(tmp_path, path)
+
+
+def test_bad_tag_value_names_the_tags_field(tmp_path: Path) -> None:
+    path = _write(tmp_path, HEADER + "  - id: x\n    query: q\n    accepted: [{file: a.py}]\n"
+                  "    tags: {k: [1, 2]}\n")
+    with pytest.raises(SchemaError) as info:
+        load_cases(str(path))
+    assert (info.value.case_id, info.value.field, info.value.line) == ("x", "tags", 7)
+    _cli_error(tmp_path, path)
+
+
+def test_case_that_is_not_a_mapping(tmp_path: Path) -> None:
+    path = _write(tmp_path, HEADER + "  - just a string\n")
+    with pytest.raises(SchemaError) as info:
+        load_cases(str(path))
+    assert (info.value.field, info.value.line) == ("cases", 4)

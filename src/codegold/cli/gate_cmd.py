@@ -40,6 +40,11 @@ def command(results: str, policy_path: str, baseline: str | None, max_new_failur
     policy = load_policy(policy_path)
     result = load_results(results)
     base_path = baseline or (policy.baseline.results if policy.baseline else None)
+    if max_new_failures is not None and base_path is None:
+        from codegold.errors import InputError
+
+        raise InputError("--max-new-failures needs a baseline: pass --baseline RESULTS or set "
+                         "'baseline' in the policy", path=policy_path)
     base = load_results(base_path) if base_path else None
     verdict = decide(result, policy, base, max_new_failures=max_new_failures)
     if as_json:

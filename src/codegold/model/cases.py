@@ -15,6 +15,7 @@ import msgspec
 
 from codegold.errors import SchemaError
 from codegold.model._files import (
+    _PATH_PART,
     LoadedDocument,
     load_structured,
     split_validation_error,
@@ -210,7 +211,10 @@ def _located(doc: LoadedDocument, root: Any, message: str) -> SchemaError:
     case_id = None
     if len(met) > 2 and isinstance(met[2], dict) and isinstance(met[2].get("id"), str):
         case_id = met[2]["id"]
-    field = where.rsplit(".", 1)[-1] if "." in where else None
+    # The field is the last key named on the path ("$.cases[0].tags[...]" -> "tags");
+    # splitting on the last dot would cut inside "[...]".
+    names = [name for name, _ in _PATH_PART.findall(where) if name]
+    field = names[-1] if names else None
     unknown = re.match(r"Object contains unknown field `([^`]+)`", text)
     if unknown:
         field = unknown.group(1)
