@@ -59,7 +59,7 @@ class CaseLine:
     status: str
     first_relevant_rank: int | None
     missing_groups: tuple[str, ...]
-    forbidden: tuple[str, ...]
+    forbidden: tuple[str, ...]  # "path (chunk ID, rank N)"
     cause: str | None = None
     owner: str | None = None
 
@@ -337,10 +337,19 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     else:
         def report(scored: RunResult = main_result) -> tuple[str, tuple[str, ...]]:
             nonlocal report_path
-            written = _render_report(scored, str(main_results_path), gate_verdict,
-                                     str(example / "policy.yaml"),
+            from codegold.gate import decide, load_policy
+
+            policy = example / "policy.yaml"
+            written = _render_report(scored, main_results_path.relative_to(out).as_posix(),
+                                     gate_verdict, _display(policy),
                                      diagnosis_dirs.get("live" if live_result else "recorded"),
-                                     out)
+                                     out, "codegold demo: acme-shop")
+            if live_result is not None and recorded_result is not None:
+                written += _render_report(
+                    recorded_result, "recorded/results.json",
+                    decide(recorded_result, load_policy(str(policy)), None), _display(policy),
+                    diagnosis_dirs.get("recorded"), recorded_out,
+                    "codegold demo: the spec's worked examples (recorded run)")
             report_path = out / "report.html"
             return "open report.html in a browser", written
 
@@ -356,10 +365,14 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
             if case is None:
                 continue
             cause, owner = diagnoses.get(f"{label}:{case_id}", (None, None))
+            files = {chunk.chunk_id: chunk.file for chunk in case.ranked}
+            ranks = {chunk.chunk_id: rank for rank, chunk in enumerate(case.ranked, start=1)}
             lines.append(CaseLine(run=label, case_id=case_id, status=case.status,
                                   first_relevant_rank=case.first_relevant_rank,
                                   missing_groups=tuple(case.missing_groups),
-                                  forbidden=tuple(case.forbidden_chunk_ids),
+                                  forbidden=tuple(
+                                      f"{files.get(cid, '?')} (chunk {cid}, rank {ranks.get(cid, '?')})"
+                                      for cid in case.forbidden_chunk_ids),
                                   cause=cause, owner=owner))
     return DemoOutcome(out=out, steps=tuple(steps.steps),
                        results=main_results_path if main_result is not None else None,
@@ -367,13 +380,12 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
                        live=live_result is not None, examples=tuple(lines))
 
 
-def _has_attr(module: str, name: str) -> bool:
-    if not _available(module):
-        return False
+def _display(path: Path) -> str:
+    """A path as a person would type it: relative to the working folder when inside it."""
     try:
-        return hasattr(importlib.import_module(module), name)
-    except ImportError:
-        return False
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_path: Path,
@@ -428,17 +440,26 @@ def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_pa
 
 
 def _render_report(result: RunResult, results_name: str, verdict: Any, policy: str,
-                   diagnosis_dir: Path | None, out: Path) -> tuple[str, ...]:
+                   diagnosis_dir: Path | None, folder: Path, title: str) -> tuple[str, ...]:
+    """Write report.html, summary.md and junit.xml into ``folder``; return their paths."""
     from codegold.evaluate import target_matches
     from codegold.report import RENDERERS, GateView, ReportInput
+    from codegold.report.model import DiagnosisView
 
     gate = None
     if verdict is not None:
         gate = msgspec.convert({**msgspec.to_builtins(verdict), "policy": policy}, GateView)
-    diagnoses: dict[str, Any] = {}
-    if diagnosis_dir is not None and _has_attr("codegold.diagnose", "load_diagnosis_views"):
-        loader: Any = importlib.import_module("codegold.diagnose").load_diagnosis_views
-        diagnoses = loader(str(diagnosis_dir))
+    diagnoses: dict[str, DiagnosisView] = {}
+    summary = diagnosis_dir / "diagnoses.json" if diagnosis_dir is not None else None
+    if summary is not None and summary.is_file():
+        # diagnoses.json is the diagnose part's documented output; the report's view of it
+        # decodes leniently. Bundle links are made relative to the report's folder.
+        where = summary.parent.relative_to(folder).as_posix()
+        for item in msgspec.json.decode(summary.read_bytes())["diagnoses"]:
+            if item.get("bundle_markdown"):
+                item["bundle_markdown"] = f"{where}/{item['bundle_markdown']}"
+            view = msgspec.convert(item, DiagnosisView)
+            diagnoses[view.case_id] = view
     matches: dict[str, dict[str, tuple[str, ...]]] = {}
     for case in result.cases:
         per_chunk: dict[str, tuple[str, ...]] = {}
@@ -448,10 +469,10 @@ def _render_report(result: RunResult, results_name: str, verdict: Any, policy: s
             if groups:
                 per_chunk[chunk.chunk_id] = groups
         matches[case.case_id] = per_chunk
-    report = ReportInput(results=result, title="codegold demo: acme-shop", results_name=results_name,
+    report = ReportInput(results=result, title=title, results_name=results_name,
                          comparison=None, diagnoses=diagnoses, gate=gate, matches=matches)
     written = []
     for name, kind in (("report.html", "html"), ("summary.md", "markdown"), ("junit.xml", "junit")):
-        (out / name).write_text(RENDERERS[kind](report), encoding="utf-8")
-        written.append(str(out / name))
+        (folder / name).write_text(RENDERERS[kind](report), encoding="utf-8")
+        written.append(str(folder / name))
     return tuple(written)

@@ -69,14 +69,17 @@ def _closing(console: Console, outcome: DemoOutcome) -> None:
         console.print("\n[bold]The spec's three worked examples[/]")
         for line in outcome.examples:
             rank = line.first_relevant_rank if line.first_relevant_rank is not None else "none"
-            parts = [f"{line.run:8} {line.case_id:26} {line.status:5} first relevant rank {rank}"]
+            console.print(f"  {line.run:8} {line.case_id:26} {line.status:4}  first relevant rank "
+                          f"{rank}", highlight=False)
+            details = []
             if line.missing_groups:
-                parts.append("missing " + ", ".join(line.missing_groups))
+                details.append("missing group " + ", ".join(line.missing_groups))
             if line.forbidden:
-                parts.append("forbidden " + ", ".join(line.forbidden))
+                details.extend("forbidden " + text for text in line.forbidden)
             if line.cause:
-                parts.append(f"cause {line.cause} → {line.owner or '?'}")
-            console.print("  " + "; ".join(parts), highlight=False)
+                details.append(f"cause {line.cause}, owner {line.owner or '?'}")
+            for detail in details:
+                console.print(f"  {'':8} {'':26} {detail}", highlight=False)
     if outcome.skipped:
         console.print("\n[yellow]Skipped because that part is not installed here:[/] "
                       + ", ".join(s.name for s in outcome.skipped), highlight=False)
