@@ -279,6 +279,10 @@ def check_ranking(facts: CaseFacts, group: EvidenceGroup) -> Finding | None:
         return Finding("reranker_demotion",
                        f"{before[1].chunk_id} was rank {before[0]} before rerank, {after} (cutoff {k})",
                        (f"candidate rank {before[0]}: {_describe(before[1])}", f"final: {after}"))
+    if hit is None and before is not None:
+        return Finding("below_cutoff", f"{before[1].chunk_id} was candidate rank {before[0]}, past the "
+                       f"cutoff {k}, and the final ranking ({len(final)} chunks) dropped it",
+                       (f"candidate rank {before[0]}: {_describe(before[1])}",))
     if hit is None:
         depth = len(final)
         return Finding("retrieval_miss", f"no chunk acceptable for group {group.id} in the final "
