@@ -358,3 +358,18 @@ def test_no_scored_cases_gives_no_rates(tmp_path: Path) -> None:
     assert s.scored == 0 and s.invalid == 1
     assert (s.hit_rate, s.mrr, s.mean_group_recall, s.ndcg, s.forbidden_rate,
             s.revision_mismatch_rate) == (None, None, None, None, None, None)
+
+
+def test_retry_cycle_and_duplicate_attempt_ids_are_warned(tmp_path: Path) -> None:
+    good, bad = [chunk("ok", "src/a.py")], [chunk("no", "src/zzz.py")]
+    result = run_eval(tmp_path, [case("c", [{"file": "src/a.py"}]),
+                                 case("d", [{"file": "src/a.py"}])], [
+        attempt("a1", "c", bad, retry_of="a2"),
+        attempt("a2", "c", good, retry_of="a1"),
+        attempt("x", "d", good),
+        attempt("x", "d", bad, retry_of="x"),
+    ])
+    by = result.by_id()
+    assert by["c"].attempt_ids == ["a1", "a2"]
+    assert any("'c'" in w and "0 attempts are final" in w for w in result.warnings)
+    assert any("duplicate attempt id" in w and "'x'" in w for w in result.warnings)
