@@ -148,9 +148,13 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     writer: IndexWriter | None = None
     try:
-        writer = IndexWriter(tmp / INDEX_FILE)
         if previous:
-            writer.attach_previous(Path(reuse_source or "").resolve() / INDEX_FILE)
+            # Start from a private copy of the previous index and drop what changed:
+            # unchanged files then cost nothing but the file copy.
+            shutil.copyfile(Path(reuse_source or "") / INDEX_FILE, tmp / INDEX_FILE)
+            writer = IndexWriter(tmp / INDEX_FILE, fresh=False)
+        else:
+            writer = IndexWriter(tmp / INDEX_FILE)
         manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started)
         writer.finish()
         writer = None
@@ -168,25 +172,27 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 previous: dict[str, str] | None, progress: ProgressFn | None,
                 started: float) -> Manifest:
     entries = snapshot.entries()
-    plan: list[tuple[TreeEntry, str]] = []  # action: read | copy | done
+    plan: list[tuple[TreeEntry, str]] = []  # action: read | copy
+    unread: list[InventoryEntry] = []  # paths decided without reading their content
     for item in entries:
         if item.mode == MODE_GITLINK:
-            writer.add_entry(_entry_without_content(
+            unread.append(_entry_without_content(
                 item, "skipped", f"submodule (commit {item.sha[:12]}): not followed"))
-            continue
-        if item.mode == MODE_SYMLINK:
-            writer.add_entry(_entry_without_content(item, "skipped", "symlink: never followed"))
-            continue
-        if item.object_type != "blob":
-            writer.add_entry(_entry_without_content(item, "skipped",
-                                                    f"{item.object_type} entry"))
-            continue
-        reason = policy.exclusion(item.path, item.size)
-        if reason is not None:
-            writer.add_entry(_entry_without_content(item, "excluded", reason))
-            continue
-        reusable = previous is not None and previous.get(item.path) == item.sha
-        plan.append((item, "copy" if reusable else "read"))
+        elif item.mode == MODE_SYMLINK:
+            unread.append(_entry_without_content(item, "skipped", "symlink: never followed"))
+        elif item.object_type != "blob":
+            unread.append(_entry_without_content(item, "skipped", f"{item.object_type} entry"))
+        else:
+            reason = policy.exclusion(item.path, item.size)
+            if reason is not None:
+                unread.append(_entry_without_content(item, "excluded", reason))
+                continue
+            reusable = previous is not None and previous.get(item.path) == item.sha
+            plan.append((item, "copy" if reusable else "read"))
+    if previous is not None:
+        writer.keep_only([item.path for item, action in plan if action == "copy"])
+    for entry in unread:
+        writer.add_entry(entry)
 
     total = len(plan)
     files_done = chunks = parsed = reused = 0
@@ -202,7 +208,6 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
     try:
         for item, action in plan:
             if action == "copy":
-                chunks += writer.copy_file(item.path)
                 reused += 1
             else:
                 sha, data = next(blobs)
@@ -220,6 +225,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
     finally:
         blobs.close()
     indexed_files = writer.indexed_file_count()
+    chunks = writer.chunk_count()
     build = build_id(identity, snapshot.revision, policy)
     writer.set_meta({
         "format": str(STORE_FORMAT), "repository": identity, "revision": snapshot.revision,

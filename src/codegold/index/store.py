@@ -63,12 +63,12 @@ CREATE VIRTUAL TABLE fts USING fts5(symbols, path, body, tokenize = 'unicode61')
 """
 # Secondary indexes are created after the bulk load: cheaper than maintaining them per row.
 _INDEXES = """
-CREATE INDEX chunks_file ON chunks(file, start_line);
-CREATE INDEX symbols_name ON symbols(name);
-CREATE INDEX symbols_qualified ON symbols(qualified);
-CREATE INDEX symbols_file ON symbols(file);
-CREATE INDEX refs_name ON refs(name);
-CREATE INDEX refs_file ON refs(file);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file, start_line);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS symbols_qualified ON symbols(qualified);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file);
 """
 _CHUNK_COLUMNS = ("id, file, start_line, end_line, symbol, symbols, kind, role, language, "
                   "blob_sha, parent_id, prev_id, next_id, has_signature, text")
@@ -96,17 +96,18 @@ def fts_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
 class IndexWriter:
     """Bulk writer used by the build; writes into a fresh file only."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, fresh: bool = True) -> None:
+        """Open ``path``: a new file (``fresh``) or a private copy of a previous index."""
         self.path = path
         self._conn = sqlite3.connect(path, isolation_level=None)
-        # A build writes a new file in a temporary directory and renames it into place
-        # only when complete, so a journal would buy nothing but time.
+        # A build writes a file in a temporary directory and renames it into place only
+        # when complete, so a journal would buy nothing but time.
         self._conn.executescript(
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;"
             "PRAGMA cache_size = -65536;")
-        self._conn.executescript(_SCHEMA)
+        if fresh:
+            self._conn.executescript(_SCHEMA)
         self._conn.execute("BEGIN")
-        self._previous_attached = False
 
     def set_meta(self, values: dict[str, str]) -> None:
         self._conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
@@ -136,35 +137,22 @@ class IndexWriter:
         conn.executemany("INSERT INTO refs(name, file, line, chunk_id) VALUES (?,?,?,?)",
                          [(r.name, r.file, r.line, r.chunk_id) for r in result.references])
 
-    def attach_previous(self, previous: Path) -> None:
-        """Make a previous index's rows available to :meth:`copy_file`."""
-        self._conn.execute("COMMIT")
-        self._conn.execute("ATTACH DATABASE ? AS prev",
-                           (f"file:{quote(str(previous))}?mode=ro",))
-        self._conn.execute("BEGIN")
-        self._previous_attached = True
-
-    def copy_file(self, path: str) -> int:
-        """Copy one file's inventory, chunks, FTS rows, symbols and refs from the attached
-        previous index (the caller checked the blob is unchanged). Returns chunks copied."""
-        if not self._previous_attached:
-            raise IndexError_("no previous index attached to copy from")
+    def keep_only(self, paths: list[str]) -> None:
+        """On a writer opened over a copy of a previous index: drop every row of files not
+        in ``paths`` (those unchanged blobs stay; everything else is rebuilt)."""
         conn = self._conn
-        conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) SELECT {_FILE_COLUMNS} "
-                     "FROM prev.files WHERE path = ?", (path,))
-        before = conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
-        conn.execute(f"INSERT INTO chunks({_CHUNK_COLUMNS}) SELECT {_CHUNK_COLUMNS} "
-                     "FROM prev.chunks WHERE file = ? ORDER BY rowid", (path,))
-        conn.execute(
-            "INSERT INTO fts(rowid, symbols, path, body) "
-            "SELECT c.rowid, f.symbols, f.path, f.body FROM chunks c "
-            "JOIN prev.chunks p ON p.id = c.id JOIN prev.fts f ON f.rowid = p.rowid "
-            "WHERE c.rowid > ? ORDER BY c.rowid", (before,))
-        conn.execute("INSERT INTO symbols SELECT * FROM prev.symbols WHERE file = ?", (path,))
-        conn.execute("INSERT INTO refs SELECT * FROM prev.refs WHERE file = ?", (path,))
-        copied: int = conn.execute("SELECT COUNT(*) FROM chunks WHERE rowid > ?",
-                                   (before,)).fetchone()[0]
-        return copied
+        conn.execute("CREATE TEMP TABLE keep (path TEXT PRIMARY KEY)")
+        conn.executemany("INSERT OR IGNORE INTO keep(path) VALUES (?)", [(p,) for p in paths])
+        conn.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM chunks "
+                     "WHERE file NOT IN (SELECT path FROM keep))")
+        for table, column in (("chunks", "file"), ("symbols", "file"), ("refs", "file"),
+                              ("files", "path"), ("meta", "key")):
+            conn.execute(f"DELETE FROM {table} WHERE {column} NOT IN (SELECT path FROM keep)")
+        conn.execute("DROP TABLE keep")
+
+    def chunk_count(self) -> int:
+        count: int = self._conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return count
 
     def indexed_file_count(self) -> int:
         """Files whose fate is indexed or fallback (what the manifest calls ``files``)."""
@@ -179,8 +167,6 @@ class IndexWriter:
         # executescript runs in autocommit mode; that is fine for a file nobody reads yet.
         conn.executescript(_INDEXES)
         conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-        if self._previous_attached:
-            conn.execute("DETACH DATABASE prev")
         conn.execute("ANALYZE")
         conn.close()
 
@@ -279,13 +265,14 @@ class IndexReader:
         return [found[i] for i in ids if i in found]
 
     def iter_chunks(self) -> Iterator[IndexedChunk]:
-        """Every chunk in build order (files in git's path order, then by line)."""
-        cursor = self._conn.execute(f"{_CHUNK_SELECT} ORDER BY rowid")
+        """Every chunk, by path (byte order, as git lists them), then by line."""
+        cursor = self._conn.execute(f"{_CHUNK_SELECT} ORDER BY file, start_line, end_line, rowid")
         for row in cursor:
             yield self._chunk(row)
 
     def chunks_in_file(self, path: str) -> list[IndexedChunk]:
-        rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? ORDER BY start_line, rowid",
+        rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? "
+                                  "ORDER BY start_line, end_line, rowid",
                                   (path,))
         return [self._chunk(row) for row in rows]
 

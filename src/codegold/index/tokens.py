@@ -9,6 +9,7 @@ functions, so a query for ``create_session`` meets ``createSession`` on every pi
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"\w+")
 # An acronym before a capitalised word (HTTPServer → HTTP, Server), a capitalised or
@@ -16,24 +17,26 @@ _WORD = re.compile(r"\w+")
 _PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
-def _word_tokens(word: str, out: list[str]) -> None:
+@lru_cache(maxsize=200_000)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    # Identifiers repeat heavily within a repository, so splitting is cached per word.
     if not word.isascii():
-        out.append(word.lower())
-        return
+        return (word.lower(),)
     pieces = _PIECE.findall(word)
     if not pieces:
-        return
-    lowered = [piece.lower() for piece in pieces]
-    out.extend(lowered)
+        return ()
+    lowered = tuple(piece.lower() for piece in pieces)
     if len(lowered) > 1:
-        out.append("".join(lowered))
+        return (*lowered, "".join(lowered))
+    return lowered
 
 
 def code_tokens(text: str) -> list[str]:
     """Tokens of source text or a query, in order, duplicates kept (BM25 counts them)."""
     out: list[str] = []
-    for match in _WORD.finditer(text):
-        _word_tokens(match.group(), out)
+    extend = out.extend
+    for word in _WORD.findall(text):
+        extend(_word_tokens(word))
     return out
 
 

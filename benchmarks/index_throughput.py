@@ -1,0 +1,144 @@
+"""Index throughput: full build vs a tree-sitter parse-only floor, and re-index cost.
+
+Usage:
+    .venv/bin/python benchmarks/index_throughput.py                 # synthetic ≥100k-line repo
+    .venv/bin/python benchmarks/index_throughput.py REPO REVISION   # a real repository
+
+Prints files/s, lines/s, peak RSS, the parse-only floor and the ratio (target ≤ 2.5×),
+and a re-index after a one-file change as a share of the full build (target ≤ 10 %).
+For a real repository the one-file change is simulated by re-indexing into the existing
+index with one file's blob treated as changed.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from codegold.index import PathPolicy, build_index
+from codegold.index import build as build_module
+from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot
+from codegold.index.grammars import STRUCTURAL_LANGUAGES, parser
+from codegold.model.languages import language_of
+
+ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+       "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+       "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={**os.environ, **ENV})
+
+
+def _python_module(i: int) -> str:
+    parts = [f'"""Module {i}."""\nimport os\n\nLIMIT_{i} = {i}\n\n']
+    for c in range(4):
+        parts.append(f"class Service{i}_{c}:\n    \"\"\"Service {c}.\"\"\"\n\n"
+                     f"    def __init__(self, store):\n        self.store = store\n\n")
+        for m in range(5):
+            body = "".join(f"        value_{k} = self.store.get('{k}') or compute_{i}({k})\n"
+                           for k in range(6))
+            parts.append(f"    def handle_{m}(self, request):\n{body}"
+                         f"        return value_0 + value_5\n\n")
+    parts.append(f"def compute_{i}(x):\n    return os.getpid() + x\n")
+    return "".join(parts)
+
+
+def _ts_module(i: int) -> str:
+    parts = [f'import {{ Store }} from "./store";\n\nexport const LIMIT_{i} = {i};\n\n']
+    for c in range(3):
+        parts.append(f"export class Session{i}_{c} {{\n  constructor(private store: Store) {{}}\n\n")
+        for m in range(5):
+            body = "".join(f"    const v{k} = await this.store.get('{k}') ?? compute{i}({k});\n"
+                           for k in range(6))
+            parts.append(f"  async handle{m}(request: string): Promise<number> {{\n{body}"
+                         f"    return v0 + v5;\n  }}\n\n")
+        parts.append("}\n\n")
+    parts.append(f"export function compute{i}(x: number): number {{\n  return x * 2;\n}}\n")
+    return "".join(parts)
+
+
+def synthetic_repo(root: Path, files: int = 560) -> tuple[Path, str]:
+    repo = root / "synthetic"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    for i in range(files):
+        if i % 2:
+            (repo / "src" / f"pkg{i % 20}").mkdir(parents=True, exist_ok=True)
+            (repo / "src" / f"pkg{i % 20}" / f"module_{i}.py").write_text(_python_module(i))
+        else:
+            (repo / "web" / f"area{i % 20}").mkdir(parents=True, exist_ok=True)
+            (repo / "web" / f"area{i % 20}" / f"session{i}.ts").write_text(_ts_module(i))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "synthetic")
+    return repo, "main"
+
+
+def parse_only(repo: Path, revision: str) -> tuple[float, int, int]:
+    """Seconds to read every admitted blob and tree-sitter parse the structural ones."""
+    policy = PathPolicy()
+    snapshot = GitSnapshot.open(repo, revision)
+    entries = [e for e in snapshot.entries()
+               if e.mode not in (MODE_GITLINK, MODE_SYMLINK) and e.object_type == "blob"
+               and policy.exclusion(e.path, e.size) is None]
+    started = time.perf_counter()
+    lines = 0
+    for entry, (_, data) in zip(entries, snapshot.blobs(e.sha for e in entries), strict=True):
+        lines += data.count(b"\n")
+        language = language_of(entry.path)
+        if language in STRUCTURAL_LANGUAGES and b"\0" not in data[:8000]:
+            parser(language).parse(data)
+    return time.perf_counter() - started, len(entries), lines
+
+
+def main(argv: list[str]) -> int:
+    with tempfile.TemporaryDirectory(prefix="cg-bench-") as scratch:
+        root = Path(scratch)
+        if len(argv) >= 2:
+            repo, revision = Path(argv[0]), argv[1]
+        else:
+            repo, revision = synthetic_repo(root)
+        parse_s, files, lines = parse_only(repo, revision)
+        out = root / "idx"
+        started = time.perf_counter()
+        manifest = build_index(repo, revision, out)
+        full_s = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"repository: {repo} @ {manifest.revision}")
+        print(f"files: {files}  lines: {lines}  chunks: {manifest.chunks}")
+        print(f"full build: {full_s:.2f} s  ({files / full_s:.0f} files/s, "
+              f"{lines / full_s:.0f} lines/s)")
+        print(f"parse-only floor: {parse_s:.2f} s  ratio: {full_s / parse_s:.2f}x (target <= 2.5x)")
+        print(f"peak RSS: {peak_mb:.0f} MB (target <= 1024 MB)")
+
+        # Re-index after a one-file change: mark one indexed file's blob as changed in the
+        # previous index's eyes, so exactly one file is re-parsed and the rest copied.
+        original = build_module._previous_blobs
+
+        def one_changed(source: Path, explicit: bool) -> dict[str, str] | None:
+            blobs = original(source, explicit)
+            if blobs:
+                victim = next(p for p in sorted(blobs) if language_of(p) in STRUCTURAL_LANGUAGES)
+                blobs[victim] = "0" * 40
+            return blobs
+
+        build_module._previous_blobs = one_changed  # type: ignore[assignment]
+        try:
+            started = time.perf_counter()
+            build_index(repo, revision, out)
+            again_s = time.perf_counter() - started
+        finally:
+            build_module._previous_blobs = original  # type: ignore[assignment]
+        print(f"re-index after one-file change: {again_s:.2f} s = "
+              f"{100 * again_s / full_s:.1f} % of full (target <= 10 %)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
