@@ -24,11 +24,17 @@ def _top(retriever: ReferenceRetriever, query: str, **kwargs: object) -> list[tu
     return [(s.chunk.file, s.chunk.symbol) for s in result.ranked]
 
 
+def _holds(retriever: ReferenceRetriever, query: str, k: int) -> list[tuple[str, tuple[str, ...]]]:
+    """(file, every symbol) per ranked chunk: robust to how the chunker groups members."""
+    result = retriever.retrieve(query, k=k)
+    return [(s.chunk.file, (*(s.chunk.symbols), s.chunk.symbol or "")) for s in result.ranked]
+
+
 def test_definition_question_prefers_current_definition(retriever: ReferenceRetriever) -> None:
-    top = _top(retriever, "How does create_session handle an expired refresh token?", k=5)
-    assert top[0] == ("src/auth/session_service.py", "SessionService.create_session")
-    legacy = top.index(("src/legacy/old_sessions.py", "create_session"))
-    assert legacy > 0
+    top = _holds(retriever, "How does create_session handle an expired refresh token?", k=5)
+    assert top[0][0] == "src/auth/session_service.py"
+    assert "SessionService.create_session" in top[0][1]
+    assert [file for file, _ in top].index("src/legacy/old_sessions.py") > 0
 
 
 def test_legacy_is_not_penalised_when_asked_for(retriever: ReferenceRetriever) -> None:
@@ -58,8 +64,9 @@ def test_stack_trace_frame_finds_the_failing_function(retriever: ReferenceRetrie
 
 
 def test_qualified_name_lookup(retriever: ReferenceRetriever) -> None:
-    top = _top(retriever, "SessionService.end_session", k=3)
-    assert top[0] == ("src/auth/session_service.py", "SessionService.end_session")
+    top = _holds(retriever, "SessionService.end_session", k=3)
+    assert top[0][0] == "src/auth/session_service.py"
+    assert "SessionService.end_session" in top[0][1]
 
 
 def test_filters(retriever: ReferenceRetriever) -> None:

@@ -20,7 +20,7 @@ from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
 from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.query import QueryAnalysis, analyze_query
-from codegold.retrieve.rerank import Scored, rerank
+from codegold.retrieve.rerank import Categories, Scored, rerank
 
 # Fused candidates read from the index per query, at least (filters may drop some).
 _MIN_POOL = 100
@@ -54,6 +54,7 @@ class ReferenceRetriever:
         self.config = config
         self.dense = dense
         self._resolver: signals.PathResolver | None = None
+        self._categories = Categories(config.rerank.category_patterns)
 
     @property
     def resolver(self) -> signals.PathResolver:
@@ -111,7 +112,8 @@ class ReferenceRetriever:
         mark = lap("fusion", mark)
         if cfg.rerank.enabled:
             ranked = rerank(candidates, config=cfg.rerank, intent=analysis.intent,
-                            asks_for=analysis.asks_for, open_file=open_file)
+                            asks_for=analysis.asks_for, open_file=open_file,
+                            categories=self._categories)
         else:
             ranked = list(candidates)
         mark = lap("rerank", mark)

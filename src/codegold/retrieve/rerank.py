@@ -12,7 +12,7 @@ import msgspec
 
 from codegold.index.store import IndexedChunk
 from codegold.retrieve.config import RerankConfig
-from codegold.retrieve.globs import matches_any
+from codegold.retrieve.globs import GlobSet
 
 # Roles that are themselves a path category.
 _ROLE_CATEGORIES = frozenset({"test", "generated", "vendored", "migration", "docs"})
@@ -27,13 +27,18 @@ class Scored(msgspec.Struct, frozen=True, kw_only=True):
     factors: dict[str, float] = msgspec.field(default_factory=dict)
 
 
-def categories(chunk: IndexedChunk, patterns: dict[str, list[str]]) -> frozenset[str]:
+class Categories:
     """Path categories of a chunk: from its role, then from the configured path patterns."""
-    found = {chunk.role} & _ROLE_CATEGORIES
-    for name, globs in patterns.items():
-        if matches_any(chunk.file, globs):
-            found.add(name)
-    return frozenset(found)
+
+    def __init__(self, patterns: dict[str, list[str]]) -> None:
+        self.sets = {name: GlobSet(globs) for name, globs in sorted(patterns.items())}
+
+    def of(self, chunk: IndexedChunk) -> frozenset[str]:
+        found = {chunk.role} & _ROLE_CATEGORIES
+        found.update(name for name, globs in self.sets.items() if globs.matches(chunk.file))
+        return frozenset(found)
+
+
 
 
 def _shared_segments(a: str, b: str) -> int:
@@ -46,9 +51,15 @@ def _shared_segments(a: str, b: str) -> int:
 
 
 def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
-           asks_for: frozenset[str], open_file: str | None) -> list[Scored]:
-    """Apply the multipliers and same-file decay; return best first (ties on chunk id)."""
+           asks_for: frozenset[str], open_file: str | None,
+           categories: Categories | None = None) -> list[Scored]:
+    """Apply the multipliers and same-file decay; return best first (ties on chunk id).
+
+    ``categories`` is the compiled form of ``config.category_patterns``; pass one built
+    once to avoid recompiling per query.
+    """
     preference = config.role_preference.get(intent, {})
+    matcher = categories or Categories(config.category_patterns)
     open_dir = open_file.rsplit("/", 1)[0] if open_file and "/" in open_file else ""
     boosted: list[Scored] = []
     for item in items:
@@ -57,7 +68,7 @@ def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
         role_factor = preference.get(chunk.role, 1.0)
         if role_factor != 1.0:
             factors[f"role:{chunk.role}"] = role_factor
-        for category in sorted(categories(chunk, config.category_patterns) - asks_for):
+        for category in sorted(matcher.of(chunk) - asks_for):
             penalty = config.category_penalty.get(category, 1.0)
             if penalty != 1.0:
                 factors[f"path:{category}"] = penalty

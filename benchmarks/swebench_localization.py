@@ -1,0 +1,215 @@
+"""SWE-bench localisation: file- and function-level hit@1/5/10 of the reference retriever.
+
+Cases come from ``instances.jsonl`` (see ``/work/shared/data/swebench-dev/README.md``):
+query = the issue text, accepted = the gold files (file level) and the gold functions
+(function level). Each instance's base commit is indexed once into ``--cache-dir``
+(Python files only, like the README's baseline); builds of one repository reuse the
+previous build's unchanged files.
+
+Configurations (each the same retriever with parts switched off in its config):
+
+- ``bm25``: lexical BM25 over all query terms alone; no rerank, no expansion.
+- ``identifier`` / ``symbol`` / ``path`` / ``dense``: that signal alone, no rerank.
+- ``hybrid``: every signal except dense, fused, reranked (the default config).
+- ``hybrid+dense``: the default config with dense on (needs ``codegold[dense]``).
+
+Metrics per configuration, over instances:
+
+- file Acc@k: every gold file is among the first k *distinct files* of the ranking (the
+  README's baseline measure); file Hit@k: at least one is.
+- function Hit@k: a gold function (file + qualified symbol, or a method/class of it) is
+  in the first k *chunks*.
+
+Usage::
+
+    python benchmarks/swebench_localization.py --repos-dir /work/.mirror --limit 40
+    python benchmarks/swebench_localization.py --repos-dir DIR --configs bm25,hybrid --dense
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from codegold.index import IndexReader, PathPolicy, build_index
+from codegold.retrieve.config import RetrieverConfig, load_config
+from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
+
+DEFAULT_DATA = Path("/work/shared/data/swebench-dev/instances.jsonl")
+KS = (1, 5, 10)
+DEPTH = 60
+SIGNALS = ("lexical", "identifier", "symbol", "path", "dense")
+ALL_CONFIGS = ("bm25", "identifier", "symbol", "path", "dense", "hybrid", "hybrid+dense")
+
+
+def find_repo(repos_dir: Path, repo: str) -> Path | None:
+    owner, name = repo.split("/")
+    for folder in (repos_dir / f"{owner}+{name}", repos_dir / f"{owner}__{name}"):
+        if (folder / "repo").is_dir():
+            return folder / "repo"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def config_for(name: str, base: RetrieverConfig) -> RetrieverConfig:
+    """The default config with signals/rerank switched as the configuration's name says."""
+    replace = msgspec.structs.replace
+    signals = base.signals
+
+    def only(keep: set[str]) -> Any:
+        return replace(signals, **{s: replace(getattr(signals, s), enabled=s in keep)
+                                   for s in SIGNALS})
+
+    if name == "hybrid":
+        return replace(base, signals=only({"lexical", "identifier", "symbol", "path"}))
+    if name == "hybrid+dense":
+        return replace(base, signals=only(set(SIGNALS)))
+    single = "lexical" if name == "bm25" else name
+    return replace(base, signals=only({single}), rerank=replace(base.rerank, enabled=False),
+                   expansion=replace(base.expansion, enabled=False))
+
+
+def symbol_matches(gold: str, chunk_symbols: Sequence[str]) -> bool:
+    """A chunk holds the gold function when one of its qualified symbols is it."""
+    return any(symbol == gold or symbol.endswith("." + gold) for symbol in chunk_symbols)
+
+
+def score_instance(ranked: list[tuple[str, tuple[str, ...]]], gold_files: list[str],
+                   gold_symbols: list[dict[str, str]]) -> dict[str, bool]:
+    files: list[str] = []
+    for file, _ in ranked:
+        if file not in files:
+            files.append(file)
+    out: dict[str, bool] = {}
+    gold = set(gold_files)
+    for k in KS:
+        top = set(files[:k])
+        out[f"file_acc@{k}"] = bool(gold) and gold <= top
+        out[f"file_hit@{k}"] = bool(gold & top)
+        out[f"func_hit@{k}"] = any(
+            file == g["file"] and symbol_matches(g["symbol"], symbols)
+            for file, symbols in ranked[:k] for g in gold_symbols)
+    return out
+
+
+def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
+                  log: Callable[[str], None]) -> dict[str, Path]:
+    policy = PathPolicy(include=("**/*.py",))
+    last_by_repo: dict[str, Path] = {}
+    built: dict[str, Path] = {}
+    order = sorted(instances, key=lambda r: (r["repo"], r["base_commit"]))
+    for number, row in enumerate(order, start=1):
+        repo_dir = find_repo(repos_dir, row["repo"])
+        if repo_dir is None:
+            log(f"skip {row['instance_id']}: no clone of {row['repo']} in {repos_dir}")
+            continue
+        out = cache / row["repo"].replace("/", "+") / row["base_commit"]
+        if not (out / "manifest.json").is_file() or not _complete(out):
+            started = time.perf_counter()
+            build_index(repo_dir, row["base_commit"], out, policy=policy,
+                        reuse_from=last_by_repo.get(row["repo"]), repository=row["repo"])
+            log(f"[{number}/{len(order)}] indexed {row['repo']}@{row['base_commit'][:10]} "
+                f"in {time.perf_counter() - started:.1f}s")
+        last_by_repo[row["repo"]] = out
+        built[row["instance_id"]] = out
+    return built
+
+
+def _complete(index_dir: Path) -> bool:
+    try:
+        return bool(json.loads((index_dir / "manifest.json").read_text()).get("complete"))
+    except (OSError, ValueError):
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--repos-dir", type=Path, required=True,
+                        help="bare clones named owner+name or owner__name (optionally with repo/ inside)")
+    parser.add_argument("--cache-dir", type=Path, default=Path(".cache/swebench-indexes"))
+    parser.add_argument("--limit", type=int, default=None, help="first N instances (after --repos)")
+    parser.add_argument("--repos", default=None, help="comma-separated owner/name filter")
+    parser.add_argument("--configs", default="bm25,identifier,symbol,path,hybrid",
+                        help=f"comma-separated from {','.join(ALL_CONFIGS)}")
+    parser.add_argument("--dense", action="store_true", help="also run dense and hybrid+dense")
+    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--config", type=Path, default=None, help="retriever config override")
+    parser.add_argument("--json", type=Path, default=None, help="write per-instance results here")
+    args = parser.parse_args(argv)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+    if args.repos:
+        wanted = set(args.repos.split(","))
+        rows = [r for r in rows if r["repo"] in wanted]
+    if args.limit:
+        rows = rows[: args.limit]
+    configs = [c for c in args.configs.split(",") if c]
+    if args.dense:
+        configs += [c for c in ("dense", "hybrid+dense") if c not in configs]
+    base = load_config(args.config)
+    indexes = build_indexes(rows, args.repos_dir, args.cache_dir, log)
+    rows = [r for r in rows if r["instance_id"] in indexes]
+    make_dense: Callable[[IndexReader], DenseSignal] | None = None
+    if any("dense" in c for c in configs):
+        from codegold.retrieve.dense import dense_factory
+
+        make_dense = dense_factory(args.embedder, batch_size=base.signals.dense.batch_size,
+                                   max_tokens=base.signals.dense.max_tokens)
+    totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    latency: dict[str, list[float]] = defaultdict(list)
+    per_instance: list[dict[str, Any]] = []
+    for number, row in enumerate(rows, start=1):
+        with IndexReader.open(indexes[row["instance_id"]]) as reader:
+            dense = None
+            if make_dense is not None:
+                started = time.perf_counter()
+                dense = make_dense(reader)
+                log(f"[{number}/{len(rows)}] dense vectors ready in {time.perf_counter() - started:.1f}s")
+            record: dict[str, Any] = {"instance_id": row["instance_id"]}
+            for name in configs:
+                retriever = ReferenceRetriever(reader, config_for(name, base), dense=dense)
+                result = retriever.retrieve(row["query"], k=DEPTH)
+                latency[name].append(result.timing_ms["total"])
+                ranked = [(s.chunk.file, (s.chunk.symbol, *s.chunk.symbols) if s.chunk.symbol
+                           else s.chunk.symbols) for s in result.ranked]
+                scores = score_instance(ranked, row["gold_files"], row["gold_symbols"])
+                for key, value in scores.items():
+                    totals[name][key] += value
+                record[name] = {"scores": scores, "files": list(dict.fromkeys(f for f, _ in ranked))[:10]}
+            per_instance.append(record)
+        if number % 10 == 0:
+            log(f"[{number}/{len(rows)}] scored")
+    n = len(rows)
+    print(f"\nSWE-bench dev localisation, n = {n} instances "
+          f"({len({r['repo'] for r in rows})} repositories)\n")
+    head = ["config", *(f"file Acc@{k}" for k in KS), *(f"file Hit@{k}" for k in KS),
+            *(f"func Hit@{k}" for k in KS), "p50 ms"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name in configs:
+        t = totals[name]
+        cells = [f"{100 * t[f'{kind}@{k}'] / max(n, 1):.1f}"
+                 for kind in ("file_acc", "file_hit", "func_hit") for k in KS]
+        times = sorted(latency[name])
+        p50 = times[len(times) // 2] if times else 0.0
+        print(f"| {name} | " + " | ".join(cells) + f" | {p50:.0f} |")
+    if args.json:
+        args.json.write_text(json.dumps(per_instance, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
