@@ -31,17 +31,17 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
     import gc
 
     from codegold.evaluate import evaluate_files
-    from codegold.model import dump_results
+    from codegold.model import iter_results_bytes, write_results
 
-    # Scoring allocates many small objects that live until the end; generational GC
+    # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
     gc.disable()
     result = evaluate_files(cases, attempts)
-    payload = dump_results(result)
     if output:
-        _atomic_write(output, payload)
+        write_results(result, output)
     if as_json:
-        sys.stdout.buffer.write(payload)
+        for piece in iter_results_bytes(result):
+            sys.stdout.buffer.write(piece)
         sys.stdout.flush()
         return
     if not quiet:
@@ -50,20 +50,3 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
         render_summary(stdout_console(), result)
         if output:
             click.echo(f"wrote {output}")
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    import os
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

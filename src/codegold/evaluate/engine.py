@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import msgspec
 
@@ -83,7 +82,9 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
     if duplicate_ids:
         shown = ", ".join(repr(a) for a in sorted(set(duplicate_ids))[:5])
         warnings.append(f"{len(duplicate_ids)} duplicate attempt id(s): {shown}")
-    inputs = {"cases": InputRef(path=Path(case_set.path).name, sha256=case_set.sha256)}
+    # Paths are recorded as given, so the same command line gives the same bytes and
+    # `codegold diagnose` can reopen the attempts file from where eval was run.
+    inputs = {"cases": InputRef(path=case_set.path, sha256=case_set.sha256)}
     if attempts_ref is not None:
         inputs["attempts"] = attempts_ref
     return RunResult(

@@ -149,7 +149,9 @@ class CaseScorer:
             index_build_id=manifest.index_build_id if manifest else None,
             index_revision=manifest.revision if manifest else None,
             query=attempt.query,
-            ranked=[_trim(c) for c in ranked[: k + NEAR_MISS_DEPTH]],
+            # Near misses are kept only where they explain something: a passing case
+            # shows what the answer stage saw and no more.
+            ranked=[_trim(c) for c in ranked[: k if status == "pass" else k + NEAR_MISS_DEPTH]],
             first_relevant_rank_any_depth=first_any,
             slices=list(self.slices),
             case=case,

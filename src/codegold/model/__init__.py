@@ -27,7 +27,9 @@ from codegold.model.results import (
     SliceResult,
     Status,
     dump_results,
+    iter_results_bytes,
     load_results,
+    write_results,
 )
 
 __all__ = [
@@ -54,7 +56,9 @@ __all__ = [
     "dump_results",
     "encode_attempt",
     "iter_attempts",
+    "iter_results_bytes",
     "load_cases",
     "load_results",
     "manifest_problem",
+    "write_results",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal
 
 import msgspec
@@ -85,9 +86,49 @@ class RunResult(msgspec.Struct, frozen=True, kw_only=True):
 _ENCODER = msgspec.json.Encoder(order="deterministic")
 
 
+def iter_results_bytes(result: RunResult) -> Iterator[bytes]:
+    """Canonical JSON of ``result`` in pieces: one line per slice and per case.
+
+    Written piece by piece, a 100k-case results file never sits in memory twice, and a
+    line per case keeps it friendly to grep and diff as well as to jq.
+    """
+    encode = _ENCODER.encode
+    yield b"{"
+    for index, name in enumerate(result.__struct_fields__):
+        value = getattr(result, name)
+        yield (b"," if index else b"") + encode(name) + b":"
+        if name in ("slices", "cases"):
+            yield b"["
+            for position, item in enumerate(value):
+                yield (b",\n" if position else b"\n") + encode(item)
+            yield b"\n]"
+        else:
+            yield encode(value)
+    yield b"}\n"
+
+
 def dump_results(result: RunResult) -> bytes:
-    """Canonical bytes: indented JSON with a trailing newline."""
-    return msgspec.json.format(_ENCODER.encode(result), indent=1) + b"\n"
+    """Canonical bytes of ``result`` (see :func:`iter_results_bytes`)."""
+    return b"".join(iter_results_bytes(result))
+
+
+def write_results(result: RunResult, path: str) -> None:
+    """Write ``result`` atomically: a crash never leaves a half-written results file."""
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for piece in iter_results_bytes(result):
+                handle.write(piece)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def load_results(path: str) -> RunResult:
