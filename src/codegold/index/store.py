@@ -99,6 +99,7 @@ class IndexWriter:
     def __init__(self, path: Path, *, fresh: bool = True) -> None:
         """Open ``path``: a new file (``fresh``) or a private copy of a previous index."""
         self.path = path
+        self._rowid: int | None = None
         self._conn = sqlite3.connect(path, isolation_level=None)
         # A build writes a file in a temporary directory and renames it into place only
         # when complete, so a journal would buy nothing but time.
@@ -117,18 +118,28 @@ class IndexWriter:
         self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                            _entry_row(entry))
 
-    def add_file(self, result: FileChunks) -> None:
+    def add_file(self, result: FileChunks,
+                 fts_rows: Sequence[tuple[str, str, str]] | None = None) -> None:
+        """Store one chunked file; ``fts_rows`` are its chunks' :func:`fts_fields` when a
+        worker process already computed them."""
         self.add_entry(result.entry)
         conn = self._conn
-        for chunk in result.chunks:
-            cursor = conn.execute(
-                f"INSERT INTO chunks({_CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (chunk.id, chunk.file, chunk.start_line, chunk.end_line, chunk.symbol,
-                 json.dumps(list(chunk.symbols)), chunk.kind, chunk.role, chunk.language,
-                 chunk.blob_sha, chunk.parent_id, chunk.prev_id, chunk.next_id,
-                 int(chunk.has_signature), chunk.text))
-            conn.execute("INSERT INTO fts(rowid, symbols, path, body) VALUES (?, ?, ?, ?)",
-                         (cursor.lastrowid, *fts_fields(chunk)))
+        chunks = result.chunks
+        if chunks:
+            # Row ids are assigned here rather than read back per insert, so both tables
+            # load with one executemany each.
+            first = self._next_rowid()
+            conn.executemany(
+                f"INSERT INTO chunks(rowid, {_CHUNK_COLUMNS}) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(first + i, c.id, c.file, c.start_line, c.end_line, c.symbol,
+                  json.dumps(list(c.symbols)), c.kind, c.role, c.language, c.blob_sha,
+                  c.parent_id, c.prev_id, c.next_id, int(c.has_signature), c.text)
+                 for i, c in enumerate(chunks)])
+            rows = fts_rows if fts_rows is not None else [fts_fields(c) for c in chunks]
+            conn.executemany("INSERT INTO fts(rowid, symbols, path, body) VALUES (?, ?, ?, ?)",
+                             [(first + i, *row) for i, row in enumerate(rows)])
+            self._rowid = first + len(chunks)
         conn.executemany(
             "INSERT INTO symbols(name, qualified, kind, role, file, start_line, end_line, "
             "chunk_id) VALUES (?,?,?,?,?,?,?,?)",
@@ -136,6 +147,12 @@ class IndexWriter:
              for d in result.definitions])
         conn.executemany("INSERT INTO refs(name, file, line, chunk_id) VALUES (?,?,?,?)",
                          [(r.name, r.file, r.line, r.chunk_id) for r in result.references])
+
+    def _next_rowid(self) -> int:
+        if self._rowid is None:
+            row = self._conn.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM chunks").fetchone()
+            self._rowid = int(row[0])
+        return self._rowid
 
     def keep_only(self, paths: list[str]) -> None:
         """On a writer opened over a copy of a previous index: drop every row of files not
