@@ -115,8 +115,13 @@ def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
         out = cache / row["repo"].replace("/", "+") / row["base_commit"]
         if not (out / "manifest.json").is_file() or not _complete(out):
             started = time.perf_counter()
-            build_index(repo_dir, row["base_commit"], out, policy=policy,
-                        reuse_from=last_by_repo.get(row["repo"]), repository=row["repo"])
+            try:
+                build_index(repo_dir, row["base_commit"], out, policy=policy,
+                            reuse_from=last_by_repo.get(row["repo"]), repository=row["repo"])
+            except Exception as err:
+                # A benchmark reports a failed build (a chunker bug, say) and goes on.
+                log(f"skip {row['instance_id']}: index build failed: {type(err).__name__}: {err}")
+                continue
             log(f"[{number}/{len(order)}] indexed {row['repo']}@{row['base_commit'][:10]} "
                 f"in {time.perf_counter() - started:.1f}s")
         last_by_repo[row["repo"]] = out

@@ -37,6 +37,9 @@ class CandidatesConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields
 class LexicalConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
     field_weights: tuple[float, float, float] = (3.0, 1.5, 1.0)
+    backend: str = "memory"
+    k1: float = 1.2
+    b: float = 0.75
 
 
 class SymbolConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -64,7 +67,7 @@ class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True
 
 class SignalsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     lexical: LexicalConfig = LexicalConfig()
-    identifier: LexicalConfig = LexicalConfig(field_weights=(4.0, 2.0, 1.0))
+    identifier: LexicalConfig = LexicalConfig()
     symbol: SymbolConfig = SymbolConfig()
     path: PathConfig = PathConfig()
     dense: DenseConfig = DenseConfig()
@@ -119,6 +122,7 @@ class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 FUSION_METHODS = ("rrf", "weighted")
+LEXICAL_BACKENDS = ("memory", "fts5")
 
 
 def default_config_text() -> str:
@@ -175,4 +179,10 @@ def load_config(path: str | Path | None = None,
         raise SchemaError(f"unknown fusion method {config.fusion.method!r}; "
                           f"expected one of {', '.join(FUSION_METHODS)}", path=where,
                           field="fusion.method")
+    for name, lexical in (("lexical", config.signals.lexical),
+                          ("identifier", config.signals.identifier)):
+        if lexical.backend not in LEXICAL_BACKENDS:
+            raise SchemaError(f"unknown lexical backend {lexical.backend!r}; expected one of "
+                              f"{', '.join(LEXICAL_BACKENDS)}", path=where,
+                              field=f"signals.{name}.backend")
     return config

@@ -16,6 +16,7 @@ from collections import defaultdict
 
 from codegold.index.store import IndexReader
 from codegold.retrieve.config import LexicalConfig, PathConfig, SymbolConfig
+from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import QueryAnalysis
 
 Hits = list[tuple[str, float]]
@@ -31,6 +32,10 @@ def _sorted(scores: dict[str, float], limit: int) -> Hits:
 def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int) -> Hits:
     if not terms:
         return []
+    if config.backend == "memory":
+        engine = LexicalIndex.for_reader(reader, weights=config.field_weights, k1=config.k1,
+                                         b=config.b)
+        return engine.search(terms, limit)
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
 
 
