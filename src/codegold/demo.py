@@ -398,11 +398,14 @@ def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_pa
     """
     from collections import Counter
 
+    from codegold.diagnose import (
+        DiagnosisSet,
+        RepoView,
+        diagnose_run,
+        load_owners,
+        write_diagnosis_dir,
+    )
     from codegold.diagnose.causes import CAUSE_ORDER
-    from codegold.diagnose.engine import diagnose_run, write_diagnosis_dir
-    from codegold.diagnose.owners import load_owners
-    from codegold.diagnose.records import DiagnosisSet
-    from codegold.diagnose.sources import RepoView
     from codegold.index import IndexReader
 
     owners = load_owners(str(owners_path))
