@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         from codegold.retrieve.dense import dense_factory
 
         make_dense = dense_factory(args.embedder, batch_size=base.signals.dense.batch_size,
-                                   max_tokens=base.signals.dense.max_tokens)
+                                   max_tokens=base.signals.dense.max_tokens, share_vectors=True)
     totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     latency: dict[str, list[float]] = defaultdict(list)
     per_instance: list[dict[str, Any]] = []

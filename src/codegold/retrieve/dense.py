@@ -353,8 +353,14 @@ class DenseIndex:
 
     @classmethod
     def open(cls, reader: IndexReader, embedder: Embedder, *, cache_root: Path | None = None,
-             progress: Callable[[int, int], None] | None = None) -> DenseIndex:
-        """Load the cached vectors for ``embedder``, computing and saving them when absent."""
+             progress: Callable[[int, int], None] | None = None,
+             memo: dict[str, npt.NDArray[np.float32]] | None = None) -> DenseIndex:
+        """Load the cached vectors for ``embedder``, computing and saving them when absent.
+
+        ``memo`` maps chunk ids to vectors already computed by this embedder (chunk ids
+        are content-addressed, so indexes of nearby revisions share most of them); it is
+        read before embedding and filled after.
+        """
         folder = (cache_root or reader.path / "dense") / embedder.id
         meta_path, vectors_path = folder / "meta.json", folder / "vectors.npy"
         build_id = reader.manifest.index_build_id
@@ -362,20 +368,29 @@ class DenseIndex:
             meta = json.loads(meta_path.read_text("utf-8"))
             if meta.get("format") == DENSE_FORMAT and meta.get("index_build_id") == build_id:
                 vectors = np.load(vectors_path, allow_pickle=False)
-                return cls(embedder, list(meta["chunk_ids"]), vectors.astype(np.float32, copy=False))
+                found = cls(embedder, list(meta["chunk_ids"]), vectors.astype(np.float32, copy=False))
+                if memo is not None:
+                    memo.update(zip(found.chunk_ids, found.vectors, strict=True))
+                return found
         ids: list[str] = []
-        texts: list[str] = []
-        for chunk in reader.iter_chunks():
+        todo: list[tuple[int, str]] = []
+        vectors = np.zeros((reader.chunk_count(), embedder.dimensions), dtype=np.float32)
+        for row, chunk in enumerate(reader.iter_chunks()):
             ids.append(chunk.id)
-            texts.append(chunk_text(chunk))
-        parts: list[Vectors] = []
+            known = memo.get(chunk.id) if memo is not None else None
+            if known is not None:
+                vectors[row] = known
+            else:
+                todo.append((row, chunk_text(chunk)))
+        vectors = vectors[:len(ids)]
         step = 512
-        for start in range(0, len(texts), step):
-            parts.append(embedder.embed(texts[start:start + step]))
+        for start in range(0, len(todo), step):
+            batch = todo[start:start + step]
+            vectors[[row for row, _ in batch]] = embedder.embed([text for _, text in batch])
             if progress is not None:
-                progress(min(start + step, len(texts)), len(texts))
-        vectors = (np.concatenate(parts) if parts
-                   else np.zeros((0, embedder.dimensions), dtype=np.float32))
+                progress(min(start + step, len(todo)), len(todo))
+        if memo is not None:
+            memo.update(zip(ids, vectors, strict=True))
         folder.mkdir(parents=True, exist_ok=True)
         # Write to temporary names and rename, so a killed build never leaves a torn cache.
         with tempfile.NamedTemporaryFile(dir=folder, suffix=".npy", delete=False) as handle:
@@ -400,11 +415,17 @@ class DenseIndex:
 
 
 def dense_factory(spec: str, *, batch_size: int = 32, max_tokens: int = 256,
-                  cache_root: Path | None = None) -> Callable[[IndexReader], DenseIndex]:
-    """A function opening the dense index of a reader, sharing one embedder across indexes."""
+                  cache_root: Path | None = None,
+                  share_vectors: bool = False) -> Callable[[IndexReader], DenseIndex]:
+    """A function opening the dense index of a reader, sharing one embedder across indexes.
+
+    ``share_vectors`` keeps every computed vector in memory by chunk id so that indexes of
+    other revisions reuse them (for runs over many revisions of one repository).
+    """
     embedder = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
+    memo: dict[str, npt.NDArray[np.float32]] | None = {} if share_vectors else None
 
     def open_for(reader: IndexReader) -> DenseIndex:
-        return DenseIndex.open(reader, embedder, cache_root=cache_root)
+        return DenseIndex.open(reader, embedder, cache_root=cache_root, memo=memo)
 
     return open_for
