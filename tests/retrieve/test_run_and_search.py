@@ -78,3 +78,23 @@ def test_search_cli(fixture_index: Path) -> None:
     assert payload["ranked"][0]["file"] == "web/cart.ts"
     missing = runner.invoke(cli, ["search", "/nonexistent/index", "x"])
     assert missing.exit_code == 2 and missing.output.startswith("error:")
+
+
+def test_run_builds_missing_indexes_from_repo(fixture_repo: tuple[Path, str], tmp_path: Path) -> None:
+    repo, revision = fixture_repo
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(f"""format: 1
+defaults: {{revision: {revision}, cutoff: 2}}
+cases:
+  - id: cart
+    query: cartTotal
+    accepted: [{{file: web/cart.ts}}]
+""")
+    out = tmp_path / "attempts.jsonl"
+    folder = tmp_path / "indexes"
+    result = CliRunner().invoke(cli, ["run", str(cases), "--repo", str(repo), "--index", str(folder),
+                                      "-o", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (folder / revision / "manifest.json").is_file()
+    statuses = {c.case_id: c.status for c in evaluate_files(str(cases), str(out)).cases}
+    assert statuses == {"cart": "pass"}

@@ -13,6 +13,8 @@ from codegold.cli._common import handle_errors, stderr_console
               help="An index directory, or a folder of index directories (one per revision).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="attempts.jsonl to write (one line appended and flushed per case).")
+@click.option("--repo", type=click.Path(file_okay=False), default=None,
+              help="Git repository: build each case revision's missing index into --index.")
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | http(s)://URL | python:module:function")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
@@ -30,7 +32,7 @@ from codegold.cli._common import handle_errors, stderr_console
 @click.option("--run-id", default=None, help="Run id recorded in every attempt.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 @handle_errors
-def command(cases: str, index: str | None, output: str, spec: str, resume: bool, workers: int,
+def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,
             retries: int, run_id: str | None, quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
@@ -44,6 +46,7 @@ def command(cases: str, index: str | None, output: str, spec: str, resume: bool,
       codegold run cases.yaml --index idx/ -o attempts.jsonl
       codegold run cases.yaml --index indexes/ -o a.jsonl --workers 4 --resume
       codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:node my.js"
+      codegold run cases.yaml --repo . --index .codegold/indexes -o attempts.jsonl
     """
     from pathlib import Path
 
@@ -60,6 +63,10 @@ def command(cases: str, index: str | None, output: str, spec: str, resume: bool,
     if index is None and is_reference:
         raise InputError("the reference retriever needs --index (an index directory or a "
                          "folder of them); build one with `codegold index`")
+    if repo is not None:
+        if index is None:
+            raise InputError("--repo needs --index: the folder that holds one index per revision")
+        _build_missing(repo, Path(index), {c.revision for c in case_set.cases}, quiet)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
@@ -89,3 +96,26 @@ def command(cases: str, index: str | None, output: str, spec: str, resume: bool,
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
                    f"in {summary.seconds:.1f}s, run {summary.run_id}", err=True)
+
+
+def _build_missing(repo: str, folder: object, revisions: set[str], quiet: bool) -> None:
+    """Index every case revision that has no complete index under ``folder`` yet."""
+    from pathlib import Path
+
+    from codegold.adapters.indexes import IndexSet
+    from codegold.errors import InputError
+    from codegold.index import build_index
+
+    root = Path(str(folder))
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        have = set(IndexSet.from_path(root).by_revision)
+    except InputError:  # nothing complete there yet
+        have = set()
+    previous = None
+    for revision in sorted(revisions - have):
+        out = root / revision
+        if not quiet:
+            click.echo(f"indexing {repo} at {revision[:12]} into {out}", err=True)
+        build_index(repo, revision, out, reuse_from=previous)
+        previous = out
