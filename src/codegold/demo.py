@@ -4,9 +4,8 @@
 two pinned revisions, runs the gold cases through the reference retriever, scores them,
 replays the recorded run of the spec's three worked examples, diagnoses the failures,
 gates, and renders the HTML report. Each step reports a :class:`Step` through
-``on_step`` as it finishes; a step whose part of codegold is not installed is *skipped*
-with the reason, and the demo falls back to scoring the recorded attempts so that it
-always shows something true.
+``on_step`` as it finishes; a step that fails is recorded with its error and the steps
+that need its output are skipped with the reason, so the outcome always says what ran.
 
 The demo is the one place that wires every part together; like the CLI it sits above
 the parts, and no part imports it.
@@ -14,21 +13,25 @@ the parts, and no part imports it.
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import importlib.util
 import shutil
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from codegold.errors import CodegoldError, InputError
-from codegold.model import RunResult, dump_results
+from codegold.model import RunResult, write_results
+
+if TYPE_CHECKING:
+    from codegold.gate import Verdict
 
 StepStatus = Literal["done", "skipped", "failed"]
 MARKER = ".codegold-demo"
@@ -86,13 +89,6 @@ class DemoOutcome:
 def default_example_dir() -> Path:
     """``examples/acme-shop`` of the source checkout this codegold runs from."""
     return Path(__file__).resolve().parents[2] / "examples" / "acme-shop"
-
-
-def _available(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 def _load_script(path: Path) -> ModuleType:
@@ -157,11 +153,6 @@ class _Runner:
                                 notes=notes() if notes is not None and status == "done" else ()))
 
 
-def _write_results(result: RunResult, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(dump_results(result))
-
-
 def _summary_line(result: RunResult) -> str:
     s = result.summary
     hit = f"{s.hit_rate:.2f}" if s.hit_rate is not None else "-"
@@ -172,7 +163,20 @@ def _summary_line(result: RunResult) -> str:
 def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
              on_step: Callable[[Step], None] | None = None,
              on_start: Callable[[str], None] | None = None) -> DemoOutcome:
-    """Run the whole demo into ``out``; see the module docstring."""
+    """Run the whole demo into ``out``; see the module docstring.
+
+    A step that fails (a CodegoldError) is recorded as failed and the steps that need
+    its output are skipped with the reason, so the outcome always says what ran.
+    """
+    from codegold.adapters.indexes import IndexSet
+    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
+    from codegold.adapters.runner import run_cases
+    from codegold.evaluate import evaluate_files
+    from codegold.gate import decide, load_policy
+    from codegold.index.build import build_index
+    from codegold.model import load_cases
+    from codegold.retrieve.config import load_config
+
     example = example or default_example_dir()
     if not (example / "build_example.py").is_file():
         raise InputError("the demo needs the example from a source checkout "
@@ -181,7 +185,9 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     prepare_out(out)
     steps = _Runner(on_step, on_start)
     cases_path = example / "cases.yaml"
+    policy_path = example / "policy.yaml"
     repo = out / "repo"
+    indexes = out / "indexes"
     shas: dict[str, str] = {}
 
     def build_repo() -> tuple[str, tuple[str, ...]]:
@@ -195,48 +201,29 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
 
     steps.run("build the example repository", build_repo)
 
-    indexes = out / "indexes"
-    have_index = _available("codegold.index.build") and _available("codegold.index.store")
-    built: list[Path] = []
-    if not shas:
-        steps.skip("index", "no repository to index")
-    elif not have_index:
-        steps.skip("index", "codegold.index.build is not installed in this checkout yet")
-    else:
-        build_index: Any = importlib.import_module("codegold.index.build").build_index
-        previous: Path | None = None
-        for tag in shas:
-            target = indexes / tag
+    # Each pinned revision gets its own index; the later one reuses the earlier one's
+    # unchanged files.
+    built: dict[str, Path] = {}
+    previous: Path | None = None
+    for tag, sha in shas.items():
+        target = indexes / tag
 
-            def index_one(tag: str = tag, target: Path = target,
-                          previous: Path | None = previous) -> tuple[str, tuple[str, ...]]:
-                manifest = build_index(repo, tag, target, reuse_from=previous,
-                                       repository="acme/shop")
-                built.append(target)
-                return (f"{manifest.files} files, {manifest.chunks} chunks, build "
-                        f"{manifest.index_build_id}", (str(target),))
+        def index_one(tag: str = tag, target: Path = target,
+                      previous: Path | None = previous) -> tuple[str, tuple[str, ...]]:
+            manifest = build_index(repo, tag, target, reuse_from=previous, repository="acme/shop")
+            return (f"{manifest.files} files, {manifest.chunks} chunks, build "
+                    f"{manifest.index_build_id}", (str(target),))
 
-            if steps.run(f"index {tag}", index_one).status == "done":
-                previous = target
+        if steps.run(f"index {tag}", index_one).status == "done":
+            built[sha] = previous = target
 
     attempts = out / "attempts.jsonl"
     results_path = out / "results.json"
     live_result: RunResult | None = None
-    have_runner = _available("codegold.adapters.runner") and _available("codegold.adapters.registry")
-    if len(built) != len(shas) or not built:
-        steps.skip("run cases (reference retriever)",
-                   "needs an index of every pinned revision" if have_index
-                   else "needs the index (not installed yet)")
-    elif not have_runner:
-        steps.skip("run cases (reference retriever)", "codegold.adapters is not installed yet")
+    if not shas or len(built) != len(shas):
+        steps.skip("run cases (reference retriever)", "needs an index of every pinned revision")
     else:
         def run_live() -> tuple[str, tuple[str, ...]]:
-            from codegold.adapters.indexes import IndexSet
-            from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
-            from codegold.adapters.runner import run_cases
-            from codegold.model import load_cases
-            from codegold.retrieve.config import load_config
-
             config = load_config(None)
             retriever = make_retriever("reference", RetrieverOptions(config=config))
             try:
@@ -249,20 +236,14 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
             return (f"{summary.written} attempts, {summary.errors} retriever errors, "
                     f"{summary.seconds:.1f}s", (str(attempts),))
 
-        steps.run("run cases (reference retriever)", run_live)
+        if steps.run("run cases (reference retriever)", run_live).status == "done":
+            def score_live() -> tuple[str, tuple[str, ...]]:
+                nonlocal live_result
+                live_result = evaluate_files(str(cases_path), str(attempts))
+                write_results(live_result, str(results_path))
+                return _summary_line(live_result), (str(results_path),)
 
-    from codegold.evaluate import evaluate_files
-
-    if attempts.exists():
-        def score_live() -> tuple[str, tuple[str, ...]]:
-            nonlocal live_result
-            live_result = evaluate_files(str(cases_path), str(attempts))
-            _write_results(live_result, results_path)
-            return _summary_line(live_result), (str(results_path),)
-
-        steps.run("evaluate", score_live)
-    else:
-        steps.skip("evaluate", "no live attempts; the recorded run below is scored instead")
+            steps.run("evaluate", score_live)
 
     recorded_dir = example / "recorded"
     recorded_out = out / "recorded"
@@ -273,81 +254,69 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
         nonlocal recorded_result
         recorded_result = evaluate_files(str(recorded_dir / "cases.yaml"),
                                          str(recorded_dir / "attempts.jsonl"))
-        _write_results(recorded_result, recorded_results)
+        write_results(recorded_result, str(recorded_results))
         return _summary_line(recorded_result), (str(recorded_results),)
 
     steps.run("replay the recorded worked examples", score_recorded)
 
+    diagnoses: dict[str, tuple[str, str]] = {}
+    diagnosis_dirs: dict[str, Path] = {}
+    for label, result, ddir in (("live", live_result, out / "diagnosis"),
+                                ("recorded", recorded_result, recorded_out / "diagnosis")):
+        if result is None:
+            continue
+
+        def diagnose_one(result: RunResult = result, ddir: Path = ddir,
+                         label: str = label) -> tuple[str, tuple[str, ...]]:
+            found = _diagnose(result, built, repo, example / "owners.yaml", ddir)
+            for case_id, cause_owner in found.items():
+                diagnoses[f"{label}:{case_id}"] = cause_owner
+            diagnosis_dirs[label] = ddir
+            causes = Counter(cause for cause, _owner in found.values())
+            text = ", ".join(f"{n} {c}" for c, n in sorted(causes.items())) or "no failures"
+            return text, (str(ddir),)
+
+        steps.run(f"diagnose ({label})", diagnose_one)
+
     main_result = live_result or recorded_result
     main_results_path = results_path if live_result is not None else recorded_results
-    diagnoses: dict[str, tuple[str | None, str | None]] = {}
-    diagnosis_dirs: dict[str, Path] = {}
-    index_by_revision = {shas[path.name]: path for path in built}
-    diagnose_targets = [("live", live_result, out / "diagnosis"),
-                        ("recorded", recorded_result, recorded_out / "diagnosis")]
-    if not _available("codegold.diagnose.engine"):
-        steps.skip("diagnose", "codegold.diagnose is not installed in this checkout yet")
-    else:
-        for label, result, ddir in diagnose_targets:
-            if result is None:
-                continue
-
-            def diagnose_one(result: RunResult = result, ddir: Path = ddir,
-                             label: str = label) -> tuple[str, tuple[str, ...]]:
-                found = _diagnose(result, index_by_revision, repo, example / "owners.yaml", ddir)
-                for case_id, cause_owner in found.items():
-                    diagnoses[f"{label}:{case_id}"] = cause_owner
-                diagnosis_dirs[label] = ddir
-                causes: dict[str, int] = {}
-                for cause, _owner in found.values():
-                    causes[cause or "?"] = causes.get(cause or "?", 0) + 1
-                text = ", ".join(f"{n} {c}" for c, n in sorted(causes.items())) or "no failures"
-                return text, (str(ddir),)
-
-            steps.run(f"diagnose ({label})", diagnose_one)
-
     gate_passed: bool | None = None
-    gate_verdict: Any = None
-    if main_result is not None:
-        def gate(scored: RunResult = main_result) -> tuple[str, tuple[str, ...]]:
-            nonlocal gate_passed, gate_verdict
-            from codegold.gate import decide, load_policy
+    report_path: Path | None = None
+    if main_result is None:
+        steps.skip("gate", "nothing was scored")
+        steps.skip("report", "nothing was scored")
+    else:
+        policy = load_policy(str(policy_path))
+        verdict = decide(main_result, policy, None)
+        gate_passed = verdict.passed
 
-            gate_verdict = decide(scored, load_policy(str(example / "policy.yaml")), None)
-            gate_passed = bool(gate_verdict.passed)
-            (out / "gate.json").write_bytes(msgspec.json.format(
-                msgspec.json.encode(gate_verdict), indent=2) + b"\n")
-            broken = [c for c in gate_verdict.checks if not c.passed]
-            text = "PASS" if gate_passed else f"FAIL, {len(broken)} of {len(gate_verdict.checks)} checks broken"
+        def gate() -> tuple[str, tuple[str, ...]]:
+            (out / "gate.json").write_bytes(
+                msgspec.json.format(msgspec.json.encode(verdict), indent=2) + b"\n")
+            broken = verdict.failures
+            text = "PASS" if verdict.passed else (
+                f"FAIL, {len(broken)} of {len(verdict.checks)} checks broken")
             return text, (str(out / "gate.json"),)
 
         def gate_notes() -> tuple[str, ...]:
             return tuple(
                 f"broken: {c.rule}: {c.figure}, needs {c.threshold}"
-                + (f" ({', '.join(c.cases[:4])}{', …' if len(c.cases) > 4 else ''})" if c.cases else "")
-                for c in gate_verdict.checks if not c.passed)
+                + (f" ({', '.join(c.cases[:4])}{', …' if len(c.cases) > 4 else ''})"
+                   if c.cases else "")
+                for c in verdict.failures)
 
-        steps.run("gate (examples/acme-shop/policy.yaml)", gate, gate_notes)
+        steps.run(f"gate ({_display(policy_path)})", gate, gate_notes)
 
-    report_path: Path | None = None
-    if main_result is None:
-        steps.skip("report", "nothing was scored")
-    elif not _available("codegold.report"):
-        steps.skip("report", "codegold.report is not installed in this checkout yet")
-    else:
         def report(scored: RunResult = main_result) -> tuple[str, tuple[str, ...]]:
             nonlocal report_path
-            from codegold.gate import decide, load_policy
-
-            policy = example / "policy.yaml"
-            written = _render_report(scored, main_results_path.relative_to(out).as_posix(),
-                                     gate_verdict, _display(policy),
-                                     diagnosis_dirs.get("live" if live_result else "recorded"),
-                                     out, "codegold demo: acme-shop")
+            written = _render_report(
+                scored, main_results_path.relative_to(out).as_posix(), verdict,
+                _display(policy_path), diagnosis_dirs.get("live" if live_result else "recorded"),
+                out, "codegold demo: acme-shop")
             if live_result is not None and recorded_result is not None:
                 written += _render_report(
                     recorded_result, "recorded/results.json",
-                    decide(recorded_result, load_policy(str(policy)), None), _display(policy),
+                    decide(recorded_result, policy, None), _display(policy_path),
                     diagnosis_dirs.get("recorded"), recorded_out,
                     "codegold demo: the spec's worked examples (recorded run)")
             report_path = out / "report.html"
@@ -389,91 +358,30 @@ def _display(path: Path) -> str:
 
 
 def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_path: Path,
-              out_dir: Path) -> dict[str, tuple[str | None, str | None]]:
-    """Diagnose every case that did not pass; return ``{case_id: (cause, owner)}``.
-
-    Diagnosis reads one index at a time and never borrows metadata across revisions, so
-    the cases are diagnosed per pinned revision, each against the index of its revision,
-    and the findings are merged into one diagnosis directory.
-    """
-    from collections import Counter
-
-    from codegold.diagnose import (
-        DiagnosisSet,
-        RepoView,
-        diagnose_run,
-        load_owners,
-        write_diagnosis_dir,
-    )
-    from codegold.diagnose.causes import CAUSE_ORDER
+              out_dir: Path) -> dict[str, tuple[str, str]]:
+    """Diagnose every case that did not pass, each against its own revision's index;
+    write the diagnosis folder and return ``{case_id: (cause, owner)}``."""
+    from codegold.diagnose import RepoView, diagnose_run, load_owners, write_diagnosis_dir
     from codegold.index import IndexReader
 
-    owners = load_owners(str(owners_path))
-    revisions = sorted({case.case.revision for case in result.cases})
-    diagnoses = []
-    diagnosed = []
-    warnings: list[str] = []
-    attempts_path: str | None = None
-    for revision in revisions:
-        part = msgspec.structs.replace(
-            result, cases=[c for c in result.cases if c.case.revision == revision])
-        index_dir = indexes.get(revision)
-        reader = IndexReader.open(index_dir) if index_dir is not None else None
-        try:
-            found, items = diagnose_run(part, index=reader, repo=RepoView(repo), owners=owners,
-                                        index_name=str(index_dir) if index_dir else None)
-        finally:
-            if reader is not None:
-                reader.close()
-        diagnoses.extend(found.diagnoses)
-        diagnosed.extend(items)
-        warnings.extend(w for w in found.warnings if w not in warnings)
-        attempts_path = attempts_path or found.attempts
-    diagnoses.sort(key=lambda d: d.case_id)
-    by_cause = Counter(d.cause for d in diagnoses)
-    merged = DiagnosisSet(
-        format=1, results="results.json",
-        index=", ".join(str(indexes[r]) for r in revisions if r in indexes) or None,
-        attempts=attempts_path, diagnoses=diagnoses,
-        by_cause=dict(sorted(by_cause.items(), key=lambda kv: CAUSE_ORDER.get(kv[0], 99))),
-        by_owner=dict(sorted(Counter(d.owner for d in diagnoses).items())),
-        warnings=warnings)
-    write_diagnosis_dir(merged, diagnosed, out_dir)
-    return {d.case_id: (d.cause, d.owner) for d in diagnoses}
+    with contextlib.ExitStack() as stack:
+        readers = {rev: stack.enter_context(IndexReader.open(path))
+                   for rev, path in indexes.items()}
+        found, diagnosed = diagnose_run(
+            result, indexes=readers, repo=RepoView(repo), owners=load_owners(str(owners_path)),
+            index_name=", ".join(str(p) for p in indexes.values()) or None)
+    write_diagnosis_dir(found, diagnosed, out_dir)
+    return {d.case_id: (d.cause, d.owner) for d in found.diagnoses}
 
 
-def _render_report(result: RunResult, results_name: str, verdict: Any, policy: str,
+def _render_report(result: RunResult, results_name: str, verdict: Verdict, policy: str,
                    diagnosis_dir: Path | None, folder: Path, title: str) -> tuple[str, ...]:
     """Write report.html, summary.md and junit.xml into ``folder``; return their paths."""
-    from codegold.evaluate import target_matches
-    from codegold.report import RENDERERS, GateView, ReportInput
-    from codegold.report.model import DiagnosisView
+    from codegold.assemble import report_input
+    from codegold.report import RENDERERS
 
-    gate = None
-    if verdict is not None:
-        gate = msgspec.convert({**msgspec.to_builtins(verdict), "policy": policy}, GateView)
-    diagnoses: dict[str, DiagnosisView] = {}
-    summary = diagnosis_dir / "diagnoses.json" if diagnosis_dir is not None else None
-    if summary is not None and summary.is_file():
-        # diagnoses.json is the diagnose part's documented output; the report's view of it
-        # decodes leniently. Bundle links are made relative to the report's folder.
-        where = summary.parent.relative_to(folder).as_posix()
-        for item in msgspec.json.decode(summary.read_bytes())["diagnoses"]:
-            if item.get("bundle_markdown"):
-                item["bundle_markdown"] = f"{where}/{item['bundle_markdown']}"
-            view = msgspec.convert(item, DiagnosisView)
-            diagnoses[view.case_id] = view
-    matches: dict[str, dict[str, tuple[str, ...]]] = {}
-    for case in result.cases:
-        per_chunk: dict[str, tuple[str, ...]] = {}
-        for chunk in case.ranked:
-            groups = tuple(g.id for g in case.case.groups
-                           if any(target_matches(chunk, t) for t in g.any_of))
-            if groups:
-                per_chunk[chunk.chunk_id] = groups
-        matches[case.case_id] = per_chunk
-    report = ReportInput(results=result, title=title, results_name=results_name,
-                         comparison=None, diagnoses=diagnoses, gate=gate, matches=matches)
+    report = report_input(result, results_name=results_name, title=title, verdict=verdict,
+                          policy_name=policy, diagnosis_dir=diagnosis_dir)
     written = []
     for name, kind in (("report.html", "html"), ("summary.md", "markdown"), ("junit.xml", "junit")):
         (folder / name).write_text(RENDERERS[kind](report), encoding="utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from codegold.cli._common import handle_errors
@@ -10,7 +12,8 @@ from codegold.cli._common import handle_errors
 @click.command("diagnose")
 @click.argument("results", type=click.Path(dir_okay=False))
 @click.option("--index", "index_dir", type=click.Path(file_okay=False),
-              help="Index directory built from the cases' revision (policy, chunk and metadata checks).")
+              help="Index directory, or a folder of them (one per revision): policy, chunk and "
+                   "metadata checks, each case against its own revision's index.")
 @click.option("--owners", "owners_path", type=click.Path(dir_okay=False),
               help="Owners file: format 1, owners {cause: team}, default team.")
 @click.option("--attempts", "attempts_path", type=click.Path(dir_okay=False),
@@ -33,6 +36,7 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
     \b
     Example:
       codegold diagnose results.json --index idx/ --owners owners.yaml -o diag/
+      codegold diagnose results.json --index indexes/ --repo . -o diag/
     """
     from codegold.diagnose import RepoView, diagnose_run, load_owners, write_diagnosis_dir
     from codegold.diagnose.bundle import render_summary_markdown
@@ -41,15 +45,17 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
     run = load_results(results)
     owners = load_owners(owners_path) if owners_path else None
     repo = RepoView(repo_path) if repo_path else None
-    if index_dir:
-        from codegold.index.store import IndexReader
+    with contextlib.ExitStack() as stack:
+        indexes = {}
+        if index_dir:
+            from codegold.adapters.indexes import IndexSet
+            from codegold.index.store import IndexReader
 
-        with IndexReader.open(index_dir) as index:
-            summary, diagnosed = diagnose_run(run, index=index, repo=repo, attempts_path=attempts_path,
-                                              owners=owners, results_name=results, index_name=index_dir)
-    else:
-        summary, diagnosed = diagnose_run(run, repo=repo, attempts_path=attempts_path, owners=owners,
-                                          results_name=results)
+            for revision, path in IndexSet.from_path(index_dir).by_revision.items():
+                indexes[revision] = stack.enter_context(IndexReader.open(path))
+        summary, diagnosed = diagnose_run(run, indexes=indexes, repo=repo,
+                                          attempts_path=attempts_path, owners=owners,
+                                          results_name=results, index_name=index_dir)
     if out_dir:
         write_diagnosis_dir(summary, diagnosed, out_dir)
         click.echo(f"wrote {out_dir}/diagnoses.json and {len(diagnosed)} bundle(s)", err=True)

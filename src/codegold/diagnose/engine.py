@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,15 +102,23 @@ def diagnose_run(
     result: RunResult,
     *,
     index: IndexView | None = None,
+    indexes: Mapping[str, IndexView] | None = None,
     repo: RepoView | None = None,
     attempts_path: str | None = None,
     owners: Owners | None = None,
     results_name: str = "results.json",
     index_name: str | None = None,
 ) -> tuple[DiagnosisSet, list[Diagnosed]]:
-    """Diagnose every case that did not pass. ``attempts_path`` defaults to the path eval
-    recorded in results.json; when it cannot be read, checks that need candidates or the
-    full ranking say so per case."""
+    """Diagnose every case that did not pass.
+
+    Each case is checked against the index of its own pinned revision: ``indexes`` maps
+    revisions to indexes (cases pinned to several revisions), ``index`` is the one-index
+    shorthand. ``attempts_path`` defaults to the path eval recorded in results.json; when
+    it cannot be read, checks that need candidates or the full ranking say so per case.
+    """
+    by_revision: dict[str, IndexView] = dict(indexes or {})
+    if index is not None and index.manifest.revision:
+        by_revision.setdefault(index.manifest.revision, index)
     owners = owners or Owners()
     warnings: list[str] = []
     failing = [c for c in result.cases if c.status != "pass"]
@@ -125,18 +133,18 @@ def diagnose_run(
                             "ranking are unavailable (give --attempts)")
     else:
         warnings.append("no attempts file known; give --attempts to use candidates and context ids")
-    if index is None:
+    if not by_revision:
         warnings.append("no --index: index-level checks (policy, chunking, metadata) cannot run")
     out: list[Diagnosed] = []
     for case in failing:
-        usable, note = _usable_index(index, case)
+        usable, note = _usable_index(by_revision, case)
         facts = CaseFacts(result=case, attempt=attempts.get(case.attempt_id or ""), index=usable,
                           repo=repo, index_note=note)
-        if note and index is not None:
+        if note and by_revision:
             facts.skip("index", note)
         finding = diagnose_case(facts)
         owner = owners.owner_of(finding.cause)
-        bundle = build_bundle(result, facts, finding.cause, owner, index)
+        bundle = build_bundle(result, facts, finding.cause, owner, usable)
         name = bundle_name(case.case_id)
         diagnosis = Diagnosis(
             case_id=case.case_id, status=case.status, cause=finding.cause, owner=owner,
@@ -157,13 +165,15 @@ def diagnose_run(
     return summary, out
 
 
-def _usable_index(index: IndexView | None, case: CaseResult) -> tuple[IndexView | None, str | None]:
-    if index is None:
+def _usable_index(indexes: Mapping[str, IndexView],
+                  case: CaseResult) -> tuple[IndexView | None, str | None]:
+    if not indexes:
         return None, "no --index given"
-    built = index.manifest.revision
-    if built != case.case.revision:
-        return None, (f"the index was built from {built}, the case is pinned to "
-                      f"{case.case.revision}; index metadata is not borrowed across revisions")
+    index = indexes.get(case.case.revision)
+    if index is None:
+        built = ", ".join(sorted(indexes))
+        return None, (f"no index of revision {case.case.revision} (indexes given: {built}); "
+                      "index metadata is not borrowed across revisions")
     return index, None
 
 

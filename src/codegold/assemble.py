@@ -1,0 +1,63 @@
+"""Assemble what the report renders from the engines' outputs.
+
+The report package renders view records and imports no engine; the CLI's ``report``
+command and the demo both need the same glue (the scorer's acceptance marks, the gate
+verdict, the diagnoses and their bundles), so it lives here, once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from codegold.diagnose import load_diagnoses
+from codegold.evaluate import target_matches
+from codegold.gate import Verdict
+from codegold.model import RunResult
+from codegold.report import ComparisonView, DiagnosisView, GateView, ReportInput
+
+
+def chunk_matches(run: RunResult) -> dict[str, dict[str, tuple[str, ...]]]:
+    """case id → chunk id → ids of the evidence groups that chunk satisfies."""
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for case in run.cases:
+        per_chunk: dict[str, tuple[str, ...]] = {}
+        for chunk in case.ranked:
+            groups = tuple(g.id for g in case.case.groups
+                           if any(target_matches(chunk, t) for t in g.any_of))
+            if groups:
+                per_chunk[chunk.chunk_id] = groups
+        out[case.case_id] = per_chunk
+    return out
+
+
+def diagnosis_views(directory: str | Path) -> dict[str, DiagnosisView]:
+    """The diagnoses written by ``codegold diagnose -o DIR``, bundles inlined as Markdown."""
+    views = {}
+    for d in load_diagnoses(directory).diagnoses:
+        bundle = None
+        if d.bundle_markdown:
+            path = Path(directory) / d.bundle_markdown
+            bundle = path.read_text(encoding="utf-8") if path.is_file() else None
+        views[d.case_id] = DiagnosisView(
+            case_id=d.case_id, cause=d.cause, owner=d.owner, summary=d.summary,
+            evidence=d.evidence, checks_not_run=d.checks_not_run, bundle_markdown=bundle)
+    return views
+
+
+def gate_view(verdict: Verdict, policy_name: str) -> GateView:
+    return msgspec.convert({**msgspec.to_builtins(verdict), "policy": policy_name}, GateView)
+
+
+def report_input(run: RunResult, *, results_name: str, title: str = "codegold report",
+                 comparison: object | None = None, verdict: Verdict | None = None,
+                 policy_name: str = "", diagnosis_dir: str | Path | None = None) -> ReportInput:
+    """One ReportInput from a run and whatever else is at hand."""
+    return ReportInput(
+        results=run, title=title, results_name=results_name,
+        comparison=(msgspec.convert(msgspec.to_builtins(comparison), ComparisonView)
+                    if comparison is not None else None),
+        diagnoses=diagnosis_views(diagnosis_dir) if diagnosis_dir else {},
+        gate=gate_view(verdict, policy_name) if verdict is not None else None,
+        matches=chunk_matches(run))
