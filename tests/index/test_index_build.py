@@ -16,7 +16,7 @@ from codegold.errors import IndexError_, InputError
 from codegold.index import IndexReader, PathPolicy, build_index, code_tokens
 from codegold.index import build as build_module
 from codegold.index.store import IndexWriter
-from conftest import Repo, git
+from gitrepo import Repo, git
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MakeRepo = Callable[[str], Repo]

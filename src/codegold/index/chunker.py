@@ -18,16 +18,19 @@ from codegold.index.grammars import (
     family,
     parser,
 )
+from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, structural_regions
 from codegold.index.textchunks import config_drafts, markdown_drafts, rest_drafts
 from codegold.model.languages import language_of
 
 CHUNKER_NAME = "codegold-structural"
-# Bump whenever chunk boundaries, ids, symbols or roles can change for the same bytes:
-# it is part of every chunk id and of the index build id, and incremental builds only
-# reuse rows written by the same version.
-CHUNKER_VERSION = "1"
+# The declared version, plus a fingerprint of what decides chunk boundaries, ids, symbols
+# and roles for the same bytes: the chunker's own sources and query files and the
+# tree-sitter and grammar releases. It is part of every chunk id and of the index build
+# id, and incremental builds reuse only rows written by the same version, so a change to
+# any of these can never leave stale chunks that claim to be current.
+CHUNKER_VERSION = f"1+{chunker_fingerprint()}"
 
 LONG_LINE_CHARS = 4_000
 SYNTAX_ERROR_SHARE = 0.3
