@@ -47,7 +47,7 @@ def test_globs() -> None:
 
 def test_config_override_and_errors(tmp_path: Path) -> None:
     default = load_config()
-    assert default.fusion.method == "rrf" and default.rerank.category_penalty["test"] == 0.7
+    assert default.fusion.method == "rrf" and 0 < default.rerank.category_penalty["test"] < 1
     override = tmp_path / "c.yaml"
     override.write_text("fusion: {method: weighted, weights: {lexical: 2.0}}\n")
     config = load_config(override)
@@ -78,7 +78,7 @@ def test_rerank_penalises_tests_unless_asked_and_boosts_open_file() -> None:
              Scored(chunk=_chunk("d", "src/a.py"), score=0.8)]
     out = rerank(items, config=config, intent="general", asks_for=frozenset(), open_file=None)
     assert [s.chunk.id for s in out] == ["d", "t"]
-    assert out[1].factors == {"path:test": 0.7}
+    assert out[1].factors == {"path:test": config.category_penalty["test"]}
     asked = rerank(items, config=config, intent="tests", asks_for=frozenset({"test"}), open_file=None)
     assert [s.chunk.id for s in asked] == ["t", "d"]
     near = rerank([Scored(chunk=_chunk("x", "lib/x.py"), score=1.0),

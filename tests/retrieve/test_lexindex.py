@@ -59,6 +59,7 @@ def test_scores_match_direct_bm25f(fixture_index: Path) -> None:
 def test_cache_is_written_and_reused(fixture_index: Path, tmp_path: Path) -> None:
     copy = tmp_path / "index"
     shutil.copytree(fixture_index, copy)
+    shutil.rmtree(copy / "lexical", ignore_errors=True)  # other tests' caches
     with IndexReader.open(copy) as reader:
         first = LexicalIndex.for_reader(reader, weights=(2.0, 1.0, 1.0))
         metas = list((copy / "lexical").glob("*/meta.json"))

@@ -58,6 +58,13 @@ class PathConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True)
     max_chunks_per_file: int = 40
 
 
+class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    enabled: bool = True
+    max_files: int = 50
+    chunks_per_file: int = 2
+    chunk_depth: int = 2000
+
+
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = False
     embedder: str = "minilm"
@@ -70,6 +77,7 @@ class SignalsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     identifier: LexicalConfig = LexicalConfig()
     symbol: SymbolConfig = SymbolConfig()
     path: PathConfig = PathConfig()
+    file: FileConfig = FileConfig()
     dense: DenseConfig = DenseConfig()
 
 

@@ -51,21 +51,25 @@ class LexicalIndex:
 
     @classmethod
     def for_reader(cls, reader: IndexReader, *, weights: tuple[float, float, float],
-                   k1: float = 1.2, b: float = 0.75) -> LexicalIndex:
-        """The shared, cached engine for this index and these parameters."""
+                   k1: float = 1.2, b: float = 0.75, unit: str = "chunk") -> LexicalIndex:
+        """The shared, cached engine for this index and these parameters.
+
+        ``unit`` is ``chunk`` (documents are chunks, ids are chunk ids) or ``file``
+        (documents are whole files, ids are paths).
+        """
         build = reader.manifest.index_build_id or ""
-        params = json.dumps({"w": list(weights), "k1": k1, "b": b}, sort_keys=True)
+        params = json.dumps({"w": list(weights), "k1": k1, "b": b, "unit": unit}, sort_keys=True)
         key = (str(reader.path.resolve()), build, params)
         with _LOCK:
             found = _LOADED.get(key)
             if found is None:
-                found = cls._load_or_build(reader, weights, k1, b, build, params)
+                found = cls._load_or_build(reader, weights, k1, b, unit, build, params)
                 _LOADED[key] = found
             return found
 
     @classmethod
     def _load_or_build(cls, reader: IndexReader, weights: tuple[float, float, float],
-                       k1: float, b: float, build: str, params: str) -> LexicalIndex:
+                       k1: float, b: float, unit: str, build: str, params: str) -> LexicalIndex:
         folder = reader.path / "lexical" / hashlib.sha256(params.encode()).hexdigest()[:12]
         meta_path = folder / "meta.json"
         if meta_path.is_file():
@@ -78,36 +82,35 @@ class LexicalIndex:
                                np.load(folder / "impacts.npy"))
             except (OSError, ValueError):
                 pass  # a torn or foreign cache: rebuild below
-        engine = cls.build(reader, weights=weights, k1=k1, b=b)
+        engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit)
         # A read-only index folder keeps the engine in memory only.
         with contextlib.suppress(OSError):
             engine.save(folder, {"format": LEXICAL_FORMAT, "index_build_id": build,
-                                 "k1": k1, "b": b, "field_weights": list(weights),
+                                 "k1": k1, "b": b, "field_weights": list(weights), "unit": unit,
                                  "chunks": len(engine.chunk_ids)})
         return engine
 
     @classmethod
     def build(cls, reader: IndexReader, *, weights: tuple[float, float, float],
-              k1: float = 1.2, b: float = 0.75) -> LexicalIndex:
+              k1: float = 1.2, b: float = 0.75, unit: str = "chunk") -> LexicalIndex:
         w_sym, w_path, w_body = weights
+        by_file = unit == "file"
         chunk_ids: list[str] = []
         doc_terms: list[dict[str, float]] = []
-        lengths: list[float] = []
-        path_cache: dict[str, Counter[str]] = {}
         for chunk in reader.iter_chunks():
-            counts: dict[str, float] = {}
+            if by_file and chunk_ids and chunk_ids[-1] == chunk.file:
+                counts = doc_terms[-1]  # chunks of one file come together, in line order
+            else:
+                counts = {}
+                for token, n in Counter(path_tokens(chunk.file)).items():
+                    counts[token] = counts.get(token, 0.0) + w_path * n
+                chunk_ids.append(chunk.file if by_file else chunk.id)
+                doc_terms.append(counts)
             for token, n in Counter(code_tokens(" ".join(chunk.symbols))).items():
                 counts[token] = counts.get(token, 0.0) + w_sym * n
-            paths = path_cache.get(chunk.file)
-            if paths is None:
-                paths = path_cache[chunk.file] = Counter(path_tokens(chunk.file))
-            for token, n in paths.items():
-                counts[token] = counts.get(token, 0.0) + w_path * n
             for token, n in Counter(code_tokens(chunk.text)).items():
                 counts[token] = counts.get(token, 0.0) + w_body * n
-            chunk_ids.append(chunk.id)
-            doc_terms.append(counts)
-            lengths.append(sum(counts.values()))
+        lengths = [sum(counts.values()) for counts in doc_terms]
         total = len(chunk_ids)
         average = (sum(lengths) / total) if total else 1.0
         postings: dict[str, list[tuple[int, float]]] = {}

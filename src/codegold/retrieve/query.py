@@ -19,6 +19,7 @@ import msgspec
 
 from codegold.index.tokens import code_tokens
 
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _URL = re.compile(r"https?://\S+")
@@ -177,7 +178,8 @@ def detect_asks(text: str) -> frozenset[str]:
 
 def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -> QueryAnalysis:
     """Analyse ``raw``; deterministic, no index needed."""
-    text = raw.replace("\r\n", "\n")
+    # Issue templates wrap their instructions in HTML comments: boilerplate, not the issue.
+    text = _HTML_COMMENT.sub(" ", raw.replace("\r\n", "\n"))
     frames = _frames(text)
     paths = _paths(text)
     spans = _code_spans(text)
@@ -219,10 +221,12 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         name_terms.extend(code_tokens(name))
     identifier_terms = tuple(dict.fromkeys(t for t in name_terms if len(t) > 1))
 
-    counts = Counter(t for t in code_tokens(text) if len(t) > 1 and t not in _STOPWORDS
+    # URLs name hosts and repositories, not code (blob paths were kept as paths above).
+    words = _URL.sub(" ", text)
+    counts = Counter(t for t in code_tokens(words) if len(t) > 1 and t not in _STOPWORDS
                      and not t.isdigit())
     first_seen: dict[str, int] = {}
-    for index, term in enumerate(code_tokens(text)):
+    for index, term in enumerate(code_tokens(words)):
         first_seen.setdefault(term, index)
     ranked_prose = sorted(counts, key=lambda t: (-counts[t], first_seen.get(t, 0)))
     terms = list(dict.fromkeys([*identifier_terms, *ranked_prose]))[:max_terms]

@@ -90,6 +90,9 @@ class ReferenceRetriever:
             runs["symbol"] = lambda: signals.symbol(self.reader, analysis, sig.symbol, depth)
         if sig.path.enabled and (analysis.paths or analysis.frames or analysis.qualified):
             runs["path"] = lambda: signals.path(self.reader, self.resolver, analysis, sig.path, depth)
+        if sig.file.enabled:
+            runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, sig.lexical,
+                                                      sig.file, depth)
         if sig.dense.enabled and self.dense is not None:
             dense = self.dense
             runs["dense"] = lambda: dense.search(query, depth)

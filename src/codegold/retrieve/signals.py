@@ -15,7 +15,7 @@ import math
 from collections import defaultdict
 
 from codegold.index.store import IndexReader
-from codegold.retrieve.config import LexicalConfig, PathConfig, SymbolConfig
+from codegold.retrieve.config import FileConfig, LexicalConfig, PathConfig, SymbolConfig
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import QueryAnalysis
 
@@ -37,6 +37,36 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
                                          b=config.b)
         return engine.search(terms, limit)
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
+
+
+def file_level(reader: IndexReader, terms: tuple[str, ...], lexical_config: LexicalConfig,
+               config: FileConfig, limit: int) -> Hits:
+    """Whole-file BM25 ranks files; each top file contributes its best-matching chunks.
+
+    Long queries (issue reports) spread their words over a file's functions; scoring the
+    file as one document finds it even when no single chunk holds enough of them.
+    """
+    if not terms:
+        return []
+    weights, k1, b = lexical_config.field_weights, lexical_config.k1, lexical_config.b
+    files = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b, unit="file").search(
+        terms, config.max_files)
+    if not files:
+        return []
+    chunk_hits = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b).search(
+        terms, config.chunk_depth)
+    wanted = {path for path, _ in files}
+    by_file: dict[str, list[str]] = defaultdict(list)
+    for chunk in reader.get_many([cid for cid, _ in chunk_hits]):
+        if chunk.file in wanted and len(by_file[chunk.file]) < config.chunks_per_file:
+            by_file[chunk.file].append(chunk.id)
+    out: Hits = []
+    for depth in range(config.chunks_per_file):
+        for path, score in files:
+            ids = by_file.get(path, [])
+            if depth < len(ids):
+                out.append((ids[depth], score * (0.5 ** depth)))
+    return out[:limit]
 
 
 def _lookup_names(name: str) -> list[tuple[str, float]]:
