@@ -115,6 +115,7 @@ class _Counting:
     """A deterministic toy embedder that counts the texts it embeds."""
 
     id = "toy"
+    version = "1"
     dimensions = 4
 
     def __init__(self) -> None:
@@ -136,3 +137,38 @@ def test_memo_shares_vectors_between_indexes(fixture_index: Path, tmp_path: Path
         second = DenseIndex.open(reader, embedder, cache_root=tmp_path / "b", memo=memo)
         assert embedder.seen == reader.chunk_count()  # nothing embedded twice
         assert np.array_equal(first.vectors, second.vectors)
+
+
+@needs_minilm
+def test_search_and_run_with_dense(fixture_index: Path, fixture_repo: tuple[Path, str],
+                                   tmp_path: Path) -> None:
+    import shutil
+
+    from click.testing import CliRunner
+
+    from codegold.cli.main import cli
+    from codegold.model import iter_attempts
+
+    copy = tmp_path / "index"
+    shutil.copytree(fixture_index, copy)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["search", str(copy), "sum of prices in the shopping cart",
+                                 "--dense", "--explain", "-k", "3"])
+    assert result.exit_code == 0, result.output
+    assert "dense=" in result.output
+    assert list((copy / "dense").glob("*/vectors.npy"))
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(f"""format: 1
+defaults: {{revision: {fixture_repo[1]}, cutoff: 3}}
+cases:
+  - {{id: a, query: shopping cart sum, accepted: [{{file: web/cart.ts}}]}}
+  - {{id: b, query: expired refresh token, accepted: [{{file: src/auth/refresh.py}}]}}
+""")
+    out = tmp_path / "attempts.jsonl"
+    ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(out),
+                              "--dense", "--workers", "2", "--quiet"])
+    assert ran.exit_code == 0, ran.output
+    attempts = list(iter_attempts(str(out)))
+    assert all(a.error is None and a.timing_ms and "dense" in a.timing_ms for a in attempts)
+    assert all(a.manifest and a.manifest.embedder and a.manifest.embedder.dimensions == 384
+               for a in attempts)

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
+
 from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse
 from codegold.errors import RetrieverError
 from codegold.index.store import IndexReader
@@ -51,6 +53,9 @@ class ReferenceAdapter:
                                  "retriever needs --index with an index of that revision")
         retriever = self._retriever(request.index)
         manifest = retriever.reader.manifest
+        if retriever.dense is not None and retriever.config.signals.dense.enabled:
+            # The vectors are part of what served this attempt: record their embedder.
+            manifest = msgspec.structs.replace(manifest, embedder=retriever.dense.info())
         if manifest.revision != request.revision:
             raise RetrieverError(f"index {request.index} holds revision {manifest.revision}, "
                                  f"the case asks for {request.revision}")

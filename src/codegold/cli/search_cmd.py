@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from codegold.cli._common import handle_errors, stdout_console
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from codegold.retrieve.reference import RetrievalResult
 
 
 @click.command("search")
@@ -56,14 +63,10 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
         _render(result, explain)
 
 
-def _render(result: object, explain: bool) -> None:
+def _render(result: RetrievalResult, explain: bool) -> None:
     from rich.markup import escape
     from rich.text import Text
 
-    from codegold.retrieve.reference import RetrievalResult
-
-    if not isinstance(result, RetrievalResult):
-        return
     console = stdout_console()
     terms = set(result.analysis.terms)
     analysis = result.analysis
@@ -91,7 +94,7 @@ def _render(result: object, explain: bool) -> None:
             console.print(Text("     ") + line)
 
 
-def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[object]:
+def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[Text]:
     """The most query-dense lines of a chunk, with query terms highlighted."""
     import re
 
@@ -103,7 +106,7 @@ def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[object]:
     scored = sorted(range(len(source)), key=lambda i: (
         -sum(t in terms for t in code_tokens(source[i])), i))
     chosen = sorted(scored[:lines])
-    out: list[object] = []
+    out: list[Text] = []
     for i in chosen:
         line = Text(source[i][:160])
         for m in re.finditer(r"\w+", source[i][:160]):

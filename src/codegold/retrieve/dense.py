@@ -25,6 +25,7 @@ import os
 import re
 import struct
 import tempfile
+import threading
 import urllib.error
 import urllib.request
 import zipfile
@@ -37,6 +38,7 @@ import numpy.typing as npt
 
 from codegold.errors import IndexError_, InputError, MissingDependency, RetrieverError
 from codegold.index.store import IndexedChunk, IndexReader
+from codegold.model import EmbedderInfo
 
 Vectors = npt.NDArray[np.float32]
 DENSE_FORMAT = 1
@@ -46,6 +48,7 @@ class Embedder(Protocol):
     """Turns texts into L2-normalised float32 rows. ``id`` names the cache folder."""
 
     id: str
+    version: str
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
@@ -113,6 +116,7 @@ class NumpyBert:
         self.tokenizer.enable_truncation(max_length=self.max_tokens)
         self.tokenizer.no_padding()
         self.id = model_id
+        self.version = "numpy-bert-1"
 
     def _encode(self, ids: npt.NDArray[np.int64], mask: Vectors) -> Vectors:
         w = self.w
@@ -235,6 +239,7 @@ class OnnxEmbedder:
                                 if (model_dir / name).is_file() else None)
         self.batch_size = batch_size
         self.id = "dir-" + _slug(model_dir.name) + f"-t{max_tokens}"
+        self.version = "onnxruntime-1"
         probe = self._run(["probe"])
         self.dimensions = int(probe.shape[1])
 
@@ -292,6 +297,7 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
         self.timeout = timeout
         self.id = "openai-" + _slug(model) + "-" + hashlib.sha256(base_url.encode()).hexdigest()[:8]
+        self.version = "openai-embeddings-1"
         self.dimensions = int(self._call(["probe"]).shape[1])
 
     def _call(self, texts: list[str]) -> Vectors:
@@ -403,6 +409,12 @@ class DenseIndex:
         os.replace(tmp_meta, meta_path)
         return cls(embedder, ids, vectors)
 
+    def info(self) -> EmbedderInfo:
+        """What attempts record in ``manifest.embedder`` when this signal was used."""
+        return EmbedderInfo(name=self.embedder.id, version=self.embedder.version,
+                            dimensions=int(self.vectors.shape[1]) if self.vectors.ndim == 2
+                            else self.embedder.dimensions)
+
     def search(self, text: str, limit: int) -> list[tuple[str, float]]:
         if not self.chunk_ids:
             return []
@@ -424,8 +436,17 @@ def dense_factory(spec: str, *, batch_size: int = 32, max_tokens: int = 256,
     """
     embedder = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
     memo: dict[str, npt.NDArray[np.float32]] | None = {} if share_vectors else None
+    opened: dict[tuple[str, str | None], DenseIndex] = {}
+    lock = threading.Lock()
 
     def open_for(reader: IndexReader) -> DenseIndex:
-        return DenseIndex.open(reader, embedder, cache_root=cache_root, memo=memo)
+        # Worker threads each open their own reader of one index: embed it once, share it.
+        key = (str(reader.path.resolve()), reader.manifest.index_build_id)
+        with lock:
+            found = opened.get(key)
+            if found is None:
+                found = opened[key] = DenseIndex.open(reader, embedder, cache_root=cache_root,
+                                                      memo=memo)
+            return found
 
     return open_for

@@ -8,12 +8,13 @@ between threads; open one retriever per worker). Every weight comes from
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Protocol
 
 import msgspec
 
-from codegold.index.store import IndexedChunk, IndexReader
+from codegold.index.store import IndexReader
+from codegold.model import EmbedderInfo
 from codegold.retrieve import signals
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.expand import expand
@@ -32,6 +33,8 @@ class DenseSignal(Protocol):
     name: str
 
     def search(self, text: str, limit: int) -> list[tuple[str, float]]: ...
+
+    def info(self) -> EmbedderInfo: ...
 
 
 class RetrievalResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -141,12 +144,9 @@ class ReferenceRetriever:
         many chunks, so a scorer never mistakes a short list for a retrieval miss.
         """
         out: list[Scored] = []
-        for chunk in self._iter_chunks():
+        for chunk in self.reader.iter_chunks():
             if len(out) >= count:
                 break
             if chunk.id not in present and filters.accepts(chunk):
                 out.append(Scored(chunk=chunk, score=0.0, factors={"fill": 1.0}))
         return out
-
-    def _iter_chunks(self) -> Iterator[IndexedChunk]:
-        return self.reader.iter_chunks()
