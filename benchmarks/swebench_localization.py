@@ -8,7 +8,9 @@ previous build's unchanged files.
 
 Configurations (each the same retriever with parts switched off in its config):
 
-- ``bm25``: lexical BM25 over all query terms alone; no rerank, no expansion.
+- ``bm25-raw``: chunk BM25 over every token of the raw issue text (no query analysis).
+- ``bm25``: the lexical signal alone (BM25 over the analysed query's terms: names first,
+  template boilerplate and stop words out, capped); no rerank, no expansion.
 - ``identifier`` / ``symbol`` / ``path`` / ``file`` / ``dense``: that signal alone, no rerank.
 - ``hybrid``: every signal except dense, fused, reranked (the default config).
 - ``hybrid+dense``: the default config with dense on (needs ``codegold[dense]``).
@@ -40,6 +42,7 @@ from typing import Any
 import msgspec
 
 from codegold.index import IndexReader, PathPolicy, build_index
+from codegold.index.tokens import code_tokens
 from codegold.retrieve.config import RetrieverConfig, load_config
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
@@ -48,7 +51,7 @@ DEFAULT_DATA = Path("/work/shared/data/swebench-dev/instances.jsonl")
 KS = (1, 5, 10)
 DEPTH = 60
 SIGNALS = ("lexical", "identifier", "symbol", "path", "file", "dense")
-ALL_CONFIGS = ("bm25", "identifier", "symbol", "path", "file", "dense", "hybrid", "hybrid+dense")
+ALL_CONFIGS = ("bm25-raw", "bm25", "identifier", "symbol", "path", "file", "dense", "hybrid", "hybrid+dense")
 
 
 def find_repo(repos_dir: Path, repo: str) -> Path | None:
@@ -130,6 +133,19 @@ def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
     return built
 
 
+def _bm25_raw(reader: IndexReader, query: str, base: RetrieverConfig
+              ) -> tuple[list[tuple[str, tuple[str, ...]]], float]:
+    """Chunk BM25 over every token of the raw issue text: no query analysis at all."""
+    started = time.perf_counter()
+    lexical = base.signals.lexical
+    engine = LexicalIndex.for_reader(reader, weights=lexical.field_weights, k1=lexical.k1,
+                                     b=lexical.b)
+    hits = engine.search(code_tokens(query), DEPTH)
+    chunks = reader.get_many([cid for cid, _ in hits])
+    ranked = [(c.file, (c.symbol, *c.symbols) if c.symbol else c.symbols) for c in chunks]
+    return ranked, (time.perf_counter() - started) * 1000
+
+
 def _complete(index_dir: Path) -> bool:
     try:
         return bool(json.loads((index_dir / "manifest.json").read_text()).get("complete"))
@@ -145,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=Path(".cache/swebench-indexes"))
     parser.add_argument("--limit", type=int, default=None, help="first N instances (after --repos)")
     parser.add_argument("--repos", default=None, help="comma-separated owner/name filter")
-    parser.add_argument("--configs", default="bm25,identifier,symbol,path,file,hybrid",
+    parser.add_argument("--configs", default="bm25-raw,bm25,identifier,symbol,path,file,hybrid",
                         help=f"comma-separated from {','.join(ALL_CONFIGS)}")
     parser.add_argument("--dense", action="store_true", help="also run dense and hybrid+dense")
     parser.add_argument("--embedder", default="minilm")
@@ -189,11 +205,15 @@ def main(argv: list[str] | None = None) -> int:
                                     k1=base.signals.lexical.k1, b=base.signals.lexical.b)
             record: dict[str, Any] = {"instance_id": row["instance_id"]}
             for name in configs:
-                retriever = ReferenceRetriever(reader, config_for(name, base), dense=dense)
-                result = retriever.retrieve(row["query"], k=DEPTH)
-                latency[name].append(result.timing_ms["total"])
-                ranked = [(s.chunk.file, (s.chunk.symbol, *s.chunk.symbols) if s.chunk.symbol
-                           else s.chunk.symbols) for s in result.ranked]
+                if name == "bm25-raw":
+                    ranked, took = _bm25_raw(reader, row["query"], base)
+                    latency[name].append(took)
+                else:
+                    retriever = ReferenceRetriever(reader, config_for(name, base), dense=dense)
+                    result = retriever.retrieve(row["query"], k=DEPTH)
+                    latency[name].append(result.timing_ms["total"])
+                    ranked = [(s.chunk.file, (s.chunk.symbol, *s.chunk.symbols) if s.chunk.symbol
+                               else s.chunk.symbols) for s in result.ranked]
                 scores = score_instance(ranked, row["gold_files"], row["gold_symbols"])
                 for key, value in scores.items():
                     totals[name][key] += value

@@ -79,7 +79,13 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         progress = Progress("[progress.description]{task.description}", BarColumn(),
                             MofNCompleteColumn(), TimeRemainingColumn(),
                             console=stderr_console(), transient=True)
-        task = progress.add_task("running cases", total=len(case_set.cases))
+        already = 0
+        if resume and Path(output).exists():
+            from codegold.adapters.runner import existing_attempts
+
+            done, _ = existing_attempts(Path(output))
+            already = sum(1 for c in case_set.cases if c.id in done)
+        task = progress.add_task("running cases", total=len(case_set.cases), completed=already)
         progress.start()
     try:
         summary = run_cases(

@@ -24,7 +24,6 @@ import json
 import os
 import re
 import struct
-import tempfile
 import threading
 import urllib.error
 import urllib.request
@@ -399,9 +398,10 @@ class DenseIndex:
             memo.update(zip(ids, vectors, strict=True))
         folder.mkdir(parents=True, exist_ok=True)
         # Write to temporary names and rename, so a killed build never leaves a torn cache.
-        with tempfile.NamedTemporaryFile(dir=folder, suffix=".npy", delete=False) as handle:
+        tmp_vectors = folder / f"vectors.{os.getpid()}.{threading.get_ident()}.tmp"
+        with tmp_vectors.open("wb") as handle:
             np.save(handle, vectors, allow_pickle=False)
-        os.replace(handle.name, vectors_path)
+        os.replace(tmp_vectors, vectors_path)
         meta = {"format": DENSE_FORMAT, "embedder": embedder.id, "dimensions": int(vectors.shape[1]),
                 "index_build_id": build_id, "chunks": len(ids), "chunk_ids": ids}
         tmp_meta = folder / "meta.json.tmp"
