@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dense-sample", type=int, default=0,
                         help="embed only N chunks for real and repeat them (timing only; "
                              "marked * in the output)")
+    parser.add_argument("--run-cases", type=int, default=0,
+                        help="also time `codegold run` (reference, no dense) over N cases")
+    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=None, help="keep the generated repo here")
     args = parser.parse_args(argv)
 
@@ -203,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
                 started = time.perf_counter()
                 hybrid.retrieve(query, k=args.k)
                 timings[name].append((time.perf_counter() - started) * 1000)
+    if args.run_cases:
+        print(_time_run(index, args.run_cases, args.workers))
     print(f"\nquery latency, {total} chunks, {len(queries)} queries, k={args.k} (ms)")
     for name, samples in timings.items():
         print(f"  {name:<16} {percentiles(samples)}")
@@ -210,6 +215,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  * dense vectors: {args.dense_sample} chunks embedded for real, repeated to "
               "every row (same per-query work, timing only)")
     return 0
+
+
+def _time_run(index: Path, count: int, workers: int) -> str:
+    """Write N cases for this index, run them like `codegold run`, report the wall time."""
+    import json
+
+    from codegold.adapters.indexes import IndexSet
+    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
+    from codegold.adapters.runner import run_cases
+    from codegold.model import load_cases
+
+    work = Path(tempfile.mkdtemp(prefix="cg-run-"))
+    with IndexReader.open(index) as reader:
+        revision = reader.manifest.revision
+        queries = make_queries(reader, count, seed=23)
+        files = [c.file for c in reader.iter_chunks()]
+    lines = [json.dumps({"format": 1, "defaults": {"revision": revision, "cutoff": 10}})]
+    for i, query in enumerate(queries):
+        lines.append(json.dumps({"id": f"q{i}", "query": query,
+                                 "accepted": [{"file": files[(i * 7919) % len(files)]}]}))
+    cases_path = work / "cases.jsonl"
+    cases_path.write_text("\n".join(lines) + "\n")
+    cases = load_cases(str(cases_path)).cases
+    retriever = make_retriever("reference", RetrieverOptions(config=load_config()))
+    started = time.perf_counter()
+    summary = run_cases(cases, retriever, IndexSet.from_path(index), work / "attempts.jsonl",
+                        label="reference", workers=workers)
+    took = time.perf_counter() - started
+    close_retriever(retriever)
+    return (f"codegold run: {summary.written} cases, {workers} workers, {took:.1f}s "
+            f"({summary.errors} errors; lexical cache already built)")
 
 
 _VOCAB: dict[str, int] = {}
