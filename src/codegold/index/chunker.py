@@ -11,6 +11,7 @@ import hashlib
 
 from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration_file
 from codegold.index.drafts import Draft, Lines, clip_header, fits, line_drafts, windows
+from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
     calls_query,
@@ -18,7 +19,6 @@ from codegold.index.grammars import (
     family,
     parser,
 )
-from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, structural_regions
 from codegold.index.textchunks import config_drafts, markdown_drafts, rest_drafts
