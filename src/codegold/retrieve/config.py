@@ -62,7 +62,6 @@ class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True)
     enabled: bool = True
     max_files: int = 50
     chunks_per_file: int = 2
-    chunk_depth: int = 2000
 
 
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):

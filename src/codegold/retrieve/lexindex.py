@@ -34,7 +34,7 @@ import numpy.typing as npt
 from codegold.index.store import IndexReader
 from codegold.index.tokens import code_tokens, path_tokens
 
-LEXICAL_FORMAT = 1
+LEXICAL_FORMAT = 2
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
 
@@ -42,8 +42,14 @@ _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
 class LexicalIndex:
     def __init__(self, chunk_ids: list[str], vocab: dict[str, int],
                  offsets: npt.NDArray[np.int64], docs: npt.NDArray[np.int32],
-                 impacts: npt.NDArray[np.float32]) -> None:
+                 impacts: npt.NDArray[np.float32], file_names: list[str] | None = None,
+                 file_starts: npt.NDArray[np.int64] | None = None) -> None:
         self.chunk_ids = chunk_ids
+        # Chunk unit only: documents of one file are contiguous rows; file i spans rows
+        # file_starts[i] .. file_starts[i + 1] - 1.
+        self.file_names = file_names or []
+        self.file_starts = file_starts if file_starts is not None else np.zeros(1, dtype=np.int64)
+        self._file_number = {name: i for i, name in enumerate(self.file_names)}
         self.vocab = vocab
         self.offsets = offsets
         self.docs = docs
@@ -79,7 +85,9 @@ class LexicalIndex:
                     return cls(json.loads((folder / "chunk_ids.json").read_text("utf-8")),
                                json.loads((folder / "vocab.json").read_text("utf-8")),
                                np.load(folder / "offsets.npy"), np.load(folder / "docs.npy"),
-                               np.load(folder / "impacts.npy"))
+                               np.load(folder / "impacts.npy"),
+                               json.loads((folder / "files.json").read_text("utf-8")),
+                               np.load(folder / "file_starts.npy"))
             except (OSError, ValueError):
                 pass  # a torn or foreign cache: rebuild below
         engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit)
@@ -97,7 +105,12 @@ class LexicalIndex:
         by_file = unit == "file"
         chunk_ids: list[str] = []
         doc_terms: list[dict[str, float]] = []
+        file_names: list[str] = []
+        starts: list[int] = []
         for chunk in reader.iter_chunks():
+            if not file_names or file_names[-1] != chunk.file:
+                file_names.append(chunk.file)
+                starts.append(len(doc_terms) if not by_file else len(file_names) - 1)
             if by_file and chunk_ids and chunk_ids[-1] == chunk.file:
                 counts = doc_terms[-1]  # chunks of one file come together, in line order
             else:
@@ -132,17 +145,19 @@ class LexicalIndex:
                                             count=len(entries)))
         docs = np.concatenate(docs_parts) if docs_parts else np.zeros(0, dtype=np.int32)
         impacts = np.concatenate(impact_parts) if impact_parts else np.zeros(0, dtype=np.float32)
-        return cls(chunk_ids, vocab, offsets, docs, impacts)
+        file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
+        return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         for name, array in (("offsets.npy", self.offsets), ("docs.npy", self.docs),
-                            ("impacts.npy", self.impacts)):
+                            ("impacts.npy", self.impacts), ("file_starts.npy", self.file_starts)):
             tmp = folder / (name + ".tmp")
             with tmp.open("wb") as handle:
                 np.save(handle, array, allow_pickle=False)
             os.replace(tmp, folder / name)
-        for name, data in (("chunk_ids.json", self.chunk_ids), ("vocab.json", self.vocab)):
+        for name, data in (("chunk_ids.json", self.chunk_ids), ("vocab.json", self.vocab),
+                           ("files.json", self.file_names)):
             tmp = folder / (name + ".tmp")
             tmp.write_text(json.dumps(data), "utf-8")
             os.replace(tmp, folder / name)
@@ -151,15 +166,32 @@ class LexicalIndex:
         tmp.write_text(json.dumps(meta), "utf-8")
         os.replace(tmp, folder / "meta.json")
 
+    def scores(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
+        """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``."""
+        scores = np.zeros(len(self.chunk_ids), dtype=np.float32)
+        for token in dict.fromkeys(tokens):
+            row = self.vocab.get(token)
+            if row is not None:
+                start, end = self.offsets[row], self.offsets[row + 1]
+                scores[self.docs[start:end]] += self.impacts[start:end]
+        return scores
+
+    def best_in_file(self, scores: npt.NDArray[np.float32], path: str,
+                     count: int) -> list[tuple[str, float]]:
+        """The ``count`` best-scoring documents of one file (chunk unit), best first."""
+        number = self._file_number.get(path)
+        if number is None:
+            return []
+        start, end = int(self.file_starts[number]), int(self.file_starts[number + 1])
+        part = scores[start:end]
+        order = sorted(range(end - start), key=lambda i: (-float(part[i]), self.chunk_ids[start + i]))
+        return [(self.chunk_ids[start + i], float(part[i])) for i in order[:count] if part[i] > 0]
+
     def search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
         """BM25 over the distinct ``tokens``; best first, ties broken on chunk id."""
-        rows = [self.vocab[t] for t in dict.fromkeys(tokens) if t in self.vocab]
-        if not rows or limit <= 0 or not self.chunk_ids:
+        if limit <= 0 or not self.chunk_ids:
             return []
-        scores = np.zeros(len(self.chunk_ids), dtype=np.float32)
-        for row in rows:
-            start, end = self.offsets[row], self.offsets[row + 1]
-            scores[self.docs[start:end]] += self.impacts[start:end]
+        scores = self.scores(tokens)
         matched = int(np.count_nonzero(scores))
         take = min(limit, matched)
         if take == 0:

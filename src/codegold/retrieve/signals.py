@@ -53,13 +53,10 @@ def file_level(reader: IndexReader, terms: tuple[str, ...], lexical_config: Lexi
         terms, config.max_files)
     if not files:
         return []
-    chunk_hits = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b).search(
-        terms, config.chunk_depth)
-    wanted = {path for path, _ in files}
-    by_file: dict[str, list[str]] = defaultdict(list)
-    for chunk in reader.get_many([cid for cid, _ in chunk_hits]):
-        if chunk.file in wanted and len(by_file[chunk.file]) < config.chunks_per_file:
-            by_file[chunk.file].append(chunk.id)
+    engine = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b)
+    scores = engine.scores(terms)
+    by_file = {path: [cid for cid, _ in engine.best_in_file(scores, path, config.chunks_per_file)]
+               for path, _ in files}
     out: Hits = []
     for depth in range(config.chunks_per_file):
         for path, score in files:
