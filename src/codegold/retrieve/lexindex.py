@@ -9,10 +9,11 @@ Scoring is BM25 with field weights applied to term frequencies and lengths (a BM
 approximation): ``tf = w_sym*tf_symbols + w_path*tf_path + w_body*tf_body``; tokens come
 from :mod:`codegold.index.tokens`, as in the FTS columns.
 
-Cache: ``INDEX/lexical/<key>/`` holds ``meta.json`` (format 1, index_build_id, k1, b,
-field weights, chunk count), ``chunk_ids.json``, ``vocab.json`` (term → row),
-``offsets.npy`` (int64, one past each term's postings), ``docs.npy`` (int32 chunk rows)
-and ``impacts.npy`` (float32). It is rebuilt when the build id or parameters differ; an
+Cache: ``INDEX/lexical/<key>/`` holds ``meta.json`` (format 2, index_build_id, k1, b,
+field weights, unit, document count), ``chunk_ids.json``, ``vocab.json`` (term → row),
+``offsets.npy`` (int64, one past each term's postings), ``docs.npy`` (int32 document
+rows), ``impacts.npy`` (float32), ``files.json`` and ``file_starts.npy`` (int64: file i
+holds rows ``file_starts[i]`` to ``file_starts[i + 1] - 1``; chunk unit). It is rebuilt when the build id or parameters differ; an
 index folder that cannot be written only loses the cache.
 """
 
