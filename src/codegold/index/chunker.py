@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from dataclasses import replace
 
 from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration_file
 from codegold.index.drafts import Draft, Lines, clip_header, fits, line_drafts, windows
@@ -20,7 +21,7 @@ from codegold.index.grammars import (
     parser,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
-from codegold.index.structure import Region, structural_regions
+from codegold.index.structure import Region, SymbolSpan, structural_regions
 from codegold.index.textchunks import config_drafts, markdown_drafts, rest_drafts
 from codegold.model.languages import language_of
 
@@ -85,10 +86,20 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                 notes.append(f"syntax error on {error_rows} of {len(lines)} lines: "
                              "lines fallback")
             else:
-                regions = structural_regions(root, family(language),
-                                             declaration_file=is_declaration_file(path))
-                drafts, chunker = _structural_drafts(regions, lines), f"tree-sitter:{language}"
-                calls = _calls(root, language)
+                try:
+                    regions = _within(
+                        structural_regions(root, family(language),
+                                           declaration_file=is_declaration_file(path)),
+                        len(lines) - 1)
+                    drafts = _structural_drafts(regions, lines)
+                    chunker = f"tree-sitter:{language}"
+                    calls = _calls(root, language)
+                except (IndexError, ValueError, RecursionError) as err:
+                    # Content we did not foresee must cost one file its structure, never
+                    # the whole build: fall back to line windows and say why.
+                    drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+                    notes.append(f"structural chunking failed ({type(err).__name__}): "
+                                 "lines fallback")
                 if error_rows:
                     notes.append(f"syntax error on {error_rows} lines: chunked around them")
     elif language == "markdown":
@@ -149,6 +160,18 @@ def _split_points(lines: Lines, region: Region) -> list[tuple[int, int, str]]:
     if current is not None:
         pieces.append((current[0], current[1], lines.text(*current)))
     return pieces
+
+
+def _within(regions: list[Region], last_row: int) -> list[Region]:
+    """Clamp rows to the file: tree-sitter can end an error node one row past the last
+    line (a trailing line continuation does it), and a span must never point there."""
+    def clamp(span: SymbolSpan) -> SymbolSpan:
+        return replace(span, start=min(span.start, last_row), end=min(span.end, last_row))
+
+    return [r if r.end <= last_row and all(d.end <= last_row for d in r.defines)
+            else replace(r, start=min(r.start, last_row), end=min(r.end, last_row),
+                         defines=tuple(clamp(d) for d in r.defines))
+            for r in regions]
 
 
 def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:

@@ -53,7 +53,14 @@ class Lines:
         return len(self.items)
 
     def chars(self, start: int, end: int) -> int:
-        """Characters in rows ``start..end`` inclusive, newlines counted."""
+        """Characters in rows ``start..end`` inclusive, newlines counted.
+
+        Rows past the last line count as empty: tree-sitter can end an error node one
+        row after the file's last line (a trailing line continuation does it).
+        """
+        end = min(end, len(self.items) - 1)
+        if end < start:
+            return 0
         return self._cumulative[end + 1] - self._cumulative[start]
 
     def text(self, start: int, end: int) -> str:
