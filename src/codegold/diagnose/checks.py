@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.evaluate.match import file_matches, is_glob, symbol_matches, target_matches
+from codegold.evaluate.match import file_matches, symbol_matches, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Target
+from codegold.model.paths import is_glob
 
 _WORD = re.compile(r"`([^`]+)`|([A-Za-z_][\w.\-/]*[\w])")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")

@@ -20,56 +20,14 @@ import re
 from functools import lru_cache
 
 from codegold.model import Chunk, Target
-
-_GLOB_CHARS = frozenset("*?[")
-
-
-def is_glob(pattern: str) -> bool:
-    return not _GLOB_CHARS.isdisjoint(pattern)
-
-
-def normalize_path(path: str) -> str:
-    if path.startswith("./"):
-        while path.startswith("./"):
-            path = path[2:]
-    if "\\" in path:
-        path = path.replace("\\", "/")
-    return path
+from codegold.model.paths import glob_regex as _glob_body
+from codegold.model.paths import is_glob, normalize_path
 
 
 @lru_cache(maxsize=4096)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a path glob to an anchored regex (``**`` crosses ``/``, ``*`` does not)."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "*":
-            if pattern.startswith("**", i):
-                i += 2
-                if i < n and pattern[i] == "/":
-                    out.append("(?:.*/)?")
-                    i += 1
-                else:
-                    out.append(".*")
-                continue
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = pattern.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(ch))
-            else:
-                body = pattern[i + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+    """A compiled glob that must match the whole path."""
+    return re.compile(_glob_body(pattern) + r"\Z")
 
 
 def file_matches(pattern: str, path: str) -> bool:

@@ -12,8 +12,9 @@ import math
 import msgspec
 
 from codegold.evaluate.aggregate import slice_keys
-from codegold.evaluate.match import GroupMatcher, forbidden_match, normalize_path
+from codegold.evaluate.match import GroupMatcher, forbidden_match
 from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
+from codegold.model.paths import normalize_path
 
 # Chunks kept in results.json past the cutoff, so near misses can be shown.
 NEAR_MISS_DEPTH = 5

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from codegold.evaluate.match import file_matches, is_glob, normalize_path, symbol_matches
+from codegold.evaluate.match import file_matches, symbol_matches
 from codegold.model import Case, Chunk
+from codegold.model.paths import is_glob, normalize_path
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import msgspec
 import yaml
 
 from codegold.errors import InputError
+from codegold.model.paths import glob_regex
 
 POLICY_FORMAT = 1
 DEFAULT_MAX_BYTES = 1_000_000
@@ -40,37 +41,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 def _glob_regex(pattern: str) -> str:
     anchored = "/" in pattern.rstrip("/")
     directory = pattern.endswith("/")
-    body = pattern.strip("/")
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if body.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = body.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(ch))
-            else:
-                inner = body[i + 1:end].replace("\\", "\\\\")
-                if inner.startswith("!"):
-                    inner = "^" + inner[1:]
-                out.append(f"[{inner}]")
-                i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    core = "".join(out)
+    core = glob_regex(pattern.strip("/"))
     prefix = "" if anchored else "(?:.*/)?"
     suffix = "/.*" if directory else "(?:/.*)?"
     return f"^{prefix}{core}{suffix}$"
