@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from runfactory import make_case, make_result, make_run
 
 from codegold.compare import compare_runs, dump_comparison, render_comparison_markdown
 from codegold.model import RunResult
+from runfactory import make_case, make_result, make_run
 
 
 def _runs() -> tuple[RunResult, RunResult]:

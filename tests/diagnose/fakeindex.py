@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from runfactory import REV
-
 from codegold.evaluate.match import symbol_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.model import ChunkerInfo, Manifest
+from runfactory import REV
 
 
 def ichunk(cid: str, file: str, start: int, end: int, *, symbol: str | None = None,

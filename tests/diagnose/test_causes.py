@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from fakeindex import FakeIndex, entry, ichunk, sdef
-from runfactory import chunk, make_case, make_result, make_run
 
 from codegold.diagnose import Owners, diagnose_run, load_owners, write_diagnosis_dir
 from codegold.errors import SchemaError
 from codegold.model import Attempt, CaseResult, Chunk, Query, RunResult, encode_attempt
+from runfactory import chunk, make_case, make_result, make_run
 
 SVC = "src/auth/session.py"
 BODY = "class SessionService:\n    def createSession(self, token):\n        return validate(token)\n"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import msgspec
-from runfactory import chunk, make_case, make_result, make_run
 
 from codegold.compare import compare_runs
 from codegold.model import RunResult
 from codegold.report import ComparisonView, DiagnosisView, GateCheckView, GateView, ReportInput
+from runfactory import chunk, make_case, make_result, make_run
 
 XSS_QUERY = 'Why does <script>document.body.setAttribute("data-pwned","1")</script> appear?'
 

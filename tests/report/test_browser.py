@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from runfactory import make_case, make_result, make_run
 from sample import sample_report
 
 from codegold.report import ReportInput, render_html
+from runfactory import make_case, make_result, make_run
 
 pytestmark = pytest.mark.browser
 

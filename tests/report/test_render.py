@@ -86,9 +86,8 @@ def test_overview_shows_figures_causes_and_slices() -> None:
 
 @pytest.mark.parametrize("cases", [0])
 def test_empty_run_renders(cases: int) -> None:
-    from runfactory import make_run
-
     from codegold.report import ReportInput
+    from runfactory import make_run
 
     report = ReportInput(results=make_run([]))
     assert "0 of 0" not in render_html(report)  # counts are computed in the browser
