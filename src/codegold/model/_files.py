@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 import yaml
@@ -72,30 +72,21 @@ def _make_loader(lines: dict[int, int]) -> type[_LineLoader]:
     return Loader
 
 
-def sha256_file(path: str | Path, what: str = "input") -> str:
-    digest = hashlib.sha256()
+def open_input(path: str | Path, what: str) -> BinaryIO:
+    """Open an input file for reading; a missing or unreadable file is an InputError."""
     try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        return open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{what} file not found", path=str(path)) from None
     except IsADirectoryError:
         raise InputError(f"expected a {what} file, found a directory", path=str(path)) from None
     except OSError as err:
         raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
-    return digest.hexdigest()
 
 
 def read_bytes(path: str | Path, what: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError(f"expected a {what} file, found a directory", path=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
+    with open_input(path, what) as handle:
+        return handle.read()
 
 
 def load_structured(path: str | Path, what: str) -> LoadedDocument:

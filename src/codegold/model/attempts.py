@@ -11,8 +11,8 @@ from typing import Any
 
 import msgspec
 
-from codegold.errors import InputError, SchemaError
-from codegold.model._files import split_validation_error
+from codegold.errors import SchemaError
+from codegold.model._files import open_input, split_validation_error
 from codegold.model.manifest import Manifest
 
 ATTEMPTS_FORMAT = 1
@@ -84,15 +84,7 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     ``digest`` (a hashlib object) is given, every byte read is fed to it, so the file's
     checksum costs no second pass.
     """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
-    except FileNotFoundError:
-        raise InputError("attempts file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected an attempts file, found a directory", path=path) from None
-    except OSError as err:
-        raise InputError(f"cannot read attempts file: {err.strerror}", path=path) from None
-    with handle:
+    with open_input(path, "attempts") as handle:
         for number, line in enumerate(handle, start=1):
             if digest is not None:
                 digest.update(line)
