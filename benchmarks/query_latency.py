@@ -221,9 +221,9 @@ def _time_run(index: Path, count: int, workers: int) -> str:
     """Write N cases for this index, run them like `codegold run`, report the wall time."""
     import json
 
-    from codegold.adapters.indexes import IndexSet
     from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
     from codegold.adapters.runner import run_cases
+    from codegold.index.catalog import IndexSet
     from codegold.model import load_cases
 
     work = Path(tempfile.mkdtemp(prefix="cg-run-"))

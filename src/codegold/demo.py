@@ -168,12 +168,12 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     A step that fails (a CodegoldError) is recorded as failed and the steps that need
     its output are skipped with the reason, so the outcome always says what ran.
     """
-    from codegold.adapters.indexes import IndexSet
     from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
     from codegold.adapters.runner import run_cases
     from codegold.evaluate import evaluate_files
     from codegold.gate import decide, load_policy
     from codegold.index.build import build_index
+    from codegold.index.catalog import IndexSet
     from codegold.model import load_cases
     from codegold.retrieve.config import load_config
 

@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 from fake_retrievers import REVISION, SCRIPT_CRASH
 
-from codegold.adapters.indexes import IndexSet
 from codegold.adapters.python import PythonRetriever
 from codegold.adapters.runner import run_cases
 from codegold.cli.main import cli
 from codegold.errors import InputError
 from codegold.evaluate import evaluate_files
+from codegold.index.catalog import IndexSet
 from codegold.model import iter_attempts, load_cases
 
 

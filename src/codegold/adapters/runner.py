@@ -20,9 +20,9 @@ from pathlib import Path
 
 import msgspec
 
-from codegold.adapters.indexes import IndexSet, read_manifest
 from codegold.adapters.protocol import RequestContext, RetrievalRequest, Retriever
 from codegold.errors import CodegoldError, InputError, RetrieverError
+from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
 from codegold.model.manifest import Manifest
 
@@ -97,7 +97,7 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
     manifest: Manifest | None = response.manifest
     if manifest is None and index_dir is not None:
         # The retriever was handed this index for this request; its manifest is the one used.
-        manifest = read_manifest(index_dir)
+        manifest = manifest_or_none(index_dir)
     timing = dict(response.timing_ms or {})
     timing["wall"] = wall
     return msgspec.structs.replace(

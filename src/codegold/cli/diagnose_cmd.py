@@ -48,7 +48,7 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
     with contextlib.ExitStack() as stack:
         indexes = {}
         if index_dir:
-            from codegold.adapters.indexes import IndexSet
+            from codegold.index.catalog import IndexSet
             from codegold.index.store import IndexReader
 
             for revision, path in IndexSet.from_path(index_dir).by_revision.items():

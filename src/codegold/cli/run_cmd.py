@@ -50,10 +50,10 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     """
     from pathlib import Path
 
-    from codegold.adapters.indexes import IndexSet
     from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
     from codegold.adapters.runner import run_cases
     from codegold.errors import InputError
+    from codegold.index.catalog import IndexSet
     from codegold.model import load_cases
     from codegold.retrieve.config import load_config
 
@@ -108,9 +108,9 @@ def _build_missing(repo: str, folder: object, revisions: set[str], quiet: bool) 
     """Index every case revision that has no complete index under ``folder`` yet."""
     from pathlib import Path
 
-    from codegold.adapters.indexes import IndexSet
     from codegold.errors import InputError
     from codegold.index import build_index
+    from codegold.index.catalog import IndexSet
 
     root = Path(str(folder))
     root.mkdir(parents=True, exist_ok=True)

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
-
-from codegold.errors import InputError
+from codegold.errors import IndexError_, InputError
+from codegold.index.store import MANIFEST_FILE, read_manifest
 from codegold.model import Manifest
 
 
-def read_manifest(index_dir: Path) -> Manifest | None:
-    path = index_dir / "manifest.json"
+def manifest_or_none(index_dir: Path) -> Manifest | None:
+    """The manifest of ``index_dir``, or None when it has none or it cannot be read."""
     try:
-        return msgspec.json.decode(path.read_bytes(), type=Manifest)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return read_manifest(index_dir)
+    except IndexError_:
         return None
 
 
@@ -39,13 +38,13 @@ class IndexSet:
         if not root.is_dir():
             raise InputError("index not found: expected an index directory or a folder of them",
                              path=str(root))
-        if (root / "manifest.json").is_file():
+        if (root / MANIFEST_FILE).is_file():
             dirs = [root]
         else:
-            dirs = sorted(p for p in root.iterdir() if (p / "manifest.json").is_file())
+            dirs = sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file())
         found: dict[str, Path] = {}
         for index_dir in dirs:
-            manifest = read_manifest(index_dir)
+            manifest = manifest_or_none(index_dir)
             if manifest is None or not manifest.complete or not manifest.revision:
                 continue
             other = found.get(manifest.revision)
