@@ -1,7 +1,8 @@
 """Path globs with ``**``: ``src/**`` matches everything under ``src/``; ``*`` stays in one folder.
 
-A pattern without glob characters is a path prefix (``src/legacy/`` or ``src/legacy``
-matches the folder and anything in it), the way forbidden paths are written in cases.
+A pattern without glob characters names a folder or file (``src/legacy/`` or
+``src/legacy`` matches the folder and anything in it, not ``src/legacy_old.py``): filters
+and category patterns speak of folders. Glob syntax is :mod:`codegold.model.paths`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_GLOB_CHARS = frozenset("*?[")
+from codegold.model.paths import glob_regex as path_glob_regex
+from codegold.model.paths import is_glob
 
 
 @lru_cache(maxsize=1024)
@@ -19,33 +21,14 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 def glob_regex(pattern: str) -> str:
     """The regular expression (unanchored at the end) a glob or path prefix stands for."""
-    if not _GLOB_CHARS.intersection(pattern):
+    if not is_glob(pattern):
         return re.escape(pattern.rstrip("/")) + "(?:/.*)?"
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append("[^/]*")
-            i += 1
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return "".join(out)
+    return path_glob_regex(pattern)
 
 
 def path_matches(path: str, pattern: str) -> bool:
     """True when ``path`` matches the glob, or lies under the prefix, ``pattern``."""
-    if not _GLOB_CHARS.intersection(pattern):
+    if not is_glob(pattern):
         prefix = pattern.rstrip("/")
         return path == prefix or path.startswith(prefix + "/")
     return _compile(pattern).match(path) is not None
