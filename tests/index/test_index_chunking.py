@@ -204,3 +204,20 @@ def test_spans_never_point_past_the_last_line() -> None:
         assert result.chunks, data
         assert all(1 <= c.start_line <= c.end_line <= lines for c in result.chunks), data
         assert all(d.end_line <= lines for d in result.definitions), data
+
+
+@pytest.mark.parametrize(("path", "category"), [
+    ("src/session.py", "source"),
+    ("docs/conf.py", "docs"),
+    ("doc/en/example/multipython.py", "docs"),
+    ("examples/quickstart/main.go", "docs"),
+    ("docs/guide.md", "docs"),
+    ("docs/settings.yaml", "docs"),
+    ("tests/docs/test_x.py", "test"),
+    ("src/exampleservice/api.py", "source"),
+])
+def test_code_under_docs_and_examples_is_a_documentation_example(path: str, category: str) -> None:
+    from codegold.index.categories import categorize
+    from codegold.model.languages import language_of
+
+    assert categorize(path, b"x = 1\n", language_of(path)) == category

@@ -1,6 +1,7 @@
 """File categories and the roles they impose.
 
-Precedence, first match wins (documented in docs/index.md):
+Precedence, first match wins (documented in docs/index.md); code under ``docs/`` or
+``examples/`` folders is ``docs`` (a documentation example):
 
     binary > generated > vendored > migration > test > docs > config > source > other
 
@@ -41,6 +42,9 @@ _TEST_FILES = re.compile(
     r"(^test_.*\.py$|_test\.py$|^conftest\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|"
     r"Tests?\.java$|^Test.*\.java$|IT\.java$|_test\.rs$|_spec\.rb$|_test\.rb$)")
 _DOCS_DIRS = re.compile(r"(^|/)(docs?|documentation)/")
+# Code kept to show how to use a project (sample programs, a docs site's conf.py) is a
+# documentation example, never the authoritative definition of what it shows.
+_EXAMPLE_DIRS = re.compile(r"(^|/)(docs?|documentation|examples?|samples?)/")
 _DOC_NAMES = {"readme", "changelog", "changes", "history", "license", "licence", "copying",
               "authors", "contributing", "notice", "news", "code_of_conduct"}
 _CONFIG_NAMES = {"dockerfile", "makefile", ".gitignore", ".gitattributes", ".editorconfig",
@@ -80,6 +84,8 @@ def categorize(path: str, data: bytes, language: str | None) -> str:
     if stem in _DOC_NAMES and suffix in ("", *_DOC_SUFFIXES):
         return "docs"
     if _DOCS_DIRS.search(path) and language not in _CODE_LANGUAGES:
+        return "docs"
+    if _EXAMPLE_DIRS.search(path) and language in _CODE_LANGUAGES:
         return "docs"
     if lower in _CONFIG_NAMES or suffix in _CONFIG_SUFFIXES or path.startswith(".github/"):
         return "config"
