@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(VENV)/bin/codegold demo --out demo-out
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check .
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
