@@ -41,13 +41,7 @@ def cli() -> None:
 
 def _register() -> None:
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as err:
-            if err.name == name:  # a command still being built; never hide real import errors
-                continue
-            raise
-        cli.add_command(module.command)
+        cli.add_command(importlib.import_module(name).command)
 
 
 _register()
