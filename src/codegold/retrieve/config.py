@@ -66,7 +66,7 @@ class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = False
-    embedder: str = "minilm"
+    embedder: str = "minilm-int8"
     batch_size: int = 32
     max_tokens: int = 256
 
