@@ -287,6 +287,16 @@ class IndexReader:
         for row in cursor:
             yield self._chunk(row)
 
+    def iter_lexical_fields(self) -> Iterator[tuple[str, str, list[str], list[str], list[str]]]:
+        """``(chunk id, file, symbol tokens, path tokens, body tokens)`` of every chunk, in
+        :meth:`iter_chunks` order: the tokens the build already computed for FTS, so a
+        lexical engine built over this index never tokenises the text again."""
+        cursor = self._conn.execute(
+            "SELECT c.id, c.file, f.symbols, f.path, f.body FROM chunks c "
+            "JOIN fts f ON f.rowid = c.rowid ORDER BY c.file, c.start_line, c.end_line, c.rowid")
+        for chunk_id, file, symbols, path, body in cursor:
+            yield chunk_id, file, symbols.split(), path.split(), body.split()
+
     def chunks_in_file(self, path: str) -> list[IndexedChunk]:
         rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? "
                                   "ORDER BY start_line, end_line, rowid",

@@ -33,7 +33,6 @@ import numpy as np
 import numpy.typing as npt
 
 from codegold.index.store import IndexReader
-from codegold.index.tokens import code_tokens, path_tokens
 
 LEXICAL_FORMAT = 2
 _LOCK = threading.Lock()
@@ -108,21 +107,23 @@ class LexicalIndex:
         doc_terms: list[dict[str, float]] = []
         file_names: list[str] = []
         starts: list[int] = []
-        for chunk in reader.iter_chunks():
-            if not file_names or file_names[-1] != chunk.file:
-                file_names.append(chunk.file)
+        # The index stores each chunk's tokens (its FTS columns); reading them back costs
+        # far less than tokenising every chunk's text again.
+        for chunk_id, file, symbol_terms, path_terms, body_terms in reader.iter_lexical_fields():
+            if not file_names or file_names[-1] != file:
+                file_names.append(file)
                 starts.append(len(doc_terms) if not by_file else len(file_names) - 1)
-            if by_file and chunk_ids and chunk_ids[-1] == chunk.file:
+            if by_file and chunk_ids and chunk_ids[-1] == file:
                 counts = doc_terms[-1]  # chunks of one file come together, in line order
             else:
                 counts = {}
-                for token, n in Counter(path_tokens(chunk.file)).items():
+                for token, n in Counter(path_terms).items():
                     counts[token] = counts.get(token, 0.0) + w_path * n
-                chunk_ids.append(chunk.file if by_file else chunk.id)
+                chunk_ids.append(file if by_file else chunk_id)
                 doc_terms.append(counts)
-            for token, n in Counter(code_tokens(" ".join(chunk.symbols))).items():
+            for token, n in Counter(symbol_terms).items():
                 counts[token] = counts.get(token, 0.0) + w_sym * n
-            for token, n in Counter(code_tokens(chunk.text)).items():
+            for token, n in Counter(body_terms).items():
                 counts[token] = counts.get(token, 0.0) + w_body * n
         lengths = [sum(counts.values()) for counts in doc_terms]
         total = len(chunk_ids)
