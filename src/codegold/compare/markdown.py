@@ -3,26 +3,10 @@
 from __future__ import annotations
 
 from codegold.compare.records import CaseChange, Comparison, MetricDelta, SliceComparison
+from codegold.report.text import md as _md
+from codegold.report.text import num as _num
 
 _MAX_LISTED = 25
-_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
-
-
-def _md(text: str) -> str:
-    """Case ids and slice values are untrusted: keep them from forming tables, HTML or links."""
-    out = []
-    for ch in text.replace("\r", " ").replace("\n", " "):
-        if ch in _ENTITIES:
-            out.append(_ENTITIES[ch])
-        elif ch in "\\`*_{}[]()#|!~":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def _signed(value: float) -> str:
