@@ -13,17 +13,9 @@ from typing import Any, Protocol
 import msgspec
 
 from codegold.errors import RetrieverError
-from codegold.model import Chunk, Manifest
+from codegold.model import Chunk, Context, Manifest
 
 PROTOCOL_FORMAT = 1
-
-
-class RequestContext(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """Reliable user state at query time (the case's ``context``)."""
-
-    open_file: str | None = None
-    language: str | None = None
-    path_prefix: str | None = None
 
 
 class RetrievalRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -34,7 +26,7 @@ class RetrievalRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
     k: int
     revision: str
     repository: str | None = None
-    context: RequestContext | None = None
+    context: Context | None = None  # the case's reliable user state, sent as is
     filters: dict[str, Any] = msgspec.field(default_factory=dict)
     index: str | None = None      # the codegold index built from ``revision``, if one was given
     format: int = PROTOCOL_FORMAT

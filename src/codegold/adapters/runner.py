@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from codegold.adapters.protocol import RequestContext, RetrievalRequest, Retriever
+from codegold.adapters.protocol import RetrievalRequest, Retriever
 from codegold.errors import CodegoldError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
@@ -64,12 +64,8 @@ def existing_attempts(path: Path) -> tuple[set[str], str | None]:
 
 
 def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalRequest:
-    context = None
-    if case.context is not None:
-        context = RequestContext(open_file=case.context.open_file, language=case.context.language,
-                                 path_prefix=case.context.path_prefix)
     return RetrievalRequest(case_id=case.id, query=case.query, k=k, revision=case.revision,
-                            repository=case.repository, context=context,
+                            repository=case.repository, context=case.context,
                             index=str(index_dir) if index_dir is not None else None)
 
 
