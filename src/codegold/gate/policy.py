@@ -24,7 +24,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import load_structured, split_validation_error, walk_error_path
+from codegold.model._files import load_structured, located_error
 
 POLICY_FORMAT = 1
 Metric = Literal["hit_rate", "mean_group_recall", "mrr", "ndcg", "forbidden_rate",
@@ -69,9 +69,7 @@ def load_policy(path: str) -> Policy:
     try:
         policy = msgspec.convert(doc.data, Policy)
     except msgspec.ValidationError as err:
-        text, where = split_validation_error(str(err))
-        line, _ = walk_error_path(doc, doc.data, where)
-        raise SchemaError(f"{text} (at {where})", path=path, line=line) from None
+        raise located_error(doc, doc.data, str(err)) from None
     if policy.format != POLICY_FORMAT:
         raise SchemaError(f"unsupported policy format {policy.format}; expected {POLICY_FORMAT}",
                           path=path, field="format")

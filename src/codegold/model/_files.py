@@ -157,3 +157,30 @@ def iter_jsonl(raw: bytes) -> Iterator[tuple[int, bytes]]:
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if line.strip():
             yield number, line
+
+
+def located_error(doc: LoadedDocument, root: Any, message: str, *,
+                  hint: str | None = None) -> SchemaError:
+    """A msgspec validation message as a SchemaError naming the line, case id and field.
+
+    The field is the last key named on the error path (``$.cases[0].tags[...]`` → ``tags``);
+    the case id is the ``id`` of the second-level mapping the path runs through (a case in
+    a case file), when there is one.
+    """
+    text, where = split_validation_error(message)
+    line, met = walk_error_path(doc, root, where)
+    case_id = None
+    if len(met) > 2 and isinstance(met[2], dict) and isinstance(met[2].get("id"), str):
+        case_id = met[2]["id"]
+    names = [name for name, _ in _PATH_PART.findall(where) if name]
+    field = names[-1] if names else None
+    unknown = re.match(r"Object contains unknown field `([^`]+)`", text)
+    if unknown:
+        field = unknown.group(1)
+        text = f"unknown key {field!r} (a typo?{' ' + hint if hint else ''})"
+    missing = re.match(r"Object missing required field `([^`]+)`", text)
+    if missing:
+        field = missing.group(1)
+        text = f"missing required key {field!r}"
+    return SchemaError(f"{text} (at {where})", path=doc.path, line=line, case_id=case_id,
+                       field=field)

@@ -14,13 +14,7 @@ from typing import Any
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import (
-    _PATH_PART,
-    LoadedDocument,
-    load_structured,
-    split_validation_error,
-    walk_error_path,
-)
+from codegold.model._files import load_structured, located_error
 
 ROLES: tuple[str, ...] = (
     "definition",
@@ -180,7 +174,7 @@ def load_cases(path: str) -> CaseSet:
     try:
         spec = msgspec.convert(data, CaseFileSpec)
     except msgspec.ValidationError as err:
-        raise _located(doc, data, str(err)) from None
+        raise located_error(doc, data, str(err), hint="see `codegold schema cases`") from None
     if spec.format != CASES_FORMAT:
         raise SchemaError(
             f"unsupported format {spec.format}; this codegold reads format {CASES_FORMAT}",
@@ -203,27 +197,6 @@ def load_cases(path: str) -> CaseSet:
     if not cases:
         raise SchemaError("the case file holds no cases", path=path, field="cases")
     return CaseSet(path=path, sha256=doc.sha256, cases=tuple(cases))
-
-
-def _located(doc: LoadedDocument, root: Any, message: str) -> SchemaError:
-    text, where = split_validation_error(message)
-    line, met = walk_error_path(doc, root, where)
-    case_id = None
-    if len(met) > 2 and isinstance(met[2], dict) and isinstance(met[2].get("id"), str):
-        case_id = met[2]["id"]
-    # The field is the last key named on the path ("$.cases[0].tags[...]" -> "tags");
-    # splitting on the last dot would cut inside "[...]".
-    names = [name for name, _ in _PATH_PART.findall(where) if name]
-    field = names[-1] if names else None
-    unknown = re.match(r"Object contains unknown field `([^`]+)`", text)
-    if unknown:
-        field = unknown.group(1)
-        text = f"unknown key {field!r} (a typo? see `codegold schema cases`)"
-    missing = re.match(r"Object missing required field `([^`]+)`", text)
-    if missing:
-        field = missing.group(1)
-        text = f"missing required key {field!r}"
-    return SchemaError(f"{text} (at {where})", path=doc.path, line=line, case_id=case_id, field=field)
 
 
 def _resolve(spec: CaseSpec, defaults: DefaultsSpec, path: str, line: int | None) -> Case:
