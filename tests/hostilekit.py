@@ -1,0 +1,76 @@
+"""Running codegold as a hostile user would: a child process with bounded time and
+memory, and the assertions every hostile case shares (exit code, one clear line, no
+traceback, sentinel files intact)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+MEMORY_LIMIT = 3 * 1024**3  # bytes of address space for the child
+CODE = "from codegold.cli.main import main; main()"
+
+
+def _limit_memory(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def run_cli(*args: str | Path, cwd: str | Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60, memory: int = MEMORY_LIMIT,
+            stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``codegold ARGS`` in a child process with an address-space limit and a timeout.
+
+    A hang past ``timeout`` raises ``subprocess.TimeoutExpired`` (the test fails), and a
+    memory blow-up past ``memory`` ends the child with a MemoryError traceback (the test
+    fails on the traceback check).
+    """
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-c", CODE, *map(str, args)], cwd=cwd, env=full_env,
+        input=stdin.decode("utf-8", "surrogateescape") if stdin is not None else None,
+        capture_output=True, text=True, timeout=timeout, check=False,
+        preexec_fn=lambda: _limit_memory(memory),
+    )
+
+
+def assert_clean_error(proc: subprocess.CompletedProcess[str], *, code: int = 2,
+                       contains: str | Sequence[str] = ()) -> str:
+    """The child failed the way codegold promises: ``code``, no traceback, one ``error:`` line.
+
+    Returns the error line. ``contains`` are substrings (case-insensitive) the line must hold.
+    """
+    output = proc.stdout + proc.stderr
+    assert "Traceback" not in output, output[-3000:]
+    assert proc.returncode == code, (proc.returncode, output[-3000:])
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, proc.stderr[-3000:]
+    line = errors[0]
+    for text in [contains] if isinstance(contains, str) else contains:
+        assert text.lower() in line.lower(), (text, line)
+    return line
+
+
+def assert_no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    output = proc.stdout + proc.stderr
+    assert "Traceback" not in output, output[-3000:]
+
+
+def plant_sentinels(folder: Path, names: Sequence[str] = ("keep-me.txt",)) -> dict[Path, bytes]:
+    """Files that must survive whatever codegold is asked to do next to them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    planted = {}
+    for name in names:
+        path = folder / name
+        path.write_bytes(b"user data: " + name.encode())
+        planted[path] = path.read_bytes()
+    return planted
+
+
+def assert_sentinels(planted: dict[Path, bytes]) -> None:
+    for path, content in planted.items():
+        assert path.exists(), f"{path} was deleted"
+        assert path.read_bytes() == content, f"{path} was changed"
