@@ -1,7 +1,10 @@
 """``python:module:function``: call a Python function with the request as plain data.
 
 The function receives the JSON form of the request (a dict) and returns a response dict,
-a list of chunk dicts, or a :class:`RetrievalResponse`.
+a list of chunk dicts, or a :class:`RetrievalResponse`. Whatever it raises, ``SystemExit``
+included, and whatever it returns that cannot be written as JSON (a lone surrogate in a
+string) fails that one case; only ``KeyboardInterrupt`` stops the run, since the user's
+Ctrl-C arrives the same way.
 """
 
 from __future__ import annotations
@@ -35,6 +38,14 @@ class PythonRetriever:
         source = f"python function {self.target}"
         try:
             answer = self.function(msgspec.to_builtins(request))
-        except Exception as err:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # SystemExit and GeneratorExit too: one case fails
             raise RetrieverError(f"{source} raised {type(err).__name__}: {err}") from None
-        return response_from_builtins(answer, source=source)
+        response = response_from_builtins(answer, source=source)
+        try:
+            msgspec.json.encode(response)
+        except UnicodeEncodeError as err:
+            raise RetrieverError(f"{source} returned a string that is not valid Unicode "
+                                 f"({err.reason}: {err.object[err.start:err.end]!a})") from None
+        return response
