@@ -27,8 +27,6 @@ import os
 import re
 import struct
 import threading
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -340,19 +338,26 @@ class OpenAIEmbedder:
         self.dimensions = int(self._call(["probe"]).shape[1])
 
     def _call(self, texts: list[str]) -> Vectors:
-        headers = {"Content-Type": "application/json"}
+        from codegold.plumbing.http import HttpPolicy, post_json
+
+        headers = {}
         key = os.environ.get("OPENAI_API_KEY")
         if key:
             headers["Authorization"] = f"Bearer {key}"
         body = json.dumps({"model": self.model, "input": texts}).encode()
-        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        payload = post_json(self.url, body, policy=HttpPolicy(timeout=self.timeout),
+                            headers=headers, what=f"embedding endpoint {self.url}")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                data = json.loads(answer.read())
+            data = json.loads(payload)
             rows = sorted(data["data"], key=lambda item: item.get("index", 0))
-            return _normalise(np.array([row["embedding"] for row in rows], dtype=np.float32))
-        except (urllib.error.URLError, TimeoutError, KeyError, ValueError, TypeError) as err:
-            raise RetrieverError(f"embedding endpoint {self.url} failed: {err}") from None
+            vectors = np.array([row["embedding"] for row in rows], dtype=np.float32)
+        except (KeyError, ValueError, TypeError, AttributeError) as err:
+            raise RetrieverError(f"embedding endpoint {self.url} answered something that is "
+                                 f"not an embeddings response: {err}") from None
+        if vectors.ndim != 2 or len(vectors) != len(texts):
+            raise RetrieverError(f"embedding endpoint {self.url} answered {len(vectors)} "
+                                 f"vectors for {len(texts)} texts")
+        return _normalise(vectors)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         parts = [self._call(list(texts[i:i + self.batch_size]))
