@@ -157,6 +157,10 @@ def _exchange(url: urllib.parse.SplitResult, body: bytes, headers: Mapping[str, 
                                retry=False)
         if expired.is_set():
             raise _Failure(f"timed out after {policy.timeout:g}s", retry=True)
+        if length is not None and length.strip().isdigit() and len(data) != int(length):
+            # http.client returns a short body quietly when the peer hangs up early.
+            raise _Failure(f"broken HTTP answer (IncompleteRead: {len(data)} of {int(length)} "
+                           "bytes before the connection closed)", retry=True)
         return answer.status, answer.getheader("Location"), bytes(data)
     except _Failure:
         raise
