@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent.parent))
-from gitrepo import Repo, git  # noqa: E402
-
-from codegold.errors import IndexError_, InputError  # noqa: E402
-from codegold.index import build_index  # noqa: E402
-from codegold.index.gitsnap import GitSnapshot  # noqa: E402
-from codegold.plumbing.git import git as run_git  # noqa: E402
-from codegold.plumbing.git import git_env, is_full_sha  # noqa: E402
+from codegold.errors import IndexError_, InputError
+from codegold.index import build_index
+from codegold.index.gitsnap import GitSnapshot
+from codegold.plumbing.git import git as run_git
+from codegold.plumbing.git import git_env, is_full_sha
+from gitrepo import Repo, git
 
 
 def test_is_full_sha() -> None:
