@@ -27,22 +27,9 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _reference(rest: str, options: RetrieverOptions) -> Retriever:
-    from codegold.adapters.reference import ReferenceAdapter
+    from codegold.adapters.reference import build_reference
 
-    config = options.config
-    factory = None
-    if options.dense or config.signals.dense.enabled:
-        from codegold.retrieve.dense import dense_factory
-
-        factory = dense_factory(options.embedder or config.signals.dense.embedder,
-                                batch_size=config.signals.dense.batch_size,
-                                max_tokens=config.signals.dense.max_tokens)
-        if not config.signals.dense.enabled:
-            config = msgspec.structs.replace(
-                config, signals=msgspec.structs.replace(
-                    config.signals,
-                    dense=msgspec.structs.replace(config.signals.dense, enabled=True)))
-    return ReferenceAdapter(config, dense_factory=factory)
+    return build_reference(options.config, dense=options.dense, embedder=options.embedder)
 
 
 def _command(rest: str, options: RetrieverOptions) -> Retriever:
