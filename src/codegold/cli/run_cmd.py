@@ -47,7 +47,7 @@ class _Seconds(click.ParamType[float, Any]):
 @click.option("--dense", is_flag=True, help="Reference retriever: add dense retrieval "
               "(needs codegold[dense]).")
 @click.option("--embedder", default=None,
-              help="Dense embedder: minilm-int8 (default) | minilm | dir:PATH | "
+              help="Dense embedder: minilm-int8 (default) | dir:PATH (ONNX) | "
                    "openai:URL#MODEL (implies --dense).")
 @click.option("--timeout", type=_Seconds(), default=30.0, show_default=True,
               help="Seconds per request for command/http retrievers (the whole request, "

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Reference retriever config (YAML) merged over the defaults.")
 @click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
-@click.option("--embedder", default=None, help="minilm-int8 (default) | minilm | dir:PATH | openai:URL#MODEL")
+@click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked chunks as JSON.")
 @handle_errors
 def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
