@@ -161,3 +161,37 @@ def test_diagnose_repo_never_passes_an_artifact_revision_as_an_option(tmp_path: 
     assert_clean_error(proc, code=2, contains="revision")
     assert sorted(p.name for p in out.iterdir()) == ["keep-me.txt"]
     assert_sentinels(planted)
+
+
+def test_http_retriever_dripping_bytes_is_cut_at_the_timeout(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent.parent / "plumbing"))
+    import socket
+
+    from rawserver import serve
+
+    def drip(conn: socket.socket, _request: bytes) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+        for _ in range(600):  # a byte every 0.05 s: no single read ever waits long
+            conn.sendall(b" ")
+            time.sleep(0.05)
+
+    with serve(drip) as url:
+        proc, attempts, seconds = _run(tmp_path, url, "--timeout", "1", "--retries", "0")
+    _assert_error_run(proc, attempts, "timed out after 1s")
+    assert seconds < 15
+
+
+def test_run_repo_refuses_an_annotated_tag_object_as_case_revision(tmp_path: Path) -> None:
+    from gitrepo import git
+
+    repo = Repo(tmp_path / "repo")
+    commit = repo.commit({"src/login.py": "def login():\n    return 1\n"})
+    git(repo.path, "tag", "-a", "3.0.3", "-m", "release")
+    tag_object = git(repo.path, "rev-parse", "3.0.3")  # what users copy: not the commit
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(CASES.replace(REVISION, tag_object))
+    proc = run_cli("run", cases, "--repo", repo.path, "--index", tmp_path / "idx",
+                   "-o", tmp_path / "a.jsonl", "--quiet", cwd=tmp_path, timeout=60)
+    line = assert_clean_error(proc, code=2, contains=[tag_object, commit, "^{commit}"])
+    assert "case 'one'" in line
+    assert not (tmp_path / "a.jsonl").exists()
