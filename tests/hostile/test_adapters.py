@@ -97,6 +97,9 @@ def test_command_leaving_a_grandchild_after_answering_does_not_hold_the_run(tmp_
     "import sys\ndef answer(request):\n    sys.exit(0)\n",
     "def answer(request):\n    raise SystemExit(4)\n",
     "def answer(request):\n    raise GeneratorExit('odd')\n",
+    "def answer(request):\n    raise ValueError('bad \\ud800 text')\n",
+    "class E(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
+    "def answer(request):\n    raise E()\n",
 ])
 def test_python_retriever_exiting_is_an_error_attempt(tmp_path: Path, body: str) -> None:
     (tmp_path / "hostile_ret.py").write_text(body)

@@ -24,6 +24,8 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     backoff: float = 0.5
     dense: bool = False
     embedder: str | None = None
+    max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
+    follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
 
 
 def _reference(rest: str, options: RetrieverOptions) -> Retriever:
@@ -35,14 +37,15 @@ def _reference(rest: str, options: RetrieverOptions) -> Retriever:
 def _command(rest: str, options: RetrieverOptions) -> Retriever:
     from codegold.adapters.command import CommandRetriever
 
-    return CommandRetriever(rest, timeout=options.timeout)
+    return CommandRetriever(rest, timeout=options.timeout, max_output=options.max_answer_bytes)
 
 
 def _http(rest: str, options: RetrieverOptions) -> Retriever:
     from codegold.adapters.http import HttpRetriever
 
     return HttpRetriever(rest, timeout=options.timeout, retries=options.retries,
-                         backoff=options.backoff)
+                         backoff=options.backoff, max_bytes=options.max_answer_bytes,
+                         follow_redirects=options.follow_redirects)
 
 
 def _python(rest: str, options: RetrieverOptions) -> Retriever:
