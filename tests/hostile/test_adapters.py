@@ -198,3 +198,13 @@ def test_run_repo_refuses_an_annotated_tag_object_as_case_revision(tmp_path: Pat
     line = assert_clean_error(proc, code=2, contains=[tag_object, commit, "^{commit}"])
     assert "case 'one'" in line
     assert not (tmp_path / "a.jsonl").exists()
+
+
+@pytest.mark.parametrize("spec", ["http://[::1", "http://host:99999/", "https://", "command:",
+                                  "command:'unclosed", "python:nomodule_xyz:f", "python:os:nope"])
+def test_unusable_retriever_spec_is_one_clean_error(tmp_path: Path, spec: str) -> None:
+    planted = plant_sentinels(tmp_path)
+    proc, attempts, _ = _run(tmp_path, spec)
+    assert_clean_error(proc, code=2)  # type: ignore[arg-type]
+    assert attempts == []
+    assert_sentinels(planted)

@@ -8,7 +8,7 @@ import time
 import pytest
 from rawserver import answer, serve
 
-from codegold.errors import RetrieverError
+from codegold.errors import InputError, RetrieverError
 from codegold.plumbing.http import HttpPolicy, post_json
 
 FAST = HttpPolicy(timeout=2.0, retries=0, backoff=0.01)
@@ -142,6 +142,14 @@ def test_5xx_is_retried_and_4xx_is_not() -> None:
     assert len(calls) == 1
 
 
-def test_not_an_http_url() -> None:
-    with pytest.raises(RetrieverError, match="not an http"):
-        post_json("ftp://example.invalid/x", b"{}", policy=FAST)
+@pytest.mark.parametrize("url", ["ftp://example.invalid/x", "http://[::1", "http://h:99999/",
+                                 "http://h:abc/", "http://", "http://h/a b", "http://h/\r\nX: y"])
+def test_unusable_url_is_an_input_error(url: str) -> None:
+    with pytest.raises(InputError, match="not a usable URL"):
+        post_json(url, b"{}", policy=FAST)
+
+
+def test_redirect_to_an_unusable_address_is_an_error() -> None:
+    with serve(answer("307 Temporary Redirect", b"", headers=("Location: http://[::1/x",))) as url, \
+            pytest.raises(RetrieverError, match="unusable address"):
+        post_json(url, b"{}", policy=HttpPolicy(timeout=2, retries=0, follow_redirects=True))

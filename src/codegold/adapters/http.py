@@ -13,13 +13,14 @@ from codegold.adapters.protocol import (
     decode_response,
     encode_request,
 )
-from codegold.plumbing.http import DEFAULT_MAX_BYTES, HttpPolicy, post_json
+from codegold.plumbing.http import DEFAULT_MAX_BYTES, HttpPolicy, parse_url, post_json
 
 
 class HttpRetriever:
     def __init__(self, url: str, *, timeout: float = 30.0, retries: int = 2,
                  backoff: float = 0.5, max_bytes: int = DEFAULT_MAX_BYTES,
                  follow_redirects: bool = False) -> None:
+        parse_url(url)  # a bad URL is the user's input error, before any case runs
         self.url = url
         self.policy = HttpPolicy(timeout=timeout, retries=retries, backoff=backoff,
                                  max_bytes=max_bytes, follow_redirects=follow_redirects)

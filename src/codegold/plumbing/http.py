@@ -20,7 +20,7 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from codegold.errors import RetrieverError
+from codegold.errors import InputError, RetrieverError
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -54,18 +54,35 @@ def _origin(url: urllib.parse.SplitResult) -> tuple[str, str, int | None]:
     return url.scheme, (url.hostname or "").lower(), url.port or default
 
 
+def parse_url(url: str) -> urllib.parse.SplitResult:
+    """``url`` split, or :class:`InputError` when it is not an ``http(s)://host[:port]/path``
+    URL without spaces or control characters."""
+    problem = None
+    try:
+        parsed = urllib.parse.urlsplit(url)
+        parsed.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as err:
+        problem = str(err)
+    else:
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            problem = "expected http://HOST[:PORT]/PATH or https://…"
+        elif any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+            problem = "it contains whitespace or control characters"
+    if problem is not None:
+        raise InputError(f"{url!r} is not a usable URL: {problem}")
+    return parsed
+
+
 def post_json(url: str, body: bytes, *, policy: HttpPolicy | None = None,
               headers: Mapping[str, str] | None = None, what: str | None = None) -> bytes:
     """POST ``body`` (JSON) to ``url`` and return the answer's bytes (2xx only).
 
     Raises :class:`RetrieverError` naming ``what`` (default: ``server at URL``) and the
-    last failure once the tries are spent.
+    last failure once the tries are spent; :class:`InputError` for a URL that is not one.
     """
     policy = policy or HttpPolicy()
     who = what or f"server at {url}"
-    parsed = urllib.parse.urlsplit(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise RetrieverError(f"{who}: {url!r} is not an http(s) URL with a host")
+    parsed = parse_url(url)
     all_headers = {"Content-Type": "application/json", "Accept": "application/json",
                    **(headers or {})}
     last = ""
@@ -90,9 +107,13 @@ def _try(url: urllib.parse.SplitResult, body: bytes, headers: Mapping[str, str],
         status, location, payload = _exchange(url, body, headers, policy, deadline)
         if status not in _REDIRECTS:
             return _accept(status, payload)
-        target = urllib.parse.urlsplit(urllib.parse.urljoin(url.geturl(), location or ""))
         if not location:
             raise _Failure(f"HTTP {status} redirect without a Location header", retry=False)
+        try:
+            target = parse_url(urllib.parse.urljoin(url.geturl(), location))
+        except (InputError, ValueError):
+            raise _Failure(f"HTTP {status} redirect to an unusable address {location[:200]!r}",
+                           retry=False) from None
         if not policy.follow_redirects:
             raise _Failure(f"HTTP {status} redirect to {target.geturl()}; codegold does not "
                            "follow redirects (point the URL at the final address)", retry=False)
