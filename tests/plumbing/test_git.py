@@ -92,3 +92,36 @@ def test_annotated_tag_is_peeled_to_its_commit(tmp_path: Path) -> None:
     assert build_index(repo.path, tag_object, tmp_path / "idx2").revision == commit
     # A full commit sha is its own name: nothing extra to record.
     assert build_index(repo.path, commit, tmp_path / "idx3").revision_given is None
+
+
+def test_diagnose_repo_view_ignores_hook_environment(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegold.diagnose.sources import RepoView
+
+    ours = Repo(tmp_path / "ours")
+    mine = ours.commit({"a.py": "x = 1\n"})
+    theirs = Repo(tmp_path / "theirs")
+    theirs.commit({"b.py": "y = 2\n"})
+    monkeypatch.setenv("GIT_DIR", str(theirs.path / ".git"))
+    view = RepoView(ours.path)
+    assert view.paths(mine) == ["a.py"]
+    assert view.exists(mine, "a.py") is True and view.exists(mine, "b.py") is False
+    assert view.text(mine, "a.py") == "x = 1\n"
+    with pytest.raises(InputError, match="not a full 40-character"):
+        view.text("--output=/tmp/x", "a.py")
+
+
+def test_stalled_blob_stream_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import codegold.index.gitsnap as gitsnap
+
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nsleep 30\n")  # a cat-file that never answers
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(gitsnap, "BLOB_STALL_SECONDS", 0.5)
+    snapshot = GitSnapshot(tmp_path, "a" * 40, "a" * 40)
+    started = time.monotonic()
+    with pytest.raises(IndexError_, match="made no progress"):
+        list(snapshot.blobs(["b" * 40]))
+    assert time.monotonic() - started < 10
