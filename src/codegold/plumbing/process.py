@@ -98,5 +98,8 @@ def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
     for stream in (stdin, stdout, stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.close()
-    return Bounded(proc.returncode, bytes(out[: max_output + 1]), bytes(err[-_STDERR_KEEP:]),
+    # An overflowing answer is refused whole: not copied again just to be dropped.
+    answer = b"" if overflow.is_set() else bytes(out)
+    out.clear()
+    return Bounded(proc.returncode, answer, bytes(err[-_STDERR_KEEP:]),
                    timed_out=timed_out, overflowed=overflow.is_set())
