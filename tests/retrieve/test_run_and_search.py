@@ -49,7 +49,9 @@ def test_run_reference_then_eval(fixture_index: Path, fixture_repo: tuple[Path, 
     out = tmp_path / "attempts.jsonl"
     result = CliRunner().invoke(cli, ["run", str(cases), "--index", str(folder), "-o", str(out),
                                       "--workers", "2", "--quiet"])
-    assert result.exit_code == 0, result.output
+    # "elsewhere" has no index of its revision: an error attempt, so exit 3 (all written)
+    assert result.exit_code == 3, result.output
+    assert "case elsewhere: no index for revision" in result.output
     attempts = {a.case_id: a for a in iter_attempts(str(out))}
     assert set(attempts) == {"create", "trace", "cart", "elsewhere"}
     good = attempts["create"]

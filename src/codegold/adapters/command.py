@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import subprocess
 
 from codegold.adapters.protocol import (
     RetrievalRequest,
@@ -12,14 +11,20 @@ from codegold.adapters.protocol import (
     encode_request,
 )
 from codegold.errors import InputError, RetrieverError
+from codegold.plumbing.process import DEFAULT_MAX_OUTPUT, run_bounded
 
 _STDERR_TAIL = 400
 
 
 class CommandRetriever:
-    """Runs ``argv`` once per request with a wall-clock ``timeout`` in seconds."""
+    """Runs ``argv`` once per request with a wall-clock ``timeout`` in seconds.
 
-    def __init__(self, command: str, *, timeout: float = 30.0) -> None:
+    The program runs in its own process group, killed whole on timeout; an answer
+    longer than ``max_output`` bytes stops it and fails the attempt.
+    """
+
+    def __init__(self, command: str, *, timeout: float = 30.0,
+                 max_output: int = DEFAULT_MAX_OUTPUT) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as err:
@@ -28,16 +33,20 @@ class CommandRetriever:
             raise InputError("command: retriever needs a command, e.g. command:./my-retriever")
         self.command = command
         self.timeout = timeout
+        self.max_output = max_output
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
         source = f"command {self.command!r}"
         try:
-            done = subprocess.run(self.argv, input=encode_request(request), capture_output=True,
-                                  timeout=self.timeout, check=False)
-        except subprocess.TimeoutExpired:
-            raise RetrieverError(f"{source} timed out after {self.timeout:g}s") from None
+            done = run_bounded(self.argv, input=encode_request(request), timeout=self.timeout,
+                               max_output=self.max_output)
         except OSError as err:
-            raise RetrieverError(f"{source} could not start: {err.strerror}") from None
+            raise RetrieverError(f"{source} could not start: {err.strerror or err}") from None
+        if done.timed_out:
+            raise RetrieverError(f"{source} timed out after {self.timeout:g}s")
+        if done.overflowed:
+            raise RetrieverError(f"{source} wrote more than {self.max_output} bytes to stdout; "
+                                 "an answer must be one JSON response")
         if done.returncode != 0:
             tail = done.stderr.decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
             raise RetrieverError(f"{source} exited with status {done.returncode}"

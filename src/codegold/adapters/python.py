@@ -1,7 +1,10 @@
 """``python:module:function``: call a Python function with the request as plain data.
 
 The function receives the JSON form of the request (a dict) and returns a response dict,
-a list of chunk dicts, or a :class:`RetrievalResponse`.
+a list of chunk dicts, or a :class:`RetrievalResponse`. Whatever it raises, ``SystemExit``
+included, and whatever it returns that cannot be written as JSON (a lone surrogate in a
+string) fails that one case; only ``KeyboardInterrupt`` stops the run, since the user's
+Ctrl-C arrives the same way.
 """
 
 from __future__ import annotations
@@ -35,6 +38,29 @@ class PythonRetriever:
         source = f"python function {self.target}"
         try:
             answer = self.function(msgspec.to_builtins(request))
-        except Exception as err:
-            raise RetrieverError(f"{source} raised {type(err).__name__}: {err}") from None
-        return response_from_builtins(answer, source=source)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # SystemExit and GeneratorExit too: one case fails
+            raise RetrieverError(f"{source} raised {_describe(err)}") from None
+        try:
+            response = response_from_builtins(answer, source=source)
+            msgspec.json.encode(response)
+        except RetrieverError:
+            raise
+        except UnicodeEncodeError as err:
+            raise RetrieverError(f"{source} returned a string that is not valid Unicode "
+                                 f"({err.reason}: {err.object[err.start:err.end]!a})") from None
+        except Exception as err:  # an answer object that breaks while being read
+            raise RetrieverError(f"{source} returned something unreadable: "
+                                 f"{_describe(err)}") from None
+        return response
+
+
+def _describe(err: BaseException) -> str:
+    """``Type: message``, safe to write as UTF-8 whatever the exception carries."""
+    try:
+        message = str(err)
+    except Exception:  # a __str__ that raises
+        message = "<message could not be read>"
+    text = f"{type(err).__name__}: {message}" if message else type(err).__name__
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

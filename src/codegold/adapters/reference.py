@@ -23,6 +23,35 @@ from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
 DenseFactory = Callable[[IndexReader], DenseSignal | None]
 
 
+def reference_setup(config: RetrieverConfig, *, dense: bool = False,
+                    embedder: str | None = None) -> tuple[RetrieverConfig, DenseFactory | None]:
+    """The one place that decides whether the reference retriever runs dense retrieval.
+
+    Dense is on when ``dense`` or ``embedder`` asks for it or the config enables it;
+    then the returned config has ``signals.dense.enabled`` set and the factory opens (or
+    builds) the vectors of an index with ``embedder`` (default: the config's).
+    """
+    wanted = dense or embedder is not None or config.signals.dense.enabled
+    if not wanted:
+        return config, None
+    from codegold.retrieve.dense import dense_factory
+
+    settings = config.signals.dense
+    factory = dense_factory(embedder or settings.embedder, batch_size=settings.batch_size,
+                            max_tokens=settings.max_tokens)
+    if not settings.enabled:
+        config = msgspec.structs.replace(config, signals=msgspec.structs.replace(
+            config.signals, dense=msgspec.structs.replace(settings, enabled=True)))
+    return config, factory
+
+
+def build_reference(config: RetrieverConfig, *, dense: bool = False,
+                    embedder: str | None = None) -> ReferenceAdapter:
+    """The reference retriever behind the protocol, dense included when asked for."""
+    config, factory = reference_setup(config, dense=dense, embedder=embedder)
+    return ReferenceAdapter(config, dense_factory=factory)
+
+
 class ReferenceAdapter:
     def __init__(self, config: RetrieverConfig, *, dense_factory: DenseFactory | None = None,
                  excerpt_chars: int = 400) -> None:

@@ -24,38 +24,28 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     backoff: float = 0.5
     dense: bool = False
     embedder: str | None = None
+    max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
+    follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
 
 
 def _reference(rest: str, options: RetrieverOptions) -> Retriever:
-    from codegold.adapters.reference import ReferenceAdapter
+    from codegold.adapters.reference import build_reference
 
-    config = options.config
-    factory = None
-    if options.dense or config.signals.dense.enabled:
-        from codegold.retrieve.dense import dense_factory
-
-        factory = dense_factory(options.embedder or config.signals.dense.embedder,
-                                batch_size=config.signals.dense.batch_size,
-                                max_tokens=config.signals.dense.max_tokens)
-        if not config.signals.dense.enabled:
-            config = msgspec.structs.replace(
-                config, signals=msgspec.structs.replace(
-                    config.signals,
-                    dense=msgspec.structs.replace(config.signals.dense, enabled=True)))
-    return ReferenceAdapter(config, dense_factory=factory)
+    return build_reference(options.config, dense=options.dense, embedder=options.embedder)
 
 
 def _command(rest: str, options: RetrieverOptions) -> Retriever:
     from codegold.adapters.command import CommandRetriever
 
-    return CommandRetriever(rest, timeout=options.timeout)
+    return CommandRetriever(rest, timeout=options.timeout, max_output=options.max_answer_bytes)
 
 
 def _http(rest: str, options: RetrieverOptions) -> Retriever:
     from codegold.adapters.http import HttpRetriever
 
     return HttpRetriever(rest, timeout=options.timeout, retries=options.retries,
-                         backoff=options.backoff)
+                         backoff=options.backoff, max_bytes=options.max_answer_bytes,
+                         follow_redirects=options.follow_redirects)
 
 
 def _python(rest: str, options: RetrieverOptions) -> Retriever:

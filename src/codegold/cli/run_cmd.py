@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
+import math
+import sys
+from typing import Any
+
 import click
 
 from codegold.cli._common import handle_errors, stderr_console
+
+EXIT_RUN_ERRORS = 3
+_SHOW_ERRORS = 5
+
+
+class _Seconds(click.ParamType[float, Any]):
+    """A finite number of seconds above zero (``nan``, ``inf``, 0 and negatives refused)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r} is not a finite number of seconds above 0", param, ctx)
+        return number
 
 
 @click.command("run")
@@ -18,29 +41,36 @@ from codegold.cli._common import handle_errors, stderr_console
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | http(s)://URL | python:module:function")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
-@click.option("--workers", type=int, default=1, show_default=True, help="Cases run in parallel.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Reference retriever config (YAML) merged over the defaults.")
 @click.option("--dense", is_flag=True, help="Reference retriever: add dense retrieval "
               "(needs codegold[dense]).")
 @click.option("--embedder", default=None,
-              help="Dense embedder: minilm-int8 (default) | minilm | dir:PATH | "
+              help="Dense embedder: minilm-int8 (default) | dir:PATH (ONNX) | "
                    "openai:URL#MODEL (implies --dense).")
-@click.option("--timeout", type=float, default=30.0, show_default=True,
-              help="Seconds per request for command/http retrievers.")
-@click.option("--retries", type=int, default=2, show_default=True,
+@click.option("--timeout", type=_Seconds(), default=30.0, show_default=True,
+              help="Seconds per request for command/http retrievers (the whole request, "
+                   "not each read).")
+@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
               help="Retries (with backoff) for http retrievers.")
+@click.option("--allow-errors", is_flag=True,
+              help="Exit 0 even when some cases got error attempts.")
 @click.option("--run-id", default=None, help="Run id recorded in every attempt.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,
-            retries: int, run_id: str | None, quiet: bool) -> None:
+            retries: int, allow_errors: bool, run_id: str | None, quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
 
     Each case is served by the index built from its own revision; a case without one,
     or whose retriever crashes, hangs or answers bad JSON, gets an error attempt (scored
     `invalid`) and the run goes on. Score the output with `codegold eval`.
+
+    Exit codes: 0 when every case was answered, 3 when any case got an error attempt
+    (the attempts are still written; the first distinct errors are printed; pass
+    --allow-errors to exit 0 anyway), 2 for bad input.
 
     \b
     Example:
@@ -55,7 +85,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     from codegold.adapters.runner import run_cases
     from codegold.errors import InputError
     from codegold.index.catalog import IndexSet
-    from codegold.model import load_cases
+    from codegold.model import Attempt, load_cases
     from codegold.retrieve.config import load_config
 
     case_set = load_cases(cases)
@@ -67,7 +97,10 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     if repo is not None:
         if index is None:
             raise InputError("--repo needs --index: the folder that holds one index per revision")
-        _build_missing(repo, Path(index), {c.revision for c in case_set.cases}, quiet)
+        revisions: dict[str, str] = {}
+        for case in case_set.cases:
+            revisions.setdefault(case.revision, case.id)
+        _build_missing(repo, Path(index), revisions, quiet)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
@@ -88,13 +121,19 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
             already = sum(1 for c in case_set.cases if c.id in done)
         task = progress.add_task("running cases", total=len(case_set.cases), completed=already)
         progress.start()
+    errors: dict[str, str] = {}  # distinct message -> first case id, in arrival order
+
+    def on_attempt(attempt: Attempt) -> None:
+        if attempt.error is not None and len(errors) < _SHOW_ERRORS:
+            errors.setdefault(attempt.error, attempt.case_id)
+        if progress is not None and task is not None:
+            progress.advance(task)
+
     try:
         summary = run_cases(
             case_set.cases, retriever, indexes, Path(output), label=spec, resume=resume,
             workers=workers, run_id=run_id, default_k=config.candidates.default_k,
-            require_index=is_reference,
-            on_attempt=(lambda _a: progress.advance(task)) if progress is not None and task is not None
-            else None)
+            require_index=is_reference, on_attempt=on_attempt)
     finally:
         if progress is not None:
             progress.stop()
@@ -103,15 +142,29 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
                    f"in {summary.seconds:.1f}s, run {summary.run_id}", err=True)
+    if summary.errors:
+        for message, case_id in errors.items():
+            click.echo(f"  case {case_id}: {_one_line(message)}", err=True)
+        if summary.errors > len(errors):
+            click.echo(f"  ({summary.errors} error attempts in all)", err=True)
+        if not allow_errors:
+            sys.exit(EXIT_RUN_ERRORS)
 
 
-def _build_missing(repo: str, folder: object, revisions: set[str], quiet: bool) -> None:
-    """Index every case revision that has no complete index under ``folder`` yet."""
+def _one_line(message: str, limit: int = 300) -> str:
+    flat = " ".join(message.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def _build_missing(repo: str, folder: object, revisions: dict[str, str], quiet: bool) -> None:
+    """Index every case revision (-> the first case pinned to it) that has no complete
+    index under ``folder`` yet."""
     from pathlib import Path
 
     from codegold.errors import InputError
     from codegold.index import build_index
     from codegold.index.catalog import IndexSet
+    from codegold.index.gitsnap import GitSnapshot
 
     root = Path(str(folder))
     root.mkdir(parents=True, exist_ok=True)
@@ -120,7 +173,15 @@ def _build_missing(repo: str, folder: object, revisions: set[str], quiet: bool) 
     except InputError:  # nothing complete there yet
         have = set()
     previous = None
-    for revision in sorted(revisions - have):
+    for revision in sorted(set(revisions) - have):
+        commit = GitSnapshot.open(repo, revision).revision
+        if commit != revision:
+            # e.g. `git rev-parse TAG` of an annotated tag: the tag object's id, not a
+            # commit. Indexing it would leave every case pinned to it silently invalid.
+            raise InputError(f"revision {revision} is not a commit but names commit {commit} "
+                             "(an annotated tag's object id?); pin the commit itself, e.g. "
+                             "`git rev-parse 'TAG^{commit}'`", case_id=revisions[revision],
+                             field="revision")
         out = root / revision
         if not quiet:
             click.echo(f"indexing {repo} at {revision[:12]} into {out}", err=True)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Reference retriever config (YAML) merged over the defaults.")
 @click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
-@click.option("--embedder", default=None, help="minilm-int8 (default) | minilm | dir:PATH | openai:URL#MODEL")
+@click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked chunks as JSON.")
 @handle_errors
 def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
@@ -37,22 +37,15 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
     """
     import msgspec
 
+    from codegold.adapters.reference import reference_setup
     from codegold.index.store import IndexReader
     from codegold.retrieve.config import load_config
     from codegold.retrieve.reference import ReferenceRetriever
 
     config = load_config(config_path)
     with IndexReader.open(index) as reader:
-        dense_signal = None
-        if dense or embedder or config.signals.dense.enabled:
-            from codegold.retrieve.dense import dense_factory
-
-            make = dense_factory(embedder or config.signals.dense.embedder,
-                                 batch_size=config.signals.dense.batch_size,
-                                 max_tokens=config.signals.dense.max_tokens)
-            dense_signal = make(reader)
-            config = msgspec.structs.replace(config, signals=msgspec.structs.replace(
-                config.signals, dense=msgspec.structs.replace(config.signals.dense, enabled=True)))
+        config, make_dense = reference_setup(config, dense=dense, embedder=embedder)
+        dense_signal = make_dense(reader) if make_dense is not None else None
         result = ReferenceRetriever(reader, config, dense=dense_signal).retrieve(
             query, k=k, open_file=open_file)
         if as_json:

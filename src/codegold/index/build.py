@@ -239,7 +239,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
         path_policy=PathPolicyInfo(include=list(policy.include), exclude=list(policy.exclude),
                                    hash=policy.hash),
         embedder=None, files=indexed_files, chunks=chunks, created_at=_created_at(),
-        complete=True, codegold_version=__version__)
+        complete=True, codegold_version=__version__,
+        revision_given=snapshot.requested if snapshot.requested != snapshot.revision else None)
 
 
 def _write_manifest(path: Path, manifest: Manifest) -> None:

@@ -7,18 +7,20 @@ blobs. The user's working tree and index are never touched.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 import threading
+import time
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from codegold.errors import IndexError_, InputError
+from codegold.plumbing.git import END_OF_OPTIONS, git, git_popen, is_full_sha
+from codegold.plumbing.process import kill_group
 
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+# A blob stream that makes no progress for this long is stopped (a hung git, a dead disk).
+BLOB_STALL_SECONDS = 120.0
 _SCP_URL = re.compile(r"^[\w.-]+@[\w.-]+:(?P<path>.+)$")
 
 MODE_SYMLINK = "120000"
@@ -34,16 +36,6 @@ class TreeEntry:
     object_type: str
     sha: str
     size: int | None
-
-
-def _git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    # A caller's GIT_DIR or GIT_WORK_TREE would silently redirect us to another repo.
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                 "GIT_ALTERNATE_OBJECT_DIRECTORIES"):
-        env.pop(name, None)
-    env["LC_ALL"] = "C"
-    return env
 
 
 class GitSnapshot:
@@ -75,9 +67,11 @@ class GitSnapshot:
                              path=str(path))
         if not revision or revision.startswith("-"):
             raise InputError(f"revision {revision!r} is not a valid revision name")
-        resolved = _run(path, ["rev-parse", "--verify", "--quiet", "--end-of-options",
+        # ``^{commit}`` peels an annotated tag to its commit: a tag object's own id is
+        # never a revision an index may carry.
+        resolved = _run(path, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS,
                                f"{revision}^{{commit}}"], check=False)
-        if resolved.returncode == 0 and _SHA.match(resolved.stdout.strip()):
+        if resolved.returncode == 0 and is_full_sha(resolved.stdout.strip()):
             return cls(path, resolved.stdout.strip(), revision)
         if _run(path, ["rev-parse", "--verify", "--quiet", "HEAD"], check=False).returncode != 0:
             anything = _run(path, ["rev-list", "-n", "1", "--all"], check=False)
@@ -111,8 +105,8 @@ class GitSnapshot:
 
     def entries(self) -> list[TreeEntry]:
         """Every path at the revision, in git's (byte-wise) order."""
-        out = _run(self.repo, ["ls-tree", "-r", "-z", "--long", "--full-tree", self.revision],
-                   text=False)
+        out = _run(self.repo, ["ls-tree", "-r", "-z", "--long", "--full-tree", END_OF_OPTIONS,
+                               self.revision])
         entries: list[TreeEntry] = []
         for record in out.stdout_bytes.split(b"\0"):
             if not record:
@@ -129,13 +123,24 @@ class GitSnapshot:
         wanted = list(shas)
         if not wanted:
             return
-        proc = subprocess.Popen(
-            ["git", "-C", str(self.repo), "cat-file", "--batch", "--buffer"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=_git_env())
-        assert proc.stdin is not None and proc.stdout is not None
-
+        proc = git_popen(["cat-file", "--batch", "--buffer"], repo=self.repo)
+        if proc.stdin is None or proc.stdout is None:  # pragma: no cover - pipes were asked for
+            raise IndexError_("git cat-file started without pipes")
         stdin = proc.stdin
+        progress = [time.monotonic()]
+        finished = threading.Event()
+        stalled = threading.Event()
+
+        def watchdog() -> None:
+            # Kills git when it stops answering, so a read below returns instead of hanging.
+            while not finished.wait(0.5):
+                if time.monotonic() - progress[0] > BLOB_STALL_SECONDS:
+                    stalled.set()
+                    kill_group(proc)
+                    return
+
+        guard = threading.Thread(target=watchdog, daemon=True)
+        guard.start()
 
         def feed() -> None:
             # A writer thread keeps git's output pipe draining while we still send names.
@@ -153,21 +158,35 @@ class GitSnapshot:
             for sha in wanted:
                 header = stdout.readline()
                 fields = header.split()
+                if stalled.is_set():
+                    raise IndexError_(f"git cat-file in {self.repo} made no progress for "
+                                      f"{BLOB_STALL_SECONDS:g}s and was stopped")
                 if len(fields) != 3:
                     raise IndexError_(f"git cat-file could not read object {sha}: "
                                       f"{header.decode('utf-8', 'replace').strip()}")
                 size = int(fields[2])
                 data = stdout.read(size)
                 stdout.read(1)  # the newline git writes after each object
+                if stalled.is_set() or len(data) != size:
+                    raise IndexError_(f"git cat-file in {self.repo} stopped in the middle of "
+                                      f"object {sha}")
+                progress[0] = float("inf")  # our consumer's time is not git's stall
                 yield sha, data
+                progress[0] = time.monotonic()
         finally:
+            finished.set()
             if proc.poll() is None:
-                proc.kill()
+                kill_group(proc)
             proc.wait()
             stdout.close()
             if proc.stderr is not None:
                 proc.stderr.close()
             writer.join(timeout=5)
+
+
+def _run(repo: Path, args: list[str], *, check: bool = True) -> _Completed:
+    result = git(args, repo=repo, check=check)
+    return _Completed(result.returncode, result.stdout, result.stderr)
 
 
 class _Completed:
@@ -179,15 +198,3 @@ class _Completed:
     @property
     def stdout(self) -> str:
         return self.stdout_bytes.decode("utf-8", "replace")
-
-
-def _run(repo: Path, args: list[str], *, check: bool = True, text: bool = True) -> _Completed:
-    try:
-        proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
-                              env=_git_env(), check=False)
-    except OSError as err:
-        raise IndexError_(f"cannot run git: {err}") from err
-    result = _Completed(proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
-    if check and proc.returncode != 0:
-        raise IndexError_(f"git {args[0]} failed in {repo}: {result.stderr.strip()}")
-    return result

