@@ -231,14 +231,28 @@ def _suggest(facts: CaseFacts, t: TargetFacts) -> tuple[str, ...]:
                 for d in facts.index.definitions(_short(symbol))
                 if not (d.file in t.present and symbol_matches(symbol, (d.qualified,)))]
     if symbol is not None and not t.definitions and t.chunks:
-        names = sorted({s for c in t.chunks for s in (c.symbols or ((c.symbol,) if c.symbol else ()))})
-        out += [f"{n} ({t.present[0]})" for n in difflib.get_close_matches(symbol, names, n=_SUGGESTIONS)]
+        out += [f"{n} ({path})" for n, path in _closest_names(symbol, t.chunks)]
     if t.files is not None and not t.present and not is_glob(t.target.file):
         base = posixpath.basename(t.target.file)
         paths = _all_paths(facts) or []
         near = [p for p in paths if posixpath.basename(p) == base]
         out += near or difflib.get_close_matches(t.target.file, paths, n=_SUGGESTIONS)
     return tuple(dict.fromkeys(out))[:_SUGGESTIONS * 2]
+
+
+def _closest_names(symbol: str, chunks: Sequence[IndexedChunk]) -> list[tuple[str, str]]:
+    """The names defined in ``chunks`` closest to ``symbol`` (qualified or short form)."""
+    where: dict[str, str] = {}
+    for c in chunks:
+        for name in c.symbols or ((c.symbol,) if c.symbol else ()):
+            where.setdefault(name, c.file)
+
+    def likeness(name: str) -> float:
+        return max(difflib.SequenceMatcher(None, symbol, name).ratio(),
+                   difflib.SequenceMatcher(None, _short(symbol), _short(name)).ratio())
+
+    ranked = sorted(where, key=lambda n: (-likeness(n), n))
+    return [(n, where[n]) for n in ranked[:_SUGGESTIONS]]
 
 
 def _did_you_mean(t: TargetFacts) -> tuple[str, ...]:
