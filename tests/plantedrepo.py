@@ -70,6 +70,10 @@ def total(items, tax):
 # windows and no definition is recorded although the name is in it.
 BUNDLE = "function packItems(a){return a.map(function(x){return x})};" + "var pad=0;" * 500 + "\n"
 
+# A syntax error the parser chunks around: the definitions inside it are lost to the parse.
+BROKEN = ("def ok_one():\n    return 1\n\n\n" + "def ok_two():\n    return 2\n\n\n" * 4
+          + "def half_broken(x:\n    return x +\n\n\ndef ok_three():\n    return 3\n")
+
 FILES = {
     "src/shop/session.py": SESSION,
     "src/shop/big.py": BIG,
@@ -79,6 +83,7 @@ FILES = {
     "src/legacy/old.py": LEGACY,
     "src/shop/calc.py": CALC,
     "src/shop/pack.js": BUNDLE,
+    "src/shop/broken.py": BROKEN,
     "src/shop/poetry.lock": "[[package]]\nname = 'x'\n",
 }
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 import yaml
-from plantedrepo import Planted, build, last_line, line_of
 
 from codegold.diagnose import RepoView, diagnose_run
 from codegold.diagnose.records import Diagnosis
 from codegold.evaluate import evaluate_files
 from codegold.index import IndexReader
+from plantedrepo import Planted, build, last_line, line_of
 
 SESSION, BIG, CALC = "src/shop/session.py", "src/shop/big.py", "src/shop/calc.py"
 DEF = ["definition"]
@@ -95,8 +95,10 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         _case("forbids-own-target", "src/legacy/old.py", "old_session", DEF),
         _case("excluded", "src/shop/poetry.lock"),
         _case("minified", "src/shop/pack.js", "packItems"),
+        _case("syntax-error", "src/shop/broken.py", "half_broken"),
         _case("mislabelled", SESSION, "createSession", DEF),
         _case("split-windows", BIG, "process_order", DEF),
+        _case("split-ragged", BIG, "process_order", DEF),
         _case("part-at-rank-6", BIG, "process_order", DEF),
         _case("rewrite", CALC, "total", DEF, query="Where is `total` computed, e.g. with tax?"),
         _case("prose-abbreviations", CALC, "total", DEF,
@@ -106,24 +108,28 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         _case("below", CALC, "total", DEF),
         _case("forbidden", CALC, "total", DEF),
     ]
+    query_of = {c["id"]: c["query"] for c in cases}
     good = window(CALC, 5, 6, symbol="total", role="definition", rev=rev)
     legacy = window("src/legacy/old.py", 1, 2, symbol="old_session", role="definition", rev=rev)
     attempts = [
-        _attempt(c["id"], filler(5, rev)) for c in cases[:7]
+        _attempt(c["id"], filler(5, rev)) for c in cases[:8]
     ] + [
         _attempt("mislabelled", [window(SESSION, 4, 11, symbol="rotate_token", role="call_site", rev=rev),
                                  *filler(4, rev)]),
         _attempt("split-windows", [window(BIG, start, middle, rev=rev),
                                    window(BIG, middle + 1, end, rev=rev), *filler(3, rev)]),
+        # windows that miss the header line and spell the path "./...": still a split
+        _attempt("split-ragged", [{**window(BIG, start + 1, middle, rev=rev), "file": f"./{BIG}"},
+                                  *filler(2, rev), window(BIG, middle + 1, end, rev=rev)]),
         # codegold's own index holds process_order whole; the retriever returned one
         # acceptable part at rank 6: that is a ranking fault, not a split
         _attempt("part-at-rank-6", [*filler(5, rev),
                                     window(BIG, start, middle, symbol="process_order", role="definition",
                                            rev=rev)]),
-        _attempt("rewrite", filler(5, rev), query={"raw": cases[10]["query"],
+        _attempt("rewrite", filler(5, rev), query={"raw": query_of["rewrite"],
                                                    "rewritten": "where is subtotal computed e.g. tax"}),
         _attempt("prose-abbreviations", filler(5, rev),
-                 query={"raw": cases[11]["query"], "rewritten": "total_with_tax refunds negative totals"},
+                 query={"raw": query_of["prose-abbreviations"], "rewritten": "total_with_tax refunds negative totals"},
                  candidates=filler(20, rev, "c")),
         _attempt("miss", filler(5, rev), candidates=filler(20, rev, "c")),
         _attempt("demoted", [*filler(6, rev), good], candidates=[good, *filler(6, rev)]),
@@ -136,8 +142,8 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
     assert causes == {
         "renamed-away": "stale_label", "moved-file": "stale_label", "wrong-class": "stale_label",
         "role-contradiction": "stale_label", "forbids-own-target": "stale_label",
-        "excluded": "excluded_by_policy", "minified": "not_chunked",
-        "mislabelled": "metadata_mismatch", "split-windows": "split_context",
+        "excluded": "excluded_by_policy", "minified": "not_chunked", "syntax-error": "not_chunked",
+        "mislabelled": "metadata_mismatch", "split-windows": "split_context", "split-ragged": "split_context",
         "part-at-rank-6": "below_cutoff", "rewrite": "query_rewrite_loss",
         "prose-abbreviations": "retrieval_miss", "miss": "retrieval_miss",
         "demoted": "reranker_demotion", "below": "below_cutoff", "forbidden": "forbidden_source",
@@ -156,6 +162,7 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
     assert "role test" in text("role-contradiction")
     assert "forbids its own target" in text("forbids-own-target")
     assert "lines fallback" in text("minified")
+    assert "syntax error on" in text("syntax-error")
     assert "role=call_site" in text("mislabelled")
     assert "rank 1:" in text("split-windows") and "rank 2:" in text("split-windows")
     assert "rank 6" in text("part-at-rank-6")
@@ -171,7 +178,7 @@ def test_split_needs_the_whole_span_inside_the_cutoff(planted: Planted, tmp_path
              _case("index-splits-nothing-returned", BIG, "process_order", DEF)]
     attempts = [
         # the two windows leave lines out: they do not hold the definition together
-        _attempt("gap", [window(BIG, start, middle - 3, rev=rev), window(BIG, middle + 1, end, rev=rev),
+        _attempt("gap", [window(BIG, start, middle - 8, rev=rev), window(BIG, middle + 1, end, rev=rev),
                          *filler(3, rev)]),
         _attempt("second-half-deep", [window(BIG, start, middle, rev=rev), *filler(5, rev),
                                       window(BIG, middle + 1, end, rev=rev)]),

@@ -31,7 +31,7 @@ from codegold.diagnose.sources import IndexView, RepoView
 from codegold.evaluate.match import file_matches, forbidden_match, symbol_matches, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Target
-from codegold.model.paths import is_glob
+from codegold.model.paths import is_glob, normalize_path
 
 _SUGGESTIONS = 3
 
@@ -260,9 +260,14 @@ def _did_you_mean(t: TargetFacts) -> tuple[str, ...]:
 
 
 def _structural(entries: Sequence[InventoryEntry], path: str) -> bool:
-    """Whether the parser chunked ``path`` (so its symbol table is the parse's word)."""
+    """Whether the parser read all of ``path``, so its symbol table can deny a definition.
+
+    A file cut into line windows has no symbol table, and one chunked around syntax
+    errors may have lost the definitions inside them: neither can deny."""
     entry = next((e for e in entries if e.path == path), None)
-    return entry is not None and entry.fate == "indexed" and (entry.chunker or "").startswith("tree-sitter:")
+    return (entry is not None and entry.fate == "indexed"
+            and (entry.chunker or "").startswith("tree-sitter:")
+            and "syntax error" not in (entry.reason or ""))
 
 
 def _role_at(t: TargetFacts, d: SymbolDef) -> str | None:
@@ -381,8 +386,9 @@ def _overlapping(chunks: Sequence[IndexedChunk], d: SymbolDef) -> list[IndexedCh
 
 
 def _covers(chunk: Chunk, d: SymbolDef) -> bool:
-    return (chunk.file == d.file and chunk.start_line is not None and chunk.end_line is not None
-            and chunk.start_line <= d.start_line and chunk.end_line >= d.end_line)
+    return (normalize_path(chunk.file) == d.file and chunk.start_line is not None
+            and chunk.end_line is not None and chunk.start_line <= d.start_line
+            and chunk.end_line >= d.end_line)
 
 
 def _spans_unknown(check: str, facts: CaseFacts, t: TargetFacts) -> NotRun | None:
@@ -419,13 +425,17 @@ def metadata_mismatch(facts: CaseFacts, t: TargetFacts) -> Outcome:
     return None
 
 
+# Parts may miss a line or two of the parser's span (a decorator, a trailing blank line)
+# and still hold the definition together.
+_SPLIT_COVERAGE = 0.9
+
+
 def _union_covers(parts: Sequence[Chunk], start: int, end: int) -> bool:
-    reach = start - 1
-    for c in sorted(parts, key=lambda c: c.start_line or 0):
-        if (c.start_line or 0) > reach + 1:
-            break
-        reach = max(reach, c.end_line or 0)
-    return reach >= end
+    covered: set[int] = set()
+    for c in parts:
+        lo, hi = max(start, c.start_line or start), min(end, c.end_line or end)
+        covered.update(range(lo, hi + 1))
+    return len(covered) >= _SPLIT_COVERAGE * (end - start + 1)
 
 
 def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
@@ -438,7 +448,7 @@ def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
     if any(target_matches(c, t.target) for c in visible):
         return None
     for d in t.definitions:
-        parts = [c for c in visible if c.file == d.file and c.start_line is not None
+        parts = [c for c in visible if normalize_path(c.file) == d.file and c.start_line is not None
                  and c.end_line is not None and c.start_line <= d.end_line and c.end_line >= d.start_line]
         if len(parts) >= 2 and _union_covers(parts, d.start_line, d.end_line):
             ranks = {c.chunk_id: r for r, c in enumerate(visible, 1)}
