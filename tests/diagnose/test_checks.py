@@ -9,6 +9,7 @@ from fakeindex import FakeIndex, entry, ichunk, sdef
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.checks import (
+    CASE_CHECKS,
     GROUP_CHECKS,
     RETURNED_CHECKS,
     TARGET_CHECKS,
@@ -25,6 +26,8 @@ from runfactory import chunk, make_case, make_result
 
 
 def test_checks_run_in_the_documented_cause_order() -> None:
+    assert [c.__name__ for c in CASE_CHECKS] == ["invalid_run", "revision_mismatch",
+                                                 "label_forbids_its_target"]  # a stale_label
     names = [check.__name__ for check in (*TARGET_CHECKS, *RETURNED_CHECKS)]
     names.insert(len(names), "query_rewrite_loss")
     names += [check.__name__ for check in GROUP_CHECKS]

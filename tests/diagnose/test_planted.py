@@ -93,6 +93,8 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         _case("wrong-class", "src/shop/app.py", "Flask._find_error_handler", DEF),
         _case("role-contradiction", "tests/test_session.py", "test_create_session", DEF),
         _case("forbids-own-target", "src/legacy/old.py", "old_session", DEF),
+        # the retriever found the target, which the case forbids: the label is at fault
+        _case("forbids-found-target", "src/legacy/old.py", "old_session", DEF),
         _case("excluded", "src/shop/poetry.lock"),
         _case("minified", "src/shop/pack.js", "packItems"),
         _case("syntax-error", "src/shop/broken.py", "half_broken"),
@@ -112,8 +114,12 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
     good = window(CALC, 5, 6, symbol="total", role="definition", rev=rev)
     legacy = window("src/legacy/old.py", 1, 2, symbol="old_session", role="definition", rev=rev)
     attempts = [
-        _attempt(c["id"], filler(5, rev)) for c in cases[:8]
+        _attempt(case_id, filler(5, rev))
+        for case_id in ("renamed-away", "moved-file", "wrong-class", "role-contradiction",
+                        "forbids-own-target", "excluded", "minified", "syntax-error")
     ] + [
+        _attempt("forbids-found-target", [window("src/legacy/old.py", 1, 2, symbol="old_session",
+                                                 role="definition", rev=rev), *filler(4, rev)]),
         _attempt("mislabelled", [window(SESSION, 4, 11, symbol="rotate_token", role="call_site", rev=rev),
                                  *filler(4, rev)]),
         _attempt("split-windows", [window(BIG, start, middle, rev=rev),
@@ -137,11 +143,12 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         _attempt("forbidden", [legacy, good, *filler(3, rev)]),
     ]
     assert create < line_of(SESSION, "def rotate_token")
+    assert sorted(a["case_id"] for a in attempts) == sorted(c["id"] for c in cases)
     found = _diagnose(planted, tmp_path, cases, attempts)
     causes = {cid: d.cause for cid, d in found.items()}
     assert causes == {
         "renamed-away": "stale_label", "moved-file": "stale_label", "wrong-class": "stale_label",
-        "role-contradiction": "stale_label", "forbids-own-target": "stale_label",
+        "role-contradiction": "stale_label", "forbids-own-target": "stale_label", "forbids-found-target": "stale_label",
         "excluded": "excluded_by_policy", "minified": "not_chunked", "syntax-error": "not_chunked",
         "mislabelled": "metadata_mismatch", "split-windows": "split_context", "split-ragged": "split_context",
         "part-at-rank-6": "below_cutoff", "rewrite": "query_rewrite_loss",
@@ -150,7 +157,7 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
     }
     owners = {cid: d.owner for cid, d in found.items()}
     assert {owners[c] for c in ("renamed-away", "moved-file", "wrong-class", "role-contradiction",
-                                "forbids-own-target")} == {"dataset"}
+                                "forbids-own-target", "forbids-found-target")} == {"dataset"}
     assert owners["minified"] == "parser-chunker"
 
     def text(case_id: str) -> str:

@@ -4,8 +4,10 @@ Each check reads frozen facts and returns a :class:`Finding` (this boundary is b
 with the evidence), a :class:`NotRun` (the data it needs is missing, and why), or None
 (this boundary holds). No check writes into the objects it is given.
 
-Three kinds, each a tuple in the documented cause order:
+Four kinds, each a tuple in the documented cause order:
 
+- :data:`CASE_CHECKS` read the scored case alone: invalid_run, revision_mismatch, and the
+  case-wide half of stale_label (a label that forbids its own target).
 - :data:`TARGET_CHECKS` ask the index (or a parse of the file at the case revision)
   about one accepted target: stale_label, excluded_by_policy, not_chunked.
 - :data:`RETURNED_CHECKS` compare what the retriever returned with the parser's span of
@@ -126,7 +128,6 @@ class TargetFacts:
     chunks: tuple[IndexedChunk, ...]  # chunks of the present files
     definitions: tuple[SymbolDef, ...]  # parser definitions of the target symbol there
     source: str | None
-    forbidden_by: str | None  # the case's own forbidden pattern that matches the target
     suggestions: tuple[str, ...] = ()  # "did you mean" names or paths
 
 
@@ -182,7 +183,6 @@ def _defines(chunk: IndexedChunk, symbol: str) -> bool:
 
 def look_up(facts: CaseFacts, target: Target) -> TargetFacts:
     """Gather what the index (or a parse of the file from ``--repo``) says about ``target``."""
-    forbidden_by = _forbidding_pattern(facts, target)
     if is_glob(target.file):
         paths = _all_paths(facts)
         files = None if paths is None else tuple(sorted(p for p in paths if file_matches(target.file, p)))
@@ -217,7 +217,7 @@ def look_up(facts: CaseFacts, target: Target) -> TargetFacts:
                 defs += [d for d in parsed[2] if symbol_matches(target.symbol, (d.qualified,))]
     looked = TargetFacts(target=target, files=files, present=present, existence_known=known,
                          entries=tuple(entries), chunks=tuple(chunks), definitions=tuple(defs),
-                         source=source, forbidden_by=forbidden_by)
+                         source=source)
     return replace(looked, suggestions=_suggest(facts, looked))
 
 
@@ -287,17 +287,48 @@ def _rev(facts: CaseFacts) -> str:
     return facts.revision[:12]
 
 
+# --- case checks -------------------------------------------------------------------------
+
+
+def invalid_run(facts: CaseFacts) -> Outcome:
+    """The run cannot be scored for the pinned revision (manifest, revision, retriever)."""
+    result = facts.result
+    if result.status != "invalid":
+        return None
+    return Finding("invalid_run", result.invalid_reason or "the run cannot be scored",
+                   (f"invalid: {result.invalid_reason}",))
+
+
+def revision_mismatch(facts: CaseFacts) -> Outcome:
+    """A visible chunk carries another revision than the case."""
+    mismatches = facts.result.revision_mismatches
+    if not mismatches:
+        return None
+    return Finding("revision_mismatch", f"{len(mismatches)} visible chunk(s) carry another revision",
+                   tuple(f"chunk {c} is not from {facts.revision}" for c in mismatches))
+
+
+def label_forbids_its_target(facts: CaseFacts) -> Outcome:
+    """The case-wide half of stale_label: a required target under the case's own forbidden
+    list. Checked over every required group, found or not: when the retriever returns that
+    target, the case fails as forbidden, yet the fault is the label's."""
+    for group in facts.result.case.required_groups:
+        for target in group.any_of:
+            pattern = _forbidding_pattern(facts, target)
+            if pattern is not None:
+                return Finding("stale_label", f"the case forbids its own target {target.file} "
+                               f"(forbidden pattern {pattern!r})",
+                               (f"required target {target.file} (group {group.id}) falls under the "
+                                f"case's forbidden pattern {pattern!r}: the label contradicts itself",))
+    return None
+
+
 # --- target checks -----------------------------------------------------------------------
 
 
 def stale_label(facts: CaseFacts, t: TargetFacts) -> Outcome:
     """The label contradicts the repository at its own revision (a dataset fault)."""
     target, rev = t.target, _rev(facts)
-    if t.forbidden_by is not None:
-        return Finding("stale_label", f"the case forbids its own target {target.file} "
-                       f"(forbidden pattern {t.forbidden_by!r})",
-                       (f"required target {target.file} falls under the case's forbidden "
-                        f"pattern {t.forbidden_by!r}: the label contradicts itself",))
     if t.files is None:
         return NotRun("stale_label", f"cannot list files at {rev}: {facts.index_note or 'no index'} "
                       "and no --repo")
@@ -603,9 +634,11 @@ def forbidden_source(facts: CaseFacts) -> Outcome:
                          for r, c in enumerate(result.ranked, 1) if c.chunk_id in ids))
 
 
+CaseCheck = Callable[[CaseFacts], Outcome]
 TargetCheck = Callable[[CaseFacts, TargetFacts], Outcome]
 GroupCheck = Callable[[CaseFacts, EvidenceGroup], Outcome]
 
+CASE_CHECKS: tuple[CaseCheck, ...] = (invalid_run, revision_mismatch, label_forbids_its_target)
 TARGET_CHECKS: tuple[TargetCheck, ...] = (stale_label, excluded_by_policy, not_chunked)
 RETURNED_CHECKS: tuple[TargetCheck, ...] = (metadata_mismatch, split_context)
 GROUP_CHECKS: tuple[GroupCheck, ...] = (retrieval_miss, reranker_demotion, below_cutoff)

@@ -12,6 +12,7 @@ from pathlib import Path
 from codegold.diagnose.bundle import build_bundle, render_bundle_markdown, render_summary_markdown
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.checks import (
+    CASE_CHECKS,
     GROUP_CHECKS,
     RETURNED_CHECKS,
     TARGET_CHECKS,
@@ -118,14 +119,10 @@ def diagnose_case(facts: CaseFacts) -> Explained:
     notes = _Notes()
     if facts.index_note is not None and facts.index is None and facts.index_note != "no --index given":
         notes.take(NotRun("index", facts.index_note))
-    if result.status == "invalid":
-        return Explained(Finding("invalid_run", result.invalid_reason or "the run cannot be scored",
-                                 (f"invalid: {result.invalid_reason}",)), tuple(notes.lines), (), ())
-    if result.revision_mismatches:
-        return Explained(Finding(
-            "revision_mismatch", f"{len(result.revision_mismatches)} visible chunk(s) carry another revision",
-            tuple(f"chunk {c} is not from {facts.revision}" for c in result.revision_mismatches)),
-            tuple(notes.lines), (), ())
+    for check in CASE_CHECKS:
+        found = notes.take(check(facts))
+        if found is not None:
+            return Explained(found, tuple(notes.lines), (), ())
     missing = set(result.missing_groups)
     groups = [g for g in result.case.required_groups if g.id in missing]
     if result.status == "missing" and not groups:
