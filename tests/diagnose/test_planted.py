@@ -106,6 +106,8 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         _case("prose-abbreviations", CALC, "total", DEF,
               query="How is total_with_tax done, e.g. for refunds, i.e. negative totals?"),
         _case("miss", CALC, "total", DEF),
+        # a call-site label names the symbol it calls, defined elsewhere: not a label error
+        _case("call-site-label", "src/shop/app.py", "_find_error_handler", ["call_site"]),
         _case("demoted", CALC, "total", DEF),
         _case("below", CALC, "total", DEF),
         _case("forbidden", CALC, "total", DEF),
@@ -138,6 +140,7 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
                  query={"raw": query_of["prose-abbreviations"], "rewritten": "total_with_tax refunds negative totals"},
                  candidates=filler(20, rev, "c")),
         _attempt("miss", filler(5, rev), candidates=filler(20, rev, "c")),
+        _attempt("call-site-label", filler(5, rev), candidates=filler(20, rev, "c")),
         _attempt("demoted", [*filler(6, rev), good], candidates=[good, *filler(6, rev)]),
         _attempt("below", [*filler(5, rev), good], candidates=[*filler(5, rev), good]),
         _attempt("forbidden", [legacy, good, *filler(3, rev)]),
@@ -152,7 +155,7 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         "excluded": "excluded_by_policy", "minified": "not_chunked", "syntax-error": "not_chunked",
         "mislabelled": "metadata_mismatch", "split-windows": "split_context", "split-ragged": "split_context",
         "part-at-rank-6": "below_cutoff", "rewrite": "query_rewrite_loss",
-        "prose-abbreviations": "retrieval_miss", "miss": "retrieval_miss",
+        "prose-abbreviations": "retrieval_miss", "miss": "retrieval_miss", "call-site-label": "retrieval_miss",
         "demoted": "reranker_demotion", "below": "below_cutoff", "forbidden": "forbidden_source",
     }
     owners = {cid: d.owner for cid, d in found.items()}

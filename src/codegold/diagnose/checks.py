@@ -270,6 +270,12 @@ def _structural(entries: Sequence[InventoryEntry], path: str) -> bool:
             and "syntax error" not in (entry.reason or ""))
 
 
+def _wants_definition(target: Target) -> bool:
+    """Whether the target's symbol names something defined in its file. A call-site,
+    reference or test target may name the symbol it uses, defined elsewhere."""
+    return not target.roles or bool({"definition", "declaration"} & set(target.roles))
+
+
 def _role_at(t: TargetFacts, d: SymbolDef) -> str | None:
     """The role the index gives the chunk that holds ``d``'s header."""
     holding = [c for c in t.chunks if c.file == d.file and c.start_line <= d.start_line <= c.end_line]
@@ -342,7 +348,8 @@ def stale_label(facts: CaseFacts, t: TargetFacts) -> Outcome:
     # Only files whose content was read can deny a definition; an excluded file is
     # excluded_by_policy's question.
     read = [e.path for e in t.entries if e.fate in ("indexed", "fallback")]
-    if symbol is not None and not t.definitions and read and not any(_defines(c, symbol) for c in t.chunks):
+    if (symbol is not None and _wants_definition(target) and not t.definitions and read
+            and not any(_defines(c, symbol) for c in t.chunks)):
         # The parse decides; only a file the parser could not read (line windows) falls
         # back to text, and then only to deny: a name absent from the text is not defined.
         structural = [p for p in read if _structural(t.entries, p)]
@@ -393,7 +400,7 @@ def not_chunked(facts: CaseFacts, t: TargetFacts) -> Outcome:
                            tuple(f"inventory: {e.path} chunks=0" for e in indexed))
         return None
     if not t.definitions:
-        if any(_defines(c, symbol) for c in t.chunks):
+        if any(_defines(c, symbol) for c in t.chunks) or not _wants_definition(t.target):
             return None
         # stale_label ruled out a label error, so the parser never read this file's
         # structure (line windows): its definition cannot be located.
