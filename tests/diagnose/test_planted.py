@@ -98,7 +98,7 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
         _case("excluded", "src/shop/poetry.lock"),
         _case("minified", "src/shop/pack.js", "packItems"),
         _case("syntax-error", "src/shop/broken.py", "half_broken"),
-        _case("mislabelled", SESSION, "createSession", DEF),
+        _case("mislabelled", f"./{SESSION}", "createSession", DEF),
         _case("split-windows", BIG, "process_order", DEF),
         _case("split-ragged", BIG, "process_order", DEF),
         _case("part-at-rank-6", BIG, "process_order", DEF),

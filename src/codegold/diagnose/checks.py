@@ -145,7 +145,7 @@ def _forbidding_pattern(facts: CaseFacts, target: Target) -> str | None:
             prefix = target.file.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
             if "/" in prefix and forbidden_match(prefix.rsplit("/", 1)[0] + "/", pattern):
                 return pattern
-        elif forbidden_match(target.file, pattern):
+        elif forbidden_match(normalize_path(target.file), pattern):
             return pattern
     return None
 
@@ -187,7 +187,7 @@ def look_up(facts: CaseFacts, target: Target) -> TargetFacts:
         paths = _all_paths(facts)
         files = None if paths is None else tuple(sorted(p for p in paths if file_matches(target.file, p)))
     else:
-        files = (target.file,)
+        files = (normalize_path(target.file),)
     exists = {f: _exists(facts, f) for f in files or ()}
     present = tuple(f for f in files or () if exists[f] is not False)
     known = any(v is not None for v in exists.values())
