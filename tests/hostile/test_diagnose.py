@@ -36,6 +36,8 @@ def _write(tmp: Path, planted: Planted, cases: list[dict[str, Any]], attempts: l
         "cases": cases}), encoding="utf-8")
     with (tmp / "attempts.jsonl").open("w", encoding="utf-8") as out:
         for a in attempts:
+            for key in ("ranked", "candidates"):  # chunks carry the case revision, so checks run
+                a[key] = [{**c, "revision": planted.revision} for c in a.get(key) or []]
             out.write(json.dumps({"manifest": planted.manifest, **a}) + "\n")
     proc = run_cli("eval", tmp / "cases.yaml", tmp / "attempts.jsonl", "-o", tmp / "results.json", "-q")
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
@@ -65,6 +67,10 @@ def test_hostile_spans_symbols_and_queries_get_a_cause_each(planted: Planted, tm
         {"id": "glob-forbidden", "query": "e.g. i.e. " * 20_000,
          "accepted": [{"file": "src/legacy/**", "roles": ["definition"]}], "forbidden": ["src/legacy/"]},
         {"id": "directory-target", "query": "q", "accepted": [{"file": "src/shop", "symbol": "App"}]},
+        # names nothing, so diagnosis looks for the closest names: long labels must stay cheap
+        {"id": "long-label", "query": "q", "accepted": [
+            {"file": "src/shop/big.py", "symbol": "Q" * 50_000, "roles": ["definition"]},
+            {"file": "src/shop/" + "d/" * 5_000 + "gone.py"}]},
     ]
     attempts = [
         {"attempt_id": "a1", "case_id": "spans", "ranked": hostile_ranked, "candidates": hostile_ranked,
@@ -73,6 +79,7 @@ def test_hostile_spans_symbols_and_queries_get_a_cause_each(planted: Planted, tm
          "query": {"raw": "`" * 50_001, "rewritten": "`" * 3}},
         {"attempt_id": "a3", "case_id": "glob-forbidden", "ranked": []},
         {"attempt_id": "a4", "case_id": "directory-target", "ranked": hostile_ranked[3:5]},
+        {"attempt_id": "a5", "case_id": "long-label", "ranked": hostile_ranked},
     ]
     results = _write(tmp_path, planted, cases, attempts)
     planted_files = plant_sentinels(tmp_path / "work", ("keep-me.txt", "diag-sibling.txt"))
@@ -83,8 +90,10 @@ def test_hostile_spans_symbols_and_queries_get_a_cause_each(planted: Planted, tm
         assert proc.returncode == 0, proc.stderr[-2000:]
         found = json.loads((out / "diagnoses.json").read_text(encoding="utf-8"))
         causes = {d["case_id"]: d["cause"] for d in found["diagnoses"]}
-        assert set(causes) == {"spans", "../../escape", "glob-forbidden", "directory-target"}
+        assert set(causes) == {"spans", "../../escape", "glob-forbidden", "directory-target", "long-label"}
         assert causes["glob-forbidden"] == "stale_label"  # the case forbids its own target
+        assert causes["long-label"] == "stale_label"
+        assert "invalid_run" not in causes.values()
         assert all((out / d["bundle_json"]).resolve().is_relative_to(out.resolve())
                    for d in found["diagnoses"])
     assert_sentinels(planted_files)

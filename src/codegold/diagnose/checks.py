@@ -36,6 +36,7 @@ from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Tar
 from codegold.model.paths import is_glob, normalize_path
 
 _SUGGESTIONS = 3
+_LIKENESS_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def _suggest(facts: CaseFacts, t: TargetFacts) -> tuple[str, ...]:
         base = posixpath.basename(t.target.file)
         paths = _all_paths(facts) or []
         near = [p for p in paths if posixpath.basename(p) == base]
-        out += near or difflib.get_close_matches(t.target.file, paths, n=_SUGGESTIONS)
+        out += near or difflib.get_close_matches(t.target.file[:_LIKENESS_CHARS], paths, n=_SUGGESTIONS)
     return tuple(dict.fromkeys(out))[:_SUGGESTIONS * 2]
 
 
@@ -247,9 +248,12 @@ def _closest_names(symbol: str, chunks: Sequence[IndexedChunk]) -> list[tuple[st
         for name in c.symbols or ((c.symbol,) if c.symbol else ()):
             where.setdefault(name, c.file)
 
+    # Comparing is quadratic in the lengths: a hostile label or chunk name is cut short.
+    wanted, short = symbol[:_LIKENESS_CHARS], _short(symbol)[:_LIKENESS_CHARS]
+
     def likeness(name: str) -> float:
-        return max(difflib.SequenceMatcher(None, symbol, name).ratio(),
-                   difflib.SequenceMatcher(None, _short(symbol), _short(name)).ratio())
+        return max(difflib.SequenceMatcher(None, wanted, name[:_LIKENESS_CHARS]).ratio(),
+                   difflib.SequenceMatcher(None, short, _short(name)[:_LIKENESS_CHARS]).ratio())
 
     ranked = sorted(where, key=lambda n: (-likeness(n), n))
     return [(n, where[n]) for n in ranked[:_SUGGESTIONS]]
