@@ -175,6 +175,7 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
     assert "syntax error on" in text("syntax-error")
     assert "role=call_site" in text("mislabelled")
     assert "rank 1:" in text("split-windows") and "rank 2:" in text("split-windows")
+    assert "cut by the retriever's own chunking" in text("split-windows")
     assert "rank 6" in text("part-at-rank-6")
     assert "dropped total" in found["rewrite"].summary
     assert "e.g" not in found["rewrite"].summary

@@ -494,11 +494,15 @@ def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
                  and c.end_line is not None and c.start_line <= d.end_line and c.end_line >= d.start_line]
         if len(parts) >= 2 and _union_covers(parts, d.start_line, d.end_line):
             ranks = {c.chunk_id: r for r, c in enumerate(visible, 1)}
+            # Whose chunker cut it: parts the index holds are codegold's, others the retriever's.
+            own = facts.index is not None and all(facts.index.get(c.chunk_id) is not None for c in parts)
+            cutter = "the index's chunker" if own else "the retriever's own chunking (ids not in the index)"
             return Finding("split_context",
                            f"{d.qualified} (lines {d.start_line}-{d.end_line}) came back split over "
                            f"{len(parts)} chunks inside the cutoff; none alone is accepted",
                            (f"parser: {d.qualified} at {d.file}:{d.start_line}-{d.end_line}",
-                            *(f"rank {ranks[c.chunk_id]}: {_describe(c)}" for c in parts)))
+                            *(f"rank {ranks[c.chunk_id]}: {_describe(c)}" for c in parts),
+                            f"cut by {cutter}"))
     return None
 
 
