@@ -120,37 +120,83 @@ def prepare_out(out: Path) -> None:
     (out / MARKER).write_text("written by `codegold demo`; safe to delete\n", encoding="utf-8")
 
 
-class _Runner:
-    """Runs named steps, timing them and turning codegold errors into failed steps."""
+@dataclass(frozen=True)
+class _Done:
+    """What a step that finished hands back: one line, the files it wrote, notes."""
 
-    def __init__(self, on_step: Callable[[Step], None] | None,
+    detail: str
+    outputs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class _State:
+    """What the steps pass along. Each step reads what earlier steps left and records its
+    own product here; a step whose input is missing is skipped with the reason."""
+
+    example: Path
+    out: Path
+    workers: int
+    shas: dict[str, str] = field(default_factory=dict)  # tag -> sha, in build order
+    indexes: dict[str, Path] = field(default_factory=dict)  # sha -> index folder
+    live: RunResult | None = None
+    recorded: RunResult | None = None
+    diagnoses: dict[str, tuple[str, str]] = field(default_factory=dict)  # "run:case" -> cause, owner
+    diagnosis_dirs: dict[str, Path] = field(default_factory=dict)  # "live"/"recorded" -> folder
+    verdict: Verdict | None = None
+    report: Path | None = None
+
+    @property
+    def repo(self) -> Path:
+        return self.out / "repo"
+
+    @property
+    def policy_path(self) -> Path:
+        return self.example / "policy.yaml"
+
+    @property
+    def main(self) -> tuple[str, RunResult] | None:
+        """The run the gate and report judge: the live one, else the recorded replay."""
+        if self.live is not None:
+            return "live", self.live
+        if self.recorded is not None:
+            return "recorded", self.recorded
+        return None
+
+
+Work = Callable[[_State], _Done]
+
+
+class _Steps:
+    """Runs named steps in order, timing them; a CodegoldError fails that step only."""
+
+    def __init__(self, state: _State, on_step: Callable[[Step], None] | None,
                  on_start: Callable[[str], None] | None) -> None:
-        self.steps: list[Step] = []
+        self.state = state
+        self.done: list[Step] = []
         self.on_step = on_step
         self.on_start = on_start
 
-    def record(self, step: Step) -> Step:
-        self.steps.append(step)
+    def _record(self, step: Step) -> Step:
+        self.done.append(step)
         if self.on_step is not None:
             self.on_step(step)
         return step
 
-    def skip(self, name: str, reason: str) -> Step:
-        return self.record(Step(name=name, status="skipped", detail=reason))
-
-    def run(self, name: str, work: Callable[[], tuple[str, tuple[str, ...]]],
-            notes: Callable[[], tuple[str, ...]] | None = None) -> Step:
+    def run(self, name: str, work: Work, *, unless: str | None = None) -> Step:
+        """Run ``work``, or record it skipped when ``unless`` (the reason) is given."""
+        if unless is not None:
+            return self._record(Step(name=name, status="skipped", detail=unless))
         if self.on_start is not None:
             self.on_start(name)
         started = time.perf_counter()
         try:
-            detail, outputs = work()
-            status: StepStatus = "done"
+            done = work(self.state)
         except CodegoldError as err:
-            detail, outputs, status = str(err), (), "failed"
-        return self.record(Step(name=name, status=status, detail=detail, outputs=outputs,
-                                seconds=round(time.perf_counter() - started, 2),
-                                notes=notes() if notes is not None and status == "done" else ()))
+            return self._record(Step(name=name, status="failed", detail=str(err),
+                                     seconds=round(time.perf_counter() - started, 2)))
+        return self._record(Step(name=name, status="done", detail=done.detail, outputs=done.outputs,
+                                 seconds=round(time.perf_counter() - started, 2), notes=done.notes))
 
 
 def _summary_line(result: RunResult) -> str:
@@ -158,6 +204,131 @@ def _summary_line(result: RunResult) -> str:
     hit = f"{s.hit_rate:.2f}" if s.hit_rate is not None else "-"
     return (f"{s.cases} cases: {s.pass_} pass, {s.fail} fail, {s.invalid} invalid, "
             f"{s.missing} missing; hit rate {hit}")
+
+
+# --- the steps, in the order the demo runs them ------------------------------------------
+
+
+def build_example_repository(state: _State) -> _Done:
+    module = _load_script(state.example / "build_example.py")
+    try:
+        shas = module.build(state.repo)
+    except module.BuildError as err:
+        raise InputError(str(err), path=str(state.repo)) from None
+    state.shas.update(shas)
+    pins = ", ".join(f"{tag} {sha[:12]}" for tag, sha in state.shas.items())
+    return _Done(f"git repository with tags {pins}", (str(state.repo),))
+
+
+def index_revision(tag: str) -> Work:
+    """The step indexing one pinned revision; it reuses the previous index's unchanged files."""
+
+    def index(state: _State) -> _Done:
+        from codegold.index.build import build_index
+
+        target = state.out / "indexes" / tag
+        previous = next(reversed(state.indexes.values()), None)
+        manifest = build_index(state.repo, tag, target, reuse_from=previous, repository="acme/shop")
+        state.indexes[state.shas[tag]] = target
+        return _Done(f"{manifest.files} files, {manifest.chunks} chunks, build {manifest.index_build_id}",
+                     (str(target),))
+
+    return index
+
+
+def run_cases_live(state: _State) -> _Done:
+    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
+    from codegold.adapters.runner import run_cases
+    from codegold.index.catalog import IndexSet
+    from codegold.model import load_cases
+    from codegold.retrieve.config import load_config
+
+    attempts = state.out / "attempts.jsonl"
+    config = load_config(None)
+    retriever = make_retriever("reference", RetrieverOptions(config=config))
+    try:
+        summary = run_cases(load_cases(str(state.example / "cases.yaml")).cases, retriever,
+                            IndexSet.from_path(state.out / "indexes"), attempts, label="reference",
+                            workers=state.workers, run_id="demo", default_k=config.candidates.default_k)
+    finally:
+        close_retriever(retriever)
+    return _Done(f"{summary.written} attempts, {summary.errors} retriever errors, {summary.seconds:.1f}s",
+                 (str(attempts),))
+
+
+def evaluate_live(state: _State) -> _Done:
+    from codegold.evaluate import evaluate_files
+
+    results = state.out / "results.json"
+    state.live = evaluate_files(str(state.example / "cases.yaml"), str(state.out / "attempts.jsonl"))
+    write_results(state.live, str(results))
+    return _Done(_summary_line(state.live), (str(results),))
+
+
+def replay_recorded(state: _State) -> _Done:
+    from codegold.evaluate import evaluate_files
+
+    recorded = state.example / "recorded"
+    results = state.out / "recorded" / "results.json"
+    state.recorded = evaluate_files(str(recorded / "cases.yaml"), str(recorded / "attempts.jsonl"))
+    write_results(state.recorded, str(results))
+    return _Done(_summary_line(state.recorded), (str(results),))
+
+
+def diagnose_run_of(label: str) -> Work:
+    """The step diagnosing the ``live`` or the ``recorded`` run."""
+
+    def diagnose(state: _State) -> _Done:
+        result = state.live if label == "live" else state.recorded
+        if result is None:  # run_demo skips this step then; kept for a direct call
+            raise InputError(f"no {label} results to diagnose")
+        folder = state.out / "diagnosis" if label == "live" else state.out / "recorded" / "diagnosis"
+        found = _diagnose(result, state.indexes, state.repo, state.example / "owners.yaml", folder)
+        state.diagnoses.update({f"{label}:{case_id}": cause_owner for case_id, cause_owner in found.items()})
+        state.diagnosis_dirs[label] = folder
+        causes = Counter(cause for cause, _owner in found.values())
+        text = ", ".join(f"{n} {c}" for c, n in sorted(causes.items())) or "no failures"
+        return _Done(text, (str(folder),))
+
+    return diagnose
+
+
+def gate(state: _State) -> _Done:
+    from codegold.gate import decide, load_policy
+
+    if state.main is None:
+        raise InputError("nothing was scored")
+    verdict = decide(state.main[1], load_policy(str(state.policy_path)), None)
+    state.verdict = verdict
+    (state.out / "gate.json").write_bytes(msgspec.json.format(msgspec.json.encode(verdict), indent=2) + b"\n")
+    broken = verdict.failures
+    text = "PASS" if verdict.passed else f"FAIL, {len(broken)} of {len(verdict.checks)} checks broken"
+    notes = tuple(
+        f"broken: {c.rule}: {c.figure}, needs {c.threshold}"
+        + (f" ({', '.join(c.cases[:4])}{', …' if len(c.cases) > 4 else ''})" if c.cases else "")
+        for c in broken)
+    return _Done(text, (str(state.out / "gate.json"),), notes)
+
+
+def report(state: _State) -> _Done:
+    from codegold.gate import decide, load_policy
+
+    if state.main is None:
+        raise InputError("nothing was scored")
+    label, scored = state.main
+    policy = _display(state.policy_path)
+    results_name = "results.json" if label == "live" else "recorded/results.json"
+    written = _render_report(scored, results_name, state.verdict, policy, state.diagnosis_dirs.get(label),
+                             state.out, "codegold demo: acme-shop")
+    if state.live is not None and state.recorded is not None:
+        # The replay gets its own report: the spec's worked examples, judged by the same policy.
+        verdict = (decide(state.recorded, load_policy(str(state.policy_path)), None)
+                   if state.verdict is not None else None)
+        written += _render_report(state.recorded, "recorded/results.json", verdict, policy,
+                                  state.diagnosis_dirs.get("recorded"), state.out / "recorded",
+                                  "codegold demo: the spec's worked examples (recorded run)")
+    state.report = state.out / "report.html"
+    return _Done("open report.html in a browser", written)
 
 
 def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
@@ -168,164 +339,45 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     A step that fails (a CodegoldError) is recorded as failed and the steps that need
     its output are skipped with the reason, so the outcome always says what ran.
     """
-    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
-    from codegold.adapters.runner import run_cases
-    from codegold.evaluate import evaluate_files
-    from codegold.gate import decide, load_policy
-    from codegold.index.build import build_index
-    from codegold.index.catalog import IndexSet
-    from codegold.model import load_cases
-    from codegold.retrieve.config import load_config
-
     example = example or default_example_dir()
     if not (example / "build_example.py").is_file():
         raise InputError("the demo needs the example from a source checkout "
                          "(examples/acme-shop/build_example.py); pass --example DIR",
                          path=str(example))
     prepare_out(out)
-    steps = _Runner(on_step, on_start)
-    cases_path = example / "cases.yaml"
-    policy_path = example / "policy.yaml"
-    repo = out / "repo"
-    indexes = out / "indexes"
-    shas: dict[str, str] = {}
+    state = _State(example=example, out=out, workers=workers)
+    steps = _Steps(state, on_step, on_start)
 
-    def build_repo() -> tuple[str, tuple[str, ...]]:
-        module = _load_script(example / "build_example.py")
-        try:
-            shas.update(module.build(repo))
-        except module.BuildError as err:
-            raise InputError(str(err), path=str(repo)) from None
-        pins = ", ".join(f"{tag} {sha[:12]}" for tag, sha in shas.items())
-        return f"git repository with tags {pins}", (str(repo),)
+    steps.run("build the example repository", build_example_repository)
+    for tag in list(state.shas):
+        steps.run(f"index {tag}", index_revision(tag))
+    all_indexed = bool(state.shas) and len(state.indexes) == len(state.shas)
+    ran = steps.run("run cases (reference retriever)", run_cases_live,
+                    unless=None if all_indexed else "needs an index of every pinned revision")
+    steps.run("evaluate", evaluate_live,
+              unless=None if ran.status == "done" else "needs the attempts of the live run")
+    steps.run("replay the recorded worked examples", replay_recorded)
+    steps.run("diagnose (live)", diagnose_run_of("live"),
+              unless=None if state.live is not None else "the live run was not scored")
+    steps.run("diagnose (recorded)", diagnose_run_of("recorded"),
+              unless=None if state.recorded is not None else "the recorded run was not scored")
+    nothing = None if state.main is not None else "nothing was scored"
+    steps.run(f"gate ({_display(state.policy_path)})", gate, unless=nothing)
+    steps.run("report", report, unless=nothing)
 
-    steps.run("build the example repository", build_repo)
+    main = state.main
+    return DemoOutcome(
+        out=out, steps=tuple(steps.done),
+        results=(out / "results.json" if main[0] == "live" else out / "recorded" / "results.json")
+        if main is not None else None,
+        report=state.report, gate_passed=state.verdict.passed if state.verdict is not None else None,
+        live=state.live is not None, examples=_example_lines(state))
 
-    # Each pinned revision gets its own index; the later one reuses the earlier one's
-    # unchanged files.
-    built: dict[str, Path] = {}
-    previous: Path | None = None
-    for tag, sha in shas.items():
-        target = indexes / tag
 
-        def index_one(tag: str = tag, target: Path = target,
-                      previous: Path | None = previous) -> tuple[str, tuple[str, ...]]:
-            manifest = build_index(repo, tag, target, reuse_from=previous, repository="acme/shop")
-            return (f"{manifest.files} files, {manifest.chunks} chunks, build "
-                    f"{manifest.index_build_id}", (str(target),))
-
-        if steps.run(f"index {tag}", index_one).status == "done":
-            built[sha] = previous = target
-
-    attempts = out / "attempts.jsonl"
-    results_path = out / "results.json"
-    live_result: RunResult | None = None
-    if not shas or len(built) != len(shas):
-        steps.skip("run cases (reference retriever)", "needs an index of every pinned revision")
-    else:
-        def run_live() -> tuple[str, tuple[str, ...]]:
-            config = load_config(None)
-            retriever = make_retriever("reference", RetrieverOptions(config=config))
-            try:
-                summary = run_cases(load_cases(str(cases_path)).cases, retriever,
-                                    IndexSet.from_path(indexes), attempts, label="reference",
-                                    workers=workers, run_id="demo",
-                                    default_k=config.candidates.default_k)
-            finally:
-                close_retriever(retriever)
-            return (f"{summary.written} attempts, {summary.errors} retriever errors, "
-                    f"{summary.seconds:.1f}s", (str(attempts),))
-
-        if steps.run("run cases (reference retriever)", run_live).status == "done":
-            def score_live() -> tuple[str, tuple[str, ...]]:
-                nonlocal live_result
-                live_result = evaluate_files(str(cases_path), str(attempts))
-                write_results(live_result, str(results_path))
-                return _summary_line(live_result), (str(results_path),)
-
-            steps.run("evaluate", score_live)
-
-    recorded_dir = example / "recorded"
-    recorded_out = out / "recorded"
-    recorded_results = recorded_out / "results.json"
-    recorded_result: RunResult | None = None
-
-    def score_recorded() -> tuple[str, tuple[str, ...]]:
-        nonlocal recorded_result
-        recorded_result = evaluate_files(str(recorded_dir / "cases.yaml"),
-                                         str(recorded_dir / "attempts.jsonl"))
-        write_results(recorded_result, str(recorded_results))
-        return _summary_line(recorded_result), (str(recorded_results),)
-
-    steps.run("replay the recorded worked examples", score_recorded)
-
-    diagnoses: dict[str, tuple[str, str]] = {}
-    diagnosis_dirs: dict[str, Path] = {}
-    for label, result, ddir in (("live", live_result, out / "diagnosis"),
-                                ("recorded", recorded_result, recorded_out / "diagnosis")):
-        if result is None:
-            continue
-
-        def diagnose_one(result: RunResult = result, ddir: Path = ddir,
-                         label: str = label) -> tuple[str, tuple[str, ...]]:
-            found = _diagnose(result, built, repo, example / "owners.yaml", ddir)
-            for case_id, cause_owner in found.items():
-                diagnoses[f"{label}:{case_id}"] = cause_owner
-            diagnosis_dirs[label] = ddir
-            causes = Counter(cause for cause, _owner in found.values())
-            text = ", ".join(f"{n} {c}" for c, n in sorted(causes.items())) or "no failures"
-            return text, (str(ddir),)
-
-        steps.run(f"diagnose ({label})", diagnose_one)
-
-    main_result = live_result or recorded_result
-    main_results_path = results_path if live_result is not None else recorded_results
-    gate_passed: bool | None = None
-    report_path: Path | None = None
-    if main_result is None:
-        steps.skip("gate", "nothing was scored")
-        steps.skip("report", "nothing was scored")
-    else:
-        policy = load_policy(str(policy_path))
-        verdict = decide(main_result, policy, None)
-        gate_passed = verdict.passed
-
-        def gate() -> tuple[str, tuple[str, ...]]:
-            (out / "gate.json").write_bytes(
-                msgspec.json.format(msgspec.json.encode(verdict), indent=2) + b"\n")
-            broken = verdict.failures
-            text = "PASS" if verdict.passed else (
-                f"FAIL, {len(broken)} of {len(verdict.checks)} checks broken")
-            return text, (str(out / "gate.json"),)
-
-        def gate_notes() -> tuple[str, ...]:
-            return tuple(
-                f"broken: {c.rule}: {c.figure}, needs {c.threshold}"
-                + (f" ({', '.join(c.cases[:4])}{', …' if len(c.cases) > 4 else ''})"
-                   if c.cases else "")
-                for c in verdict.failures)
-
-        steps.run(f"gate ({_display(policy_path)})", gate, gate_notes)
-
-        def report(scored: RunResult = main_result) -> tuple[str, tuple[str, ...]]:
-            nonlocal report_path
-            written = _render_report(
-                scored, main_results_path.relative_to(out).as_posix(), verdict,
-                _display(policy_path), diagnosis_dirs.get("live" if live_result else "recorded"),
-                out, "codegold demo: acme-shop")
-            if live_result is not None and recorded_result is not None:
-                written += _render_report(
-                    recorded_result, "recorded/results.json",
-                    decide(recorded_result, policy, None), _display(policy_path),
-                    diagnosis_dirs.get("recorded"), recorded_out,
-                    "codegold demo: the spec's worked examples (recorded run)")
-            report_path = out / "report.html"
-            return "open report.html in a browser", written
-
-        steps.run("report", report)
-
+def _example_lines(state: _State) -> tuple[CaseLine, ...]:
+    """The spec's worked examples as the closing summary shows them, recorded run first."""
     lines: list[CaseLine] = []
-    for label, result in (("recorded", recorded_result), ("live", live_result)):
+    for label, result in (("recorded", state.recorded), ("live", state.live)):
         if result is None:
             continue
         by_id = result.by_id()
@@ -333,20 +385,16 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
             case = by_id.get(case_id)
             if case is None:
                 continue
-            cause, owner = diagnoses.get(f"{label}:{case_id}", (None, None))
+            cause, owner = state.diagnoses.get(f"{label}:{case_id}", (None, None))
             files = {chunk.chunk_id: chunk.file for chunk in case.ranked}
             ranks = {chunk.chunk_id: rank for rank, chunk in enumerate(case.ranked, start=1)}
-            lines.append(CaseLine(run=label, case_id=case_id, status=case.status,
-                                  first_relevant_rank=case.first_relevant_rank,
-                                  missing_groups=tuple(case.missing_groups),
-                                  forbidden=tuple(
-                                      f"{files.get(cid, '?')} (chunk {cid}, rank {ranks.get(cid, '?')})"
-                                      for cid in case.forbidden_chunk_ids),
-                                  cause=cause, owner=owner))
-    return DemoOutcome(out=out, steps=tuple(steps.steps),
-                       results=main_results_path if main_result is not None else None,
-                       report=report_path, gate_passed=gate_passed,
-                       live=live_result is not None, examples=tuple(lines))
+            lines.append(CaseLine(
+                run=label, case_id=case_id, status=case.status,
+                first_relevant_rank=case.first_relevant_rank, missing_groups=tuple(case.missing_groups),
+                forbidden=tuple(f"{files.get(cid, '?')} (chunk {cid}, rank {ranks.get(cid, '?')})"
+                                for cid in case.forbidden_chunk_ids),
+                cause=cause, owner=owner))
+    return tuple(lines)
 
 
 def _display(path: Path) -> str:
@@ -374,7 +422,7 @@ def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_pa
     return {d.case_id: (d.cause, d.owner) for d in found.diagnoses}
 
 
-def _render_report(result: RunResult, results_name: str, verdict: Verdict, policy: str,
+def _render_report(result: RunResult, results_name: str, verdict: Verdict | None, policy: str,
                    diagnosis_dir: Path | None, folder: Path, title: str) -> tuple[str, ...]:
     """Write report.html, summary.md and junit.xml into ``folder``; return their paths."""
     from codegold.assemble import report_input

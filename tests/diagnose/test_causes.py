@@ -70,8 +70,11 @@ def test_every_cause_from_a_constructed_scenario(tmp_path: Path) -> None:
     add(make_result(make_case("metadata"), ranked=[mislabelled, *_filler(4)]), [mislabelled, *_filler(4)])
     # The spec's first null row: a true miss, nothing of the definition came back.
     add(make_result(make_case("true-miss")), _filler(5), candidates=_filler(30, "c"))
-    add(make_result(make_case("split", file="src/auth/big.py", symbol="bigFunction")),
-        [chunk("big-1", "src/auth/big.py", symbol="bigFunction", start=10, end=40), *_filler(4)])
+    # Both halves of the function came back inside the cutoff as the retriever's own
+    # line windows, neither labelled with the symbol.
+    halves = [chunk("w-1", "src/auth/big.py", start=10, end=45), chunk("w-2", "src/auth/big.py", start=46, end=80)]
+    add(make_result(make_case("split", file="src/auth/big.py", symbol="bigFunction"),
+                    ranked=[*halves, *_filler(3)]), [*halves, *_filler(3)])
     add(make_result(make_case("rewrite", query="Where is create_session defined?")), _filler(5),
         rewritten="where is the session created")
     demoted = [*_filler(7), good()]
@@ -89,7 +92,9 @@ def test_every_cause_from_a_constructed_scenario(tmp_path: Path) -> None:
                 ichunk("big-1", "src/auth/big.py", 10, 40, symbol="bigFunction", text="def bigFunction():"),
                 ichunk("big-2", "src/auth/big.py", 41, 80, symbol=None, role="definition", text="    ...")],
         inventory=[entry("src/auth/big.py")],
-        defs=[sdef("bigFunction", "src/auth/big.py", 10, 80, "big-1")],
+        defs=[sdef("bigFunction", "src/auth/big.py", 10, 80, "big-1"),
+              # the parser saw refresh at lines 20-30, yet no chunk of the file reaches there
+              sdef("refresh", "src/auth/calls.py", 20, 30, "calls-1")],
     )
     found = _diagnose(tmp_path, results, attempts, index)
     causes = {cid: cause for cid, (cause, _, _) in found.items()}

@@ -21,12 +21,16 @@ CAUSES: tuple[Cause, ...] = (
     # Not in DESIGN's table: a visible chunk from another revision fails a case whose
     # manifest is right, which means the index kept stale content (an indexing fault).
     Cause("revision_mismatch", "indexing", "a visible chunk carries another revision"),
-    Cause("stale_label", "dataset", "target file or symbol absent at the pinned revision"),
+    Cause("stale_label", "dataset",
+          "the label contradicts the pinned revision (file or definition absent by parse, role "
+          "the index never gives it, or a target the case itself forbids)"),
     Cause("excluded_by_policy", "indexing", "target file exists, the path policy left it out"),
-    Cause("not_chunked", "parser-chunker", "file indexed, no chunk holds the target symbol"),
+    Cause("not_chunked", "parser-chunker",
+          "file indexed, but the parser could not read its definitions or no chunk holds the target"),
     Cause("metadata_mismatch", "parser-chunker",
           "a returned chunk covers the target but its symbol or role says otherwise"),
-    Cause("split_context", "parser-chunker", "neighbouring chunks hold the target, none alone does"),
+    Cause("split_context", "parser-chunker",
+          "returned chunks inside the cutoff together hold the definition, none alone is accepted"),
     Cause("query_rewrite_loss", "retrieval", "an identifier of the raw query is missing from the rewrite"),
     Cause("retrieval_miss", "retrieval", "target chunk indexed correctly, absent from candidates"),
     Cause("reranker_demotion", "reranker", "inside the cutoff before rerank, below it after"),

@@ -1,29 +1,42 @@
-"""The boundary checks, one function per cause, run in DESIGN.md order.
+"""The boundary checks: one small pure function per cause, run by the engine in order.
 
-Target-level checks (stale label → split context) ask the index and the repository about
-one acceptable target; group-level checks (rewrite loss → below cutoff) ask the attempt
-about a whole evidence group. A group is broken at the index level only when every one of
-its targets is (any target could have satisfied it), and then at the boundary the furthest
-target reached; a case's cause is the earliest cause over its missing groups.
+Each check reads frozen facts and returns a :class:`Finding` (this boundary is broken,
+with the evidence), a :class:`NotRun` (the data it needs is missing, and why), or None
+(this boundary holds). No check writes into the objects it is given.
 
-A check that lacks the data it needs records why in ``not_run`` and lets diagnosis go on.
+Four kinds, each a tuple in the documented cause order:
+
+- :data:`CASE_CHECKS` read the scored case alone: invalid_run, revision_mismatch, and the
+  case-wide half of stale_label (a label that forbids its own target).
+- :data:`TARGET_CHECKS` ask the index (or a parse of the file at the case revision)
+  about one accepted target: stale_label, excluded_by_policy, not_chunked.
+- :data:`RETURNED_CHECKS` compare what the retriever returned with the parser's span of
+  the target's definition: metadata_mismatch, split_context.
+- :data:`GROUP_CHECKS` ask the attempt about a whole evidence group: retrieval_miss,
+  reranker_demotion, below_cutoff. :func:`query_rewrite_loss` and
+  :func:`forbidden_source` look at the whole case.
+
+What a target is known to be at the case revision is gathered once by :func:`look_up`
+into a :class:`TargetFacts`; the checks only read it.
 """
 
 from __future__ import annotations
 
+import difflib
+import posixpath
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.evaluate.match import file_matches, symbol_matches, target_matches
+from codegold.evaluate.match import file_matches, forbidden_match, symbol_matches, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
-from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Target
-from codegold.model.paths import is_glob
+from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Target
+from codegold.model.paths import is_glob, normalize_path
 
-_WORD = re.compile(r"`([^`]+)`|([A-Za-z_][\w.\-/]*[\w])")
-_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
+_SUGGESTIONS = 3
+_LIKENESS_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -37,51 +50,112 @@ class Finding:
         return CAUSE_ORDER[self.cause]
 
 
-@dataclass
+@dataclass(frozen=True)
+class NotRun:
+    """A check that could not run, and why (listed per case as ``check: why``)."""
+
+    check: str
+    why: str
+
+    @property
+    def line(self) -> str:
+        return f"{self.check}: {self.why}"
+
+
+Outcome = Finding | NotRun | None
+
+
+@dataclass(frozen=True)
 class CaseFacts:
     """What is known about one case. ``index`` is set only when it was built from the
-    case's revision: metadata is never borrowed from another revision's index."""
+    case's revision: metadata is never borrowed from another revision's index.
+
+    ``definitions``, ``inventory`` and ``not_run`` are filled by the engine (a new
+    record, see :func:`dataclasses.replace`) once the checks ran, for the bundle."""
 
     result: CaseResult
     attempt: Attempt | None
     index: IndexView | None
     repo: RepoView | None
     index_note: str | None = None
-    not_run: list[str] = field(default_factory=list)
-    definitions: list[SymbolDef] = field(default_factory=list)
-    inventory: list[InventoryEntry] = field(default_factory=list)
+    definitions: tuple[SymbolDef, ...] = ()
+    inventory: tuple[InventoryEntry, ...] = ()
+    not_run: tuple[str, ...] = ()
 
     @property
     def revision(self) -> str:
         return self.result.case.revision
 
-    def skip(self, check: str, why: str) -> None:
-        line = f"{check}: {why}"
-        if line not in self.not_run:
-            self.not_run.append(line)
+    @property
+    def cutoff(self) -> int:
+        return self.result.cutoff
+
+    def final(self) -> Sequence[Chunk]:
+        """The final ranking: the whole of it from the attempt, else the stored top ranks."""
+        return self.attempt.ranked if self.attempt is not None else self.result.ranked
+
+    def visible(self) -> Sequence[Chunk]:
+        """What the answer stage received: the final ranking up to the cutoff."""
+        return self.final()[: self.cutoff]
 
     def returned(self) -> list[Chunk]:
-        """Every chunk the retriever returned: the full final ranking and the candidates."""
-        chunks = list(self.attempt.ranked) if self.attempt else list(self.result.ranked)
-        if self.attempt and self.attempt.candidates:
+        """Every chunk the retriever returned: the full final ranking, then the candidates."""
+        chunks = list(self.final())
+        if self.attempt is not None and self.attempt.candidates:
             seen = {c.chunk_id for c in chunks}
             chunks += [c for c in self.attempt.candidates if c.chunk_id not in seen]
         return chunks
 
+    def query(self) -> Query | None:
+        if self.attempt is not None and self.attempt.query is not None:
+            return self.attempt.query
+        return self.result.query
 
-# --- target-level -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """One accepted target at the case revision, as far as the index or git can tell.
+
+    ``source`` says where definitions and chunks came from: ``index`` (the index of the
+    case revision), ``parse`` (the file at the case revision from ``--repo``, parsed by
+    codegold's chunker) or None (nothing to parse: no index, no repository).
+    """
+
+    target: Target
+    files: tuple[str, ...] | None  # paths the target names; None when nothing can list them
+    present: tuple[str, ...]  # of those, the ones that exist at the revision
+    existence_known: bool
+    entries: tuple[InventoryEntry, ...]  # inventory (index or parse) of the present files
+    chunks: tuple[IndexedChunk, ...]  # chunks of the present files
+    definitions: tuple[SymbolDef, ...]  # parser definitions of the target symbol there
+    source: str | None
+    suggestions: tuple[str, ...] = ()  # "did you mean" names or paths
 
 
-def _files(facts: CaseFacts, target: Target) -> list[str] | None:
-    """Paths the target names at the case revision; None when nothing can tell."""
-    if not is_glob(target.file):
-        return [target.file]
+# --- looking a target up -----------------------------------------------------------------
+
+
+def _short(symbol: str) -> str:
+    return symbol.rsplit(".", 1)[-1]
+
+
+def _forbidding_pattern(facts: CaseFacts, target: Target) -> str | None:
+    """The case's forbidden pattern that its own target falls under, if any."""
+    for pattern in facts.result.case.forbidden:
+        if is_glob(target.file):
+            prefix = target.file.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
+            if "/" in prefix and forbidden_match(prefix.rsplit("/", 1)[0] + "/", pattern):
+                return pattern
+        elif forbidden_match(normalize_path(target.file), pattern):
+            return pattern
+    return None
+
+
+def _all_paths(facts: CaseFacts) -> list[str] | None:
     if facts.index is not None:
-        return sorted(e.path for e in facts.index.iter_inventory() if file_matches(target.file, e.path))
+        return [e.path for e in facts.index.iter_inventory()]
     if facts.repo is not None:
-        paths = facts.repo.paths(facts.revision)
-        if paths is not None:
-            return [p for p in paths if file_matches(target.file, p)]
+        return facts.repo.paths(facts.revision)
     return None
 
 
@@ -93,25 +167,124 @@ def _exists(facts: CaseFacts, path: str) -> bool | None:
     return None
 
 
-def _file_text(facts: CaseFacts, path: str) -> str | None:
-    if facts.repo is not None:
-        text = facts.repo.text(facts.revision, path)
-        if text is not None:
-            return text
+def _parse_from_repo(repo: RepoView, revision: str, path: str
+                     ) -> tuple[InventoryEntry, tuple[IndexedChunk, ...], tuple[SymbolDef, ...]] | None:
+    from codegold.index.chunker import chunk_file
+
+    text = repo.text(revision, path)
+    if text is None:
+        return None
+    parsed = chunk_file(path, text.encode("utf-8"), revision=revision)
+    return parsed.entry, parsed.chunks, parsed.definitions
+
+
+def _defines(chunk: IndexedChunk, symbol: str) -> bool:
+    return symbol_matches(symbol, chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()))
+
+
+def look_up(facts: CaseFacts, target: Target) -> TargetFacts:
+    """Gather what the index (or a parse of the file from ``--repo``) says about ``target``."""
+    if is_glob(target.file):
+        paths = _all_paths(facts)
+        files = None if paths is None else tuple(sorted(p for p in paths if file_matches(target.file, p)))
+    else:
+        files = (normalize_path(target.file),)
+    exists = {f: _exists(facts, f) for f in files or ()}
+    present = tuple(f for f in files or () if exists[f] is not False)
+    known = any(v is not None for v in exists.values())
+    entries: list[InventoryEntry] = []
+    chunks: list[IndexedChunk] = []
+    defs: list[SymbolDef] = []
+    source: str | None = None
     if facts.index is not None:
-        chunks = facts.index.chunks_in_file(path)
-        if chunks:
-            return "\n".join(c.text for c in chunks)
-    return None
+        source = "index"
+        for path in present:
+            entry = facts.index.inventory(path)
+            if entry is not None:
+                entries.append(entry)
+            chunks += facts.index.chunks_in_file(path)
+        if target.symbol is not None:
+            defs = [d for d in facts.index.definitions(target.symbol)
+                    if d.file in present and symbol_matches(target.symbol, (d.qualified,))]
+    elif facts.repo is not None and known:
+        source = "parse"
+        for path in present:
+            parsed = _parse_from_repo(facts.repo, facts.revision, path)
+            if parsed is None:
+                continue
+            entries.append(parsed[0])
+            chunks += parsed[1]
+            if target.symbol is not None:
+                defs += [d for d in parsed[2] if symbol_matches(target.symbol, (d.qualified,))]
+    looked = TargetFacts(target=target, files=files, present=present, existence_known=known,
+                         entries=tuple(entries), chunks=tuple(chunks), definitions=tuple(defs),
+                         source=source)
+    return replace(looked, suggestions=_suggest(facts, looked))
 
 
-def _short(symbol: str) -> str:
-    return symbol.rsplit(".", 1)[-1]
+def _suggest(facts: CaseFacts, t: TargetFacts) -> tuple[str, ...]:
+    """Closest real names for a label that names nothing: where the symbol is defined
+    instead, names defined in the file that resemble it, files with the same name."""
+    out: list[str] = []
+    symbol = t.target.symbol
+    if symbol is not None and not t.definitions and facts.index is not None:
+        out += [f"{d.qualified} ({d.file}:{d.start_line})"
+                for d in facts.index.definitions(_short(symbol))
+                if not (d.file in t.present and symbol_matches(symbol, (d.qualified,)))]
+    if symbol is not None and not t.definitions and t.chunks:
+        out += [f"{n} ({path})" for n, path in _closest_names(symbol, t.chunks)]
+    if t.files is not None and not t.present and not is_glob(t.target.file):
+        base = posixpath.basename(t.target.file)
+        paths = _all_paths(facts) or []
+        near = [p for p in paths if posixpath.basename(p) == base]
+        out += near or difflib.get_close_matches(t.target.file[:_LIKENESS_CHARS], paths, n=_SUGGESTIONS)
+    return tuple(dict.fromkeys(out))[:_SUGGESTIONS * 2]
 
 
-def _covers(chunk_start: int | None, chunk_end: int | None, d: SymbolDef) -> bool:
-    return (chunk_start is not None and chunk_end is not None
-            and chunk_start <= d.start_line and chunk_end >= d.end_line)
+def _closest_names(symbol: str, chunks: Sequence[IndexedChunk]) -> list[tuple[str, str]]:
+    """The names defined in ``chunks`` closest to ``symbol`` (qualified or short form)."""
+    where: dict[str, str] = {}
+    for c in chunks:
+        for name in c.symbols or ((c.symbol,) if c.symbol else ()):
+            where.setdefault(name, c.file)
+
+    # Comparing is quadratic in the lengths: a hostile label or chunk name is cut short.
+    wanted, short = symbol[:_LIKENESS_CHARS], _short(symbol)[:_LIKENESS_CHARS]
+
+    def likeness(name: str) -> float:
+        return max(difflib.SequenceMatcher(None, wanted, name[:_LIKENESS_CHARS]).ratio(),
+                   difflib.SequenceMatcher(None, short, _short(name)[:_LIKENESS_CHARS]).ratio())
+
+    ranked = sorted(where, key=lambda n: (-likeness(n), n))
+    return [(n, where[n]) for n in ranked[:_SUGGESTIONS]]
+
+
+def _did_you_mean(t: TargetFacts) -> tuple[str, ...]:
+    return (f"did you mean: {'; '.join(t.suggestions)}",) if t.suggestions else ()
+
+
+def _structural(entries: Sequence[InventoryEntry], path: str) -> bool:
+    """Whether the parser read all of ``path``, so its symbol table can deny a definition.
+
+    A file cut into line windows has no symbol table, and one chunked around syntax
+    errors may have lost the definitions inside them: neither can deny."""
+    entry = next((e for e in entries if e.path == path), None)
+    return (entry is not None and entry.fate == "indexed"
+            and (entry.chunker or "").startswith("tree-sitter:")
+            and "syntax error" not in (entry.reason or ""))
+
+
+def _wants_definition(target: Target) -> bool:
+    """Whether the target's symbol names something defined in its file. A call-site,
+    reference or test target may name the symbol it uses, defined elsewhere."""
+    return not target.roles or bool({"definition", "declaration"} & set(target.roles))
+
+
+def _role_at(t: TargetFacts, d: SymbolDef) -> str | None:
+    """The role the index gives the chunk that holds ``d``'s header."""
+    holding = [c for c in t.chunks if c.file == d.file and c.start_line <= d.start_line <= c.end_line]
+    holder = next((c for c in holding if c.id == d.chunk_id), holding[0] if holding else None)
+    return holder.role if holder is not None else None
 
 
 def _describe(c: Chunk | IndexedChunk) -> str:
@@ -120,131 +293,279 @@ def _describe(c: Chunk | IndexedChunk) -> str:
             f"role={c.role or 'none'})")
 
 
-def check_target(facts: CaseFacts, target: Target) -> Finding | None:
-    """The first broken index-level boundary for one target, or None if it looks sound."""
-    rev = facts.revision[:12]
-    files = _files(facts, target)
-    if files is None:
-        facts.skip("stale_label", f"cannot list files at {rev}: {facts.index_note or 'no index'} "
-                   "and no --repo")
+def _rev(facts: CaseFacts) -> str:
+    return facts.revision[:12]
+
+
+# --- case checks -------------------------------------------------------------------------
+
+
+def invalid_run(facts: CaseFacts) -> Outcome:
+    """The run cannot be scored for the pinned revision (manifest, revision, retriever)."""
+    result = facts.result
+    if result.status != "invalid":
         return None
-    present = [f for f in files if _exists(facts, f) is not False]
-    if not files or not present:
-        return Finding("stale_label", f"{target.file} does not exist at revision {rev}",
-                       (f"target file {target.file} is absent at the pinned revision {facts.revision}",))
-    if all(_exists(facts, f) is None for f in files):
-        facts.skip("stale_label", f"no index at revision {rev} and no --repo to look in")
+    return Finding("invalid_run", result.invalid_reason or "the run cannot be scored",
+                   (f"invalid: {result.invalid_reason}",))
 
-    entries: list[InventoryEntry] = []
-    if facts.index is None:
-        facts.skip("excluded_by_policy", facts.index_note or "no --index given")
-    else:
-        entries = [e for e in (facts.index.inventory(f) for f in present) if e is not None]
-        facts.inventory.extend(e for e in entries if e not in facts.inventory)
-        if entries and all(e.fate in ("excluded", "skipped") for e in entries):
-            return Finding("excluded_by_policy",
-                           f"{entries[0].path} exists at {rev} but was not indexed ({entries[0].fate})",
-                           tuple(f"inventory: {e.path} fate={e.fate} reason={e.reason or '-'}"
-                                 for e in entries))
-    indexed = [e.path for e in entries if e.fate in ("indexed", "fallback")]
 
-    if target.symbol is None:
-        if facts.index is not None and indexed and all(
-                not facts.index.chunks_in_file(p) for p in indexed):
-            return Finding("not_chunked", f"{indexed[0]} is indexed but has no chunks",
-                           tuple(f"inventory: {p} chunks=0" for p in indexed))
+def revision_mismatch(facts: CaseFacts) -> Outcome:
+    """A visible chunk carries another revision than the case."""
+    mismatches = facts.result.revision_mismatches
+    if not mismatches:
         return None
+    return Finding("revision_mismatch", f"{len(mismatches)} visible chunk(s) carry another revision",
+                   tuple(f"chunk {c} is not from {facts.revision}" for c in mismatches))
 
-    symbol = target.symbol
-    if facts.index is None:
-        text = next((t for t in (_file_text(facts, p) for p in present) if t is not None), None)
-        if text is not None and not re.search(rf"\b{re.escape(_short(symbol))}\b", text):
-            return Finding("stale_label", f"{symbol} is not defined in {target.file} at {rev}",
-                           (f"the name {_short(symbol)!r} does not occur in {present[0]} at {facts.revision}",))
-        for check in ("not_chunked", "metadata_mismatch", "split_context"):
-            facts.skip(check, "needs the parser's definition spans from an index at the case revision")
-        return None
 
-    defs = [d for d in facts.index.definitions(symbol)
-            if d.file in present and symbol_matches(symbol, (d.qualified,))]
-    facts.definitions.extend(d for d in defs if d not in facts.definitions)
-    if not defs:
-        text = next((t for t in (_file_text(facts, p) for p in present) if t is not None), None)
-        if text is not None and not re.search(rf"\b{re.escape(_short(symbol))}\b", text):
-            return Finding("stale_label", f"{symbol} is not defined in {target.file} at {rev}",
-                           (f"the name {_short(symbol)!r} does not occur in {present[0]} at {facts.revision}",))
-        where = ""
-        if text is not None:
-            line = next((n for n, t in enumerate(text.splitlines(), 1)
-                         if re.search(rf"\b{re.escape(_short(symbol))}\b", t)), None)
-            where = f"; the file's text names it (first at line {line} of the indexed text)"
-        return Finding("not_chunked", f"the parser recorded no definition of {symbol} in {target.file}",
-                       (f"index definitions({symbol!r}) has no entry in {', '.join(present)}{where}",
-                        *(f"inventory: {e.path} fate={e.fate} chunker={e.chunker} chunks={e.chunks}"
-                          for e in entries)))
-
-    spans = {}
-    for d in defs:
-        chunks = facts.index.chunks_in_file(d.file)
-        overlapping = [c for c in chunks if c.start_line <= d.end_line and c.end_line >= d.start_line]
-        spans[d] = (overlapping, [c for c in overlapping if _covers(c.start_line, c.end_line, d)])
-    if all(not overlapping for overlapping, _ in spans.values()):
-        d = defs[0]
-        return Finding("not_chunked",
-                       f"no chunk of {d.file} overlaps {d.qualified} (lines {d.start_line}-{d.end_line})",
-                       (f"parser: {d.qualified} {d.kind}/{d.role} at {d.file}:{d.start_line}-{d.end_line}",))
-
-    for chunk in facts.returned():
-        if target_matches(chunk, target):
-            continue
-        for d in defs:
-            if chunk.file == d.file and _covers(chunk.start_line, chunk.end_line, d):
-                stored = facts.index.get(chunk.chunk_id)
-                evidence = [f"returned {_describe(chunk)} covers {d.qualified} "
-                            f"({d.file}:{d.start_line}-{d.end_line})",
-                            f"parser at {rev}: {d.qualified} is a {d.kind} with role {d.role}",
-                            f"target wants symbol={symbol} roles={'/'.join(target.roles) or 'any'}"]
-                if stored is not None:
-                    evidence.append(f"index stores {_describe(stored)}")
-                return Finding("metadata_mismatch",
-                               f"{chunk.chunk_id} holds {d.qualified} but is labelled "
-                               f"symbol={chunk.symbol or 'none'}, role={chunk.role or 'none'}",
-                               tuple(evidence))
-
-    if all(not covering for _, covering in spans.values()):
-        d = defs[0]
-        overlapping = spans[d][0]
-        returned = {c.chunk_id for c in facts.returned()}
-        parts = [f"{_describe(c)}{' (returned)' if c.id in returned else ''}" for c in overlapping]
-        return Finding("split_context",
-                       f"{d.qualified} (lines {d.start_line}-{d.end_line}) is split over "
-                       f"{len(overlapping)} chunks; none holds it whole", tuple(parts))
+def label_forbids_its_target(facts: CaseFacts) -> Outcome:
+    """The case-wide half of stale_label: a required target under the case's own forbidden
+    list. Checked over every required group, found or not: when the retriever returns that
+    target, the case fails as forbidden, yet the fault is the label's."""
+    for group in facts.result.case.required_groups:
+        for target in group.any_of:
+            pattern = _forbidding_pattern(facts, target)
+            if pattern is not None:
+                return Finding("stale_label", f"the case forbids its own target {target.file} "
+                               f"(forbidden pattern {pattern!r})",
+                               (f"required target {target.file} (group {group.id}) falls under the "
+                                f"case's forbidden pattern {pattern!r}: the label contradicts itself",))
     return None
 
 
-# --- group-level --------------------------------------------------------------------------
+# --- target checks -----------------------------------------------------------------------
+
+
+def stale_label(facts: CaseFacts, t: TargetFacts) -> Outcome:
+    """The label contradicts the repository at its own revision (a dataset fault)."""
+    target, rev = t.target, _rev(facts)
+    if t.files is None:
+        return NotRun("stale_label", f"cannot list files at {rev}: {facts.index_note or 'no index'} "
+                      "and no --repo")
+    if not t.files or (t.existence_known and not t.present):
+        return Finding("stale_label", f"{target.file} does not exist at revision {rev}",
+                       (f"target file {target.file} is absent at the pinned revision {facts.revision}",
+                        *_did_you_mean(t)))
+    if not t.existence_known:
+        return NotRun("stale_label", f"no index at revision {rev} and no --repo to look in")
+    symbol = target.symbol
+    # Only files whose content was read can deny a definition; an excluded file is
+    # excluded_by_policy's question.
+    read = [e.path for e in t.entries if e.fate in ("indexed", "fallback")]
+    if (symbol is not None and _wants_definition(target) and not t.definitions and read
+            and not any(_defines(c, symbol) for c in t.chunks)):
+        # The parse decides; only a file the parser could not read (line windows) falls
+        # back to text, and then only to deny: a name absent from the text is not defined.
+        structural = [p for p in read if _structural(t.entries, p)]
+        text = "\n".join(c.text for c in t.chunks)
+        named = re.search(rf"\b{re.escape(_short(symbol))}\b", text) is not None
+        if structural or not named:
+            how = ("the parser's symbol table has no such definition" if structural
+                   else f"the name {_short(symbol)!r} does not occur in the file")
+            return Finding("stale_label", f"{symbol} is not defined in {target.file} at {rev}",
+                           (f"{how} in {', '.join(read)} at {facts.revision}", *_did_you_mean(t)))
+    if target.roles:
+        roles = {r for r in (_role_at(t, d) for d in t.definitions) if r is not None}
+        if symbol is None:
+            roles = {c.role for c in t.chunks}
+        if roles and not roles & set(target.roles):
+            where = (", ".join(f"{d.qualified} at {d.file}:{d.start_line}-{d.end_line}"
+                               for d in t.definitions) or ", ".join(t.present))
+            return Finding("stale_label", f"the label asks for role {'/'.join(target.roles)} but the "
+                           f"index gives {target.symbol or target.file} role {'/'.join(sorted(roles))}",
+                           (f"{where}: indexed role(s) {', '.join(sorted(roles))}; the label wants "
+                            f"{'/'.join(target.roles)}",))
+    return None
+
+
+def excluded_by_policy(facts: CaseFacts, t: TargetFacts) -> Outcome:
+    """The file exists, the index's path policy left it out (an indexing decision)."""
+    if facts.index is None:
+        return NotRun("excluded_by_policy", facts.index_note or "no --index given")
+    entries = [e for e in t.entries if e.path in t.present]
+    if entries and all(e.fate in ("excluded", "skipped") for e in entries):
+        return Finding("excluded_by_policy",
+                       f"{entries[0].path} exists at {_rev(facts)} but was not indexed ({entries[0].fate})",
+                       tuple(f"inventory: {e.path} fate={e.fate} reason={e.reason or '-'}" for e in entries))
+    return None
+
+
+def not_chunked(facts: CaseFacts, t: TargetFacts) -> Outcome:
+    """The file is indexed but no chunk holds the target (a parser/chunker fault)."""
+    if facts.index is None:
+        return NotRun("not_chunked", "needs the chunks of an index at the case revision")
+    indexed = [e for e in t.entries if e.fate in ("indexed", "fallback")]
+    if not indexed:
+        return None
+    symbol = t.target.symbol
+    if symbol is None:
+        if all(not any(c.file == e.path for c in t.chunks) for e in indexed):
+            return Finding("not_chunked", f"{indexed[0].path} is indexed but has no chunks",
+                           tuple(f"inventory: {e.path} chunks=0" for e in indexed))
+        return None
+    if not t.definitions:
+        if any(_defines(c, symbol) for c in t.chunks) or not _wants_definition(t.target):
+            return None
+        # stale_label ruled out a label error, so the parser never read this file's
+        # structure (line windows): its definition cannot be located.
+        return Finding("not_chunked", f"the parser recorded no definition of {symbol} in {t.target.file}",
+                       (f"index definitions({symbol!r}) has no entry in {', '.join(t.present)}",
+                        *(f"inventory: {e.path} fate={e.fate} chunker={e.chunker} chunks={e.chunks} "
+                          f"reason={e.reason or '-'}" for e in indexed)))
+    if all(not _overlapping(t.chunks, d) for d in t.definitions):
+        d = t.definitions[0]
+        return Finding("not_chunked",
+                       f"no chunk of {d.file} overlaps {d.qualified} (lines {d.start_line}-{d.end_line})",
+                       (f"parser: {d.qualified} {d.kind}/{d.role} at {d.file}:{d.start_line}-{d.end_line}",))
+    return None
+
+
+def _overlapping(chunks: Sequence[IndexedChunk], d: SymbolDef) -> list[IndexedChunk]:
+    return [c for c in chunks if c.file == d.file and c.start_line <= d.end_line and c.end_line >= d.start_line]
+
+
+# --- returned-chunk checks ---------------------------------------------------------------
+
+
+def _covers(chunk: Chunk, d: SymbolDef) -> bool:
+    return (normalize_path(chunk.file) == d.file and chunk.start_line is not None
+            and chunk.end_line is not None and chunk.start_line <= d.start_line
+            and chunk.end_line >= d.end_line)
+
+
+def _spans_unknown(check: str, facts: CaseFacts, t: TargetFacts) -> NotRun | None:
+    if t.target.symbol is None:
+        return None
+    if t.source is None:
+        return NotRun(check, "needs the parser's definition spans (an index at the case revision, "
+                      "or --repo)")
+    return None
+
+
+def metadata_mismatch(facts: CaseFacts, t: TargetFacts) -> Outcome:
+    """A returned chunk's lines hold the target definition, its symbol/role say otherwise."""
+    skipped = _spans_unknown("metadata_mismatch", facts, t)
+    if skipped is not None or not t.definitions:
+        return skipped
+    target = t.target
+    for chunk in facts.returned():
+        if target_matches(chunk, target):
+            continue
+        d = next((d for d in t.definitions if _covers(chunk, d)), None)
+        if d is None:
+            continue
+        evidence = [f"returned {_describe(chunk)} covers {d.qualified} ({d.file}:{d.start_line}-{d.end_line})",
+                    f"parser at {_rev(facts)}: {d.qualified} is a {d.kind} with role "
+                    f"{_role_at(t, d) or d.role}",
+                    f"target wants symbol={target.symbol} roles={'/'.join(target.roles) or 'any'}"]
+        stored = facts.index.get(chunk.chunk_id) if facts.index is not None else None
+        if stored is not None:
+            evidence.append(f"index stores {_describe(stored)}")
+        return Finding("metadata_mismatch",
+                       f"{chunk.chunk_id} holds {d.qualified} but is labelled "
+                       f"symbol={chunk.symbol or 'none'}, role={chunk.role or 'none'}", tuple(evidence))
+    return None
+
+
+# Parts may miss a line or two of the parser's span (a decorator, a trailing blank line)
+# and still hold the definition together.
+_SPLIT_COVERAGE = 0.9
+
+
+def _union_covers(parts: Sequence[Chunk], start: int, end: int) -> bool:
+    covered: set[int] = set()
+    for c in parts:
+        lo, hi = max(start, c.start_line or start), min(end, c.end_line or end)
+        covered.update(range(lo, hi + 1))
+    return len(covered) >= _SPLIT_COVERAGE * (end - start + 1)
+
+
+def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
+    """Two or more chunks inside the cutoff together hold the definition, none alone is
+    accepted: the retriever's chunking (its own line windows included) cut it apart."""
+    skipped = _spans_unknown("split_context", facts, t)
+    if skipped is not None or not t.definitions:
+        return skipped
+    visible = list(facts.visible())
+    if any(target_matches(c, t.target) for c in visible):
+        return None
+    for d in t.definitions:
+        parts = [c for c in visible if normalize_path(c.file) == d.file and c.start_line is not None
+                 and c.end_line is not None and c.start_line <= d.end_line and c.end_line >= d.start_line]
+        if len(parts) >= 2 and _union_covers(parts, d.start_line, d.end_line):
+            ranks = {c.chunk_id: r for r, c in enumerate(visible, 1)}
+            # Whose chunker cut it: parts the index holds are codegold's, others the retriever's.
+            own = facts.index is not None and all(facts.index.get(c.chunk_id) is not None for c in parts)
+            cutter = "the index's chunker" if own else "the retriever's own chunking (ids not in the index)"
+            return Finding("split_context",
+                           f"{d.qualified} (lines {d.start_line}-{d.end_line}) came back split over "
+                           f"{len(parts)} chunks inside the cutoff; none alone is accepted",
+                           (f"parser: {d.qualified} at {d.file}:{d.start_line}-{d.end_line}",
+                            *(f"rank {ranks[c.chunk_id]}: {_describe(c)}" for c in parts),
+                            f"cut by {cutter}"))
+    return None
+
+
+# --- identifiers and the rewrite -----------------------------------------------------------
+
+_SPAN = re.compile(r"`([^`]*)`|([^`]+)")
+_TOKEN = re.compile(r"(?:\.{0,2}/)?[\w$]+(?:(?:::|->|[-./#])[\w$]+)*")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
+_PARTS = re.compile(r"[\w$]+")
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "cf", "vs", "viz", "et.al", "a.k.a", "n.b", "p.s"})
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    quoted: bool  # written between backticks
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return tuple(_PARTS.findall(self.text))
+
+    @property
+    def is_identifier(self) -> bool:
+        """Backticked, or shaped like code: snake/camel case, a path, a qualified name,
+        letters mixed with digits. Prose abbreviations (``e.g.``, ``i.e.``) are not."""
+        text = self.text
+        if not any(ch.isalpha() for ch in text):
+            return False
+        if self.quoted:
+            return True
+        if text.lower() in _ABBREVIATIONS:
+            return False
+        if "." in text and "/" not in text and all(len(p) <= 1 for p in text.split(".")):
+            return False
+        return ("_" in text.strip("_") or "/" in text or "::" in text or "->" in text or "#" in text
+                or "." in text or bool(_CAMEL.search(text))
+                or (any(ch.isdigit() for ch in text) and text[0].isalpha()))
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split a query into word tokens; the same tokenizer reads raw and rewritten queries."""
+    out: list[Token] = []
+    for quoted, plain in _SPAN.findall(text):
+        span = quoted if quoted else plain
+        out += [Token(m, bool(quoted)) for m in _TOKEN.findall(span)]
+    return out
 
 
 def identifiers(text: str) -> list[str]:
-    """Words of a query that look like code: backticked, snake/camel case, dotted, paths."""
-    found: list[str] = []
-    for quoted, word in _WORD.findall(text):
-        token = (quoted or word).strip()
-        if not token:
-            continue
-        code_like = bool(quoted) or "_" in token or "." in token or "/" in token \
-            or bool(_CAMEL.search(token)) or (any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token))
-        if code_like and token not in found:
-            found.append(token.rstrip(".").rstrip("()"))
-    return [t for t in found if t]
+    """The identifiers of a query, in order, each once."""
+    return list(dict.fromkeys(t.text for t in tokenize(text) if t.is_identifier))
 
 
-def check_rewrite(facts: CaseFacts) -> Finding | None:
-    query = facts.attempt.query if facts.attempt and facts.attempt.query else facts.result.query
+def query_rewrite_loss(facts: CaseFacts) -> Outcome:
+    """An identifier of the raw query has no equal token in the rewrite."""
+    query = facts.query()
     if query is None or query.rewritten is None:
-        facts.skip("query_rewrite_loss", "the attempt records no rewritten query")
-        return None
-    lost = [w for w in identifiers(query.raw) if w.lower() not in query.rewritten.lower()]
+        return NotRun("query_rewrite_loss", "the attempt records no rewritten query")
+    kept: set[str] = set()
+    for token in tokenize(query.rewritten):
+        kept.add(token.text)
+        kept.update(token.parts)
+    lost = [w for w in identifiers(query.raw) if w not in kept]
     if not lost:
         return None
     return Finding("query_rewrite_loss", f"the rewrite dropped {', '.join(lost)}",
@@ -252,47 +573,90 @@ def check_rewrite(facts: CaseFacts) -> Finding | None:
                     f"identifiers missing from the rewrite: {', '.join(lost)}"))
 
 
-def _first(chunks: Sequence[Chunk], group: EvidenceGroup) -> tuple[int, Chunk] | None:
-    for rank, chunk in enumerate(chunks, start=1):
+# --- group checks ------------------------------------------------------------------------
+
+
+def _first(chunks: Sequence[Chunk] | None, group: EvidenceGroup) -> tuple[int, Chunk] | None:
+    for rank, chunk in enumerate(chunks or (), start=1):
         if any(target_matches(chunk, t) for t in group.any_of):
             return rank, chunk
     return None
 
 
-def check_ranking(facts: CaseFacts, group: EvidenceGroup) -> Finding | None:
-    k = facts.result.cutoff
-    if facts.attempt is not None:
-        final: Sequence[Chunk] = facts.attempt.ranked
-        candidates = facts.attempt.candidates
-    else:
-        final, candidates = facts.result.ranked, None
-        facts.skip("retrieval_miss", "attempts file unavailable; only the stored top ranks are known")
-    if candidates is None:
-        facts.skip("reranker_demotion", "the attempt records no candidates before rerank")
-    hit = _first(final, group)
-    before = _first(candidates, group) if candidates is not None else None
-    if candidates is not None and before is None and hit is None:
+def _candidates(facts: CaseFacts) -> list[Chunk] | None:
+    return facts.attempt.candidates if facts.attempt is not None else None
+
+
+def retrieval_miss(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
+    """No acceptable chunk anywhere the retriever looked (candidates, else final ranking)."""
+    final, candidates = facts.final(), _candidates(facts)
+    if _first(final, group) is not None:
+        return None
+    if candidates is not None:
+        if _first(candidates, group) is not None:
+            return None
         return Finding("retrieval_miss", f"no chunk acceptable for group {group.id} among "
                        f"{len(candidates)} candidates",
                        (f"candidates before rerank: {len(candidates)}; none satisfies {group.id}",))
-    if candidates is not None and before is not None and before[0] <= k and (hit is None or hit[0] > k):
-        after = "dropped from the final ranking" if hit is None else f"rank {hit[0]} after rerank"
-        return Finding("reranker_demotion",
-                       f"{before[1].chunk_id} was rank {before[0]} before rerank, {after} (cutoff {k})",
-                       (f"candidate rank {before[0]}: {_describe(before[1])}", f"final: {after}"))
-    if hit is None and before is not None:
-        return Finding("below_cutoff", f"{before[1].chunk_id} was candidate rank {before[0]}, past the "
-                       f"cutoff {k}, and the final ranking ({len(final)} chunks) dropped it",
-                       (f"candidate rank {before[0]}: {_describe(before[1])}",))
-    if hit is None:
-        depth = len(final)
-        return Finding("retrieval_miss", f"no chunk acceptable for group {group.id} in the final "
-                       f"ranking ({depth} chunks)",
-                       (f"final ranking holds {depth} chunks; none satisfies group {group.id}",))
-    if hit[0] > k:
+    depth = len(final)
+    return Finding("retrieval_miss", f"no chunk acceptable for group {group.id} in the final "
+                   f"ranking ({depth} chunks)",
+                   (f"final ranking holds {depth} chunks; none satisfies group {group.id}",))
+
+
+def reranker_demotion(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
+    """An acceptable candidate inside the cutoff before rerank, below it (or gone) after."""
+    candidates = _candidates(facts)
+    if candidates is None:
+        return NotRun("reranker_demotion", "the attempt records no candidates before rerank")
+    k = facts.cutoff
+    before, hit = _first(candidates, group), _first(facts.final(), group)
+    if before is None or before[0] > k or (hit is not None and hit[0] <= k):
+        return None
+    after = "dropped from the final ranking" if hit is None else f"rank {hit[0]} after rerank"
+    return Finding("reranker_demotion",
+                   f"{before[1].chunk_id} was rank {before[0]} before rerank, {after} (cutoff {k})",
+                   (f"candidate rank {before[0]}: {_describe(before[1])}", f"final: {after}"))
+
+
+def below_cutoff(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
+    """An acceptable chunk ranked past the cutoff (or a candidate past it, then dropped)."""
+    k, final = facts.cutoff, facts.final()
+    hit = _first(final, group)
+    if hit is not None:
+        if hit[0] <= k:
+            return None
         return Finding("below_cutoff", f"{hit[1].chunk_id} is rank {hit[0]}, past the cutoff {k}",
                        (f"rank {hit[0]}: {_describe(hit[1])}",))
-    return None
+    before = _first(_candidates(facts), group)
+    if before is None:
+        return None
+    return Finding("below_cutoff", f"{before[1].chunk_id} was candidate rank {before[0]}, past the "
+                   f"cutoff {k}, and the final ranking ({len(final)} chunks) dropped it",
+                   (f"candidate rank {before[0]}: {_describe(before[1])}",))
+
+
+def forbidden_source(facts: CaseFacts) -> Outcome:
+    """A forbidden chunk inside the cutoff."""
+    result = facts.result
+    if not result.forbidden_chunk_ids:
+        return None
+    ids = set(result.forbidden_chunk_ids)
+    return Finding("forbidden_source",
+                   f"forbidden chunk(s) inside the cutoff: {', '.join(result.forbidden_chunk_ids)}",
+                   tuple(f"rank {r}: chunk {c.chunk_id} from {c.file} (forbidden: "
+                         f"{', '.join(result.case.forbidden)})"
+                         for r, c in enumerate(result.ranked, 1) if c.chunk_id in ids))
+
+
+CaseCheck = Callable[[CaseFacts], Outcome]
+TargetCheck = Callable[[CaseFacts, TargetFacts], Outcome]
+GroupCheck = Callable[[CaseFacts, EvidenceGroup], Outcome]
+
+CASE_CHECKS: tuple[CaseCheck, ...] = (invalid_run, revision_mismatch, label_forbids_its_target)
+TARGET_CHECKS: tuple[TargetCheck, ...] = (stale_label, excluded_by_policy, not_chunked)
+RETURNED_CHECKS: tuple[TargetCheck, ...] = (metadata_mismatch, split_context)
+GROUP_CHECKS: tuple[GroupCheck, ...] = (retrieval_miss, reranker_demotion, below_cutoff)
 
 
 def furthest(findings: Sequence[Finding]) -> Finding:

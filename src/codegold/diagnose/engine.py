@@ -6,19 +6,26 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codegold.diagnose.bundle import build_bundle, render_bundle_markdown, render_summary_markdown
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.checks import (
+    CASE_CHECKS,
+    GROUP_CHECKS,
+    RETURNED_CHECKS,
+    TARGET_CHECKS,
     CaseFacts,
     Finding,
-    check_ranking,
-    check_rewrite,
-    check_target,
+    NotRun,
+    Outcome,
+    TargetFacts,
     earliest,
+    forbidden_source,
     furthest,
+    look_up,
+    query_rewrite_loss,
 )
 from codegold.diagnose.owners import Owners
 from codegold.diagnose.records import (
@@ -30,62 +37,113 @@ from codegold.diagnose.records import (
 )
 from codegold.diagnose.sources import IndexView, RepoView
 from codegold.errors import InputError, SchemaError
-from codegold.model import Attempt, CaseResult, RunResult, iter_attempts
+from codegold.index.records import InventoryEntry, SymbolDef
+from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
 
 
-def diagnose_case(facts: CaseFacts) -> Finding:
-    """The first broken boundary of one non-passing case."""
+@dataclass(frozen=True)
+class Explained:
+    """One case's first broken boundary, the checks that could not run, and what was
+    looked up on the way (definitions and inventory, for the evidence bundle)."""
+
+    finding: Finding
+    not_run: tuple[str, ...]
+    definitions: tuple[SymbolDef, ...]
+    inventory: tuple[InventoryEntry, ...]
+
+
+class _Notes:
+    """Collects the checks that could not run, each line once, in the order met."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def take(self, outcome: Outcome) -> Finding | None:
+        if isinstance(outcome, NotRun):
+            if outcome.line not in self.lines:
+                self.lines.append(outcome.line)
+            return None
+        return outcome
+
+
+def _index_level(facts: CaseFacts, looked: TargetFacts, notes: _Notes) -> Finding | None:
+    for check in TARGET_CHECKS:
+        found = notes.take(check(facts, looked))
+        if found is not None:
+            return found
+    return None
+
+
+def _returned_level(facts: CaseFacts, looked: TargetFacts, notes: _Notes) -> Finding | None:
+    for check in RETURNED_CHECKS:
+        found = notes.take(check(facts, looked))
+        if found is not None:
+            return found
+    return None
+
+
+def _group_finding(facts: CaseFacts, group: EvidenceGroup, looked: list[TargetFacts],
+                   rewrite: Outcome, notes: _Notes) -> Finding | None:
+    """The first broken boundary of one missing group, in the documented order."""
+    # A group fails at the index only when every target does (any could have satisfied
+    # it), and then at the boundary the furthest target reached.
+    broken = [_index_level(facts, t, notes) for t in looked]
+    if all(b is not None for b in broken):
+        return furthest([b for b in broken if b is not None])
+    for t, b in zip(looked, broken, strict=True):
+        if b is None:
+            found = _returned_level(facts, t, notes)
+            if found is not None:
+                return found
+    lost = notes.take(rewrite)
+    if lost is not None:
+        return lost
+    if facts.result.status == "missing":
+        return Finding("retrieval_miss", "no attempt was recorded for this case",
+                       ("the attempts file has no line for this case",))
+    if facts.attempt is None:
+        notes.take(NotRun("retrieval_miss", "attempts file unavailable; only the stored top ranks are known"))
+    if facts.attempt is None or facts.attempt.candidates is None:
+        # retrieval_miss then judges the final ranking alone; say so even when it fires
+        notes.take(NotRun("reranker_demotion", "the attempt records no candidates before rerank"))
+    for check in GROUP_CHECKS:
+        found = notes.take(check(facts, group))
+        if found is not None:
+            return found
+    return None
+
+
+def diagnose_case(facts: CaseFacts) -> Explained:
+    """The first broken boundary of one non-passing case (DESIGN order, see checks)."""
     result = facts.result
-    if result.status == "invalid":
-        return Finding("invalid_run", result.invalid_reason or "the run cannot be scored",
-                       (f"invalid: {result.invalid_reason}",))
-    if result.revision_mismatches:
-        return Finding("revision_mismatch",
-                       f"{len(result.revision_mismatches)} visible chunk(s) carry another revision",
-                       tuple(f"chunk {c} is not from {facts.revision}" for c in result.revision_mismatches))
-    missing = {g for g in result.missing_groups}
+    notes = _Notes()
+    if facts.index_note is not None and facts.index is None and facts.index_note != "no --index given":
+        notes.take(NotRun("index", facts.index_note))
+    for check in CASE_CHECKS:
+        found = notes.take(check(facts))
+        if found is not None:
+            return Explained(found, tuple(notes.lines), (), ())
+    missing = set(result.missing_groups)
     groups = [g for g in result.case.required_groups if g.id in missing]
     if result.status == "missing" and not groups:
         groups = list(result.case.required_groups)
-    findings: list[Finding] = []
-    rewrite: Finding | None = None
-    rewrite_checked = False
-    for group in groups:
-        broken = [check_target(facts, t) for t in group.any_of]
-        if all(b is not None for b in broken):
-            findings.append(furthest([b for b in broken if b is not None]))
-            continue
-        if not rewrite_checked:
-            rewrite, rewrite_checked = check_rewrite(facts), True
-        if rewrite is not None:
-            findings.append(rewrite)
-            continue
-        if result.status == "missing":
-            findings.append(Finding("retrieval_miss", "no attempt was recorded for this case",
-                                    ("the attempts file has no line for this case",)))
-            continue
-        ranked = check_ranking(facts, group)
-        if ranked is not None:
-            findings.append(ranked)
-    extra: tuple[str, ...] = ()
-    if result.forbidden_chunk_ids:
-        forbidden = Finding("forbidden_source",
-                            f"forbidden chunk(s) inside the cutoff: {', '.join(result.forbidden_chunk_ids)}",
-                            tuple(_forbidden_lines(result)))
-        if not findings:
-            return forbidden
-        extra = (f"also: {forbidden.summary}",)
+    looked_up = {g.id: [look_up(facts, t) for t in g.any_of] for g in groups}
+    rewrite = query_rewrite_loss(facts)
+    findings = [f for f in (_group_finding(facts, g, looked_up[g.id], rewrite, notes) for g in groups)
+                if f is not None]
+    forbidden = notes.take(forbidden_source(facts))
     if findings:
         first = earliest(findings)
-        return Finding(first.cause, first.summary, first.evidence + extra)
-    return Finding("unexplained", "the case fails but every check that could run passed",
-                   (f"missing groups: {', '.join(result.missing_groups) or 'none'}",))
-
-
-def _forbidden_lines(result: CaseResult) -> list[str]:
-    ids = set(result.forbidden_chunk_ids)
-    return [f"rank {r}: chunk {c.chunk_id} from {c.file} (forbidden: {', '.join(result.case.forbidden)})"
-            for r, c in enumerate(result.ranked, 1) if c.chunk_id in ids]
+        if forbidden is not None:
+            first = Finding(first.cause, first.summary, (*first.evidence, f"also: {forbidden.summary}"))
+    elif forbidden is not None:
+        first = forbidden
+    else:
+        first = Finding("unexplained", "the case fails but every check that could run passed",
+                        (f"missing groups: {', '.join(result.missing_groups) or 'none'}",))
+    definitions = tuple(dict.fromkeys(d for ts in looked_up.values() for t in ts for d in t.definitions))
+    inventory = tuple(dict.fromkeys(e for ts in looked_up.values() for t in ts for e in t.entries))
+    return Explained(first, tuple(notes.lines), definitions, inventory)
 
 
 @dataclass(frozen=True)
@@ -140,9 +198,10 @@ def diagnose_run(
         usable, note = _usable_index(by_revision, case)
         facts = CaseFacts(result=case, attempt=attempts.get(case.attempt_id or ""), index=usable,
                           repo=repo, index_note=note)
-        if note and by_revision:
-            facts.skip("index", note)
-        finding = diagnose_case(facts)
+        explained = diagnose_case(facts)
+        finding = explained.finding
+        facts = replace(facts, definitions=explained.definitions, inventory=explained.inventory,
+                        not_run=explained.not_run)
         owner = owners.owner_of(finding.cause)
         bundle = build_bundle(result, facts, finding.cause, owner, usable)
         name = bundle_name(case.case_id)
