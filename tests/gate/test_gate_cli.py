@@ -121,13 +121,19 @@ rules:
 
 def test_slice_with_too_few_cases_fails(tmp_path: Path, runs: tuple[Path, Path]) -> None:
     policy = _policy(tmp_path, "rules:\n"
-                     "  - {metric: hit_rate, min: 0.1, slice: 'tag:risk=high', min_cases: 3}\n"
-                     "  - {metric: hit_rate, min: 0.1, slice: 'tag:team=none'}\n")
+                     "  - {metric: hit_rate, min: 0.1, slice: 'tag:risk=high', min_cases: 3}\n")
     res = _gate(str(runs[0]), "--policy", str(policy))
     assert res.exit_code == 1
     assert "n=2 (threshold n >= 3)" in res.output
-    assert "n=0 (threshold n >= 1)" in res.output
-    assert res.output.count("too few scored cases") == 2
+    assert res.output.count("too few scored cases") == 1
+
+
+def test_slice_the_results_do_not_hold_is_bad_input(
+        tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    policy = _policy(tmp_path, "rules:\n  - {metric: hit_rate, min: 0.1, slice: 'tag:team=none'}\n")
+    res = _gate(str(runs[0]), "--policy", str(policy))
+    assert res.exit_code == 2, res.output
+    assert "tag:team=none" in res.output and "tag:risk=high" in res.output
 
 
 @pytest.mark.parametrize(("option", "offenders"), [

@@ -49,7 +49,9 @@ class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
     fail: int
     invalid: int
     missing: int
+    # One field per metric of codegold.model.metrics.METRICS (a test keeps them equal).
     hit_rate: float | None
+    pass_rate: float | None
     mean_group_recall: float | None
     mrr: float | None
     ndcg: float | None
