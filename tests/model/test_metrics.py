@@ -128,3 +128,12 @@ def test_every_metric_appears_in_the_eval_summary_and_can_be_gated(tmp_path: Pat
     assert res.exit_code == 0, res.output
     checked = [c["rule"].split()[0] for c in json.loads(res.output)["checks"]]
     assert checked == metric_names()
+
+
+def test_every_metric_is_documented() -> None:
+    docs = Path(__file__).parent.parent.parent / "docs"
+    concepts = (docs / "concepts.md").read_text(encoding="utf-8")
+    gate = (docs / "gate.md").read_text(encoding="utf-8")
+    for metric in METRICS:
+        assert f"| `{metric.name}` |" in concepts, metric.name
+        assert f"`{metric.name}`" in gate, metric.name
