@@ -22,7 +22,7 @@ from codegold.model.metrics import (
     parse_metric,
     scored_cases,
 )
-from codegold.report import ReportInput, render_html, render_markdown
+from codegold.report import ReportInput, render_html, render_junit, render_markdown
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "report"))
 from sample import sample_runs
@@ -102,7 +102,9 @@ def test_every_metric_appears_in_report_markdown_and_html() -> None:
     report = ReportInput(results=_new_run())
     markdown = render_markdown(report)
     html = render_html(report)
+    junit = render_junit(report)
     for metric in METRICS:
+        assert f'<property name="{metric.name}" value=' in junit, metric.name
         assert f"| {metric.label.replace('_', chr(92) + '_')} |" in markdown, metric.name
         assert metric.label in html, metric.name
 

@@ -46,15 +46,15 @@ def _change(case_id: str, base: CaseResult | None, new: CaseResult | None) -> Ca
         kind = "only_new"
     elif new is None:
         kind = "only_base"
-    elif base.status != "invalid" and new.status == "invalid":
+    elif is_scored(base) and not is_scored(new):
         kind = "became_invalid"
-    elif base.status == "invalid" and new.status != "invalid":
+    elif not is_scored(base) and is_scored(new):
         kind = "became_valid"
     elif base.status == "pass" and new.status in ("fail", "missing"):
         kind = "newly_failing"
     elif base.status in ("fail", "missing") and new.status == "pass":
         kind = "newly_passing"
-    elif base.status != "invalid" and base.first_relevant_rank != new.first_relevant_rank:
+    elif is_scored(base) and base.first_relevant_rank != new.first_relevant_rank:
         old, now = base.first_relevant_rank, new.first_relevant_rank
         better = now is not None and (old is None or now < old)
         kind = "rank_up" if better else "rank_down"
