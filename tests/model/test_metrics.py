@@ -139,3 +139,14 @@ def test_every_metric_is_documented() -> None:
     for metric in METRICS:
         assert f"| `{metric.name}` |" in concepts, metric.name
         assert f"`{metric.name}`" in gate, metric.name
+
+
+def test_rendering_kinds() -> None:
+    hit = get_metric("hit_rate")
+    assert hit.format(0.4) == "0.400" and hit.format(None) == "n/a"
+    assert hit.format(0.4, 4) == "0.4000"
+    import dataclasses
+
+    assert dataclasses.replace(hit, render="percent").format(0.4) == "40.0%"
+    assert dataclasses.replace(hit, render="ms").format(12.6) == "13 ms"
+    assert dataclasses.replace(hit, render="number").format(3.0) == "3"
