@@ -27,7 +27,7 @@ from codegold.report import ReportInput, render_html, render_junit, render_markd
 sys.path.insert(0, str(Path(__file__).parent.parent / "report"))
 from sample import sample_runs
 
-COUNTS = {"cases", "scored", "pass", "fail", "invalid", "missing"}
+COUNTS = {"cases", "scored", "pass", "fail", "invalid", "missing", "trend"}
 
 
 def test_aggregates_hold_one_field_per_registry_metric() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from codegold.model import Aggregates, Case, CaseResult, SliceResult
 from codegold.model.languages import language_of
-from codegold.model.metrics import METRICS, scored_cases
+from codegold.model.metrics import METRICS, scored_cases, trend_figures
 
 
 def aggregate(results: Sequence[CaseResult]) -> Aggregates:
@@ -23,6 +23,7 @@ def aggregate(results: Sequence[CaseResult]) -> Aggregates:
     return Aggregates(
         cases=len(results), scored=len(scored), pass_=counts["pass"], fail=counts["fail"],
         invalid=counts["invalid"], missing=counts["missing"], **figures,
+        trend=trend_figures(scored),
     )
 
 

@@ -32,6 +32,9 @@ Rendering = Literal["rate", "percent", "number", "ms"]
 PairedTest = Literal["sign_flip"]
 
 SCORED_STATUSES = frozenset({"pass", "fail", "missing"})
+# Depths of the trend figures in results.json (Aggregates.trend).
+TREND_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10, 20)
+TREND_DEPTH = max(TREND_CUTOFFS)
 
 
 def is_scored(case: CaseResult) -> bool:
@@ -64,6 +67,10 @@ class Metric:
     culprit: Callable[[CaseResult], bool] = dataclasses.field(repr=False, compare=False)
     trend: bool = False  # a trend figure: shown and compared, gate it knowingly
     cutoff: int | None = None
+    # The case's value at a fixed depth, for the trend figures; None when the metric has
+    # no meaning away from the case's cutoff.
+    per_case_at: Callable[[CaseResult, int], float] | None = dataclasses.field(
+        default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
@@ -84,6 +91,14 @@ class Metric:
                 scored += 1
                 total += self.per_case(case)
         return total / scored if scored else None
+
+    def aggregate_at(self, cases: Sequence[CaseResult], depth: int) -> float | None:
+        """The trend figure at ``depth`` over the scored ones among ``cases``."""
+        if self.per_case_at is None:
+            raise ValueError(f"{self.name} has no trend figure")
+        at = self.per_case_at
+        scored = [c for c in cases if is_scored(c)]
+        return sum(at(c, depth) for c in scored) / len(scored) if scored else None
 
     def read(self, aggregates: Aggregates) -> float | None:
         """This metric's figure as results.json stores it."""
@@ -106,11 +121,20 @@ def _flag(value: bool) -> float:
     return 1.0 if value else 0.0
 
 
+def _hit_at(case: CaseResult, depth: int) -> float:
+    return _flag(any(r is not None and r <= depth for r in case.group_ranks))
+
+
+def _recall_at(case: CaseResult, depth: int) -> float:
+    ranks = case.group_ranks
+    return sum(r is not None and r <= depth for r in ranks) / len(ranks) if ranks else 0.0
+
+
 METRICS: tuple[Metric, ...] = (
     Metric("hit_rate", "hit rate", "hit",
            "share of scored cases with an acceptable chunk for a required group within the cutoff",
            "higher", "share", "rate", "sign_flip",
-           per_case=lambda c: _flag(c.hit), culprit=lambda c: not c.hit),
+           per_case=lambda c: _flag(c.hit), culprit=lambda c: not c.hit, per_case_at=_hit_at),
     Metric("pass_rate", "pass rate", "pass",
            "share of scored cases that pass: every required group satisfied, nothing forbidden "
            "and no other revision within the cutoff",
@@ -124,7 +148,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("mean_group_recall", "mean group recall", "recall",
            "mean share of required evidence groups satisfied within the cutoff",
            "higher", "mean", "rate", "sign_flip",
-           per_case=lambda c: c.group_recall, culprit=lambda c: bool(c.missing_groups)),
+           per_case=lambda c: c.group_recall, culprit=lambda c: bool(c.missing_groups),
+           per_case_at=_recall_at),
     Metric("ndcg", "nDCG@k", "nDCG",
            "graded nDCG at the cutoff over evidence groups (required gain 2, supporting 1)",
            "higher", "mean", "rate", "sign_flip",
@@ -148,6 +173,12 @@ _BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 ALIASES: dict[str, str] = {"hit": "hit_rate", "recall": "mean_group_recall", "MRR": "mrr",
                            "nDCG": "ndcg", "pass": "pass_rate", "forbidden": "forbidden_rate"}
 _SPEC = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*([0-9]+))?\s*$")
+
+
+def trend_figures(cases: Sequence[CaseResult]) -> dict[str, float | None]:
+    """``{"hit_rate@1": …, "mean_group_recall@20": …}`` over the scored ones among ``cases``."""
+    return {str(m.at(depth)): m.aggregate_at(cases, depth)
+            for m in METRICS if m.per_case_at is not None for depth in TREND_CUTOFFS}
 
 
 def metric_names() -> list[str]:
