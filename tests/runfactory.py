@@ -119,6 +119,7 @@ def _aggregates(results: Sequence[CaseResult]) -> Aggregates:
         invalid=sum(r.status == "invalid" for r in results),
         missing=sum(r.status == "missing" for r in results),
         hit_rate=mean([1.0 if r.hit else 0.0 for r in scored]),
+        pass_rate=mean([1.0 if r.status == "pass" else 0.0 for r in scored]),
         mean_group_recall=mean([r.group_recall for r in scored]),
         mrr=mean([r.reciprocal_rank for r in scored]),
         ndcg=mean([r.ndcg for r in scored]),

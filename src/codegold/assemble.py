@@ -1,6 +1,6 @@
 """Assemble what the report renders from the engines' outputs.
 
-The report package renders view records and imports no engine; the CLI's ``report``
+The report package renders model records and imports no engine; the CLI's ``report``
 command and the demo both need the same glue (the scorer's acceptance marks, the gate
 verdict, the diagnoses and their bundles), so it lives here, once.
 """
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
-
 from codegold.diagnose import load_diagnoses
 from codegold.evaluate import target_matches
-from codegold.gate import Verdict
-from codegold.model import RunResult
-from codegold.report import ComparisonView, DiagnosisView, GateView, ReportInput
+from codegold.model import RunResult, Verdict
+from codegold.model.comparison import Comparison
+from codegold.model.diagnoses import Diagnosis
+from codegold.report import ReportInput
 
 
 def chunk_matches(run: RunResult) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -32,32 +31,28 @@ def chunk_matches(run: RunResult) -> dict[str, dict[str, tuple[str, ...]]]:
     return out
 
 
-def diagnosis_views(directory: str | Path) -> dict[str, DiagnosisView]:
-    """The diagnoses written by ``codegold diagnose -o DIR``, bundles inlined as Markdown."""
-    views = {}
+def load_diagnosis_dir(directory: str | Path) -> tuple[dict[str, Diagnosis], dict[str, str]]:
+    """The diagnoses written by ``codegold diagnose -o DIR`` by case id, and each one's
+    evidence bundle as Markdown text (when its file is there)."""
+    diagnoses: dict[str, Diagnosis] = {}
+    bundles: dict[str, str] = {}
     for d in load_diagnoses(directory).diagnoses:
-        bundle = None
+        diagnoses[d.case_id] = d
         if d.bundle_markdown:
-            path = Path(directory) / d.bundle_markdown
-            bundle = path.read_text(encoding="utf-8") if path.is_file() else None
-        views[d.case_id] = DiagnosisView(
-            case_id=d.case_id, cause=d.cause, owner=d.owner, summary=d.summary,
-            evidence=d.evidence, checks_not_run=d.checks_not_run, bundle_markdown=bundle)
-    return views
-
-
-def gate_view(verdict: Verdict, policy_name: str) -> GateView:
-    return msgspec.convert({**msgspec.to_builtins(verdict), "policy": policy_name}, GateView)
+            root = Path(directory).resolve()
+            path = (root / d.bundle_markdown).resolve()
+            # The file names a path; only one inside the diagnosis directory is read.
+            if path.is_relative_to(root) and path.is_file():
+                bundles[d.case_id] = path.read_text(encoding="utf-8")
+    return diagnoses, bundles
 
 
 def report_input(run: RunResult, *, results_name: str, title: str = "codegold report",
-                 comparison: object | None = None, verdict: Verdict | None = None,
+                 comparison: Comparison | None = None, verdict: Verdict | None = None,
                  policy_name: str = "", diagnosis_dir: str | Path | None = None) -> ReportInput:
     """One ReportInput from a run and whatever else is at hand."""
+    diagnoses, bundles = load_diagnosis_dir(diagnosis_dir) if diagnosis_dir else ({}, {})
     return ReportInput(
-        results=run, title=title, results_name=results_name,
-        comparison=(msgspec.convert(msgspec.to_builtins(comparison), ComparisonView)
-                    if comparison is not None else None),
-        diagnoses=diagnosis_views(diagnosis_dir) if diagnosis_dir else {},
-        gate=gate_view(verdict, policy_name) if verdict is not None else None,
+        results=run, title=title, results_name=results_name, comparison=comparison,
+        diagnoses=diagnoses, bundles=bundles, gate=verdict, gate_policy=policy_name,
         matches=chunk_matches(run))

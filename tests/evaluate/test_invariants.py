@@ -130,9 +130,12 @@ def test_group_recall_and_hit_never_fall_as_k_grows(ranked: list[Chunk], k: int)
 
 def _decided_part(r: CaseResult) -> CaseResult:
     # ``ranked`` keeps a few near misses past the cutoff and ``first_relevant_rank_any_depth``
-    # looks at the whole ranking on purpose; everything else must ignore what lies past k.
+    # looks at the whole ranking on purpose, and ``group_ranks`` (trend figures) a little
+    # past it; everything else must ignore what lies past k.
     return msgspec.structs.replace(r, ranked=r.ranked[: r.cutoff],
-                                   first_relevant_rank_any_depth=None)
+                                   first_relevant_rank_any_depth=None,
+                                   group_ranks=[g if g is not None and g <= r.cutoff else None
+                                                for g in r.group_ranks])
 
 
 @SETTINGS

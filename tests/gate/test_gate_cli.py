@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
@@ -121,13 +122,19 @@ rules:
 
 def test_slice_with_too_few_cases_fails(tmp_path: Path, runs: tuple[Path, Path]) -> None:
     policy = _policy(tmp_path, "rules:\n"
-                     "  - {metric: hit_rate, min: 0.1, slice: 'tag:risk=high', min_cases: 3}\n"
-                     "  - {metric: hit_rate, min: 0.1, slice: 'tag:team=none'}\n")
+                     "  - {metric: hit_rate, min: 0.1, slice: 'tag:risk=high', min_cases: 3}\n")
     res = _gate(str(runs[0]), "--policy", str(policy))
     assert res.exit_code == 1
     assert "n=2 (threshold n >= 3)" in res.output
-    assert "n=0 (threshold n >= 1)" in res.output
-    assert res.output.count("too few scored cases") == 2
+    assert res.output.count("too few scored cases") == 1
+
+
+def test_slice_the_results_do_not_hold_is_bad_input(
+        tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    policy = _policy(tmp_path, "rules:\n  - {metric: hit_rate, min: 0.1, slice: 'tag:team=none'}\n")
+    res = _gate(str(runs[0]), "--policy", str(policy))
+    assert res.exit_code == 2, res.output
+    assert "tag:team=none" in res.output and "tag:risk=high" in res.output
 
 
 @pytest.mark.parametrize(("option", "offenders"), [
@@ -258,3 +265,151 @@ def test_max_new_failures_without_a_baseline_is_a_usage_error(
     assert res.exit_code == 2
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "baseline" in lines[0] and lines[0].startswith("error: ")
+
+
+MORE_BAD_POLICIES = [
+    ("min_above_max", "rules:\n  - {metric: hit_rate, min: 0.8, max: 0.5}\n", ["min", ":3"]),
+    ("min_cases_zero", "rules:\n  - {metric: hit_rate, min: 0.5, min_cases: 0}\n",
+     ["min_cases", ":3"]),
+    ("negative_new_failures", "baseline: {results: baseline.json, max_new_failures: -1}\n",
+     ["max_new_failures", ":2"]),
+    ("negative_failed_cases", "max_failed_cases: -1\n", ["max_failed_cases"]),
+    ("no_rules", "rules: []\n", ["checks nothing"]),
+    ("nothing_at_all", "zero_tolerance: []\n", ["checks nothing"]),
+    ("unknown_metric_lists_names", "rules:\n  - {metric: precision@5, min: 0.5}\n",
+     ["precision@5", "hit_rate", "pass_rate", ":3"]),
+    ("zero_cutoff", "rules:\n  - {metric: hit_rate@0, min: 0.5}\n", ["hit_rate@0"]),
+    ("string_bound", "rules:\n  - {metric: hit_rate, min: high}\n", ["min"]),
+    ("rules_not_a_list", "rules: {metric: hit_rate}\n", ["rules"]),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "words"), MORE_BAD_POLICIES,
+                         ids=[b[0] for b in MORE_BAD_POLICIES])
+def test_policy_validation_is_located(tmp_path: Path, runs: tuple[Path, Path], name: str,
+                                      text: str, words: list[str]) -> None:
+    policy = _policy(tmp_path, text)
+    res = _gate(str(runs[0]), "--policy", str(policy), "--report-only")
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {policy}"), res.output
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+def test_max_failed_cases_catches_what_hit_rate_forgives(
+        tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    # d1 and d2 are hit yet fail (forbidden source, other revision): hit rate 3/5 passes a
+    # 0.6 floor while three scored cases fail.
+    policy = _policy(tmp_path, "rules: [{metric: hit_rate, min: 0.6}]\nmax_failed_cases: 0\n")
+    res = _gate(str(runs[0]), "--policy", str(policy))
+    assert res.exit_code == 1
+    assert "PASS hit_rate >= 0.6" in res.output
+    assert ("FAIL failed cases (fail + missing) on all cases: 4 of 5 scored case(s) "
+            "(threshold <= 0)") in res.output
+    assert "cases: e2, d1, d2, d4" in res.output
+    policy = _policy(tmp_path, "max_failed_cases: 4\n")
+    assert _gate(str(runs[0]), "--policy", str(policy)).exit_code == 0
+
+
+def test_pass_rate_rule_lists_failing_cases(tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    policy = _policy(tmp_path, "rules: [{metric: pass_rate, min: 0.5}]\n")
+    res = _gate(str(runs[0]), "--policy", str(policy))
+    assert res.exit_code == 1
+    assert "FAIL pass_rate >= 0.5 on all cases: 0.2000 (n=5)" in res.output
+    assert "cases: e2, d1, d2, d4" in res.output
+
+
+def test_metric_at_the_case_cutoff(tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    policy = _policy(tmp_path, "rules: [{metric: hit_rate@3, min: 0.5}]\n")
+    res = _gate(str(runs[0]), "--policy", str(policy))
+    assert res.exit_code == 0, res.output
+    assert "PASS hit_rate@3 >= 0.5 on all cases: 0.6000 (n=5)" in res.output
+    policy = _policy(tmp_path, "rules: [{metric: hit_rate@10, min: 0.5}]\n")
+    res = _gate(str(runs[0]), "--policy", str(policy))
+    assert res.exit_code == 2
+    assert "cutoff 3" in res.output and "error:" in res.output
+
+
+def _shrunk(tmp_path: Path) -> Path:
+    """The current run on a case file without e1 and d4 (a different case-set digest)."""
+    cases = write_cases(tmp_path, CASES[1:5], DEFAULTS, name="shrunk.yaml")
+    att = write_attempts(tmp_path, [attempt("2", "e2", [HIT]), attempt("3", "d1", [HIT]),
+                                    attempt("4", "d2", [MISS]), attempt("5", "d3", [HIT])],
+                         name="shrunk.jsonl")
+    out = tmp_path / "shrunk.json"
+    out.write_bytes(dump_results(evaluate_files(str(cases), str(att))))
+    return out
+
+
+def test_baseline_cases_dropped_from_the_run_fail_unless_allowed(
+        tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    shrunk = _shrunk(tmp_path)
+    policy = _policy(tmp_path, "baseline: {results: baseline.json}\n")
+    res = _gate(str(shrunk), "--policy", str(policy))
+    assert res.exit_code == 1, res.output
+    assert "PASS baseline: cases that passed before and fail now: 0 case(s)" in res.output
+    assert ("FAIL baseline: cases in the baseline missing from this run (dropped): 2 case(s)"
+            in res.output)
+    assert "cases: e1, d4" in res.output
+    verdict = json.loads(_gate(str(shrunk), "--policy", str(policy), "--json").output)
+    assert "different case file" in verdict["checks"][0]["note"]
+
+    policy = _policy(tmp_path, "baseline: {results: baseline.json, allow_dropped_cases: true}\n")
+    res = _gate(str(shrunk), "--policy", str(policy))
+    assert res.exit_code == 0, res.output
+    assert "PASS baseline: cases in the baseline missing from this run (dropped)" in res.output
+
+
+def test_report_only_exits_zero_even_with_markup_in_case_ids(tmp_path: Path) -> None:
+    cases = write_cases(tmp_path, [case("[/]", TARGET), case("[bold]x", TARGET)], DEFAULTS)
+    att = write_attempts(tmp_path, [attempt("1", "[/]", [MISS])])
+    results = tmp_path / "r.json"
+    results.write_bytes(dump_results(evaluate_files(str(cases), str(att))))
+    policy = _policy(tmp_path, "rules: [{metric: hit_rate, min: 0.9}]\n")
+    res = _gate(str(results), "--policy", str(policy), "--report-only")
+    assert res.exit_code == 0, res.output
+    assert "cases: [/], [bold]x" in res.output
+
+
+def test_report_and_gate_give_the_same_verdict(tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    current, baseline = runs
+    policy = _policy(tmp_path, "rules:\n  - {metric: hit_rate, min: 0.9}\n"
+                     "  - {metric: mrr, min: 0.1, slice: 'query_class=descriptive'}\n"
+                     "zero_tolerance: [invalid_cases]\n")
+    gate = _gate(str(current), "--policy", str(policy), "--baseline", str(baseline), "--json")
+    assert gate.exit_code == 1, gate.output
+    verdict = json.loads(gate.output)
+    md = tmp_path / "summary.md"
+    res = CliRunner().invoke(cli, ["report", str(current), "--gate-policy", str(policy),
+                                   "--compare", str(baseline), "--md", str(md)])
+    assert res.exit_code == 0, res.output
+    text = md.read_text(encoding="utf-8")
+    failed = [c for c in verdict["checks"] if not c["passed"]]
+    assert len(verdict["checks"]) == 4 and len(failed) == 3
+    assert f"({len(failed)} of {len(verdict['checks'])} checks failed)" in text
+    listed = [ln for ln in text.splitlines() if ln.startswith("- ")]
+    assert len(listed) == len(failed)
+
+    from codegold.assemble import report_input
+    from codegold.gate import run_gate
+
+    run = load_results(str(current))
+    same = run_gate(run, load_policy(str(policy)), baseline_path=str(baseline))
+    assert report_input(run, results_name="r", verdict=same).gate == same
+    assert msgspec.to_builtins(same) == verdict
+
+
+def test_report_uses_the_policy_baseline_as_gate_does(
+        tmp_path: Path, runs: tuple[Path, Path]) -> None:
+    # Before one verdict, the report ignored the policy's baseline (one check fewer).
+    policy = _policy(tmp_path, "rules: [{metric: hit_rate, min: 0.9}]\n"
+                     "baseline: {results: baseline.json}\n")
+    verdict = json.loads(_gate(str(runs[0]), "--policy", str(policy), "--json").output)
+    md = tmp_path / "summary.md"
+    res = CliRunner().invoke(cli, ["report", str(runs[0]), "--gate-policy", str(policy),
+                                   "--md", str(md)])
+    assert res.exit_code == 0, res.output
+    failed = [c for c in verdict["checks"] if not c["passed"]]
+    assert len(verdict["checks"]) == 2 and len(failed) == 2
+    assert "(2 of 2 checks failed)" in md.read_text(encoding="utf-8")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from codegold.compare import compare_runs
-from codegold.model import RunResult
-from codegold.report import ComparisonView, DiagnosisView, GateCheckView, GateView, ReportInput
+from codegold.model import Check, RunResult, Verdict
+from codegold.model.diagnoses import Diagnosis
+from codegold.report import ReportInput
 from runfactory import chunk, make_case, make_result, make_run
 
 XSS_QUERY = 'Why does <script>document.body.setAttribute("data-pwned","1")</script> appear?'
@@ -43,28 +42,28 @@ def sample_runs() -> tuple[RunResult, RunResult]:
 
 def sample_report() -> ReportInput:
     base, new = sample_runs()
-    comparison = msgspec.convert(
-        msgspec.to_builtins(compare_runs(base, new, base_name="base.json", new_name="new.json")),
-        ComparisonView)
+    comparison = compare_runs(base, new, base_name="base.json", new_name="new.json")
     diagnoses = {
-        "refresh-below-cutoff": DiagnosisView(
-            case_id="refresh-below-cutoff", cause="below_cutoff", owner="retrieval-team",
-            summary="the definition is ranked 7, two past the cutoff of 5",
-            evidence=["chunk refresh-below-cutoff-hit at rank 7"],
-            bundle_markdown="# Evidence bundle\n\nraw query: ..."),
-        "legacy-leak": DiagnosisView(
-            case_id="legacy-leak", cause="forbidden_source", owner="retrieval-team",
-            summary="src/legacy/old.py is inside the cutoff", evidence=["legacy-1 at rank 1"]),
-        "xss</script><b>case": DiagnosisView(
-            case_id="xss</script><b>case", cause="retrieval_miss", owner="search <team>",
+        "refresh-below-cutoff": Diagnosis(
+            case_id="refresh-below-cutoff", status="fail", cause="below_cutoff",
+            owner="retrieval-team", summary="the definition is ranked 7, two past the cutoff of 5",
+            evidence=["chunk refresh-below-cutoff-hit at rank 7"], checks_not_run=[],
+            bundle_markdown="bundles/refresh-below-cutoff.md"),
+        "legacy-leak": Diagnosis(
+            case_id="legacy-leak", status="fail", cause="forbidden_source",
+            owner="retrieval-team", summary="src/legacy/old.py is inside the cutoff",
+            evidence=["legacy-1 at rank 1"], checks_not_run=[]),
+        "xss</script><b>case": Diagnosis(
+            case_id="xss</script><b>case", status="fail", cause="retrieval_miss", owner="search <team>",
             summary="<b>not bold</b>", evidence=["<script>alert(2)</script>"],
             checks_not_run=["reranker_demotion: attempts carry no candidates"]),
     }
-    gate = GateView(passed=False, policy="policy.yaml", checks=[
-        GateCheckView(rule="hit_rate >= 0.9", passed=False, figure="0.400", threshold=">= 0.9",
-                      cases=["refresh-below-cutoff"]),
-        GateCheckView(rule="zero tolerance: invalid_cases", passed=False, figure="1 case(s)",
-                      threshold="0", cases=["stale-index"]),
+    bundles = {"refresh-below-cutoff": "# Evidence bundle\n\nraw query: ..."}
+    gate = Verdict(passed=False, checks=[
+        Check(rule="hit_rate >= 0.9", passed=False, figure="0.400", threshold=">= 0.9",
+              cases=["refresh-below-cutoff"]),
+        Check(rule="zero tolerance: invalid_cases", passed=False, figure="1 case(s)",
+              threshold="0", cases=["stale-index"]),
     ])
     return ReportInput(results=new, results_name="new.json", comparison=comparison,
-                       diagnoses=diagnoses, gate=gate)
+                       diagnoses=diagnoses, bundles=bundles, gate=gate, gate_policy="policy.yaml")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from codegold.model import Aggregates, RunResult
+from codegold.model.metrics import METRICS
 
 
 def fmt_rate(value: float | None) -> str:
@@ -13,25 +14,25 @@ def fmt_rate(value: float | None) -> str:
 
 def _metrics_row(m: Aggregates) -> list[str]:
     return [str(m.cases), str(m.scored), str(m.pass_), str(m.fail), str(m.invalid), str(m.missing),
-            fmt_rate(m.hit_rate), fmt_rate(m.mean_group_recall), fmt_rate(m.mrr), fmt_rate(m.ndcg),
-            fmt_rate(m.forbidden_rate), fmt_rate(m.revision_mismatch_rate)]
+            *(fmt_rate(metric.read(m)) for metric in METRICS)]
 
 
-_HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", "hit", "recall", "MRR", "nDCG",
-         "forbidden", "rev.mismatch"]
+_HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", *(m.short for m in METRICS)]
 
 
 def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="codegold eval — overall (rates over scored cases, at each case's cutoff)",
                   title_justify="left")
-    table.add_column("slice")
+    # Slice keys are what people grep for and paste into policies: never cut them short.
+    table.add_column("slice", no_wrap=True)
     for head in _HEAD:
         table.add_column(head, justify="right")
     table.add_row("all", *_metrics_row(result.summary), style="bold")
     for s in result.slices:
-        table.add_row(s.key, *_metrics_row(s.metrics))
+        table.add_row(escape(s.key), *_metrics_row(s.metrics))
     console.print(table)
 
     failing = [c for c in result.cases if c.status != "pass"]
@@ -41,13 +42,14 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
                      "forbidden in top-k", "reason"):
             fails.add_column(head)
         for c in failing[:max_failures]:
+            # Ids, groups and reasons come from user files: escaped so "[/]" is text, not markup.
             fails.add_row(
-                c.case_id, c.status, str(c.cutoff),
+                escape(c.case_id), c.status, str(c.cutoff),
                 "—" if c.first_relevant_rank is None else str(c.first_relevant_rank),
                 "—" if c.first_relevant_rank_any_depth is None else str(c.first_relevant_rank_any_depth),
-                ", ".join(c.missing_groups) or "—",
-                ", ".join(c.forbidden_chunk_ids) or "—",
-                c.invalid_reason or (f"{len(c.revision_mismatches)} revision mismatch(es)"
+                escape(", ".join(c.missing_groups)) or "—",
+                escape(", ".join(c.forbidden_chunk_ids)) or "—",
+                escape(c.invalid_reason or "") or (f"{len(c.revision_mismatches)} revision mismatch(es)"
                                      if c.revision_mismatches else ""),
                 style={"fail": "red", "invalid": "yellow", "missing": "magenta"}.get(c.status, ""),
             )
@@ -55,4 +57,4 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
         if len(failing) > max_failures:
             console.print(f"… and {len(failing) - max_failures} more (see results.json)")
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)

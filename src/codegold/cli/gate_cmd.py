@@ -15,7 +15,7 @@ from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, stdout_conso
               help="Gate policy YAML (format: 1).")
 @click.option("--baseline", type=click.Path(dir_okay=False),
               help="Baseline results.json (overrides the policy's baseline).")
-@click.option("--max-new-failures", type=click.IntRange(min=0),
+@click.option("--max-new-failures", type=int,
               help="Cases allowed to go from pass to fail against the baseline.")
 @click.option("--report-only", is_flag=True, help="Print the verdict but always exit 0.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
@@ -24,29 +24,24 @@ def command(results: str, policy_path: str, baseline: str | None, max_new_failur
             report_only: bool, as_json: bool) -> None:
     """Gate RESULTS against a policy: exit 0 pass, 1 fail, 2 bad input.
 
-    Floors and ceilings apply overall or per slice; zero-tolerance options cover
-    forbidden sources, revision mismatches and invalid cases; a baseline limits cases
-    that passed before and fail now. A rank change between two acceptable chunks never
-    fails a gate.
+    Floors and ceilings on any metric (hit_rate, pass_rate, mrr, ...) apply overall or
+    per slice; max_failed_cases caps failing cases; zero-tolerance options cover forbidden
+    sources, revision mismatches and invalid cases; a baseline limits cases that passed
+    before and fail now, and cases dropped since. A rank change between two acceptable
+    chunks never fails a gate.
 
     \b
     Example:
       codegold gate results.json --policy policy.yaml
       codegold gate results.json --policy policy.yaml --baseline main-results.json --report-only
     """
-    from codegold.gate import decide, load_policy
+    from codegold.gate import load_policy, run_gate
     from codegold.model import load_results
 
     policy = load_policy(policy_path)
     result = load_results(results)
-    base_path = baseline or (policy.baseline.results if policy.baseline else None)
-    if max_new_failures is not None and base_path is None:
-        from codegold.errors import InputError
-
-        raise InputError("--max-new-failures needs a baseline: pass --baseline RESULTS or set "
-                         "'baseline' in the policy", path=policy_path)
-    base = load_results(base_path) if base_path else None
-    verdict = decide(result, policy, base, max_new_failures=max_new_failures)
+    verdict = run_gate(result, policy, baseline_path=baseline, max_new_failures=max_new_failures,
+                       policy_path=policy_path)
     if as_json:
         import msgspec
 
@@ -60,20 +55,24 @@ def command(results: str, policy_path: str, baseline: str | None, max_new_failur
 
 def render_verdict(console: object, verdict: object) -> None:
     from rich.console import Console
+    from rich.markup import escape
 
     from codegold.gate import Verdict
 
-    assert isinstance(console, Console) and isinstance(verdict, Verdict)
+    if not isinstance(console, Console) or not isinstance(verdict, Verdict):
+        raise TypeError("render_verdict takes a rich Console and a Verdict")
+    # Rules, slices and case ids come from user files: escape them so a "[/]" in a case id
+    # prints as text instead of breaking rich's markup.
     for check in verdict.checks:
         mark = "[green]PASS[/]" if check.passed else "[red]FAIL[/]"
-        console.print(f"{mark} {check.rule}: {check.figure} (threshold {check.threshold})",
-                      highlight=False)
+        console.print(f"{mark} {escape(check.rule)}: {escape(check.figure)} "
+                      f"(threshold {escape(check.threshold)})", highlight=False)
         if check.note and not check.passed:
-            console.print(f"     {check.note}", highlight=False)
+            console.print(f"     {escape(check.note)}", highlight=False)
         if check.cases:
             shown = ", ".join(check.cases[:10])
             more = f" … +{len(check.cases) - 10} more" if len(check.cases) > 10 else ""
-            console.print(f"     cases: {shown}{more}", highlight=False)
+            console.print(f"     cases: {escape(shown)}{more}", highlight=False)
     if verdict.passed:
         console.print("[bold green]gate: PASS[/]")
     else:

@@ -47,16 +47,18 @@ def command(results: str, html_out: str | None, md_out: str | None, junit_out: s
     if not (html_out or md_out or junit_out):
         raise InputError("nothing to write: give -o report.html, --md FILE or --junit FILE")
     run = load_results(results)
+    baseline = load_results(base) if base else None
     comparison = None
-    if base:
+    if baseline is not None:
         from codegold.compare import compare_runs
 
-        comparison = compare_runs(load_results(base), run, base_name=base, new_name=results)
+        comparison = compare_runs(baseline, run, base_name=base or "", new_name=results)
     verdict = None
     if policy:
-        from codegold.gate import decide, load_policy
+        from codegold.gate import load_policy, run_gate
 
-        verdict = decide(run, load_policy(policy), load_results(base) if base else None)
+        # The same call `codegold gate RESULTS --policy P --baseline B` makes: one verdict.
+        verdict = run_gate(run, load_policy(policy), baseline_path=base, policy_path=policy)
     report = report_input(run, results_name=results, title=title, comparison=comparison,
                           verdict=verdict, policy_name=policy or "", diagnosis_dir=diagnosis_dir)
     for target, kind in ((html_out, "html"), (md_out, "markdown"), (junit_out, "junit")):

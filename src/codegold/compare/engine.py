@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
-from codegold.compare.metrics import METRICS, PairedMetric, is_scored
+from codegold.compare.metrics import Metric, is_scored, paired_metrics
 from codegold.compare.records import (
     COMPARISON_FORMAT,
     CaseChange,
@@ -19,7 +19,11 @@ from codegold.compare.records import (
     SliceComparison,
 )
 from codegold.compare.stats import bootstrap_ci, holm, sign_flip_pvalues
+from codegold.errors import InputError
 from codegold.model import CaseResult, RunResult
+
+# Past this the figures stop moving and a run only burns CI minutes.
+MAX_RESAMPLES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -42,15 +46,15 @@ def _change(case_id: str, base: CaseResult | None, new: CaseResult | None) -> Ca
         kind = "only_new"
     elif new is None:
         kind = "only_base"
-    elif base.status != "invalid" and new.status == "invalid":
+    elif is_scored(base) and not is_scored(new):
         kind = "became_invalid"
-    elif base.status == "invalid" and new.status != "invalid":
+    elif not is_scored(base) and is_scored(new):
         kind = "became_valid"
     elif base.status == "pass" and new.status in ("fail", "missing"):
         kind = "newly_failing"
     elif base.status in ("fail", "missing") and new.status == "pass":
         kind = "newly_passing"
-    elif base.status != "invalid" and base.first_relevant_rank != new.first_relevant_rank:
+    elif is_scored(base) and base.first_relevant_rank != new.first_relevant_rank:
         old, now = base.first_relevant_rank, new.first_relevant_rank
         better = now is not None and (old is None or now < old)
         kind = "rank_up" if better else "rank_down"
@@ -68,11 +72,11 @@ def _change(case_id: str, base: CaseResult | None, new: CaseResult | None) -> Ca
 
 def _slice(
     key: str, dimension: str, value: str, pairs: Sequence[tuple[CaseResult, CaseResult]],
-    metrics: Sequence[PairedMetric], settings: _Settings,
+    metrics: Sequence[Metric], settings: _Settings,
 ) -> tuple[SliceComparison, list[float | None]]:
     n = len(pairs)
-    base = np.array([[m.value(b) for m in metrics] for b, _ in pairs], dtype=np.float64).reshape(n, len(metrics))
-    new = np.array([[m.value(w) for m in metrics] for _, w in pairs], dtype=np.float64).reshape(n, len(metrics))
+    base = np.array([[m.per_case(b) for m in metrics] for b, _ in pairs], dtype=np.float64).reshape(n, len(metrics))
+    new = np.array([[m.per_case(w) for m in metrics] for _, w in pairs], dtype=np.float64).reshape(n, len(metrics))
     diffs = new - base
     too_small = n < settings.min_cases
     stream = _seed_for(settings.seed, key)
@@ -121,6 +125,8 @@ def compare_runs(
     cases present in one run only are listed as changes and warned about, never tested.
     Holm–Bonferroni runs over every test of the comparison (metrics × slices).
     """
+    _check_settings(n_resamples=n_resamples, n_bootstrap=n_bootstrap, confidence=confidence,
+                    alpha=alpha, min_slice_cases=min_slice_cases)
     base_cases, new_cases = base.by_id(), new.by_id()
     ids = sorted(set(base_cases) | set(new_cases))
     changes = [c for c in (_change(i, base_cases.get(i), new_cases.get(i)) for i in ids) if c]
@@ -132,7 +138,7 @@ def compare_runs(
         (base_cases[i], new_cases[i]) for i in ids
         if i in base_cases and i in new_cases and is_scored(base_cases[i]) and is_scored(new_cases[i])
     ]
-    metrics = list(METRICS.values())
+    metrics = paired_metrics()
     settings = _Settings(min_cases=min_slice_cases, seed=seed, n_resamples=n_resamples,
                          n_bootstrap=n_bootstrap, confidence=confidence)
 
@@ -185,6 +191,25 @@ def compare_runs(
     )
 
 
+def _check_settings(*, n_resamples: int, n_bootstrap: int, confidence: float, alpha: float,
+                    min_slice_cases: int) -> None:
+    """Settings that would make a figure meaningless are bad input, not a p-value of 1."""
+    if not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise InputError(f"resamples: found {n_resamples}; the randomization test needs between "
+                         f"1 and {MAX_RESAMPLES} resamples (default 9999)", field="resamples")
+    if not 1 <= n_bootstrap <= MAX_RESAMPLES:
+        raise InputError(f"bootstrap: found {n_bootstrap}; the confidence interval needs between "
+                         f"1 and {MAX_RESAMPLES} bootstrap resamples (default 2000)",
+                         field="bootstrap")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: found {confidence}; expected a level between 0 and 1, "
+                         "e.g. 0.95", field="confidence")
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha: found {alpha}; expected a significance level between 0 and 1, "
+                         "e.g. 0.05", field="alpha")
+    if min_slice_cases < 1:
+        raise InputError(f"min-slice: found {min_slice_cases}; expected at least 1 paired case",
+                         field="min-slice")
 
 
 def _split_key(key: str) -> tuple[str, str]:

@@ -11,32 +11,19 @@ from collections.abc import Iterable, Sequence
 
 from codegold.model import Aggregates, Case, CaseResult, SliceResult
 from codegold.model.languages import language_of
+from codegold.model.metrics import METRICS, scored_cases, trend_figures
 
 
 def aggregate(results: Sequence[CaseResult]) -> Aggregates:
     counts = {"pass": 0, "fail": 0, "invalid": 0, "missing": 0}
-    hits = recall = rr = ndcg = 0.0
-    forbidden = mismatched = 0
     for r in results:
         counts[r.status] += 1
-        if r.status == "invalid":
-            continue
-        hits += r.hit
-        recall += r.group_recall
-        rr += r.reciprocal_rank
-        ndcg += r.ndcg
-        forbidden += bool(r.forbidden_chunk_ids)
-        mismatched += bool(r.revision_mismatches)
-    scored = counts["pass"] + counts["fail"] + counts["missing"]
-
-    def rate(total: float) -> float | None:
-        return total / scored if scored else None
-
+    scored = scored_cases(results)
+    figures = {m.name: m.aggregate(scored) for m in METRICS}
     return Aggregates(
-        cases=len(results), scored=scored, pass_=counts["pass"], fail=counts["fail"],
-        invalid=counts["invalid"], missing=counts["missing"], hit_rate=rate(hits),
-        mean_group_recall=rate(recall), mrr=rate(rr), ndcg=rate(ndcg),
-        forbidden_rate=rate(forbidden), revision_mismatch_rate=rate(mismatched),
+        cases=len(results), scored=len(scored), pass_=counts["pass"], fail=counts["fail"],
+        invalid=counts["invalid"], missing=counts["missing"], **figures,
+        trend=trend_figures(scored),
     )
 
 

@@ -30,9 +30,26 @@ from codegold.model.results import RESULTS_FORMAT
 
 @dataclass
 class _CaseAttempts:
+    """What deciding one case needs while attempts stream past.
+
+    Only attempts that may still be final keep their scored result: once an attempt is
+    named in a ``retry_of`` its result is dropped, so 100k retries of a case hold about
+    one result, not 100k rankings.
+    """
+
+    last: CaseResult                                         # the last one in file order
     order: list[str] = field(default_factory=list)           # attempt ids in file order
     retried: set[str] = field(default_factory=set)           # ids named by a retry_of
-    scored: dict[str, CaseResult] = field(default_factory=dict)
+    candidates: dict[str, CaseResult] = field(default_factory=dict)  # not (yet) retried
+
+    def add(self, attempt: Attempt, result: CaseResult) -> None:
+        self.order.append(attempt.attempt_id)
+        if attempt.retry_of is not None:
+            self.retried.add(attempt.retry_of)
+            self.candidates.pop(attempt.retry_of, None)
+        if attempt.attempt_id not in self.retried:
+            self.candidates[attempt.attempt_id] = result
+        self.last = result
 
 
 def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
@@ -54,11 +71,8 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         if case is None:
             unknown_cases[attempt.case_id] = unknown_cases.get(attempt.case_id, 0) + 1
             continue
-        record = per_case.setdefault(case.id, _CaseAttempts())
-        record.order.append(attempt.attempt_id)
-        if attempt.retry_of is not None:
-            record.retried.add(attempt.retry_of)
-        record.scored[attempt.attempt_id] = scorers[case.id].score(attempt)
+        scored = scorers[case.id].score(attempt)
+        per_case.setdefault(case.id, _CaseAttempts(last=scored)).add(attempt, scored)
 
     warnings: list[str] = []
     results: list[CaseResult] = []
@@ -76,7 +90,10 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
             )
         else:
             chosen = finals[0]
-        results.append(msgspec.structs.replace(entry.scored[chosen], attempt_ids=entry.order))
+        # A final attempt is never retried, so it is still a candidate; with no final one
+        # (a retry cycle) the last attempt in file order is scored, as the warning says.
+        picked = entry.candidates.get(chosen, entry.last) if finals else entry.last
+        results.append(msgspec.structs.replace(picked, attempt_ids=entry.order))
     for case_id, count in sorted(unknown_cases.items()):
         warnings.append(f"{count} attempt(s) name unknown case id {case_id!r}; ignored")
     if duplicate_ids:

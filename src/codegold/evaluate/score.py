@@ -14,6 +14,7 @@ import msgspec
 from codegold.evaluate.aggregate import slice_keys
 from codegold.evaluate.match import GroupMatcher, forbidden_match
 from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
+from codegold.model.metrics import TREND_DEPTH
 from codegold.model.paths import normalize_path
 
 # Chunks kept in results.json past the cutoff, so near misses can be shown.
@@ -56,6 +57,7 @@ class CaseScorer:
             revision_mismatches=[], unknown_revision=[], invalid_reason=None, attempt_id=None,
             attempt_ids=[], index_build_id=None, index_revision=None, query=None, ranked=[],
             first_relevant_rank_any_depth=None, slices=list(self.slices), case=case,
+            group_ranks=[None] * len(self.required_ids),
         )
 
     def score(self, attempt: Attempt) -> CaseResult:
@@ -69,6 +71,7 @@ class CaseScorer:
         satisfied: set[int] = set()
         gains: list[int] = []
         first_rank: int | None = None
+        group_rank: list[int | None] = [None] * len(required)
         forbidden: list[str] = []
         mismatched: list[str] = []
         unknown: list[str] = []
@@ -78,6 +81,9 @@ class CaseScorer:
             hits = satisfied_by(chunk) if may_match(chunk.file) else None
             if hits:
                 satisfied |= hits
+                for i in hits:
+                    if group_rank[i] is None:
+                        group_rank[i] = rank
                 if first_rank is None and any(required[i] for i in hits):
                     first_rank = rank
                 fresh = [i for i in hits if i not in credited]
@@ -96,6 +102,15 @@ class CaseScorer:
                     forbidden.append(chunk.chunk_id)
             if chunk.revision != revision:
                 (unknown if chunk.revision is None else mismatched).append(chunk.chunk_id)
+
+        # Trend figures read a little deeper than the cutoff (never deciding the case).
+        for rank in range(k + 1, min(len(ranked), TREND_DEPTH) + 1):
+            chunk = ranked[rank - 1]
+            if not may_match(chunk.file):
+                continue
+            for i in satisfied_by(chunk):
+                if group_rank[i] is None:
+                    group_rank[i] = rank
 
         first_any = first_rank
         if first_any is None:
@@ -156,6 +171,7 @@ class CaseScorer:
             first_relevant_rank_any_depth=first_any,
             slices=list(self.slices),
             case=case,
+            group_ranks=[r for i, r in enumerate(group_rank) if required[i]],
         )
 
 

@@ -5,56 +5,70 @@
     format: 1
     rules:                                  # floors (min) and ceilings (max)
       - {metric: hit_rate, min: 0.80}                        # overall
-      - {metric: hit_rate, min: 0.90, slice: "query_class=exact_identifier"}
+      - {metric: pass_rate, min: 0.90, slice: "query_class=exact_identifier"}
       - {metric: forbidden_rate, max: 0.0, slice: "tag:risk=high", min_cases: 3}
+      - {metric: hit_rate@5, min: 0.80}                      # only when cases use cutoff 5
+    max_failed_cases: 0                     # fail + missing cases allowed overall
     zero_tolerance: [forbidden_sources, revision_mismatches, invalid_cases]
-    baseline: {results: baseline-results.json, max_new_failures: 0}
+    baseline: {results: baseline-results.json, max_new_failures: 0, allow_dropped_cases: false}
 
+``metric`` names a metric of the registry (:mod:`codegold.model.metrics`), optionally
+with ``@k``: the gate gates at each case's own cutoff, so ``@k`` asserts that cutoff.
 ``slice`` uses the keys of results.json (``query_class=…``, ``tag:NAME=…``,
-``language=…``, ``role=…``); omitted means all cases. A rule whose slice has fewer
-scored cases than ``min_cases`` (default 1) fails, because a floor nobody can measure is
-not a guarantee. The baseline path is relative to the policy file.
+``language=…``, ``role=…``); omitted means all cases; a slice the results do not hold is
+bad input. A rule whose slice has fewer scored cases than ``min_cases`` (default 1)
+fails, because a floor nobody can measure is not a guarantee. The baseline path is
+relative to the policy file.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
-from codegold.errors import SchemaError
-from codegold.model._files import load_structured, located_error
+from codegold.errors import InputError, SchemaError
+from codegold.model._files import LoadedDocument, load_structured, located_error
+from codegold.model.metrics import Metric, metric_names, parse_metric
 
 POLICY_FORMAT = 1
-Metric = Literal["hit_rate", "mean_group_recall", "mrr", "ndcg", "forbidden_rate",
-                 "revision_mismatch_rate"]
 ZeroTolerance = Literal["forbidden_sources", "revision_mismatches", "invalid_cases",
                         "missing_cases"]
 
 
 class Rule(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    metric: Metric
+    metric: str  # a registry name, optionally NAME@K (checked when the policy is loaded)
     min: float | None = None
     max: float | None = None
     slice: str | None = None
     min_cases: int = 1
 
-    def describe(self) -> str:
-        bound = " and ".join(
+    @property
+    def measure(self) -> Metric:
+        return parse_metric(self.metric)
+
+    def threshold(self) -> str:
+        return " and ".join(
             part for part in (f">= {self.min:g}" if self.min is not None else "",
                               f"<= {self.max:g}" if self.max is not None else "") if part)
-        return f"{self.metric} {bound} on {self.slice or 'all cases'}"
+
+    def describe(self) -> str:
+        return f"{self.metric} {self.threshold()} on {self.slice or 'all cases'}"
 
 
 class Baseline(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     results: str
     max_new_failures: int = 0
+    # Cases in the baseline but not in this run fail the check unless allowed: a shrunk
+    # case set must never read as "0 new failures".
+    allow_dropped_cases: bool = False
 
 
 class Policy(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     format: int
     rules: list[Rule] = msgspec.field(default_factory=list)
+    max_failed_cases: int | None = None
     zero_tolerance: list[ZeroTolerance] = msgspec.field(default_factory=list)
     baseline: Baseline | None = None
 
@@ -62,32 +76,58 @@ class Policy(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
 _SLICE_DIMENSIONS = ("query_class=", "tag:", "language=", "role=")
 
 
+def _bad(doc: LoadedDocument, where: str, message: str) -> SchemaError:
+    return located_error(doc, doc.data, f"{message} - at `{where}`")
+
+
+def _check_rule(doc: LoadedDocument, index: int, rule: Rule) -> None:
+    where = f"$.rules[{index}]"
+    try:
+        measure = rule.measure
+    except InputError:
+        raise _bad(doc, f"{where}.metric",
+                   f"unknown metric {rule.metric!r}; expected one of: {', '.join(metric_names())} "
+                   "(optionally NAME@K)") from None
+    if rule.min is None and rule.max is None:
+        raise _bad(doc, where, f"rule on {measure} sets neither 'min' nor 'max'")
+    for name, bound in (("min", rule.min), ("max", rule.max)):
+        if bound is not None and not 0.0 <= bound <= 1.0:
+            raise _bad(doc, f"{where}.{name}",
+                       f"rule on {measure}: bounds are rates in [0, 1], found {bound}")
+    if rule.min is not None and rule.max is not None and rule.min > rule.max:
+        raise _bad(doc, f"{where}.min",
+                   f"rule on {measure}: min {rule.min:g} is above max {rule.max:g}; "
+                   "no figure can hold both")
+    if rule.min_cases < 1:
+        raise _bad(doc, f"{where}.min_cases",
+                   f"rule on {measure}: min_cases must be at least 1, found {rule.min_cases}")
+    if rule.slice is not None and not (rule.slice.startswith(_SLICE_DIMENSIONS) and "=" in rule.slice):
+        raise _bad(doc, f"{where}.slice",
+                   f"slice {rule.slice!r} is not a slice key; expected e.g. "
+                   "'query_class=descriptive', 'tag:risk=high', 'language=python' or "
+                   "'role=definition'")
+
+
 def load_policy(path: str) -> Policy:
     doc = load_structured(path, "gate policy")
     if not isinstance(doc.data, dict):
         raise SchemaError("expected a mapping with 'format: 1' and 'rules'", path=path)
+    data: dict[str, Any] = doc.data
     try:
-        policy = msgspec.convert(doc.data, Policy)
+        policy = msgspec.convert(data, Policy)
     except msgspec.ValidationError as err:
-        raise located_error(doc, doc.data, str(err)) from None
+        raise located_error(doc, data, str(err)) from None
     if policy.format != POLICY_FORMAT:
         raise SchemaError(f"unsupported policy format {policy.format}; expected {POLICY_FORMAT}",
                           path=path, field="format")
-    rules_raw = doc.data.get("rules") or []
     for index, rule in enumerate(policy.rules):
-        line = doc.line_of(rules_raw[index]) if index < len(rules_raw) else None
-        if rule.min is None and rule.max is None:
-            raise SchemaError(f"rule on {rule.metric} sets neither 'min' nor 'max'",
-                              path=path, line=line, field="rules")
-        for bound in (rule.min, rule.max):
-            if bound is not None and not 0.0 <= bound <= 1.0:
-                raise SchemaError(f"rule on {rule.metric}: bounds are rates in [0, 1], found {bound}",
-                                  path=path, line=line, field="rules")
-        if rule.slice is not None and not (rule.slice.startswith(_SLICE_DIMENSIONS) and "=" in rule.slice):
-            raise SchemaError(
-                f"slice {rule.slice!r} is not a slice key; expected e.g. 'query_class=descriptive', "
-                "'tag:risk=high', 'language=python' or 'role=definition'",
-                path=path, line=line, field="slice")
+        _check_rule(doc, index, rule)
+    if policy.max_failed_cases is not None and policy.max_failed_cases < 0:
+        raise _bad(doc, "$.max_failed_cases",
+                   f"max_failed_cases must be 0 or more, found {policy.max_failed_cases}")
+    if policy.baseline is not None and policy.baseline.max_new_failures < 0:
+        raise _bad(doc, "$.baseline.max_new_failures",
+                   f"max_new_failures must be 0 or more, found {policy.baseline.max_new_failures}")
     if policy.baseline is not None and not os.path.isabs(policy.baseline.results):
         base = os.path.join(os.path.dirname(os.path.abspath(path)), policy.baseline.results)
         policy = msgspec.structs.replace(

@@ -31,6 +31,7 @@ from codegold.model.results import (
     load_results,
     write_results,
 )
+from codegold.model.verdict import Check, Verdict
 
 __all__ = [
     "ROLES",
@@ -39,6 +40,7 @@ __all__ = [
     "Case",
     "CaseResult",
     "CaseSet",
+    "Check",
     "Chunk",
     "ChunkerInfo",
     "Context",
@@ -52,6 +54,7 @@ __all__ = [
     "SliceResult",
     "Status",
     "Target",
+    "Verdict",
     "decode_attempt",
     "dump_results",
     "encode_attempt",

@@ -40,6 +40,9 @@ class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
     first_relevant_rank_any_depth: int | None
     slices: list[str]  # slice keys this case belongs to, as in RunResult.slices
     case: Case
+    # Per required group (in case order), the 1-based rank of its first acceptable chunk
+    # within the trend depth (max(cutoff, 20)), or null: the trend figures come from it.
+    group_ranks: list[int | None] = msgspec.field(default_factory=list)
 
 
 class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,12 +52,18 @@ class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
     fail: int
     invalid: int
     missing: int
+    # One field per metric of codegold.model.metrics.METRICS (a test keeps them equal).
     hit_rate: float | None
+    pass_rate: float | None
     mean_group_recall: float | None
     mrr: float | None
     ndcg: float | None
     forbidden_rate: float | None
     revision_mismatch_rate: float | None
+    # Trend figures at fixed depths ("hit_rate@1" ... "mean_group_recall@20"), whatever
+    # each case's cutoff: for watching a ranking move, never gated (the gate gates at the
+    # case's own cutoff).
+    trend: dict[str, float | None] = msgspec.field(default_factory=dict)
 
 
 class SliceResult(msgspec.Struct, frozen=True, kw_only=True):

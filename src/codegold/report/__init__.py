@@ -1,7 +1,7 @@
 """Renderers over one report model: a self-contained HTML page, Markdown and JUnit XML.
 
 Imports no engine (:mod:`codegold.model` only): the caller hands over the run, and
-optionally a comparison, diagnoses and a gate verdict as view records.
+optionally a comparison, diagnoses and a gate verdict as the model records they are.
 """
 
 from collections.abc import Callable
@@ -9,14 +9,7 @@ from collections.abc import Callable
 from codegold.report.html import render_html
 from codegold.report.junit import render_junit
 from codegold.report.markdown import render_markdown
-from codegold.report.model import (
-    CaseChangeView,
-    ComparisonView,
-    DiagnosisView,
-    GateCheckView,
-    GateView,
-    ReportInput,
-)
+from codegold.report.model import ReportInput
 
 RENDERERS: dict[str, Callable[[ReportInput], str]] = {
     "html": render_html,
@@ -26,11 +19,6 @@ RENDERERS: dict[str, Callable[[ReportInput], str]] = {
 
 __all__ = [
     "RENDERERS",
-    "CaseChangeView",
-    "ComparisonView",
-    "DiagnosisView",
-    "GateCheckView",
-    "GateView",
     "ReportInput",
     "render_html",
     "render_junit",

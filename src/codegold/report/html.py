@@ -11,6 +11,7 @@ from html import escape
 from importlib import resources
 from urllib.parse import quote
 
+from codegold.model.metrics import METRICS
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
 from codegold.report.svg import horizontal_bars, vertical_bars
@@ -39,11 +40,8 @@ def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = No
 def _cards(report: ReportInput) -> str:
     s = report.results.summary
     items = [("cases", str(s.cases)), ("pass", str(s.pass_)), ("fail", str(s.fail)),
-             ("invalid", str(s.invalid)), ("missing", str(s.missing)),
-             ("hit rate", num(s.hit_rate)), ("MRR", num(s.mrr)),
-             ("group recall", num(s.mean_group_recall)), ("nDCG", num(s.ndcg)),
-             ("forbidden rate", num(s.forbidden_rate)),
-             ("revision mismatch", num(s.revision_mismatch_rate))]
+             ("invalid", str(s.invalid)), ("missing", str(s.missing))]
+    items += [(m.label, m.format(m.read(s))) for m in METRICS]
     return '<div class="cards">' + "".join(
         f'<div class="card"><b>{escape(v)}</b><span class="muted">{escape(k)}</span></div>'
         for k, v in items) + "</div>"
@@ -54,7 +52,7 @@ def _gate(report: ReportInput) -> str:
     if gate is None:
         return ""
     verdict = "Gate passed" if gate.passed else "Gate failed"
-    policy = f" ({escape(gate.policy)})" if gate.policy else ""
+    policy = f" ({escape(report.gate_policy)})" if report.gate_policy else ""
     rows = [[("pass" if c.passed else "<b>FAIL</b>"), escape(c.rule), escape(c.figure),
              escape(c.threshold), escape(", ".join(c.cases[:10]) + (" …" if len(c.cases) > 10 else ""))]
             for c in gate.checks]
@@ -82,12 +80,10 @@ def _slices(report: ReportInput) -> str:
     if not run.slices:
         return ""
     rows = [[f'<a href="#slice={quote(s.key, safe="")}">{escape(s.key)}</a>', str(s.metrics.scored),
-             str(s.metrics.invalid), num(s.metrics.hit_rate), num(s.metrics.mrr),
-             num(s.metrics.mean_group_recall), num(s.metrics.ndcg), num(s.metrics.forbidden_rate)]
+             str(s.metrics.invalid), *(escape(m.format(m.read(s.metrics))) for m in METRICS)]
             for s in run.slices]
-    return ("<h2>Slices</h2>"
-            + _table(["slice", "n scored", "invalid", "hit rate", "MRR", "group recall", "nDCG",
-                      "forbidden rate"], rows, {1, 2, 3, 4, 5, 6, 7}))
+    head = ["slice", "n scored", "invalid", *(m.label for m in METRICS)]
+    return "<h2>Slices</h2>" + _table(head, rows, set(range(1, len(head))))
 
 
 def _charts(report: ReportInput) -> str:

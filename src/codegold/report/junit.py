@@ -10,6 +10,7 @@ import re
 from xml.sax.saxutils import escape, quoteattr
 
 from codegold.model import CaseResult
+from codegold.model.metrics import METRICS
 from codegold.report.model import ReportInput
 from codegold.report.text import rank_text
 
@@ -54,6 +55,12 @@ def render_junit(report: ReportInput) -> str:
            f'<testsuites name={name} tests="{len(run.cases)}" failures="{failures}" errors="{errors}">',
            f'  <testsuite name={name} tests="{len(run.cases)}" failures="{failures}" '
            f'errors="{errors}" skipped="0">']
+    # The run's figures, one property per registry metric, so CI dashboards can chart them.
+    out.append("    <properties>")
+    out.append(f'      <property name="scored" value="{run.summary.scored}"/>')
+    out += [f'      <property name={_attr(m.name)} value={_attr(m.format(m.read(run.summary), 4))}/>'
+            for m in METRICS]
+    out.append("    </properties>")
     for case in run.cases:
         head = (f'    <testcase classname={_attr("codegold." + case.case.query_class)} '
                 f'name={_attr(case.case_id)}')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codegold.model.metrics import METRICS
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown
 from codegold.report.text import md, num, rank_text
 
@@ -24,14 +25,9 @@ def render_markdown(report: ReportInput) -> str:
         "|---:|---:|---:|---:|---:|",
         f"| {s.cases} | {s.pass_} | {s.fail} | {s.invalid} | {s.missing} |",
         "",
-        f"| figure (over {s.scored} scored cases) | value |",
+        f"| figure (over {s.scored} scored cases, at each case's cutoff) | value |",
         "|---|---:|",
-        f"| hit rate at cutoff | {num(s.hit_rate)} |",
-        f"| MRR | {num(s.mrr)} |",
-        f"| mean group recall | {num(s.mean_group_recall)} |",
-        f"| nDCG | {num(s.ndcg)} |",
-        f"| forbidden rate | {num(s.forbidden_rate)} |",
-        f"| revision mismatch rate | {num(s.revision_mismatch_rate)} |",
+        *(f"| {md(m.label)} | {m.format(m.read(s))} |" for m in METRICS),
         "",
     ]
     causes = cause_breakdown(report)

@@ -1,9 +1,9 @@
 """The one report model every renderer reads.
 
 The report imports no engine: the caller (the CLI) runs comparison, diagnosis and the
-gate, and hands their outcomes over as the plain view records below. Each view holds only
-what a renderer shows, and decodes leniently from the engines' JSON (unknown fields are
-ignored), so the engines' own records can evolve without touching the report.
+gate, and hands over their records as they are written to disk (:class:`Verdict`,
+:class:`Comparison`, :class:`Diagnosis`, all from :mod:`codegold.model`), so a renamed
+field is a type error here, never a silently empty cell.
 """
 
 from __future__ import annotations
@@ -11,89 +11,29 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-import msgspec
+from codegold.model import CaseResult, Check, RunResult, Verdict
+from codegold.model.comparison import Comparison
+from codegold.model.diagnoses import Diagnosis
+from codegold.model.metrics import scored_cases
 
-from codegold.model import CaseResult, RunResult
-
-
-class GateCheckView(msgspec.Struct, frozen=True, kw_only=True):
-    rule: str
-    passed: bool
-    figure: str = ""
-    threshold: str = ""
-    cases: list[str] = msgspec.field(default_factory=list)
-    note: str | None = None
-
-
-class GateView(msgspec.Struct, frozen=True, kw_only=True):
-    passed: bool
-    checks: list[GateCheckView] = msgspec.field(default_factory=list)
-    policy: str | None = None
-
-
-class MetricDeltaView(msgspec.Struct, frozen=True, kw_only=True):
-    metric: str
-    label: str
-    base: float
-    new: float
-    diff: float
-    ci_low: float | None = None
-    ci_high: float | None = None
-    p_value: float | None = None
-    p_adjusted: float | None = None
-    significant: bool = False
-    improved: bool | None = None
-
-
-class SliceDeltaView(msgspec.Struct, frozen=True, kw_only=True):
-    key: str
-    paired: int
-    too_small: bool = False
-    metrics: list[MetricDeltaView] = msgspec.field(default_factory=list)
-
-
-class CaseChangeView(msgspec.Struct, frozen=True, kw_only=True):
-    case_id: str
-    kind: str
-    base_status: str | None = None
-    new_status: str | None = None
-    base_rank: int | None = None
-    new_rank: int | None = None
-
-
-class ComparisonView(msgspec.Struct, frozen=True, kw_only=True):
-    base: str
-    new: str
-    paired: int
-    confidence: float = 0.95
-    overall: SliceDeltaView
-    slices: list[SliceDeltaView] = msgspec.field(default_factory=list)
-    changes: list[CaseChangeView] = msgspec.field(default_factory=list)
-    warnings: list[str] = msgspec.field(default_factory=list)
-
-
-class DiagnosisView(msgspec.Struct, frozen=True, kw_only=True):
-    case_id: str
-    cause: str
-    owner: str
-    summary: str = ""
-    evidence: list[str] = msgspec.field(default_factory=list)
-    checks_not_run: list[str] = msgspec.field(default_factory=list)
-    bundle_markdown: str | None = None
+__all__ = ["Check", "Comparison", "Diagnosis", "ReportInput", "Verdict"]
 
 
 @dataclass(frozen=True)
 class ReportInput:
     """Everything a renderer may show. ``matches`` maps case id → chunk id → the ids of
     the evidence groups that chunk satisfies (computed by the caller with the scorer's
-    acceptance rule); without it, renderers mark only the first relevant rank."""
+    acceptance rule); without it, renderers mark only the first relevant rank.
+    ``bundles`` maps case id → its evidence bundle as Markdown text."""
 
     results: RunResult
     title: str = "codegold report"
     results_name: str = "results.json"
-    comparison: ComparisonView | None = None
-    diagnoses: dict[str, DiagnosisView] = field(default_factory=dict)
-    gate: GateView | None = None
+    comparison: Comparison | None = None
+    diagnoses: dict[str, Diagnosis] = field(default_factory=dict)
+    bundles: dict[str, str] = field(default_factory=dict)
+    gate: Verdict | None = None
+    gate_policy: str = ""
     matches: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def cause_of(self, case: CaseResult) -> str | None:
@@ -144,7 +84,7 @@ class RankBin:
 
 def rank_histogram(results: RunResult) -> list[RankBin]:
     """Scored cases by first relevant rank: 1..k visible, past the cutoff, never found."""
-    scored = [c for c in results.cases if c.status != "invalid"]
+    scored = scored_cases(results.cases)
     depth = max((c.cutoff for c in scored), default=0)
     bins = Counter[str]()
     for case in scored:

@@ -153,7 +153,7 @@ def case_row(report: ReportInput, case: CaseResult) -> CaseRow:
         diagnosis=None if diagnosis is None else DiagnosisRow(
             summary=diagnosis.summary, evidence=diagnosis.evidence,
             checks_not_run=diagnosis.checks_not_run,
-            bundle=_clip(diagnosis.bundle_markdown, _BUNDLE_CHARS) or None),
+            bundle=_clip(report.bundles.get(case.case_id), _BUNDLE_CHARS) or None),
     )
 
 

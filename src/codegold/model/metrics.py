@@ -1,0 +1,213 @@
+"""The one metric registry: every part that shows, gates or compares a figure iterates it.
+
+A metric is a small frozen value whose text form is its name (``hit_rate``, ``mrr``), or
+its name and a cutoff (``hit_rate@5``), as in ir_measures. What a metric *is* lives here:
+its name, what it means, which direction is better, how it is aggregated over cases, how
+it is rendered and how two runs are compared on it. Adding a metric is one entry in
+:data:`METRICS` (plus the matching field in :class:`~codegold.model.results.Aggregates`
+and a test).
+
+Every aggregate is taken over *scored* cases (pass + fail + missing); invalid cases are
+counted apart and never averaged in (:func:`is_scored`, :func:`scored_cases`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from codegold.errors import InputError
+from codegold.model.results import Aggregates, CaseResult
+
+Direction = Literal["higher", "lower"]
+# "mean": mean of a per-case value in [0, 1]; "share": share of cases for which a per-case
+# predicate holds (a mean of 0/1 values, named apart because it reads as a rate).
+Aggregation = Literal["mean", "share"]
+Rendering = Literal["rate", "percent", "number", "ms"]
+# "sign_flip": paired sign-flip randomization test + bootstrap CI in `codegold compare`;
+# None: shown, not tested (see the entry for why).
+PairedTest = Literal["sign_flip"]
+
+SCORED_STATUSES = frozenset({"pass", "fail", "missing"})
+# Depths of the trend figures in results.json (Aggregates.trend).
+TREND_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10, 20)
+TREND_DEPTH = max(TREND_CUTOFFS)
+
+
+def is_scored(case: CaseResult) -> bool:
+    """Rates are over pass + fail + missing; an invalid case cannot speak for the revision."""
+    return case.status in SCORED_STATUSES
+
+
+def scored_cases(cases: Iterable[CaseResult]) -> list[CaseResult]:
+    """The cases every rate is taken over (pass + fail + missing; invalid left out)."""
+    return [c for c in cases if is_scored(c)]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What a metric is. ``str(metric)`` is its name, with ``@k`` when a cutoff is set.
+
+    ``per_case`` is the case's value (0/1 for a share); ``culprit`` says whether a case
+    pulls the figure the wrong way (listed by a failing gate check).
+    """
+
+    name: str
+    label: str  # words for people: "hit rate"
+    short: str  # narrow table heading: "hit"
+    description: str
+    direction: Direction
+    aggregation: Aggregation
+    render: Rendering
+    paired: PairedTest | None
+    per_case: Callable[[CaseResult], float] = dataclasses.field(repr=False, compare=False)
+    culprit: Callable[[CaseResult], bool] = dataclasses.field(repr=False, compare=False)
+    trend: bool = False  # a trend figure: shown and compared, gate it knowingly
+    cutoff: int | None = None
+    # The case's value at a fixed depth, for the trend figures; None when the metric has
+    # no meaning away from the case's cutoff.
+    per_case_at: Callable[[CaseResult, int], float] | None = dataclasses.field(
+        default=None, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "higher"
+
+    def at(self, cutoff: int | None) -> Metric:
+        return dataclasses.replace(self, cutoff=cutoff)
+
+    def aggregate(self, cases: Sequence[CaseResult]) -> float | None:
+        """The figure over the scored ones among ``cases``; None when none is scored."""
+        total = 0.0
+        scored = 0
+        for case in cases:
+            if is_scored(case):
+                scored += 1
+                total += self.per_case(case)
+        return total / scored if scored else None
+
+    def aggregate_at(self, cases: Sequence[CaseResult], depth: int) -> float | None:
+        """The trend figure at ``depth`` over the scored ones among ``cases``."""
+        if self.per_case_at is None:
+            raise ValueError(f"{self.name} has no trend figure")
+        at = self.per_case_at
+        scored = [c for c in cases if is_scored(c)]
+        return sum(at(c, depth) for c in scored) / len(scored) if scored else None
+
+    def read(self, aggregates: Aggregates) -> float | None:
+        """This metric's figure as results.json stores it."""
+        value: float | None = getattr(aggregates, self.name)
+        return value
+
+    def format(self, value: float | None, digits: int = 3) -> str:
+        if value is None:
+            return "n/a"
+        if self.render == "percent":
+            return f"{value * 100:.{max(digits - 2, 0)}f}%"
+        if self.render == "ms":
+            return f"{value:.0f} ms"
+        if self.render == "number":
+            return f"{value:g}"
+        return f"{value:.{digits}f}"
+
+
+def _flag(value: bool) -> float:
+    return 1.0 if value else 0.0
+
+
+def _hit_at(case: CaseResult, depth: int) -> float:
+    return _flag(any(r is not None and r <= depth for r in case.group_ranks))
+
+
+def _recall_at(case: CaseResult, depth: int) -> float:
+    ranks = case.group_ranks
+    return sum(r is not None and r <= depth for r in ranks) / len(ranks) if ranks else 0.0
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("hit_rate", "hit rate", "hit",
+           "share of scored cases with an acceptable chunk for a required group within the cutoff",
+           "higher", "share", "rate", "sign_flip",
+           per_case=lambda c: _flag(c.hit), culprit=lambda c: not c.hit, per_case_at=_hit_at),
+    Metric("pass_rate", "pass rate", "pass",
+           "share of scored cases that pass: every required group satisfied, nothing forbidden "
+           "and no other revision within the cutoff",
+           # Not tested in compare: its changes are the newly failing / newly passing lists,
+           # and another test in the Holm family would only weaken the others.
+           "higher", "share", "rate", None,
+           per_case=lambda c: _flag(c.status == "pass"), culprit=lambda c: c.status != "pass"),
+    Metric("mrr", "MRR", "MRR", "mean reciprocal rank of the first acceptable chunk (0 when none)",
+           "higher", "mean", "rate", "sign_flip",
+           per_case=lambda c: c.reciprocal_rank, culprit=lambda c: c.reciprocal_rank < 1.0),
+    Metric("mean_group_recall", "mean group recall", "recall",
+           "mean share of required evidence groups satisfied within the cutoff",
+           "higher", "mean", "rate", "sign_flip",
+           per_case=lambda c: c.group_recall, culprit=lambda c: bool(c.missing_groups),
+           per_case_at=_recall_at),
+    Metric("ndcg", "nDCG@k", "nDCG",
+           "graded nDCG at the cutoff over evidence groups (required gain 2, supporting 1)",
+           "higher", "mean", "rate", "sign_flip",
+           per_case=lambda c: c.ndcg, culprit=lambda c: c.ndcg < 1.0, trend=True),
+    Metric("forbidden_rate", "forbidden rate", "forb.",
+           "share of scored cases with a forbidden chunk within the cutoff",
+           "lower", "share", "rate", "sign_flip",
+           per_case=lambda c: _flag(bool(c.forbidden_chunk_ids)),
+           culprit=lambda c: bool(c.forbidden_chunk_ids)),
+    Metric("revision_mismatch_rate", "revision mismatch rate", "rev.",
+           "share of scored cases with a chunk from another revision within the cutoff",
+           # Not tested in compare: a mismatch is an integrity failure, gated at zero
+           # tolerance, not a ranking difference to weigh against noise.
+           "lower", "share", "rate", None,
+           per_case=lambda c: _flag(bool(c.revision_mismatches)),
+           culprit=lambda c: bool(c.revision_mismatches)),
+)
+
+_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
+# Short spellings people reach for, as in ir_measures' ``R@5``.
+ALIASES: dict[str, str] = {"hit": "hit_rate", "recall": "mean_group_recall", "MRR": "mrr",
+                           "nDCG": "ndcg", "pass": "pass_rate", "forbidden": "forbidden_rate"}
+_SPEC = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*([0-9]+))?\s*$")
+
+
+def trend_figures(cases: Sequence[CaseResult]) -> dict[str, float | None]:
+    """``{"hit_rate@1": …, "mean_group_recall@20": …}`` over the scored ones among ``cases``."""
+    return {str(m.at(depth)): m.aggregate_at(cases, depth)
+            for m in METRICS if m.per_case_at is not None for depth in TREND_CUTOFFS}
+
+
+def metric_names() -> list[str]:
+    return [m.name for m in METRICS]
+
+
+def iter_metrics(*, paired: bool = False) -> Iterator[Metric]:
+    """Every metric in display order; only the paired-tested ones with ``paired=True``."""
+    return (m for m in METRICS if not paired or m.paired is not None)
+
+
+def get_metric(name: str) -> Metric:
+    """The registered metric called ``name`` (or one of its aliases)."""
+    metric = _BY_NAME.get(ALIASES.get(name, name))
+    if metric is None:
+        raise InputError(f"unknown metric {name!r}; expected one of: {', '.join(metric_names())}")
+    return metric
+
+
+def parse_metric(text: str) -> Metric:
+    """``hit_rate`` -> the metric; ``recall@5`` -> mean group recall at cutoff 5."""
+    match = _SPEC.match(text)
+    if match is None:
+        raise InputError(f"{text!r} is not a metric; expected NAME or NAME@K, NAME one of: "
+                         f"{', '.join(metric_names())}")
+    metric = get_metric(match.group(1))
+    if match.group(2) is None:
+        return metric
+    cutoff = int(match.group(2))
+    if cutoff < 1:
+        raise InputError(f"metric {text!r}: the cutoff after '@' must be at least 1")
+    return metric.at(cutoff)
