@@ -18,6 +18,7 @@ from collections import Counter
 import msgspec
 
 from codegold.index.tokens import code_tokens
+from codegold.model.paths import normalize_path
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -149,7 +150,8 @@ def _paths(text: str) -> list[str]:
                  if m.group(1).count("/") >= 1 and not m.group(1).startswith(("and/", "or/")))
     cleaned = []
     for path in paths:
-        path = path.strip("./") if path.startswith("./") else path
+        # Only whole ``./`` segments go: a dotfile keeps its dot (``./.eslintrc.js``).
+        path = normalize_path(path).rstrip("./") if path.startswith("./") else path
         if len(path) >= 4 and not path.replace("/", "").isdigit():
             cleaned.append(path)
     return list(dict.fromkeys(cleaned))
