@@ -184,8 +184,6 @@ def _glob_regex(text: str, segments: list[str],
         if segment == "**" and collapsed and collapsed[-1] == "**":
             continue
         collapsed.append(segment)
-    if tail == "below" and collapsed[-1] != "**":
-        collapsed.append("**")
     # Runs of ordinary segments between the ``**`` segments.
     runs: list[list[str]] = [[]]
     for segment in collapsed:
@@ -193,9 +191,9 @@ def _glob_regex(text: str, segments: list[str],
             runs.append([])
         else:
             runs[-1].append(_segment_regex(text, segment))
-    below = "(?:/.*)?" if tail == "self_or_below" else ""
+    after = {"end": "", "below": "/.+", "self_or_below": "(?:/.*)?"}[tail]
     if len(runs) == 1:
-        return "/".join(runs[0]) + below + r"\Z"
+        return "/".join(runs[0]) + after + r"\Z"
     head, *middle, last = runs
     out = ["/".join(head) + "/"] if head else []
     for run in middle:
@@ -203,10 +201,10 @@ def _glob_regex(text: str, segments: list[str],
         # that would have matched after a later fit of this one.
         out.append(f"(?>(?:[^/]*/)*?{'/'.join(run)}/)")
     if last:
-        out.append(f"(?:[^/]*/)*?{'/'.join(last)}{below}")
+        out.append(f"(?:[^/]*/)*?{'/'.join(last)}")
     else:
-        out.append(".+")  # a trailing ``**``: at least one segment below
-    return "".join(out) + r"\Z"
+        out.append("[^/]+" if tail == "below" else ".+")  # a trailing ``**``: 1+ segments
+    return "".join(out) + after + r"\Z"
 
 
 def _segment_regex(text: str, segment: str) -> str:
