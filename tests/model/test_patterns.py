@@ -321,3 +321,18 @@ def test_gitignore_agrees_with_pathspec(glob: str, path: str) -> None:
 def test_globset_union_agrees_with_each_pattern(globs: list[str], path: str) -> None:
     expected = any(PathPattern.path_filter(g).matches(path) for g in globs)
     assert GlobSet(globs).matches(path) is expected
+
+
+def test_retriever_filters_reject_a_malformed_exclude_when_built() -> None:
+    with pytest.raises(InputError, match=r"\[z-a\]"):
+        Filters(exclude=("docs/[z-a]",))
+    with pytest.raises(InputError, match=r"\[z-a\]"):
+        Filters.from_dict({"exclude": ["docs/[z-a]"]})
+
+
+def test_policy_reports_the_exclude_that_matched() -> None:
+    policy = PathPolicy(include=("src/**",), exclude=("*.lock", "src/legacy/"))
+    assert policy.exclusion("src/legacy/a.py", 1) == "policy: exclude 'src/legacy/'"
+    assert policy.exclusion("./src/x.lock", 1) == "policy: exclude '*.lock'"
+    assert policy.exclusion("docs/a.md", 1) == "policy: not matched by include"
+    assert policy.exclusion("src/legacy_old.py", 1) is None
