@@ -336,3 +336,20 @@ def test_policy_reports_the_exclude_that_matched() -> None:
     assert policy.exclusion("./src/x.lock", 1) == "policy: exclude '*.lock'"
     assert policy.exclusion("docs/a.md", 1) == "policy: not matched by include"
     assert policy.exclusion("src/legacy_old.py", 1) is None
+
+
+# --- dotfiles named in a query resolve to indexed files -----------------------------------
+
+
+@pytest.mark.parametrize("query", ["why does .eslintrc.js reject this import?",
+                                   "see ./.eslintrc.js for the rule",
+                                   "the rule in web\\.eslintrc.js"])
+def test_a_dotfile_in_a_query_resolves(query: str) -> None:
+    from codegold.retrieve.query import analyze_query
+    from codegold.retrieve.signals import PathResolver
+
+    resolver = PathResolver([".eslintrc.js", "web/.eslintrc.js", "eslintrc.js", "src/a.py"])
+    analysis = analyze_query(query)
+    found = {path for written in analysis.paths for path in resolver.resolve(written)}
+    assert found and "eslintrc.js" not in found
+    assert found <= {".eslintrc.js", "web/.eslintrc.js"}

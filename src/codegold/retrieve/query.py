@@ -33,7 +33,7 @@ _GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
 _RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
 _FILE_EXT = (r"py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|java|kt|rs|rb|c|h|cc|cpp|hpp|cs|scala|php|swift"
              r"|md|rst|txt|yaml|yml|toml|json|cfg|ini|sql|sh|html|css")
-_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
+_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*\.?[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
 _EXT_END = re.compile(r"\.(?:" + _FILE_EXT + r")\Z")
 _SLASH_PATH = re.compile(r"(?<![\w/.:-])((?:[\w-]+/){1,}[\w.-]+)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
