@@ -104,6 +104,10 @@ def test_prefix_mode_is_a_literal_string_prefix() -> None:
     ("pages/[id].tsx", "pages/i.tsx", True),
     ("*", ".eslintrc.js", True),                # * matches a leading dot
     ("src/*", "src/a\nb", True),
+    ("src/legacy*/", "src/legacy-v1/a.py", True),  # a glob ending in / names folders
+    ("src/legacy*/", "src/legacy_old.py", False),
+    ("src/*/", "src/a", False),
+    ("src/**/", "src/a/b", True),
 ])
 def test_glob_mode(glob: str, path: str, expected: bool) -> None:
     pattern = PathPattern.target(glob)

@@ -24,7 +24,8 @@ a trailing ``a/**`` needs at least one segment below ``a``), ``**`` inside a seg
 matching ``/``). A ``[`` without its ``]`` is a literal ``[``; write ``[[]``, ``[*]`` or
 ``[?]`` for a literal ``[``, ``*`` or ``?``. A reversed range such as ``[z-a]`` is an
 :class:`~codegold.errors.InputError` naming the pattern. A ``glob`` also matches the path
-spelled exactly like it (``pages/[id].tsx`` names that file).
+spelled exactly like it (``pages/[id].tsx`` names that file), and a ``glob`` ending in
+``/`` matches what lies under the folders it names (``src/legacy*/``).
 
 ``gitignore`` adds gitignore's placement rules: a pattern without ``/`` (other than a
 trailing one) matches at any depth, a pattern with ``/`` matches from the repository root,
@@ -163,6 +164,9 @@ def _compile(text: str, mode: PatternMode) -> re.Pattern[str]:
                          f"expected at most {MAX_PATTERN_LENGTH}")
     tail: Literal["end", "below", "self_or_below"] = "end"
     segments = text.split("/")
+    if text.endswith("/") and text.strip("/"):
+        # No file path ends in "/": a glob that does names folders, and matches what is in them.
+        segments, tail = text.rstrip("/").split("/"), "below"
     if mode is PatternMode.GITIGNORE:
         directory = text.endswith("/")
         core = text.rstrip("/")
