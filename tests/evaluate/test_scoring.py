@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from codegold.evaluate.match import file_matches, forbidden_match, symbol_matches
+from codegold.evaluate.match import file_matches, symbol_matches
+from codegold.model.paths import PathPattern
 from goldkit import SHA_A, SHA_B, attempt, case, chunk, manifest, run_eval
 
 # --- revisions and manifests --------------------------------------------------------------
@@ -185,7 +186,7 @@ def test_glob_targets_in_a_case(tmp_path: Path) -> None:
     ("vendor/*", "vendor/x/y.go", False),
 ])
 def test_forbidden_prefix_versus_glob(pattern: str, path: str, expected: bool) -> None:
-    assert forbidden_match(path, pattern) is expected
+    assert PathPattern.forbidden(pattern).matches(path) is expected
 
 
 def test_forbidden_chunks_only_inside_the_cutoff(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from codegold.errors import SchemaError
 from codegold.index.records import IndexedChunk
 from codegold.retrieve.config import load_config
 from codegold.retrieve.fusion import rrf, weighted
-from codegold.retrieve.globs import path_matches
+from codegold.retrieve.globs import GlobSet
 from codegold.retrieve.rerank import Scored, rerank, same_file_decay
 
 
@@ -33,6 +33,10 @@ def test_weighted_normalises_each_signal() -> None:
 def test_ties_break_on_chunk_id() -> None:
     fused = rrf({"a": [("b", 1.0)], "c": [("a", 1.0)]}, {}, k=60)
     assert [f.chunk_id for f in fused] == ["a", "b"]
+
+
+def path_matches(path: str, pattern: str) -> bool:
+    return GlobSet([pattern]).matches(path)
 
 
 def test_globs() -> None:

@@ -30,10 +30,10 @@ from dataclasses import dataclass, replace
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.evaluate.match import file_matches, forbidden_match, symbol_matches, target_matches
+from codegold.evaluate.match import file_matches, symbol_matches, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Target
-from codegold.model.paths import is_glob, normalize_path
+from codegold.model.paths import PathPattern, is_glob, normalize_path
 
 _SUGGESTIONS = 3
 _LIKENESS_CHARS = 200
@@ -144,9 +144,10 @@ def _forbidding_pattern(facts: CaseFacts, target: Target) -> str | None:
     for pattern in facts.result.case.forbidden:
         if is_glob(target.file):
             prefix = target.file.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
-            if "/" in prefix and forbidden_match(prefix.rsplit("/", 1)[0] + "/", pattern):
+            if "/" in prefix and PathPattern.forbidden(pattern).matches(
+                    prefix.rsplit("/", 1)[0] + "/"):
                 return pattern
-        elif forbidden_match(normalize_path(target.file), pattern):
+        elif PathPattern.forbidden(pattern).matches(normalize_path(target.file)):
             return pattern
     return None
 

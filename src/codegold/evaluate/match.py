@@ -3,44 +3,28 @@
 Rules (documented in docs/concepts.md):
 
 - A target's ``file`` is an exact repository path, or a glob when it holds ``*``, ``?``
-  or ``[``. In globs ``*`` and ``?`` stay inside one path segment and ``**`` spans
-  segments (``test/**/x.ts`` also matches ``test/x.ts``).
+  or ``[`` (:meth:`PathPattern.target`). In globs ``*`` and ``?`` stay inside one path
+  segment and ``**`` spans segments (``test/**/x.ts`` also matches ``test/x.ts``).
 - A target's ``symbol`` matches a chunk symbol that is equal to it or ends with it on a
   dotted boundary: target ``createSession`` accepts ``SessionService.createSession``,
   target ``SessionService.createSession`` accepts ``auth.SessionService.createSession``
   but never ``OtherService.createSession``. The file constraint is what tells two
   same-named functions in different modules apart.
 - A target's ``roles``, when given, must contain the chunk's role.
-- A forbidden pattern is a glob when it holds glob characters, else a path prefix.
+- A forbidden pattern is a glob when it holds glob characters, else a literal string
+  prefix (:meth:`PathPattern.forbidden`): ``src/legacy`` also forbids
+  ``src/legacy_old.py``.
 """
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 from codegold.model import Chunk, Target
-from codegold.model.paths import glob_regex as _glob_body
-from codegold.model.paths import is_glob, normalize_path
-
-
-@lru_cache(maxsize=4096)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A compiled glob that must match the whole path."""
-    return re.compile(_glob_body(pattern) + r"\Z")
+from codegold.model.paths import PathPattern, PatternMode, normalize_path
 
 
 def file_matches(pattern: str, path: str) -> bool:
-    if is_glob(pattern):
-        return glob_regex(pattern).match(path) is not None
-    return normalize_path(pattern) == path
-
-
-def forbidden_match(path: str, pattern: str) -> bool:
-    """Whether ``path`` falls under a forbidden ``pattern`` (prefix, or glob)."""
-    if is_glob(pattern):
-        return glob_regex(pattern).match(path) is not None
-    return path.startswith(normalize_path(pattern))
+    """Whether ``path`` matches a target's ``file`` (exact path or glob)."""
+    return PathPattern.target(pattern).matches(path)
 
 
 def symbol_matches(wanted: str, symbols: tuple[str, ...]) -> bool:
@@ -75,10 +59,11 @@ class GroupMatcher:
         self._globbed: list[tuple[int, Target]] = []
         for index, (_, _, targets) in enumerate(groups):
             for target in targets:
-                if is_glob(target.file):
+                pattern = PathPattern.target(target.file)
+                if pattern.mode is PatternMode.GLOB:
                     self._globbed.append((index, target))
                 else:
-                    self._exact.setdefault(normalize_path(target.file), []).append((index, target))
+                    self._exact.setdefault(pattern.text, []).append((index, target))
         self.has_globs = bool(self._globbed)
 
     def may_match(self, path: str) -> bool:

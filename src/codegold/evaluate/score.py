@@ -11,11 +11,12 @@ import math
 
 import msgspec
 
+from codegold.errors import InputError
 from codegold.evaluate.aggregate import slice_keys
-from codegold.evaluate.match import GroupMatcher, forbidden_match
+from codegold.evaluate.match import GroupMatcher
 from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
 from codegold.model.metrics import TREND_DEPTH
-from codegold.model.paths import normalize_path
+from codegold.model.paths import PathPattern, normalize_path
 
 # Chunks kept in results.json past the cutoff, so near misses can be shown.
 NEAR_MISS_DEPTH = 5
@@ -36,11 +37,19 @@ def _trim(chunk: Chunk) -> Chunk:
 class CaseScorer:
     """Everything about one case that does not depend on the attempt, computed once."""
 
-    __slots__ = ("case", "ideal_dcg", "matcher", "required_flags", "required_ids", "slices")
+    __slots__ = ("case", "forbidden", "ideal_dcg", "matcher", "required_flags", "required_ids",
+                 "slices")
 
     def __init__(self, case: Case) -> None:
         self.case = case
-        self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
+        try:
+            self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
+        except InputError as err:
+            raise InputError(err.message, case_id=case.id, field="file") from None
+        try:
+            self.forbidden = tuple(PathPattern.forbidden(p) for p in case.forbidden)
+        except InputError as err:
+            raise InputError(err.message, case_id=case.id, field="forbidden") from None
         self.required_flags = tuple(g.required for g in case.groups)
         self.required_ids = [g.id for g in case.groups if g.required]
         self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]
@@ -75,7 +84,7 @@ class CaseScorer:
         forbidden: list[str] = []
         mismatched: list[str] = []
         unknown: list[str] = []
-        patterns = case.forbidden
+        patterns = self.forbidden
         revision = case.revision
         for rank, chunk in enumerate(ranked[:k], start=1):
             hits = satisfied_by(chunk) if may_match(chunk.file) else None
@@ -98,7 +107,7 @@ class CaseScorer:
                 gains.append(0)
             if patterns:
                 path = normalize_path(chunk.file)
-                if any(forbidden_match(path, pattern) for pattern in patterns):
+                if any(pattern.matches(path) for pattern in patterns):
                     forbidden.append(chunk.chunk_id)
             if chunk.revision != revision:
                 (unknown if chunk.revision is None else mismatched).append(chunk.chunk_id)

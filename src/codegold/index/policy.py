@@ -1,8 +1,10 @@
 """Path policy: which paths at a revision are indexed, with a hash that goes in the manifest.
 
-Globs follow gitignore habits: a pattern without ``/`` matches a path's basename at any
-depth (``*.lock``), a pattern with ``/`` matches from the repository root
-(``docs/**/*.md``), ``**`` spans directories, and a trailing ``/`` matches everything
+Patterns are path filters (:meth:`codegold.model.paths.PathPattern.path_filter`, gitignore
+habits): a pattern without ``/`` matches a path's basename at any depth (``*.lock``), a
+pattern with ``/`` matches from the repository root (``docs/**/*.md``), ``**`` spans
+directories, a plain name matches that file or folder and everything under it
+(``src/legacy``, never ``src/legacy_old.py``), and a trailing ``/`` matches everything
 under a directory (``node_modules/`` at any depth). Exclusion wins over inclusion.
 """
 
@@ -17,7 +19,7 @@ import msgspec
 import yaml
 
 from codegold.errors import InputError
-from codegold.model.paths import glob_regex
+from codegold.model.paths import PathPattern, normalize_path
 
 POLICY_FORMAT = 1
 DEFAULT_MAX_BYTES = 1_000_000
@@ -38,23 +40,24 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 )
 
 
-def _glob_regex(pattern: str) -> str:
-    anchored = "/" in pattern.rstrip("/")
-    directory = pattern.endswith("/")
-    core = glob_regex(pattern.strip("/"))
-    prefix = "" if anchored else "(?:.*/)?"
-    suffix = "/.*" if directory else "(?:/.*)?"
-    return f"^{prefix}{core}{suffix}$"
+class _Compiled:
+    """A policy list as patterns plus one union expression (most paths match none)."""
+
+    def __init__(self, globs: tuple[str, ...]) -> None:
+        self.patterns = tuple(PathPattern.path_filter(glob) for glob in globs)
+        union = "|".join(f"(?:{p.regex})" for p in self.patterns)
+        self.union = re.compile(union, re.DOTALL) if self.patterns else None
+
+    def first(self, path: str) -> PathPattern | None:
+        """The first pattern that matches ``path`` (normalized), or None."""
+        if self.union is None or self.union.match(path) is None:
+            return None
+        return next((p for p in self.patterns if p.matches(path)), None)
 
 
-@lru_cache(maxsize=1024)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A compiled matcher for one policy glob (see the module docstring for its rules)."""
-    return re.compile(_glob_regex(pattern))
-
-
-def glob_match(pattern: str, path: str) -> bool:
-    return compile_glob(pattern).match(path) is not None
+@lru_cache(maxsize=64)
+def _compiled(globs: tuple[str, ...]) -> _Compiled:
+    return _Compiled(globs)
 
 
 class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,10 +76,11 @@ class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
 
     def exclusion(self, path: str, size: int | None) -> str | None:
         """Why the policy leaves ``path`` out (None when it is included)."""
-        for pattern in self.exclude:
-            if glob_match(pattern, path):
-                return f"policy: exclude {pattern!r}"
-        if not any(glob_match(pattern, path) for pattern in self.include):
+        path = normalize_path(path)
+        excluded = _compiled(self.exclude).first(path)
+        if excluded is not None:
+            return f"policy: exclude {excluded.text!r}"
+        if _compiled(self.include).first(path) is None:
             return "policy: not matched by include"
         if size is not None and size > self.max_bytes:
             return f"too large: {size} bytes > max_bytes {self.max_bytes}"
@@ -116,6 +120,11 @@ def load_policy(path: str | Path) -> PathPolicy:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise InputError(f"{name} must be a list of non-empty glob strings",
                              path=str(source), field=name)
+        for glob in value:
+            try:
+                PathPattern.path_filter(glob)
+            except InputError as err:
+                raise InputError(err.message, path=str(source), field=name) from None
         return tuple(value)
 
     keep_defaults = raw.get("defaults", True)

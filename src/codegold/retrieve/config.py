@@ -14,7 +14,8 @@ from typing import Any
 import msgspec
 import yaml
 
-from codegold.errors import SchemaError
+from codegold.errors import InputError, SchemaError
+from codegold.model.paths import PathPattern
 
 CONFIG_FORMAT = 1
 
@@ -192,4 +193,13 @@ def load_config(path: str | Path | None = None,
             raise SchemaError(f"unknown lexical backend {lexical.backend!r}; expected one of "
                               f"{', '.join(LEXICAL_BACKENDS)}", path=where,
                               field=f"signals.{name}.backend")
+    globs = [("filters.exclude", config.filters.exclude),
+             *((f"rerank.category_patterns.{name}", patterns)
+               for name, patterns in sorted(config.rerank.category_patterns.items()))]
+    for field, patterns in globs:
+        for pattern in patterns:
+            try:
+                PathPattern.path_filter(pattern)
+            except InputError as err:
+                raise SchemaError(err.message, path=where, field=field) from None
     return config

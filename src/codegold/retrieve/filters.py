@@ -1,5 +1,9 @@
 """Metadata filters: language, path prefix, roles, exclude globs.
 
+``exclude`` entries are path filters (gitignore style, :class:`~codegold.retrieve.globs.GlobSet`):
+``src/legacy`` leaves out that folder, never ``src/legacy_old.py``. ``path_prefix`` is a
+literal string prefix of the path.
+
 Filters come from the retriever config and from a case's reliable context (the user's
 language or folder); :meth:`Filters.merged` combines them, and the attempt records the
 result as ``query.filters``.
@@ -7,13 +11,20 @@ result as ``query.filters``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 
 from codegold.index.store import IndexedChunk
+from codegold.model.paths import PathPattern, PatternMode
 from codegold.retrieve.config import FiltersConfig
-from codegold.retrieve.globs import matches_any
+from codegold.retrieve.globs import GlobSet
+
+
+@lru_cache(maxsize=256)
+def _exclude_set(patterns: tuple[str, ...]) -> GlobSet:
+    return GlobSet(patterns)
 
 
 class Filters(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -21,6 +32,9 @@ class Filters(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     path_prefix: str | None = None
     roles: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _exclude_set(self.exclude)  # a malformed exclude pattern fails here, not mid-query
 
     @classmethod
     def from_config(cls, config: FiltersConfig) -> Filters:
@@ -39,11 +53,11 @@ class Filters(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     def accepts(self, chunk: IndexedChunk) -> bool:
         if self.language and (chunk.language or "").lower() != self.language.lower():
             return False
-        if self.path_prefix and not chunk.file.startswith(self.path_prefix):
+        if self.path_prefix and not PathPattern.of(self.path_prefix, PatternMode.PREFIX).matches(chunk.file):
             return False
         if self.roles and chunk.role not in self.roles:
             return False
-        return not (self.exclude and matches_any(chunk.file, self.exclude))
+        return not (self.exclude and _exclude_set(self.exclude).matches(chunk.file))
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self)

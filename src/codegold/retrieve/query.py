@@ -18,6 +18,7 @@ from collections import Counter
 import msgspec
 
 from codegold.index.tokens import code_tokens
+from codegold.model.paths import normalize_path
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -32,7 +33,7 @@ _GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
 _RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
 _FILE_EXT = (r"py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|java|kt|rs|rb|c|h|cc|cpp|hpp|cs|scala|php|swift"
              r"|md|rst|txt|yaml|yml|toml|json|cfg|ini|sql|sh|html|css")
-_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
+_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*\.?[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
 _EXT_END = re.compile(r"\.(?:" + _FILE_EXT + r")\Z")
 _SLASH_PATH = re.compile(r"(?<![\w/.:-])((?:[\w-]+/){1,}[\w.-]+)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
@@ -149,7 +150,8 @@ def _paths(text: str) -> list[str]:
                  if m.group(1).count("/") >= 1 and not m.group(1).startswith(("and/", "or/")))
     cleaned = []
     for path in paths:
-        path = path.strip("./") if path.startswith("./") else path
+        # Only whole ``./`` segments go: a dotfile keeps its dot (``./.eslintrc.js``).
+        path = normalize_path(path).rstrip("./") if path.startswith("./") else path
         if len(path) >= 4 and not path.replace("/", "").isdigit():
             cleaned.append(path)
     return list(dict.fromkeys(cleaned))

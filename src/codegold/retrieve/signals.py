@@ -15,6 +15,7 @@ import math
 from collections import defaultdict
 
 from codegold.index.store import IndexReader
+from codegold.model.paths import normalize_path
 from codegold.retrieve.config import FileConfig, LexicalConfig, PathConfig, SymbolConfig
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import QueryAnalysis
@@ -124,7 +125,7 @@ class PathResolver:
                     if entry.fate in ("indexed", "fallback") and entry.chunks > 0])
 
     def resolve(self, written: str) -> list[str]:
-        path = written.replace("\\", "/").lstrip("./")
+        path = normalize_path(written)
         if path in self._files:
             return [path]
         parts = [p for p in path.split("/") if p]
