@@ -233,6 +233,11 @@ class IndexReader:
             conn.close()
             raise IndexError_(f"index at {path} has store format {row[0] if row else None!r}; "
                               f"this codegold reads format {STORE_FORMAT}: rebuild it")
+        try:
+            _check_integrity(conn, manifest, db)
+        except BaseException:
+            conn.close()
+            raise
         return cls(path, manifest, conn)
 
     def __enter__(self) -> IndexReader:
@@ -358,6 +363,31 @@ class IndexReader:
             raise IndexError_(f"lexical search failed on {self.path}: {err}") from err
         # SQLite's bm25() is negative, lower is better; flip it so higher is better.
         return [(str(chunk_id), -float(score) + 0.0) for chunk_id, score in rows]
+
+
+def _check_integrity(conn: sqlite3.Connection, manifest: Manifest, db: Path) -> None:
+    """Cheap checks that ``index.sqlite`` is whole and belongs to ``manifest``.
+
+    A truncated file is caught by comparing the page count SQLite expects with the file
+    size; a file from another build by the build id and revision in ``meta``. Damage in
+    the middle of the file surfaces later as an IndexError_ from the reader's queries.
+    """
+    try:
+        page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+        stored = dict(conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('index_build_id', 'revision')"))
+    except (sqlite3.Error, TypeError, ValueError) as err:
+        raise IndexError_(f"cannot read {db}: {err}; rebuild the index") from err
+    size = db.stat().st_size
+    if page_size * pages > size:
+        raise IndexError_(f"{db} is truncated ({size} bytes, SQLite expects "
+                          f"{page_size * pages}); rebuild the index")
+    for key in ("index_build_id", "revision"):
+        if stored.get(key) != getattr(manifest, key):
+            raise IndexError_(f"{MANIFEST_FILE} and {INDEX_FILE} in {db.parent} disagree on "
+                              f"{key} ({getattr(manifest, key)!r} vs {stored.get(key)!r}): one "
+                              "of them was replaced or edited; rebuild the index")
 
 
 def _entry(row: Sequence[object]) -> InventoryEntry:
