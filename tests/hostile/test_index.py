@@ -346,3 +346,27 @@ def test_source_date_epoch_pins_created_at(tmp_path: Path) -> None:
     out = tmp_path / "idx"
     _ok(_build(repo.path, out, env={"SOURCE_DATE_EPOCH": "1700000000"}))
     assert json.loads((out / "manifest.json").read_text())["created_at"] == "2023-11-14T22:13:20Z"
+
+
+def test_consistently_forged_lexical_cache_is_still_checked(tmp_path: Path) -> None:
+    """Digests recomputed by whoever edited the cache: the consistency checks still hold."""
+    import hashlib
+    import io
+
+    import numpy as np
+
+    _, out = _indexed(tmp_path)
+    first = _search(out)
+    _ok(first)
+    for folder in (out / "lexical").iterdir():
+        buffer = io.BytesIO()
+        docs = np.load(folder / "docs.npy")
+        np.save(buffer, np.full_like(docs, 10_000_000), allow_pickle=False)
+        (folder / "docs.npy").write_bytes(buffer.getvalue())
+        meta = json.loads((folder / "meta.json").read_text())
+        meta["files"]["docs.npy"] = {"size": len(buffer.getvalue()),
+                                     "sha256": hashlib.sha256(buffer.getvalue()).hexdigest()}
+        (folder / "meta.json").write_text(json.dumps(meta))
+    again = _search(out)
+    _ok(again)
+    assert again.stdout == first.stdout
