@@ -291,6 +291,23 @@ def test_tampered_sqlite_gives_one_clear_error(tmp_path: Path, damage: str) -> N
         assert_clean_error(proc, contains="index")
 
 
+def test_sqlite_damaged_in_the_middle_gives_one_clear_error(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({f"m{i}.py": f"def f{i}(x):\n    return x + {i}\n\nclass C{i}:\n"
+                 f"    def m(self):\n        return f{i}(1)\n" for i in range(200)})
+    out = tmp_path / "idx"
+    _ok(_build(repo.path, out))
+    db = out / "index.sqlite"
+    data = bytearray(db.read_bytes())
+    for offset in range(len(data) // 3, len(data) - 4096, 4096):
+        for j in range(100, 400):
+            data[offset + j] ^= 0x5A
+    db.write_bytes(bytes(data))
+    for proc in (run_cli("index", "inspect", out, timeout=60), _search(out),
+                 run_cli("index", "inspect", out, "--symbol", "C5", timeout=60)):
+        assert_clean_error(proc, contains="damaged")
+
+
 @pytest.mark.parametrize("content", [b"", b"{not json", b'{"format": "x"}', b"[]"])
 def test_tampered_manifest_gives_one_clear_error(tmp_path: Path, content: bytes) -> None:
     _, out = _indexed(tmp_path)
@@ -370,3 +387,46 @@ def test_consistently_forged_lexical_cache_is_still_checked(tmp_path: Path) -> N
     again = _search(out)
     _ok(again)
     assert again.stdout == first.stdout
+
+
+class _TinyEmbedder:
+    id = "tiny"
+    version = "1"
+    dimensions = 3
+
+    def embed(self, texts: object) -> object:
+        import numpy as np
+
+        rows = np.array([[len(t) + 1.0, t.count("e") + 1.0, 1.0] for t in texts],  # type: ignore[attr-defined]
+                        dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("damage", ["truncate-vectors", "meta-garbage", "meta-list",
+                                    "wrong-rows", "ids-not-strings"])
+def test_damaged_dense_cache_is_recomputed(tmp_path: Path, damage: str) -> None:
+    import numpy as np
+
+    from codegold.index import IndexReader
+    from codegold.retrieve.dense import DenseIndex
+
+    _, out = _indexed(tmp_path)
+    with IndexReader.open(out) as reader:
+        first = DenseIndex.open(reader, _TinyEmbedder())  # type: ignore[arg-type]
+    folder = out / "dense" / "tiny"
+    meta = json.loads((folder / "meta.json").read_text())
+    if damage == "truncate-vectors":
+        data = (folder / "vectors.npy").read_bytes()
+        (folder / "vectors.npy").write_bytes(data[: len(data) - 7])
+    elif damage == "meta-garbage":
+        (folder / "meta.json").write_bytes(b"{torn")
+    elif damage == "meta-list":
+        (folder / "meta.json").write_text("[]")
+    elif damage == "wrong-rows":
+        np.save(folder / "vectors.npy", np.ones((1, 3), dtype=np.float32))
+    else:
+        (folder / "meta.json").write_text(json.dumps({**meta, "chunk_ids": [1, 2]}))
+    with IndexReader.open(out) as reader:
+        again = DenseIndex.open(reader, _TinyEmbedder())  # type: ignore[arg-type]
+    assert again.chunk_ids == first.chunk_ids
+    assert np.array_equal(again.vectors, first.vectors)

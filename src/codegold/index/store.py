@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import quote
 
 import msgspec
@@ -200,13 +201,61 @@ def _entry_row(entry: InventoryEntry) -> tuple[object, ...]:
 _CHUNK_SELECT = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
 
 
+class _GuardedCursor:
+    """A cursor whose SQLite errors (a file damaged after it was opened) become IndexError_."""
+
+    def __init__(self, cursor: sqlite3.Cursor, db: Path) -> None:
+        self._cursor = cursor
+        self._db = db
+
+    def fetchone(self) -> Any:
+        with _guard(self._db):
+            return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        with _guard(self._db):
+            return self._cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            with _guard(self._db):
+                row = self._cursor.fetchone()
+            if row is None:
+                return
+            yield row
+
+
+class _GuardedConnection:
+    """The reader's connection: every query reports a damaged file as one IndexError_."""
+
+    def __init__(self, conn: sqlite3.Connection, db: Path) -> None:
+        self._conn = conn
+        self._db = db
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> _GuardedCursor:
+        with _guard(self._db):
+            return _GuardedCursor(self._conn.execute(sql, params), self._db)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+@contextlib.contextmanager
+def _guard(db: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise IndexError_(f"cannot read {db}: {err}; the file is damaged or not a codegold "
+                          "index, rebuild the index") from err
+
+
 class IndexReader:
     """Read-only access to a complete index. Use as a context manager or call close()."""
 
     def __init__(self, path: Path, manifest: Manifest, conn: sqlite3.Connection) -> None:
         self.path = path
         self.manifest = manifest
-        self._conn = conn
+        self._conn = _GuardedConnection(conn, path / INDEX_FILE)
         self._revision = manifest.revision or ""
 
     @classmethod
