@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import msgspec
 
 from codegold import __version__
 from codegold.errors import IndexError_, InputError
-from codegold.index.categories import categorize
+from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
 from codegold.index.outdir import (
@@ -34,7 +35,7 @@ from codegold.index.outdir import (
     temp_name,
 )
 from codegold.index.policy import PathPolicy
-from codegold.index.records import InventoryEntry
+from codegold.index.records import FileChunks, InventoryEntry
 from codegold.index.store import (
     INDEX_FILE,
     MANIFEST_FILE,
@@ -92,6 +93,41 @@ def _created_at() -> str:
                              f"seconds since 1970 from 0 to {_MAX_EPOCH} (or unset it)")
         moment = dt.datetime.fromtimestamp(int(text), dt.UTC)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+_SCP_REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:")
+
+
+def repository_name(snapshot: GitSnapshot) -> str:
+    """The manifest's repository name: ``host/owner/name`` style from a hosted origin
+    remote (:meth:`GitSnapshot.identity`), else a folder name.
+
+    A remote that is a local path (a clone of a clone, a bare mirror) names only its last
+    folder, never the machine's directories above it; a bare repository or a ``.git``
+    directory given as REPO names the project folder, ``.git`` stripped (``shop.git`` and
+    ``shop/.git`` are both ``shop``).
+    """
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")}
+    try:
+        done = subprocess.run(["git", "-C", str(snapshot.repo), "config", "--get",
+                               "remote.origin.url"], capture_output=True, env=env,
+                              check=False, timeout=60)
+        url = done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        url = ""
+    local = url and ("://" not in url or url.startswith("file://")) and not _SCP_REMOTE.match(url)
+    if url and not local:
+        name = snapshot.identity()
+        if name:
+            return name
+    path = Path(url.removeprefix("file://")) if local else snapshot.repo.resolve()
+    parts = [part for part in path.parts if part not in ("/", ".", "")]
+    while parts and parts[-1] == ".git":
+        parts.pop()
+    if not parts:
+        parts = [snapshot.repo.resolve().name or "repository"]
+    return parts[-1].removesuffix(".git") or "repository"
 
 
 def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
@@ -154,6 +190,17 @@ def display_name(path: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", raw)
 
 
+def _with_folder_rule(result: FileChunks, data: bytes) -> FileChunks:
+    """``result`` with the folder-name rule that decided its category, if any, added to
+    the inventory reason (so ``inspect --file`` shows why ``doc/`` code is source)."""
+    entry = result.entry
+    rule = folder_rule(entry.path, data, entry.language)
+    if rule is None:
+        return result
+    reason = "; ".join(part for part in (entry.reason, rule) if part)
+    return msgspec.structs.replace(result, entry=msgspec.structs.replace(entry, reason=reason))
+
+
 def _entry_without_content(item: TreeEntry, fate: str, reason: str) -> InventoryEntry:
     language = language_of(item.path)
     category = categorize(item.path, b"", language)
@@ -175,7 +222,7 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     policy = policy or PathPolicy()
     created_at = _created_at()
     snapshot = GitSnapshot.open(repo, revision)
-    identity = repository or snapshot.identity()
+    identity = repository or repository_name(snapshot)
     shown = Path(out_dir)
     out = check_output(shown, snapshot.repo)
     prepare_parent(out, shown)
@@ -277,7 +324,9 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 sha, data = next(blobs)
                 if sha != item.sha:
                     raise IndexError_(f"git returned object {sha} where {item.sha} was expected")
-                result = chunk_file(item.path, data, revision=snapshot.revision, blob_sha=item.sha)
+                result = _with_folder_rule(
+                    chunk_file(item.path, data, revision=snapshot.revision, blob_sha=item.sha),
+                    data)
                 writer.add_file(result)
                 chunks += len(result.chunks)
                 parsed += 1
@@ -314,4 +363,5 @@ def _write_manifest(path: Path, manifest: Manifest) -> None:
         os.fsync(handle.fileno())
 
 
-__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest"]
+__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest",
+           "repository_name"]
