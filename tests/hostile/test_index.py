@@ -430,3 +430,39 @@ def test_damaged_dense_cache_is_recomputed(tmp_path: Path, damage: str) -> None:
         again = DenseIndex.open(reader, _TinyEmbedder())  # type: ignore[arg-type]
     assert again.chunk_ids == first.chunk_ids
     assert np.array_equal(again.vectors, first.vectors)
+
+
+# --- run --repo builds indexes under the same rules ------------------------------------------
+
+def _cases(tmp_path: Path, revision: str) -> Path:
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(f"format: 1\ndefaults: {{revision: {revision}, cutoff: 2}}\ncases:\n"
+                     "  - id: h\n    query: handler\n    accepted: [{file: app.py}]\n")
+    return cases
+
+
+@pytest.mark.parametrize("where", ["file", "under-file"])
+def test_run_repo_with_an_unusable_index_folder_is_one_clear_error(tmp_path: Path,
+                                                                   where: str) -> None:
+    repo = _repo(tmp_path)
+    cases = _cases(tmp_path, git(repo.path, "rev-parse", "HEAD"))
+    planted = plant_sentinels(tmp_path / "user", ("somefile",))
+    folder = tmp_path / "user" / "somefile"
+    if where == "under-file":
+        folder = folder / "sub"
+    proc = run_cli("run", cases, "--repo", repo.path, "--index", folder, "-o",
+                   tmp_path / "a.jsonl", "--quiet", timeout=120)
+    assert_clean_error(proc, contains="somefile")
+    assert_sentinels(planted)
+
+
+def test_run_repo_never_replaces_a_non_index_folder(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    revision = git(repo.path, "rev-parse", "HEAD")
+    cases = _cases(tmp_path, revision)
+    folder = tmp_path / "indexes"
+    planted = plant_sentinels(folder / revision, ("manifest.json", "notes.txt"))
+    proc = run_cli("run", cases, "--repo", repo.path, "--index", folder, "-o",
+                   tmp_path / "a.jsonl", "--quiet", timeout=120)
+    assert_clean_error(proc, contains="not a codegold index")
+    assert_sentinels(planted)
