@@ -6,6 +6,10 @@ Usage:
 
 Prints files/s, lines/s, peak RSS, the parse-only floor and the ratio (target ≤ 2.5×),
 and a re-index after a one-file change as a share of the full build (target ≤ 10 %).
+Then the lexical engines' build cost, measured side by side (interleaved rounds,
+medians): the build as it is (token table only), the same plus an FTS5 inverted index
+written at build time (what every build paid before the numpy engine became the only
+default), and the same plus deriving the numpy BM25 cache at build time.
 For a real repository the one-file change is simulated by re-indexing into the existing
 index with one file's blob treated as changed.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,6 +29,7 @@ from codegold.index import PathPolicy, build_index
 from codegold.index import build as build_module
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot
 from codegold.index.grammars import STRUCTURAL_LANGUAGES, parser
+from codegold.index.store import IndexWriter
 from codegold.model.languages import language_of
 
 ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -137,7 +143,57 @@ def main(argv: list[str]) -> int:
             build_module._previous_blobs = original  # type: ignore[assignment]
         print(f"re-index after one-file change: {again_s:.2f} s = "
               f"{100 * again_s / full_s:.1f} % of full (target <= 10 %)")
+        lexical_costs(repo, revision, root)
     return 0
+
+
+def _with_fts(writer: IndexWriter) -> None:
+    conn = writer._conn  # benchmark only: the FTS5 table every build used to write
+    conn.execute("CREATE VIRTUAL TABLE fts USING fts5(symbols, path, body, "
+                 "tokenize = 'unicode61')")
+    conn.execute("INSERT INTO fts(rowid, symbols, path, body) "
+                 "SELECT rowid, symbols, path, body FROM tokens")
+    conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+
+
+def lexical_costs(repo: Path, revision: str, root: Path, rounds: int = 5) -> None:
+    from codegold.index import IndexReader
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.lexindex import LexicalIndex
+
+    lexical = load_config().signals.lexical
+    original = IndexWriter.finish
+
+    def finish_with_fts(self: IndexWriter) -> None:
+        _with_fts(self)
+        original(self)
+
+    def build(variant: str, n: int) -> float:
+        out = root / f"lex-{variant}-{n}"
+        started = time.perf_counter()
+        if variant == "fts5":
+            IndexWriter.finish = finish_with_fts  # type: ignore[method-assign]
+        try:
+            build_index(repo, revision, out)
+        finally:
+            IndexWriter.finish = original  # type: ignore[method-assign]
+        if variant == "numpy":
+            with IndexReader.open(out) as reader:
+                LexicalIndex.build(reader, weights=lexical.field_weights, k1=lexical.k1,
+                                   b=lexical.b)
+        return time.perf_counter() - started
+
+    times: dict[str, list[float]] = {"tokens": [], "fts5": [], "numpy": []}
+    for n in range(rounds):
+        for variant in times:
+            times[variant].append(build(variant, n))
+    base = statistics.median(times["tokens"])
+    for variant, label in (("tokens", "build, token table only (default)"),
+                           ("fts5", "build + FTS5 index at build time"),
+                           ("numpy", "build + numpy BM25 cache at build time")):
+        median = statistics.median(times[variant])
+        print(f"{label}: median {median:.2f} s over {rounds} rounds "
+              f"({median / base:.2f}x the default)")
 
 
 if __name__ == "__main__":

@@ -247,3 +247,39 @@ def test_cli_build_inspect_parse_and_errors(repo: Repo, tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "no index" in missing.output
     helped = runner.invoke(cli, ["index", "--help"])
     assert helped.exit_code == 0 and "inspect" in helped.output and "Example:" in helped.output
+
+
+def test_build_writes_tokens_not_fts_and_fts5_search_still_works(repo: Repo, tmp_path: Path
+                                                                 ) -> None:
+    import sqlite3
+
+    out = tmp_path / "idx"
+    build_index(repo.path, "main", out)
+    conn = sqlite3.connect(out / "index.sqlite")
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "tokens" in tables and not any(name.startswith("fts") for name in tables)
+    with IndexReader.open(out) as reader:
+        first = reader.lexical_search(code_tokens("createSession refresh token"), limit=5)
+        assert first and first == reader.lexical_search(
+            code_tokens("createSession refresh token"), limit=5)
+
+
+def test_keep_only_leaves_meta_alone(repo: Repo, tmp_path: Path) -> None:
+    import shutil
+
+    out = tmp_path / "idx"
+    build_index(repo.path, "main", out)
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(out / "index.sqlite", copy)
+    writer = IndexWriter(copy, fresh=False)
+    writer.keep_only(["server/server.go"])
+    writer.finish()
+    import sqlite3
+
+    conn = sqlite3.connect(copy)
+    keys = {row[0] for row in conn.execute("SELECT key FROM meta")}
+    files = {row[0] for row in conn.execute("SELECT path FROM files")}
+    conn.close()
+    assert {"format", "revision", "index_build_id"} <= keys
+    assert files == {"server/server.go"}

@@ -69,7 +69,8 @@ def _progress_printer(quiet: bool) -> Any:
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--revision", "-r", required=True, help="Branch, tag or sha to index.")
 @click.option("--output", "-o", "output", required=True, type=click.Path(path_type=Path),
-              help="Index directory to write (replaced atomically if it holds an index).")
+              help="Index directory to write: absent, empty, or a codegold index (then "
+                   "replaced atomically); never the repository itself.")
 @click.option("--policy", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Path policy file (include/exclude globs, max_bytes).")
 @click.option("--reuse", type=click.Path(file_okay=False, exists=True, path_type=Path),

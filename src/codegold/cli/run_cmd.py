@@ -167,7 +167,11 @@ def _build_missing(repo: str, folder: object, revisions: dict[str, str], quiet: 
     from codegold.index.gitsnap import GitSnapshot
 
     root = Path(str(folder))
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create the --index folder: {err.strerror}",
+                         path=str(root)) from err
     try:
         have = set(IndexSet.from_path(root).by_revision)
     except InputError:  # nothing complete there yet

@@ -12,8 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import re
 import shutil
-import tempfile
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,11 +24,18 @@ import msgspec
 
 from codegold import __version__
 from codegold.errors import IndexError_, InputError
-from codegold.index.categories import categorize
+from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
+from codegold.index.outdir import (
+    build_lock,
+    check_output,
+    prepare_parent,
+    remove_stale_temps,
+    temp_name,
+)
 from codegold.index.policy import PathPolicy
-from codegold.index.records import InventoryEntry
+from codegold.index.records import FileChunks, InventoryEntry
 from codegold.index.store import (
     INDEX_FILE,
     MANIFEST_FILE,
@@ -64,12 +72,62 @@ def build_id(repository: str, revision: str, policy: PathPolicy) -> str:
     return hashlib.sha256(key).hexdigest()[:20]
 
 
+# The latest moment datetime can represent (9999-12-31T23:59:59Z).
+_MAX_EPOCH = 253402300799
+
+
 def _created_at() -> str:
-    # SOURCE_DATE_EPOCH lets reproducible-build setups pin the one time-dependent field.
+    """The manifest's ``created_at``: now, or ``SOURCE_DATE_EPOCH`` when it is set.
+
+    Reproducible-build setups pin the one time-dependent field with it; a value that is
+    set but is not a whole number of seconds in 0..9999-12-31 is an InputError, never a
+    silently different timestamp.
+    """
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = (dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch and epoch.isdigit()
-              else dt.datetime.now(dt.UTC))
+    if epoch is None or epoch == "":
+        moment = dt.datetime.now(dt.UTC)
+    else:
+        text = epoch.strip()
+        if not text.isascii() or not text.isdigit() or int(text) > _MAX_EPOCH:
+            raise InputError(f"SOURCE_DATE_EPOCH is {epoch[:40]!r}; expected a whole number of "
+                             f"seconds since 1970 from 0 to {_MAX_EPOCH} (or unset it)")
+        moment = dt.datetime.fromtimestamp(int(text), dt.UTC)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+_SCP_REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:")
+
+
+def repository_name(snapshot: GitSnapshot) -> str:
+    """The manifest's repository name: ``host/owner/name`` style from a hosted origin
+    remote (:meth:`GitSnapshot.identity`), else a folder name.
+
+    A remote that is a local path (a clone of a clone, a bare mirror) names only its last
+    folder, never the machine's directories above it; a bare repository or a ``.git``
+    directory given as REPO names the project folder, ``.git`` stripped (``shop.git`` and
+    ``shop/.git`` are both ``shop``).
+    """
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")}
+    try:
+        done = subprocess.run(["git", "-C", str(snapshot.repo), "config", "--get",
+                               "remote.origin.url"], capture_output=True, env=env,
+                              check=False, timeout=60)
+        url = done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        url = ""
+    local = url and ("://" not in url or url.startswith("file://")) and not _SCP_REMOTE.match(url)
+    if url and not local:
+        name = snapshot.identity()
+        if name:
+            return name
+    path = Path(url.removeprefix("file://")) if local else snapshot.repo.resolve()
+    parts = [part for part in path.parts if part not in ("/", ".", "")]
+    while parts and parts[-1] == ".git":
+        parts.pop()
+    if not parts:
+        parts = [snapshot.repo.resolve().name or "repository"]
+    return parts[-1].removesuffix(".git") or "repository"
 
 
 def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
@@ -92,20 +150,11 @@ def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
         return None
 
 
-def _check_output(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise InputError("output path exists and is not a directory", path=str(out))
-    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST_FILE).exists():
-        raise InputError("output directory exists, is not empty and holds no codegold index; "
-                         "refusing to replace it (choose another -o)", path=str(out))
-
-
 def _replace_dir(built: Path, out: Path) -> None:
     """Move ``built`` to ``out``; an existing index at ``out`` is swapped out first."""
     old: Path | None = None
     if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-        old.rmdir()
+        old = temp_name(out, "old")
         out.rename(old)
     try:
         built.rename(out)
@@ -115,6 +164,41 @@ def _replace_dir(built: Path, out: Path) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _name_problem(path: str) -> str | None:
+    """Why a path from git cannot be indexed as is, or None.
+
+    Names that are not UTF-8 (decoded with surrogateescape) cannot be stored or matched
+    against case files; names with control characters (a newline, a tab) would break
+    every line-based output that names a file.
+    """
+    if any("\udc80" <= char <= "\udcff" for char in path):
+        return "is not valid UTF-8"
+    if _CONTROL.search(path):
+        return "contains a control character"
+    return None
+
+
+def display_name(path: str) -> str:
+    """The inventory form of an unindexable name: undecodable bytes and control
+    characters written as ``\\xNN`` (so ``caf\\xe9.py``, ``a\\x0ab.py``)."""
+    raw = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", raw)
+
+
+def _with_folder_rule(result: FileChunks, data: bytes) -> FileChunks:
+    """``result`` with the folder-name rule that decided its category, if any, added to
+    the inventory reason (so ``inspect --file`` shows why ``doc/`` code is source)."""
+    entry = result.entry
+    rule = folder_rule(entry.path, data, entry.language)
+    if rule is None:
+        return result
+    reason = "; ".join(part for part in (entry.reason, rule) if part)
+    return msgspec.structs.replace(result, entry=msgspec.structs.replace(entry, reason=reason))
 
 
 def _entry_without_content(item: TreeEntry, fate: str, reason: str) -> InventoryEntry:
@@ -136,16 +220,33 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     """
     started = time.perf_counter()
     policy = policy or PathPolicy()
+    created_at = _created_at()
     snapshot = GitSnapshot.open(repo, revision)
-    identity = repository or snapshot.identity()
-    out = Path(out_dir)
-    _check_output(out)
+    identity = repository or repository_name(snapshot)
+    shown = Path(out_dir)
+    out = check_output(shown, snapshot.repo)
+    prepare_parent(out, shown)
+    with build_lock(out):
+        remove_stale_temps(out)
+        # Checked again under the lock: another build may have finished meanwhile.
+        out = check_output(shown, snapshot.repo)
+        return _build_locked(snapshot, identity, out, policy, progress, reuse_from,
+                             created_at, started)
+
+
+def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathPolicy,
+                  progress: ProgressFn | None, reuse_from: Path | None, created_at: str,
+                  started: float) -> Manifest:
     explicit = reuse_from is not None
     reuse_source = reuse_from if reuse_from is not None else (
         out if (out / MANIFEST_FILE).exists() else None)
     previous = _previous_blobs(Path(reuse_source), explicit) if reuse_source else None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = temp_name(out, "tmp")
+    try:
+        tmp.mkdir()
+    except OSError as err:
+        raise InputError(f"cannot create a build directory beside the output: {err.strerror}",
+                         path=str(out.parent)) from err
     writer: IndexWriter | None = None
     try:
         if previous:
@@ -155,7 +256,8 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
             writer = IndexWriter(tmp / INDEX_FILE, fresh=False)
         else:
             writer = IndexWriter(tmp / INDEX_FILE)
-        manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started)
+        manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started,
+                               created_at)
         writer.finish()
         writer = None
         _write_manifest(tmp / MANIFEST_FILE, manifest)
@@ -170,12 +272,21 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
 
 def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, policy: PathPolicy,
                 previous: dict[str, str] | None, progress: ProgressFn | None,
-                started: float) -> Manifest:
+                started: float, created_at: str) -> Manifest:
     entries = snapshot.entries()
     plan: list[tuple[TreeEntry, str]] = []  # action: read | copy
     unread: list[InventoryEntry] = []  # paths decided without reading their content
+    taken = {item.path for item in entries}
     for item in entries:
-        if item.mode == MODE_GITLINK:
+        problem = _name_problem(item.path)
+        if problem is not None:
+            shown = display_name(item.path)
+            if shown not in taken:  # an escaped name never shadows a real path
+                taken.add(shown)
+                unread.append(_entry_without_content(
+                    TreeEntry(shown, item.mode, item.object_type, item.sha, item.size),
+                    "skipped", f"file name {problem}: not indexed (shown escaped)"))
+        elif item.mode == MODE_GITLINK:
             unread.append(_entry_without_content(
                 item, "skipped", f"submodule (commit {item.sha[:12]}): not followed"))
         elif item.mode == MODE_SYMLINK:
@@ -213,7 +324,9 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 sha, data = next(blobs)
                 if sha != item.sha:
                     raise IndexError_(f"git returned object {sha} where {item.sha} was expected")
-                result = chunk_file(item.path, data, revision=snapshot.revision, blob_sha=item.sha)
+                result = _with_folder_rule(
+                    chunk_file(item.path, data, revision=snapshot.revision, blob_sha=item.sha),
+                    data)
                 writer.add_file(result)
                 chunks += len(result.chunks)
                 parsed += 1
@@ -238,7 +351,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
         chunker=ChunkerInfo(name=CHUNKER_NAME, version=CHUNKER_VERSION),
         path_policy=PathPolicyInfo(include=list(policy.include), exclude=list(policy.exclude),
                                    hash=policy.hash),
-        embedder=None, files=indexed_files, chunks=chunks, created_at=_created_at(),
+        embedder=None, files=indexed_files, chunks=chunks, created_at=created_at,
         complete=True, codegold_version=__version__,
         revision_given=snapshot.requested if snapshot.requested != snapshot.revision else None)
 
@@ -251,4 +364,5 @@ def _write_manifest(path: Path, manifest: Manifest) -> None:
         os.fsync(handle.fileno())
 
 
-__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest"]
+__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest",
+           "repository_name"]

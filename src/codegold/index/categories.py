@@ -1,9 +1,19 @@
 """File categories and the roles they impose.
 
-Precedence, first match wins (documented in docs/index.md); code under ``docs/`` or
-``examples/`` folders is ``docs`` (a documentation example):
+Precedence, first match wins (documented in docs/index.md):
 
     binary > generated > vendored > migration > test > docs > config > source > other
+
+Folder names alone are weak evidence, so they decide only when the content agrees
+(:func:`folder_rule` says which rule decided, and the build records it in the inventory):
+
+- ``vendor/``, ``third_party/``, ``node_modules/`` and the like mark ``vendored`` at any
+  depth; ``external/`` only as the repository's top-level folder (``src/external/api.ts``
+  is the project's own code).
+- Code under ``doc(s)/``, ``example(s)/`` or ``sample(s)/`` is a documentation example
+  (``docs``) unless the file says it is a library package: a Go file whose package is not
+  ``main`` (``doc/`` of a CLI library is importable code), or a Java/Kotlin/Scala/C#
+  file whose declared package contains that folder name (``com/example/`` is a package).
 
 A file's category decides its chunks' role when it is one of generated, vendored,
 migration, test, docs or config; only ``source`` (and ``other``) files take their role
@@ -33,8 +43,10 @@ _GENERATED_PATHS = re.compile(
     r"(_pb2(_grpc)?\.py|\.pb\.go|\.pb\.gw\.go|_grpc\.pb\.go|\.generated\.\w+|\.g\.dart|"
     r"_generated\.\w+|\.gen\.go)$")
 _VENDORED_DIRS = re.compile(
-    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|external|"
+    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|"
     r"node_modules|bower_components)/")
+# Too common a word inside source trees to mean vendored anywhere but the top level.
+_TOP_VENDORED_DIRS = re.compile(r"^(external|externals)/")
 _MIGRATION_DIRS = re.compile(
     r"(^|/)(migrations|alembic/versions|db/migrate|migrate|schema_migrations)/")
 _TEST_DIRS = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|test_data|e2e)/")
@@ -44,7 +56,10 @@ _TEST_FILES = re.compile(
 _DOCS_DIRS = re.compile(r"(^|/)(docs?|documentation)/")
 # Code kept to show how to use a project (sample programs, a docs site's conf.py) is a
 # documentation example, never the authoritative definition of what it shows.
-_EXAMPLE_DIRS = re.compile(r"(^|/)(docs?|documentation|examples?|samples?)/")
+_EXAMPLE_DIRS = re.compile(r"(^|/)(?P<name>docs?|documentation|examples?|samples?)/")
+_GO_PACKAGE = re.compile(rb"^package[ \t]+(\w+)", re.MULTILINE)
+_JVM_PACKAGE = re.compile(rb"^[ \t]*(?:package|namespace)[ \t]+([\w.]+)", re.MULTILINE)
+_PACKAGE_LANGUAGES = {"java", "kotlin", "scala", "csharp"}
 _DOC_NAMES = {"readme", "changelog", "changes", "history", "license", "licence", "copying",
               "authors", "contributing", "notice", "news", "code_of_conduct"}
 _CONFIG_NAMES = {"dockerfile", "makefile", ".gitignore", ".gitattributes", ".editorconfig",
@@ -69,7 +84,7 @@ def categorize(path: str, data: bytes, language: str | None) -> str:
         return "binary"
     if _GENERATED_PATHS.search(path) or _GENERATED_MARKERS.search(data[:2048]):
         return "generated"
-    if _VENDORED_DIRS.search(path):
+    if _VENDORED_DIRS.search(path) or _TOP_VENDORED_DIRS.search(path):
         return "vendored"
     if _MIGRATION_DIRS.search(path):
         return "migration"
@@ -85,13 +100,55 @@ def categorize(path: str, data: bytes, language: str | None) -> str:
         return "docs"
     if _DOCS_DIRS.search(path) and language not in _CODE_LANGUAGES:
         return "docs"
-    if _EXAMPLE_DIRS.search(path) and language in _CODE_LANGUAGES:
+    if (_EXAMPLE_DIRS.search(path) and language in _CODE_LANGUAGES
+            and _library_package(path, data, language) is None):
         return "docs"
     if lower in _CONFIG_NAMES or suffix in _CONFIG_SUFFIXES or path.startswith(".github/"):
         return "config"
     if language in _CODE_LANGUAGES:
         return "source"
     return "other"
+
+
+def _library_package(path: str, data: bytes, language: str | None) -> str | None:
+    """The package a file under a docs/examples folder declares when that makes it library
+    code rather than an example; None otherwise."""
+    head = data[:16384]
+    if language == "go":
+        match = _GO_PACKAGE.search(head)
+        if match is not None and match.group(1) != b"main":
+            return match.group(1).decode("ascii", "replace")
+        return None
+    if language in _PACKAGE_LANGUAGES:
+        match = _JVM_PACKAGE.search(head)
+        folders = {m.group("name") for m in _EXAMPLE_DIRS.finditer(path)}
+        if match is not None:
+            declared = match.group(1).decode("ascii", "replace")
+            if folders & set(declared.lower().split(".")):
+                return declared
+    return None
+
+
+def folder_rule(path: str, data: bytes, language: str | None) -> str | None:
+    """Which folder-name rule decided ``path``'s category, in words, or None when no
+    folder name was involved (for the inventory: a reader can see why ``doc/`` code is
+    source, or why a file is vendored)."""
+    category = categorize(path, data, language)
+    vendored = _VENDORED_DIRS.search(path) or _TOP_VENDORED_DIRS.search(path)
+    if category == "vendored" and vendored:
+        return f"category vendored: under {vendored.group(0).strip('/')}/"
+    if category != "vendored" and re.search(r"/externals?/", path):
+        return f"category {category}: a nested external/ folder is not vendored"
+    example = _EXAMPLE_DIRS.search(path)
+    if example is None or language not in _CODE_LANGUAGES:
+        return None
+    folder = example.group("name")
+    if category == "docs":
+        return f"category docs: code under {folder}/ (an example, not a library package)"
+    package = _library_package(path, data, language)
+    if category == "source" and package is not None:
+        return f"category source: under {folder}/ but declares library package {package}"
+    return None
 
 
 def is_declaration_file(path: str) -> bool:

@@ -47,7 +47,7 @@ class IndexedChunk(msgspec.Struct, frozen=True, kw_only=True):
     text: str
 
     def to_chunk(self, *, score: float | None = None, excerpt_chars: int = 400) -> Chunk:
-        """The ranked-chunk record an attempt carries (see DESIGN.md "Attempts")."""
+        """The ranked-chunk record an attempt carries (documented in docs/formats.md)."""
         return Chunk(
             chunk_id=self.id,
             file=self.file,

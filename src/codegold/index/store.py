@@ -1,10 +1,13 @@
 """The on-disk index: ``manifest.json`` + ``index.sqlite``; a writer for builds and a
 read-only :class:`IndexReader` for everyone else (retrieval, diagnose, inspect).
 
-SQLite layout (``format`` 1, documented in docs/index.md): ``meta`` (key/value),
+SQLite layout (``format`` 2, documented in docs/index.md): ``meta`` (key/value),
 ``files`` (the inventory), ``chunks``, ``symbols`` (definitions), ``refs`` (call sites)
-and ``fts``, an FTS5 table over pre-tokenised ``symbols``, ``path`` and ``body`` columns
-whose rowid is the chunk's rowid.
+and ``tokens``, each chunk's pre-tokenised ``symbols``, ``path`` and ``body`` (rowid =
+the chunk's rowid). The default lexical engine (``retrieve/lexindex.py``) is built from
+``tokens``; an FTS5 table over them is made only when a reader asks for
+:meth:`IndexReader.lexical_search`, in that reader's memory, so builds do not pay for an
+inverted index that the default retriever never reads.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import quote
 
 import msgspec
@@ -37,7 +41,7 @@ __all__ = [
     "read_manifest",
 ]
 
-STORE_FORMAT = 1
+STORE_FORMAT = 2
 MANIFEST_FILE = "manifest.json"
 INDEX_FILE = "index.sqlite"
 MAX_QUERY_TOKENS = 64
@@ -59,7 +63,8 @@ CREATE TABLE symbols (
     chunk_id TEXT NOT NULL);
 CREATE TABLE refs (name TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
                    chunk_id TEXT NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(symbols, path, body, tokenize = 'unicode61');
+CREATE TABLE tokens (rowid INTEGER PRIMARY KEY, symbols TEXT NOT NULL, path TEXT NOT NULL,
+                     body TEXT NOT NULL);
 """
 # Secondary indexes are created after the bulk load: cheaper than maintaining them per row.
 _INDEXES = """
@@ -87,14 +92,16 @@ def read_manifest(index_dir: Path) -> Manifest:
         raise IndexError_(f"cannot read {path}: {err}") from err
 
 
-def fts_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
-    """The three pre-tokenised FTS columns of a chunk."""
+def token_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
+    """The three pre-tokenised lexical columns of a chunk (``tokens`` table)."""
     return (" ".join(symbol_tokens(chunk.symbols)), " ".join(path_tokens(chunk.file)),
             " ".join(code_tokens(chunk.text)))
 
 
 class IndexWriter:
-    """Bulk writer used by the build; writes into a fresh file only."""
+    """Bulk writer used by the build, over a file in the build's temporary directory:
+    a new, empty one (``fresh``) or a private copy of a previous index that the build
+    trims with :meth:`keep_only` before adding what changed."""
 
     def __init__(self, path: Path, *, fresh: bool = True) -> None:
         """Open ``path``: a new file (``fresh``) or a private copy of a previous index."""
@@ -118,10 +125,9 @@ class IndexWriter:
         self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                            _entry_row(entry))
 
-    def add_file(self, result: FileChunks,
-                 fts_rows: Sequence[tuple[str, str, str]] | None = None) -> None:
-        """Store one chunked file; ``fts_rows`` are its chunks' :func:`fts_fields` when a
-        worker process already computed them."""
+    def add_file(self, result: FileChunks) -> None:
+        """Store one chunked file: inventory entry, chunks, their tokens, definitions and
+        references."""
         self.add_entry(result.entry)
         conn = self._conn
         chunks = result.chunks
@@ -136,9 +142,8 @@ class IndexWriter:
                   json.dumps(list(c.symbols)), c.kind, c.role, c.language, c.blob_sha,
                   c.parent_id, c.prev_id, c.next_id, int(c.has_signature), c.text)
                  for i, c in enumerate(chunks)])
-            rows = fts_rows if fts_rows is not None else [fts_fields(c) for c in chunks]
-            conn.executemany("INSERT INTO fts(rowid, symbols, path, body) VALUES (?, ?, ?, ?)",
-                             [(first + i, *row) for i, row in enumerate(rows)])
+            conn.executemany("INSERT INTO tokens(rowid, symbols, path, body) VALUES (?,?,?,?)",
+                             [(first + i, *token_fields(c)) for i, c in enumerate(chunks)])
             self._rowid = first + len(chunks)
         conn.executemany(
             "INSERT INTO symbols(name, qualified, kind, role, file, start_line, end_line, "
@@ -156,14 +161,15 @@ class IndexWriter:
 
     def keep_only(self, paths: list[str]) -> None:
         """On a writer opened over a copy of a previous index: drop every row of files not
-        in ``paths`` (those unchanged blobs stay; everything else is rebuilt)."""
+        in ``paths`` (those unchanged blobs stay; everything else is rebuilt). ``meta`` is
+        left alone: the build overwrites every key it writes."""
         conn = self._conn
         conn.execute("CREATE TEMP TABLE keep (path TEXT PRIMARY KEY)")
         conn.executemany("INSERT OR IGNORE INTO keep(path) VALUES (?)", [(p,) for p in paths])
-        conn.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM chunks "
+        conn.execute("DELETE FROM tokens WHERE rowid IN (SELECT rowid FROM chunks "
                      "WHERE file NOT IN (SELECT path FROM keep))")
         for table, column in (("chunks", "file"), ("symbols", "file"), ("refs", "file"),
-                              ("files", "path"), ("meta", "key")):
+                              ("files", "path")):
             conn.execute(f"DELETE FROM {table} WHERE {column} NOT IN (SELECT path FROM keep)")
         conn.execute("DROP TABLE keep")
 
@@ -178,12 +184,11 @@ class IndexWriter:
         return count
 
     def finish(self) -> None:
-        """Create secondary indexes, optimise FTS, commit and close."""
+        """Create secondary indexes, commit and close."""
         conn = self._conn
         conn.execute("COMMIT")
         # executescript runs in autocommit mode; that is fine for a file nobody reads yet.
         conn.executescript(_INDEXES)
-        conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
         conn.execute("ANALYZE")
         conn.close()
 
@@ -200,13 +205,62 @@ def _entry_row(entry: InventoryEntry) -> tuple[object, ...]:
 _CHUNK_SELECT = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
 
 
+class _GuardedCursor:
+    """A cursor whose SQLite errors (a file damaged after it was opened) become IndexError_."""
+
+    def __init__(self, cursor: sqlite3.Cursor, db: Path) -> None:
+        self._cursor = cursor
+        self._db = db
+
+    def fetchone(self) -> Any:
+        with _guard(self._db):
+            return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        with _guard(self._db):
+            return self._cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            with _guard(self._db):
+                row = self._cursor.fetchone()
+            if row is None:
+                return
+            yield row
+
+
+class _GuardedConnection:
+    """The reader's connection: every query reports a damaged file as one IndexError_."""
+
+    def __init__(self, conn: sqlite3.Connection, db: Path) -> None:
+        self._conn = conn
+        self._db = db
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> _GuardedCursor:
+        with _guard(self._db):
+            return _GuardedCursor(self._conn.execute(sql, params), self._db)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+@contextlib.contextmanager
+def _guard(db: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise IndexError_(f"cannot read {db}: {err}; the file is damaged or not a codegold "
+                          "index, rebuild the index") from err
+
+
 class IndexReader:
     """Read-only access to a complete index. Use as a context manager or call close()."""
 
     def __init__(self, path: Path, manifest: Manifest, conn: sqlite3.Connection) -> None:
         self.path = path
         self.manifest = manifest
-        self._conn = conn
+        self._conn = _GuardedConnection(conn, path / INDEX_FILE)
+        self._fts_ready = False
         self._revision = manifest.revision or ""
 
     @classmethod
@@ -233,6 +287,11 @@ class IndexReader:
             conn.close()
             raise IndexError_(f"index at {path} has store format {row[0] if row else None!r}; "
                               f"this codegold reads format {STORE_FORMAT}: rebuild it")
+        try:
+            _check_integrity(conn, manifest, db)
+        except BaseException:
+            conn.close()
+            raise
         return cls(path, manifest, conn)
 
     def __enter__(self) -> IndexReader:
@@ -289,11 +348,12 @@ class IndexReader:
 
     def iter_lexical_fields(self) -> Iterator[tuple[str, str, list[str], list[str], list[str]]]:
         """``(chunk id, file, symbol tokens, path tokens, body tokens)`` of every chunk, in
-        :meth:`iter_chunks` order: the tokens the build already computed for FTS, so a
-        lexical engine built over this index never tokenises the text again."""
+        :meth:`iter_chunks` order: the tokens the build already computed, so a lexical
+        engine built over this index never tokenises the text again."""
         cursor = self._conn.execute(
-            "SELECT c.id, c.file, f.symbols, f.path, f.body FROM chunks c "
-            "JOIN fts f ON f.rowid = c.rowid ORDER BY c.file, c.start_line, c.end_line, c.rowid")
+            "SELECT c.id, c.file, t.symbols, t.path, t.body FROM chunks c "
+            "JOIN tokens t ON t.rowid = c.rowid "
+            "ORDER BY c.file, c.start_line, c.end_line, c.rowid")
         for chunk_id, file, symbols, path, body in cursor:
             yield chunk_id, file, symbols.split(), path.split(), body.split()
 
@@ -337,6 +397,17 @@ class IndexReader:
         return [Reference(name=str(r[0]), file=str(r[1]), line=int(r[2]), chunk_id=str(r[3]))
                 for r in rows]
 
+    def _ensure_fts(self) -> None:
+        if self._fts_ready:
+            return
+        # The temp schema is writable on a read-only connection; keep it in memory.
+        self._conn.execute("PRAGMA temp_store = MEMORY").fetchall()
+        self._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts USING "
+                           "fts5(symbols, path, body, tokenize = 'unicode61')").fetchall()
+        self._conn.execute("INSERT INTO temp.fts(rowid, symbols, path, body) "
+                           "SELECT rowid, symbols, path, body FROM main.tokens").fetchall()
+        self._fts_ready = True
+
     def lexical_search(self, tokens: Sequence[str], *, limit: int = 100,
                        weights: tuple[float, float, float] = (3.0, 1.5, 1.0)
                        ) -> list[tuple[str, float]]:
@@ -344,20 +415,45 @@ class IndexReader:
 
         ``tokens`` should come from :mod:`codegold.index.tokens`; they are OR-ed, each
         quoted so no token is read as FTS syntax, and at most 64 distinct ones are used.
+        The first call builds an FTS5 table over ``tokens`` in this reader's memory (about
+        as long as the build used to spend on it); later calls reuse it.
         """
         unique = list(dict.fromkeys(t for t in tokens if t and t.strip()))[:MAX_QUERY_TOKENS]
         if not unique or limit <= 0:
             return []
         match = " OR ".join('"' + token.replace('"', '""') + '"' for token in unique)
-        try:
-            rows = self._conn.execute(
-                "SELECT c.id, s.score FROM (SELECT rowid, bm25(fts, ?, ?, ?) AS score FROM fts "
-                "WHERE fts MATCH ?) s JOIN chunks c ON c.rowid = s.rowid "
-                "ORDER BY s.score, c.id LIMIT ?", (*weights, match, limit)).fetchall()
-        except sqlite3.OperationalError as err:
-            raise IndexError_(f"lexical search failed on {self.path}: {err}") from err
+        self._ensure_fts()
+        rows = self._conn.execute(
+            "SELECT c.id, s.score FROM (SELECT rowid, bm25(fts, ?, ?, ?) AS score "
+            "FROM temp.fts WHERE fts MATCH ?) s JOIN chunks c ON c.rowid = s.rowid "
+            "ORDER BY s.score, c.id LIMIT ?", (*weights, match, limit)).fetchall()
         # SQLite's bm25() is negative, lower is better; flip it so higher is better.
         return [(str(chunk_id), -float(score) + 0.0) for chunk_id, score in rows]
+
+
+def _check_integrity(conn: sqlite3.Connection, manifest: Manifest, db: Path) -> None:
+    """Cheap checks that ``index.sqlite`` is whole and belongs to ``manifest``.
+
+    A truncated file is caught by comparing the page count SQLite expects with the file
+    size; a file from another build by the build id and revision in ``meta``. Damage in
+    the middle of the file surfaces later as an IndexError_ from the reader's queries.
+    """
+    try:
+        page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+        stored = dict(conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('index_build_id', 'revision')"))
+    except (sqlite3.Error, TypeError, ValueError) as err:
+        raise IndexError_(f"cannot read {db}: {err}; rebuild the index") from err
+    size = db.stat().st_size
+    if page_size * pages > size:
+        raise IndexError_(f"{db} is truncated ({size} bytes, SQLite expects "
+                          f"{page_size * pages}); rebuild the index")
+    for key in ("index_build_id", "revision"):
+        if stored.get(key) != getattr(manifest, key):
+            raise IndexError_(f"{MANIFEST_FILE} and {INDEX_FILE} in {db.parent} disagree on "
+                              f"{key} ({getattr(manifest, key)!r} vs {stored.get(key)!r}): one "
+                              "of them was replaced or edited; rebuild the index")
 
 
 def _entry(row: Sequence[object]) -> InventoryEntry:

@@ -39,6 +39,7 @@ import numpy.typing as npt
 from codegold.errors import IndexError_, InputError, MissingDependency, RetrieverError
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model import EmbedderInfo
+from codegold.retrieve.caches import load_dense_cache
 
 Vectors = npt.NDArray[np.float32]
 DENSE_FORMAT = 1
@@ -293,14 +294,13 @@ class DenseIndex:
         folder = (cache_root or reader.path / "dense") / embedder.id
         meta_path, vectors_path = folder / "meta.json", folder / "vectors.npy"
         build_id = reader.manifest.index_build_id
-        if meta_path.is_file() and vectors_path.is_file():
-            meta = json.loads(meta_path.read_text("utf-8"))
-            if meta.get("format") == DENSE_FORMAT and meta.get("index_build_id") == build_id:
-                vectors = np.load(vectors_path, allow_pickle=False)
-                found = cls(embedder, list(meta["chunk_ids"]), vectors.astype(np.float32, copy=False))
-                if memo is not None:
-                    memo.update(zip(found.chunk_ids, found.vectors, strict=True))
-                return found
+        cached = load_dense_cache(meta_path, vectors_path, cache_format=DENSE_FORMAT,
+                                  build_id=build_id, dimensions=embedder.dimensions)
+        if cached is not None:  # else absent, another build's, or damaged: recompute
+            found = cls(embedder, *cached)
+            if memo is not None:
+                memo.update(zip(found.chunk_ids, found.vectors, strict=True))
+            return found
         ids: list[str] = []
         todo: list[tuple[int, str]] = []
         vectors = np.zeros((reader.chunk_count(), embedder.dimensions), dtype=np.float32)

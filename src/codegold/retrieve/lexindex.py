@@ -9,18 +9,22 @@ Scoring is BM25 with field weights applied to term frequencies and lengths (a BM
 approximation): ``tf = w_sym*tf_symbols + w_path*tf_path + w_body*tf_body``; tokens come
 from :mod:`codegold.index.tokens`, as in the FTS columns.
 
-Cache: ``INDEX/lexical/<key>/`` holds ``meta.json`` (format 2, index_build_id, k1, b,
-field weights, unit, document count), ``chunk_ids.json``, ``vocab.json`` (term → row),
+Cache: ``INDEX/lexical/<key>/`` holds ``meta.json`` (format 3, index_build_id, k1, b,
+field weights, unit, document count, and ``files``: each other file's size and sha256),
+``chunk_ids.json``, ``vocab.json`` (term → row),
 ``offsets.npy`` (int64, one past each term's postings), ``docs.npy`` (int32 document
 rows), ``impacts.npy`` (float32), ``files.json`` and ``file_starts.npy`` (int64: file i
-holds rows ``file_starts[i]`` to ``file_starts[i + 1] - 1``; chunk unit). It is rebuilt when the build id or parameters differ; an
-index folder that cannot be written only loses the cache.
+holds rows ``file_starts[i]`` to ``file_starts[i + 1] - 1``; chunk unit). It is rebuilt
+when the build id or parameters differ, or when any file fails its size/digest or
+consistency check (truncated, torn or edited); an index folder that cannot be written
+only loses the cache.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -34,9 +38,25 @@ import numpy.typing as npt
 
 from codegold.index.store import IndexReader
 
-LEXICAL_FORMAT = 2
+LEXICAL_FORMAT = 3
+_CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "docs.npy",
+                "impacts.npy", "file_starts.npy")
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
+
+
+def _fingerprint(data: bytes) -> dict[str, object]:
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _write_atomic(path: Path, payload: bytes) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_bytes(payload)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
 
 
 class LexicalIndex:
@@ -77,19 +97,9 @@ class LexicalIndex:
     def _load_or_build(cls, reader: IndexReader, weights: tuple[float, float, float],
                        k1: float, b: float, unit: str, build: str, params: str) -> LexicalIndex:
         folder = reader.path / "lexical" / hashlib.sha256(params.encode()).hexdigest()[:12]
-        meta_path = folder / "meta.json"
-        if meta_path.is_file():
-            try:
-                meta = json.loads(meta_path.read_text("utf-8"))
-                if meta.get("format") == LEXICAL_FORMAT and meta.get("index_build_id") == build:
-                    return cls(json.loads((folder / "chunk_ids.json").read_text("utf-8")),
-                               json.loads((folder / "vocab.json").read_text("utf-8")),
-                               np.load(folder / "offsets.npy"), np.load(folder / "docs.npy"),
-                               np.load(folder / "impacts.npy"),
-                               json.loads((folder / "files.json").read_text("utf-8")),
-                               np.load(folder / "file_starts.npy"))
-            except (OSError, ValueError):
-                pass  # a torn or foreign cache: rebuild below
+        cached = cls.load(folder, build)
+        if cached is not None:
+            return cached
         engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit)
         # A read-only index folder keeps the engine in memory only.
         with contextlib.suppress(OSError):
@@ -97,6 +107,69 @@ class LexicalIndex:
                                  "k1": k1, "b": b, "field_weights": list(weights), "unit": unit,
                                  "chunks": len(engine.chunk_ids)})
         return engine
+
+    @classmethod
+    def load(cls, folder: Path, build: str) -> LexicalIndex | None:
+        """The cache in ``folder`` when it is whole and was made for index build ``build``;
+        None when it is absent, from another build, or fails its size/digest check or a
+        consistency check (a torn, truncated or edited cache is then rebuilt)."""
+        try:
+            meta = json.loads((folder / "meta.json").read_bytes())
+            if (not isinstance(meta, dict) or meta.get("format") != LEXICAL_FORMAT
+                    or meta.get("index_build_id") != build):
+                return None
+            recorded = meta.get("files")
+            if not isinstance(recorded, dict) or set(recorded) != set(_CACHE_FILES):
+                return None
+            raw: dict[str, bytes] = {}
+            for name in _CACHE_FILES:
+                data = (folder / name).read_bytes()
+                if recorded[name] != _fingerprint(data):
+                    return None
+                raw[name] = data
+            arrays = {name: np.load(io.BytesIO(raw[name]), allow_pickle=False)
+                      for name in _CACHE_FILES if name.endswith(".npy")}
+            texts = {name: json.loads(raw[name]) for name in _CACHE_FILES
+                     if name.endswith(".json")}
+        except (OSError, ValueError, TypeError, EOFError):
+            return None
+        return cls._checked(texts["chunk_ids.json"], texts["vocab.json"], texts["files.json"],
+                            arrays["offsets.npy"], arrays["docs.npy"], arrays["impacts.npy"],
+                            arrays["file_starts.npy"])
+
+    @classmethod
+    def _checked(cls, chunk_ids: object, vocab: object, files: object, offsets: object,
+                 docs: object, impacts: object, file_starts: object) -> LexicalIndex | None:
+        """An engine from decoded cache parts, or None when they do not fit together (so a
+        query can never index past an array, whatever the files hold)."""
+        if not (isinstance(chunk_ids, list) and all(isinstance(i, str) for i in chunk_ids)
+                and isinstance(files, list) and all(isinstance(f, str) for f in files)
+                and isinstance(vocab, dict)
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in vocab.values())):
+            return None
+        if not (isinstance(offsets, np.ndarray) and isinstance(docs, np.ndarray)
+                and isinstance(impacts, np.ndarray) and isinstance(file_starts, np.ndarray)):
+            return None
+        if (offsets.dtype != np.int64 or docs.dtype != np.int32 or impacts.dtype != np.float32
+                or file_starts.dtype != np.int64
+                or any(a.ndim != 1 for a in (offsets, docs, impacts, file_starts))):
+            return None
+        terms, count = len(vocab), len(chunk_ids)
+        if (len(offsets) != terms + 1 or offsets[0] != 0 or offsets[-1] != len(docs)
+                or len(impacts) != len(docs) or np.any(np.diff(offsets) < 0)):
+            return None
+        if vocab and (min(vocab.values()) < 0 or max(vocab.values()) >= terms
+                      or len(set(vocab.values())) != terms):
+            return None
+        if len(docs) and (int(docs.min()) < 0 or int(docs.max()) >= count):
+            return None
+        if not bool(np.all(np.isfinite(impacts))):
+            return None
+        if (len(file_starts) != len(files) + 1 or (len(file_starts) and (
+                file_starts[0] < 0 or file_starts[-1] != count
+                or np.any(np.diff(file_starts) < 0)))):
+            return None
+        return cls(chunk_ids, vocab, offsets, docs, impacts, files, file_starts)
 
     @classmethod
     def build(cls, reader: IndexReader, *, weights: tuple[float, float, float],
@@ -151,22 +224,25 @@ class LexicalIndex:
         return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
+        """Write the cache; ``meta.json`` (with each file's size and digest) goes last, so
+        its presence says the rest is complete and :meth:`load` can verify every file."""
         folder.mkdir(parents=True, exist_ok=True)
+        payloads: dict[str, bytes] = {}
         for name, array in (("offsets.npy", self.offsets), ("docs.npy", self.docs),
                             ("impacts.npy", self.impacts), ("file_starts.npy", self.file_starts)):
-            tmp = folder / (name + ".tmp")
-            with tmp.open("wb") as handle:
-                np.save(handle, array, allow_pickle=False)
-            os.replace(tmp, folder / name)
+            buffer = io.BytesIO()
+            np.save(buffer, array, allow_pickle=False)
+            payloads[name] = buffer.getvalue()
         for name, data in (("chunk_ids.json", self.chunk_ids), ("vocab.json", self.vocab),
                            ("files.json", self.file_names)):
-            tmp = folder / (name + ".tmp")
-            tmp.write_text(json.dumps(data), "utf-8")
-            os.replace(tmp, folder / name)
-        # meta.json last: its presence says the rest is complete.
-        tmp = folder / "meta.json.tmp"
-        tmp.write_text(json.dumps(meta), "utf-8")
-        os.replace(tmp, folder / "meta.json")
+            payloads[name] = json.dumps(data).encode("utf-8")
+        # A stale meta.json must not vouch for files being replaced under it.
+        with contextlib.suppress(FileNotFoundError):
+            (folder / "meta.json").unlink()
+        for name, payload in payloads.items():
+            _write_atomic(folder / name, payload)
+        files = {name: _fingerprint(payloads[name]) for name in _CACHE_FILES}
+        _write_atomic(folder / "meta.json", json.dumps({**meta, "files": files}).encode("utf-8"))
 
     def scores(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
         """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``."""

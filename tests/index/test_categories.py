@@ -1,0 +1,61 @@
+"""Folder names decide a category only when the content agrees, and say which rule did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codegold.index import IndexReader, build_index
+from codegold.index.categories import categorize, folder_rule
+from codegold.model.languages import language_of
+from gitrepo import Repo
+
+GO_LIBRARY = b"package doc\n\nfunc GenMarkdownTree(cmd *Command, dir string) error {\n\treturn nil\n}\n"
+GO_EXAMPLE = b"package main\n\nfunc main() {}\n"
+JAVA_PACKAGE = b"package com.example.shop;\n\npublic class Cart {}\n"
+JAVA_EXAMPLE = b"package com.acme.demo;\n\npublic class Demo {}\n"
+
+
+@pytest.mark.parametrize(("path", "data", "category"), [
+    ("src/external/api.ts", b"export function api() {}\n", "source"),
+    ("lib/external/client.py", b"x = 1\n", "source"),
+    ("external/zlib/inflate.c", b"int x;\n", "vendored"),
+    ("vendor/github.com/x/y.go", b"package y\n", "vendored"),
+    ("web/node_modules/left-pad/index.js", b"module.exports = 1\n", "vendored"),
+    ("doc/md_docs.go", GO_LIBRARY, "source"),
+    ("examples/quickstart/main.go", GO_EXAMPLE, "docs"),
+    ("src/main/java/com/example/shop/Cart.java", JAVA_PACKAGE, "source"),
+    ("examples/src/main/java/com/acme/demo/Demo.java", JAVA_EXAMPLE, "docs"),
+    ("docs/conf.py", b"project = 'x'\n", "docs"),
+    ("doc/guide.md", b"# Guide\n", "docs"),
+])
+def test_folder_names_need_content_to_agree(path: str, data: bytes, category: str) -> None:
+    assert categorize(path, data, language_of(path)) == category
+
+
+def test_folder_rule_names_the_deciding_rule() -> None:
+    assert "library package doc" in (folder_rule("doc/md_docs.go", GO_LIBRARY, "go") or "")
+    assert "example" in (folder_rule("examples/quickstart/main.go", GO_EXAMPLE, "go") or "")
+    assert "not vendored" in (folder_rule("src/external/api.ts", b"x", "typescript") or "")
+    assert "vendor" in (folder_rule("vendor/a/b.go", b"package b\n", "go") or "")
+    assert folder_rule("src/app.py", b"x = 1\n", "python") is None
+
+
+def test_inventory_records_the_rule_and_bare_clone_names_the_project(tmp_path: Path) -> None:
+    from gitrepo import git
+
+    repo = Repo(tmp_path / "cobra")
+    repo.commit({"doc/md_docs.go": GO_LIBRARY.decode(), "src/external/api.ts":
+                 "export function api() {}\n"})
+    git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(tmp_path / "mirror" / "cobra.git"))
+    for source in (tmp_path / "mirror" / "cobra.git", repo.path / ".git"):
+        out = tmp_path / f"idx-{source.name}"
+        manifest = build_index(source, "HEAD", out)
+        assert manifest.repository == "cobra"
+        with IndexReader.open(out) as reader:
+            doc = reader.inventory("doc/md_docs.go")
+            assert doc is not None and doc.category == "source"
+            assert "library package doc" in (doc.reason or "")
+            api = reader.inventory("src/external/api.ts")
+            assert api is not None and api.category == "source"
