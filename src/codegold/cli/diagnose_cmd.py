@@ -6,7 +6,7 @@ import contextlib
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
 
 
 @click.command("diagnose")
@@ -42,6 +42,14 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
     from codegold.diagnose.bundle import render_summary_markdown
     from codegold.model import load_results
 
+    if out_dir is not None:
+        from pathlib import Path
+
+        inputs = (results, owners_path, attempts_path, repo_path)
+        guard(out_dir, trees=(index_dir,), directory=True)
+        for name in ("diagnoses.json", "summary.md"):
+            guard(str(Path(out_dir) / name), *inputs)
+        guard(str(Path(out_dir) / "bundles"), *inputs, directory=True)
     run = load_results(results)
     owners = load_owners(owners_path) if owners_path else None
     repo = RepoView(repo_path) if repo_path else None

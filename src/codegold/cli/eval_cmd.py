@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from codegold.cli._common import handle_errors, stdout_console
+from codegold.cli._common import guard, handle_errors, stdout_console
 
 
 @click.command("eval")
@@ -35,6 +35,7 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
 
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
+    guard(output, cases, attempts)
     gc.disable()
     result = evaluate_files(cases, attempts)
     if output:

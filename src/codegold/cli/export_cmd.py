@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
 
 
 @click.group("export")
@@ -36,12 +36,14 @@ def trec(source: str, cases: str | None, prefix: str) -> None:
       codegold export trec attempts.jsonl --cases cases.yaml -o out/run
       trec_eval -m recip_rank out/run.file.qrels out/run.file.run
     """
-    import os
-
     from codegold.errors import InputError
     from codegold.evaluate.trec import export_trec
     from codegold.model import Case, Chunk, iter_attempts, load_cases, load_results
+    from codegold.plumbing.outputs import write_text_atomic
 
+    paths = [f"{prefix}.{g}.{s}" for g in ("file", "symbol") for s in ("run", "qrels")]
+    for path in paths:
+        guard(path, source, cases)
     pairs: list[tuple[Case, list[Chunk]]]
     if source.endswith(".jsonl"):
         if not cases:
@@ -60,11 +62,9 @@ def trec(source: str, cases: str | None, prefix: str) -> None:
     else:
         result = load_results(source)
         pairs = [(r.case, r.ranked) for r in result.cases]
-    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
     for granularity in ("file", "symbol"):
         exported = export_trec(pairs, granularity=granularity)
         for suffix, text in (("run", exported.run), ("qrels", exported.qrels)):
             path = f"{prefix}.{granularity}.{suffix}"
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            write_text_atomic(path, text)
             click.echo(f"wrote {path}")

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
 
 _SUBCOMMANDS = ("build", "inspect", "parse")
 
@@ -90,6 +90,7 @@ def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
     """
     from codegold.index import build_index, load_policy
 
+    guard(str(output), str(repo), str(policy) if policy else None, directory=True)
     loaded = load_policy(policy) if policy is not None else None
     manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
                            progress=_progress_printer(quiet), repository=repository)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from codegold.cli._common import handle_errors, stderr_console
+from codegold.cli._common import guard, handle_errors, stderr_console
 
 
 @click.command("run")
@@ -58,6 +58,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     from codegold.model import load_cases
     from codegold.retrieve.config import load_config
 
+    guard(output, cases, config_path, repo, trees=(index,))
     case_set = load_cases(cases)
     config = load_config(config_path)
     is_reference = spec.split(":", 1)[0] == "reference"
@@ -99,6 +100,9 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         if progress is not None:
             progress.stop()
         close_retriever(retriever)
+    if summary.dropped_bytes:
+        click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
+                   "it was cut off mid-write; its case runs again", err=True)
     if not quiet:
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
