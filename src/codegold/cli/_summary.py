@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from codegold.model import Aggregates, RunResult
+from codegold.plumbing.text import rich_safe, rich_text
 
 
 def fmt_rate(value: float | None) -> str:
@@ -31,7 +32,7 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
         table.add_column(head, justify="right")
     table.add_row("all", *_metrics_row(result.summary), style="bold")
     for s in result.slices:
-        table.add_row(s.key, *_metrics_row(s.metrics))
+        table.add_row(rich_text(s.key), *_metrics_row(s.metrics))
     console.print(table)
 
     failing = [c for c in result.cases if c.status != "pass"]
@@ -42,17 +43,17 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
             fails.add_column(head)
         for c in failing[:max_failures]:
             fails.add_row(
-                c.case_id, c.status, str(c.cutoff),
+                rich_text(c.case_id), c.status, str(c.cutoff),
                 "—" if c.first_relevant_rank is None else str(c.first_relevant_rank),
                 "—" if c.first_relevant_rank_any_depth is None else str(c.first_relevant_rank_any_depth),
-                ", ".join(c.missing_groups) or "—",
-                ", ".join(c.forbidden_chunk_ids) or "—",
-                c.invalid_reason or (f"{len(c.revision_mismatches)} revision mismatch(es)"
-                                     if c.revision_mismatches else ""),
+                rich_text(", ".join(c.missing_groups) or "—"),
+                rich_text(", ".join(c.forbidden_chunk_ids) or "—"),
+                rich_text(c.invalid_reason or (f"{len(c.revision_mismatches)} revision mismatch(es)"
+                                               if c.revision_mismatches else "")),
                 style={"fail": "red", "invalid": "yellow", "missing": "magenta"}.get(c.status, ""),
             )
         console.print(fails)
         if len(failing) > max_failures:
             console.print(f"… and {len(failing) - max_failures} more (see results.json)")
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {rich_safe(warning)}", highlight=False)

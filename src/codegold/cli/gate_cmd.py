@@ -62,16 +62,17 @@ def render_verdict(console: object, verdict: object) -> None:
     from rich.console import Console
 
     from codegold.gate import Verdict
+    from codegold.plumbing.text import rich_safe
 
     assert isinstance(console, Console) and isinstance(verdict, Verdict)
     for check in verdict.checks:
         mark = "[green]PASS[/]" if check.passed else "[red]FAIL[/]"
-        console.print(f"{mark} {check.rule}: {check.figure} (threshold {check.threshold})",
-                      highlight=False)
+        console.print(f"{mark} {rich_safe(check.rule)}: {rich_safe(check.figure)} "
+                      f"(threshold {rich_safe(check.threshold)})", highlight=False)
         if check.note and not check.passed:
-            console.print(f"     {check.note}", highlight=False)
+            console.print(f"     {rich_safe(check.note)}", highlight=False)
         if check.cases:
-            shown = ", ".join(check.cases[:10])
+            shown = ", ".join(rich_safe(case) for case in check.cases[:10])
             more = f" … +{len(check.cases) - 10} more" if len(check.cases) > 10 else ""
             console.print(f"     cases: {shown}{more}", highlight=False)
     if verdict.passed:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from codegold.cli._common import guard, handle_errors
+from codegold.plumbing.text import terminal_safe as _safe
 
 _SUBCOMMANDS = ("build", "inspect", "parse")
 
@@ -94,9 +95,9 @@ def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
     loaded = load_policy(policy) if policy is not None else None
     manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
                            progress=_progress_printer(quiet), repository=repository)
-    click.echo(f"index written to {output}: {manifest.repository}@{manifest.revision} "
-               f"build {manifest.index_build_id}, {manifest.files} files, "
-               f"{manifest.chunks} chunks")
+    click.echo(_safe(f"index written to {output}: {manifest.repository}@{manifest.revision} "
+                     f"build {manifest.index_build_id}, {manifest.files} files, "
+                     f"{manifest.chunks} chunks"))
 
 
 def _chunk_line(chunk: Any) -> str:
@@ -104,14 +105,14 @@ def _chunk_line(chunk: Any) -> str:
     extra = [s for s in chunk.symbols if s != chunk.symbol]
     more = f" (+{', '.join(extra)})" if extra else ""
     flags = "" if chunk.has_signature else " [no signature]"
-    return (f"  L{chunk.start_line}-{chunk.end_line}  {chunk.kind:<9} {chunk.role:<11} "
-            f"{symbol}{more}  id={chunk.id}{flags}")
+    return _safe(f"  L{chunk.start_line}-{chunk.end_line}  {chunk.kind:<9} {chunk.role:<11} "
+                 f"{symbol}{more}  id={chunk.id}{flags}")
 
 
 def _entry_line(entry: Any) -> str:
     reason = f" ({entry.reason})" if entry.reason else ""
-    return (f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
-            f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
+    return _safe(f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
+                 f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
 
 
 @command.command("inspect")
@@ -133,10 +134,11 @@ def inspect_command(index: Path, file_path: str | None, symbol: str | None, text
 
     with IndexReader.open(index) as reader:
         manifest = reader.manifest
-        click.echo(f"{manifest.repository}@{manifest.revision} build {manifest.index_build_id} "
-                   f"chunker {manifest.chunker.name if manifest.chunker else '-'}"
-                   f"/{manifest.chunker.version if manifest.chunker else '-'}: "
-                   f"{manifest.files} files, {manifest.chunks} chunks")
+        click.echo(_safe(f"{manifest.repository}@{manifest.revision} build "
+                         f"{manifest.index_build_id} chunker "
+                         f"{manifest.chunker.name if manifest.chunker else '-'}"
+                         f"/{manifest.chunker.version if manifest.chunker else '-'}: "
+                         f"{manifest.files} files, {manifest.chunks} chunks"))
         if file_path is None and symbol is None:
             _print_summary(reader)
             return
@@ -152,13 +154,13 @@ def _print_summary(reader: Any) -> None:
         key = (entry.fate, entry.category)
         counts[key] = counts.get(key, 0) + 1
     for (fate, category), count in sorted(counts.items()):
-        click.echo(f"  {fate:<9} {category:<10} {count}")
+        click.echo(_safe(f"  {fate:<9} {category:<10} {count}"))
 
 
 def _print_file(reader: Any, file_path: str, text: bool) -> None:
     entry = reader.inventory(file_path)
     if entry is None:
-        click.echo(f"{file_path}: not in the revision's tree")
+        click.echo(f"{_safe(file_path)}: not in the revision's tree")
     else:
         click.echo(_entry_line(entry))
         for chunk in reader.chunks_in_file(file_path):
@@ -170,10 +172,10 @@ def _print_file(reader: Any, file_path: str, text: bool) -> None:
 def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
     definitions = reader.definitions(symbol)
     if not definitions:
-        click.echo(f"{symbol}: no definition in this index")
+        click.echo(f"{_safe(symbol)}: no definition in this index")
     for definition in definitions:
-        click.echo(f"{definition.qualified} ({definition.kind}, {definition.role}) "
-                   f"{definition.file}:{definition.start_line}-{definition.end_line}")
+        click.echo(_safe(f"{definition.qualified} ({definition.kind}, {definition.role}) "
+                         f"{definition.file}:{definition.start_line}-{definition.end_line}"))
         chunk = reader.get(definition.chunk_id)
         if chunk is not None:
             click.echo(_chunk_line(chunk))
@@ -182,7 +184,8 @@ def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
 
 
 def _indent(text: str) -> str:
-    return "\n".join("      | " + line for line in text.split("\n"))
+    """Chunk text under its chunk line, controls and escape sequences made visible."""
+    return "\n".join("      | " + line for line in _safe(text, multiline=True).split("\n"))
 
 
 @command.command("parse")
@@ -219,7 +222,7 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
         if text:
             click.echo(_indent(chunk.text))
     for definition in result.definitions:
-        click.echo(f"  def {definition.qualified} ({definition.kind}, {definition.role}) "
-                   f"L{definition.start_line}-{definition.end_line}")
+        click.echo(_safe(f"  def {definition.qualified} ({definition.kind}, {definition.role}) "
+                         f"L{definition.start_line}-{definition.end_line}"))
     for reference in result.references:
-        click.echo(f"  call {reference.name} L{reference.line}")
+        click.echo(_safe(f"  call {reference.name} L{reference.line}"))

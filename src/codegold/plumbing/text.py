@@ -14,6 +14,10 @@ the one Markdown escaper every page codegold writes goes through.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # Characters a terminal or a renderer acts on instead of showing: C0 and C1 controls and
 # DEL (Cc), format characters such as bidi overrides and zero-width marks (Cf), line and
@@ -60,7 +64,7 @@ def rich_safe(text: str, *, multiline: bool = False) -> str:
     return escape(terminal_safe(text, multiline=multiline))
 
 
-def rich_text(text: str, *, multiline: bool = False, style: str = "") -> object:
+def rich_text(text: str, *, multiline: bool = False, style: str = "") -> Text:
     """A ``rich.text.Text`` of untrusted text: never parsed as markup, controls visible."""
     from rich.text import Text
 
