@@ -36,11 +36,16 @@ def trec(source: str, cases: str | None, prefix: str) -> None:
       codegold export trec attempts.jsonl --cases cases.yaml -o out/run
       trec_eval -m recip_rank out/run.file.qrels out/run.file.run
     """
+    import os
+
     from codegold.errors import InputError
     from codegold.evaluate.trec import export_trec
     from codegold.model import Case, Chunk, iter_attempts, load_cases, load_results
     from codegold.plumbing.outputs import write_text_atomic
 
+    if not prefix or prefix.endswith(("/", os.sep)) or os.path.basename(prefix) in (".", ".."):
+        raise InputError(f"-o takes a path prefix such as out/run (files PREFIX.file.run ...), "
+                         f"found {prefix!r}")
     paths = [f"{prefix}.{g}.{s}" for g in ("file", "symbol") for s in ("run", "qrels")]
     for path in paths:
         guard(path, source, cases)

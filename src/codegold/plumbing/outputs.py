@@ -170,8 +170,12 @@ def resolve_inside(base: PathArg, relative: str) -> Path:
     ``..`` steps or a symbolic link that leads outside the artifact's folder would let
     whoever wrote the artifact make codegold read any file.
     """
-    if not relative or "\x00" in relative or os.path.isabs(relative):
+    if not relative or "\x00" in relative:
         raise InputError(f"expected a path relative to {os.fspath(base)}, found {relative!r}",
+                         path=os.fspath(base))
+    if os.path.isabs(relative):
+        raise InputError(f"the path {relative!r} is absolute and may lead outside "
+                         f"{os.fspath(base)}; expected a path relative to that folder",
                          path=os.fspath(base))
     root = _real(base)
     target = _real(root / relative)

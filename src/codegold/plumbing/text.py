@@ -113,7 +113,11 @@ def md_code(text: str, *, cell: bool = False) -> str:
     text = terminal_safe(text.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    if not text:
+        return "` `"
+    # CommonMark strips one space from each end when both ends have one: pad to keep them.
+    pad = " " if (text[0] == "`" or text[-1] == "`"
+                  or (text[0] == " " and text[-1] == " " and text.strip())) else ""
     if cell:
         text = text.replace("|", "\\|")
     return f"{fence}{pad}{text}{pad}{fence}"
