@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from codegold.cli._common import guard, handle_errors
+from codegold.cli._common import guard, handle_errors, index_option
 
 if TYPE_CHECKING:
     from codegold.model import RunResult
@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 @click.command("diagnose")
 @click.argument("results", type=click.Path(dir_okay=False))
-@click.option("--index", "index_dir", type=click.Path(file_okay=False),
-              help="Index directory, or a folder of them (one per revision): policy, chunk and "
-                   "metadata checks, each case against its own revision's index.")
+@index_option("Index directory, or a folder of them (one per revision): policy, chunk and "
+              "metadata checks, each case against its own revision's index.", dest="index_dir",
+              file_okay=False)
 @click.option("--owners", "owners_path", type=click.Path(dir_okay=False),
               help="Owners file: format 1, owners {cause: team}, default team.")
 @click.option("--attempts", "attempts_path", type=click.Path(dir_okay=False),

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, stdout_console
+from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, json_option, stdout_console
 
 
 @click.command("gate")
@@ -18,7 +18,7 @@ from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, stdout_conso
 @click.option("--max-new-failures", type=click.IntRange(min=0),
               help="Cases allowed to go from pass to fail against the baseline.")
 @click.option("--report-only", is_flag=True, help="Print the verdict but always exit 0.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@json_option("Print the verdict as JSON.")
 @handle_errors
 def command(results: str, policy_path: str, baseline: str | None, max_new_failures: int | None,
             report_only: bool, as_json: bool) -> None:

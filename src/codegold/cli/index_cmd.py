@@ -7,23 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click_default_group import DefaultGroup
 
-from codegold.cli._common import guard, handle_errors
+from codegold.cli._common import guard, handle_errors, json_option, quiet_option
 from codegold.plumbing.text import terminal_safe as _safe
 
-_SUBCOMMANDS = ("build", "inspect", "parse")
 
-
-class _IndexGroup(click.Group):
-    """A group whose default subcommand is ``build``: ``codegold index REPO ...`` works."""
+class _IndexGroup(DefaultGroup):
+    """``build`` is the default subcommand (click-default-group): ``codegold index REPO ...``
+    works, and so does a call that starts with build's options."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        first = next((a for a in args if not a.startswith("-")), None)
-        wants_help = any(a in ("-h", "--help") for a in args)
-        names_repo = first is not None and first not in self.commands
-        options_only = first is None and bool(args) and not wants_help
-        if names_repo or options_only:
-            args = ["build", *args]
+        if args and args[0].startswith("-") and args[0] not in ("-h", "--help"):
+            args = [str(self.default_cmd_name), *args]
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -31,7 +27,7 @@ class _IndexGroup(click.Group):
                               "REPO --revision REV -o DIR [OPTIONS] | inspect INDEX | parse FILE")
 
 
-@click.group("index", cls=_IndexGroup,
+@click.group("index", cls=_IndexGroup, default="build",
              context_settings={"help_option_names": ["-h", "--help"]})
 def command() -> None:
     """Index a repository at a pinned revision, inspect an index, or chunk one file.
@@ -66,7 +62,7 @@ def _progress_printer(quiet: bool) -> Any:
     return show
 
 
-@command.command("build")
+@click.command("build")
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--revision", "-r", required=True, help="Branch, tag or sha to index.")
 @click.option("--output", "-o", "output", required=True, type=click.Path(path_type=Path),
@@ -78,7 +74,7 @@ def _progress_printer(quiet: bool) -> Any:
                    "(default: the index already at -o, if any).")
 @click.option("--repository", help="Repository name for the manifest (default: from the "
                                    "origin remote, else the directory name).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@quiet_option("No progress on stderr.")
 @handle_errors
 def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
                   reuse: Path | None, repository: str | None, quiet: bool) -> None:
@@ -115,7 +111,7 @@ def _entry_line(entry: Any) -> str:
                  f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
 
 
-@command.command("inspect")
+@click.command("inspect")
 @click.argument("index", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--file", "file_path", help="Show the inventory entry and chunks of this path.")
 @click.option("--symbol", help="Show definitions (short, qualified or suffix) and their chunks.")
@@ -188,12 +184,12 @@ def _indent(text: str) -> str:
     return "\n".join("      | " + line for line in _safe(text, multiline=True).split("\n"))
 
 
-@command.command("parse")
+@click.command("parse")
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--path", "repo_path", help="Repository path to chunk it as (default: FILE as "
                                           "given); decides language and category.")
 @click.option("--text", is_flag=True, help="Also print each chunk's text.")
-@click.option("--json", "as_json", is_flag=True, help="Print FileChunks as JSON.")
+@json_option("Print FileChunks as JSON.")
 @handle_errors
 def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) -> None:
     """Chunk one file outside any index and print its chunks, symbols and references.
@@ -226,3 +222,7 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
                          f"L{definition.start_line}-{definition.end_line}"))
     for reference in result.references:
         click.echo(_safe(f"  call {reference.name} L{reference.line}"))
+
+
+for _sub in (build_command, inspect_command, parse_command):
+    command.add_command(_sub)

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import click
 
-from codegold.cli._common import guard, handle_errors, stderr_console
+from codegold.cli._common import (
+    config_option,
+    guard,
+    handle_errors,
+    index_option,
+    output_option,
+    quiet_option,
+    stderr_console,
+)
 
 
 @click.command("run")
 @click.argument("cases", type=click.Path(dir_okay=False))
-@click.option("--index", "index", type=click.Path(), default=None,
-              help="An index directory, or a folder of index directories (one per revision).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
-              help="attempts.jsonl to write (one line appended and flushed per case).")
+@index_option("An index directory, or a folder of index directories (one per revision).")
+@output_option("attempts.jsonl to write (one line appended and flushed per case).", required=True)
 @click.option("--repo", type=click.Path(file_okay=False), default=None,
               help="Git repository: build each case revision's missing index into --index.")
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | http(s)://URL | python:module:function")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
 @click.option("--workers", type=int, default=1, show_default=True, help="Cases run in parallel.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Reference retriever config (YAML) merged over the defaults.")
+@config_option()
 @click.option("--dense", is_flag=True, help="Reference retriever: add dense retrieval "
               "(needs codegold[dense]).")
 @click.option("--embedder", default=None,
@@ -31,7 +36,7 @@ from codegold.cli._common import guard, handle_errors, stderr_console
 @click.option("--retries", type=int, default=2, show_default=True,
               help="Retries (with backoff) for http retrievers.")
 @click.option("--run-id", default=None, help="Run id recorded in every attempt.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+@quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,

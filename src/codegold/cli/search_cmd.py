@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from codegold.cli._common import handle_errors, stdout_console
+from codegold.cli._common import config_option, handle_errors, json_option, stdout_console
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -21,11 +21,10 @@ if TYPE_CHECKING:
               help="Results to show (at least 1).")
 @click.option("--open-file", default=None, help="The file the user has open (boosts nearby code).")
 @click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Reference retriever config (YAML) merged over the defaults.")
+@config_option()
 @click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
 @click.option("--embedder", default=None, help="minilm-int8 (default) | minilm | dir:PATH | openai:URL#MODEL")
-@click.option("--json", "as_json", is_flag=True, help="Print the ranked chunks as JSON.")
+@json_option("Print the ranked chunks as JSON.")
 @handle_errors
 def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
             config_path: str | None, dense: bool, embedder: str | None, as_json: bool) -> None:
