@@ -79,21 +79,23 @@ SAME_AS_INPUT = {
     "eval over cases": ["eval", "{cases}", "{attempts}", "-o", "{cases}"],
     "report over results": ["report", "{results}", "-o", "{results}"],
     "report md over policy": ["report", "{results}", "--gate-policy", "{policy}", "--md", "{policy}"],
-    "report junit over compare base": ["report", "{results}", "--compare", "{attempts}",
-                                       "--junit", "{attempts}"],
+    "report junit over compare base": ["report", "{results}", "--compare", "{dir}/base.json",
+                                       "--junit", "{dir}/base.json"],
     "report two outputs one file": ["report", "{results}", "-o", "{dir}/r.html", "--md", "{dir}/r.html"],
-    "compare json over base": ["compare", "{results}", "{attempts}", "--json", "{results}"],
-    "compare md over new": ["compare", "{attempts}", "{results}", "--md", "{results}"],
+    "compare json over base": ["compare", "{results}", "{dir}/base.json", "--json", "{results}"],
+    "compare md over new": ["compare", "{dir}/base.json", "{results}", "--md", "{results}"],
     "compare md over json": ["compare", "{results}", "{results}", "--json", "{dir}/c.json",
                              "--md", "{dir}/c.json"],
-    "run over cases": ["run", "{cases}", "--retriever", "python:x:y", "-o", "{cases}"],
-    "run over config": ["run", "{cases}", "--retriever", "python:x:y", "--config", "{policy}",
-                        "-o", "{policy}"],
+    "run over cases": ["run", "{cases}", "--retriever", "python:slowret:answer", "-o", "{cases}",
+                       "--resume"],
+    "run over config": ["run", "{cases}", "--retriever", "python:slowret:answer", "--config",
+                        "{dir}/config.yaml", "-o", "{dir}/config.yaml", "--resume"],
     "export over source": ["export", "trec", "{dir}/p.file.run", "-o", "{dir}/p"],
     "diagnose over results": ["diagnose", "{dir}/d/summary.md", "-o", "{dir}/d"],
     "diagnose over owners": ["diagnose", "{results}", "--owners", "{dir}/d/diagnoses.json",
                              "-o", "{dir}/d"],
-    "diagnose into the index": ["diagnose", "{results}", "--index", "{dir}", "-o", "{dir}/out"],
+    "diagnose over attempts": ["diagnose", "{results}", "--attempts", "{dir}/d/summary.md",
+                               "-o", "{dir}/d"],
 }
 
 
@@ -102,16 +104,31 @@ def test_output_over_an_input_is_refused(work: dict[str, Path], argv: list[str])
     folder = work["dir"]
     (folder / "d").mkdir()
     (folder / "d" / "summary.md").write_bytes(work["results"].read_bytes())
-    (folder / "d" / "diagnoses.json").write_text("format: 1\n", encoding="utf-8")
+    (folder / "d" / "diagnoses.json").write_text('{"format": 1, "owners": {}}', encoding="utf-8")
+    (folder / "base.json").write_bytes(work["results"].read_bytes())
+    (folder / "config.yaml").write_text("{}", encoding="utf-8")  # no newline: resume cut it
     (folder / "p.file.run").write_bytes(work["results"].read_bytes())
     (folder / "r.html").write_text("keep", encoding="utf-8")
     (folder / "c.json").write_text("keep", encoding="utf-8")
+    if argv[0] == "diagnose" and "--attempts" in argv:
+        (folder / "d" / "summary.md").write_bytes(work["attempts"].read_bytes())
+    env = _run_env(folder)
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     args = [a.format(**{k: str(v) for k, v in work.items()}) for a in argv]
-    proc = run_cli(*args, cwd=folder)
+    proc = run_cli(*args, cwd=folder, env=env)
     assert_clean_error(proc)
     after = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_diagnose_output_inside_the_index_is_refused(tmp_path: Path) -> None:
+    index = _indexed_repo(tmp_path)
+    paths = _inputs(tmp_path)
+    before = {p: p.read_bytes() for p in index.rglob("*") if p.is_file()}
+    proc = run_cli("diagnose", paths["results"], "--index", index, "-o", index / "diag")
+    assert_clean_error(proc, contains="inside")
+    assert {p: p.read_bytes() for p in index.rglob("*") if p.is_file()} == before
+    assert not (index / "diag").exists()
 
 
 @pytest.mark.parametrize("link", ["symlink", "hardlink"])
@@ -140,7 +157,7 @@ UNWRITABLE = {
     "report": ["report", "{results}", "-o", "{target}"],
     "report md": ["report", "{results}", "--md", "{target}"],
     "compare": ["compare", "{results}", "{results}", "--json", "{target}"],
-    "run": ["run", "{cases}", "--retriever", "python:x:y", "-o", "{target}"],
+    "run": ["run", "{cases}", "--retriever", "python:slowret:answer", "-o", "{target}"],
     "export": ["export", "trec", "{results}", "-o", "{target}"],
     "diagnose": ["diagnose", "{results}", "-o", "{target}"],
     "index": ["index", "{dir}", "--revision", "HEAD", "-o", "{target}"],
@@ -164,7 +181,7 @@ def test_unwritable_output_is_one_clear_error(work: dict[str, Path], argv: list[
         target = Path(f"{folder}/adir/")  # a prefix, not a folder
     args = [a.format(target=f"{target}/" if argv[0] == "export" and where == "folder for a file"
                      else target, **{k: str(v) for k, v in work.items()}) for a in argv]
-    proc = run_cli(*args, cwd=folder)
+    proc = run_cli(*args, cwd=folder, env=_run_env(folder))
     assert_clean_error(proc)
     assert_sentinels(planted)
 
@@ -254,7 +271,8 @@ def answer(request):
 
 def _run_env(folder: Path) -> dict[str, str]:
     (folder / "slowret.py").write_text(SLOW_RETRIEVER, encoding="utf-8")
-    return {"PYTHONPATH": str(folder)}
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH"))
+                                          if p)}
 
 
 def _many_cases(folder: Path, n: int) -> Path:
