@@ -165,7 +165,7 @@ UNWRITABLE = {
 }
 
 
-@pytest.mark.parametrize("where", ["file parent", "folder for a file", "proc"])
+@pytest.mark.parametrize("where", ["file parent", "folder for a file", "proc", "fifo"])
 @pytest.mark.parametrize("argv", list(UNWRITABLE.values()), ids=list(UNWRITABLE))
 def test_unwritable_output_is_one_clear_error(work: dict[str, Path], argv: list[str],
                                               where: str) -> None:
@@ -174,7 +174,12 @@ def test_unwritable_output_is_one_clear_error(work: dict[str, Path], argv: list[
     (folder / "adir").mkdir()
     target = {"file parent": folder / "somefile" / "x.out",
               "folder for a file": folder / "adir",
-              "proc": Path("/proc/codegold-no-such/x.out")}[where]
+              "proc": Path("/proc/codegold-no-such/x.out"),
+              "fifo": folder / "fifo"}[where]
+    os.mkfifo(folder / "fifo")  # a special file: never replaced, never opened (it would block)
+    if where == "fifo" and argv[0] == "export":
+        os.mkfifo(folder / "p.file.run")
+        target = folder / "p"
     if where == "folder for a file" and argv[0] in ("diagnose", "index", "demo"):
         target = folder / "somefile"  # these write folders: give them a file instead
     if where == "folder for a file" and argv[0] == "export":

@@ -52,6 +52,11 @@ def test_unwritable_outputs_are_named(tmp_path: Path) -> None:
         guard_output("")
     with pytest.raises(InputError, match="cannot write"):
         write_bytes_atomic(tmp_path / "file" / "x", b"data")
+    os.mkfifo(tmp_path / "fifo")
+    for special in ("/dev/null", tmp_path / "fifo"):
+        with pytest.raises(InputError, match="not a regular file"):
+            guard_output(special)
+    assert Path("/dev/null").is_char_device()
 
 
 def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
@@ -60,6 +65,9 @@ def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
     write_bytes_atomic(target, b"three")
     assert target.read_bytes() == b"three"
     assert sorted(p.name for p in target.parent.iterdir()) == ["a.txt"]
+    (target.parent / "link.txt").symlink_to(target)
+    write_bytes_atomic(target.parent / "link.txt", b"four")
+    assert (target.parent / "link.txt").is_symlink() and target.read_bytes() == b"four"
 
 
 def test_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path: Path) -> None:

@@ -83,6 +83,11 @@ def check_writable(output: PathArg, *, option: str = "-o", directory: bool = Fal
                              path=text)
         if not directory and path.is_dir():
             raise InputError(f"{option} {text} is a folder; expected a file path", path=text)
+        if not directory and not path.is_file():
+            # A device, FIFO or socket (/dev/stdout, /dev/null): an atomic write would
+            # replace the node itself, and a FIFO would block.
+            raise InputError(f"{option} {text} is not a regular file; expected a file path",
+                             path=text)
         if not os.access(path, os.W_OK):
             raise InputError(f"{option} {text} is not writable", path=text)
         return
@@ -110,8 +115,9 @@ def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes]) -> None:
     A crash leaves the previous file (or none), never half a file; an OS failure (no
     space, no permission, a file where a folder should be) becomes an :class:`InputError`.
     """
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
+    # Through a symbolic link the file it points to is replaced, not the link.
+    target = os.path.realpath(os.fspath(path))
+    directory = os.path.dirname(target)
     tmp = None
     try:
         os.makedirs(directory, exist_ok=True)
