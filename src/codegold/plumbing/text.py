@@ -77,7 +77,7 @@ _MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 # ASCII punctuation CommonMark or GitHub gives a meaning to anywhere in a line: emphasis,
 # code, links and images, headings, tables, strikethrough, math. List and quote markers
 # only count at the start of a line: see _LINE_START.
-_MD_PUNCT = set("\\`*_{}[]()#|!~$")
+_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()#|!~$<>&]")
 _LINE_START = re.compile(r"^(\s*\d{0,9})([-+=.)])(?=\s|$|[-=\s]*$)")
 
 
@@ -87,20 +87,18 @@ def md_text(text: str) -> str:
     Renders as the literal text: no emphasis, code, link, image, HTML tag, heading, list
     or new cell; newlines become spaces; controls are shown as escapes.
     """
-    out = []
     text = terminal_safe(text.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
+    lead = ""
     marker = _LINE_START.match(text)
     if marker:  # a list or setext marker at the start ("- ", "+ ", "1. ", "2) ", "==")
-        out.append(marker.group(1) + "\\" + marker.group(2))
+        lead = marker.group(1) + "\\" + marker.group(2)
         text = text[marker.end():]
-    for ch in text:
-        if ch in _MD_ENTITIES:
-            out.append(_MD_ENTITIES[ch])
-        elif ch in _MD_PUNCT:
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+    return lead + _MD_SPECIAL.sub(_md_escape, text)
+
+
+def _md_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _MD_ENTITIES.get(ch) or "\\" + ch
 
 
 def md_code(text: str, *, cell: bool = False) -> str:
