@@ -425,3 +425,17 @@ def test_diagnose_refuses_another_runs_attempts(work: dict[str, Path]) -> None:
 def test_bad_options_are_one_error_line(tmp_path: Path, argv: list[str]) -> None:
     proc = run_cli(*argv, cwd=tmp_path)
     assert_clean_error(proc)
+
+
+def test_a_closed_pipe_is_not_a_traceback(tmp_path: Path) -> None:
+    cases = _many_cases(tmp_path, 1500)
+    attempts = write_attempts(tmp_path, [])
+    for argv in (["eval", cases, attempts, "--json"], ["eval", cases, attempts]):
+        reader = subprocess.Popen([sys.executable, "-c", CODE, *map(str, argv)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert reader.stdout is not None
+        reader.stdout.read(1)
+        reader.stdout.close()  # like `| head -c 1`, long before the output (> 64 KiB) ends
+        _, err = reader.communicate(timeout=60)
+        text = err.decode("utf-8", "replace")
+        assert "Traceback" not in text and "error:" not in text, text

@@ -28,6 +28,8 @@ def handle_errors(func: F) -> F:
         except CodegoldError as err:
             click.echo(f"error: {terminal_safe(str(err))}", err=True)
             sys.exit(EXIT_USAGE)
+        except BrokenPipeError:
+            stop_on_broken_pipe()
         except OSError as err:
             # The last line of defence: a file that vanished, a full disk, a folder where a
             # file was expected. Library code should already have said which and why.
@@ -40,6 +42,19 @@ def handle_errors(func: F) -> F:
             sys.exit(130)
 
     return wrapper  # type: ignore[return-value]
+
+
+def stop_on_broken_pipe() -> None:
+    """The reader of stdout went away (``codegold ... | head``): stop quietly, as other
+    Unix tools do, instead of a traceback when Python flushes stdout at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(EXIT_FAIL)
 
 
 def stderr_console() -> Any:

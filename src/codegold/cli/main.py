@@ -52,10 +52,13 @@ def main() -> None:
     exit 2, like every other error, instead of click's two-part message."""
     import sys
 
+    from codegold.cli._common import stop_on_broken_pipe
     from codegold.plumbing.text import terminal_safe
 
     try:
         code = cli.main(prog_name="codegold", standalone_mode=False)
+    except BrokenPipeError:
+        stop_on_broken_pipe()
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
