@@ -39,12 +39,53 @@ def load_diagnosis_dir(directory: str | Path) -> tuple[dict[str, Diagnosis], dic
     for d in load_diagnoses(directory).diagnoses:
         diagnoses[d.case_id] = d
         if d.bundle_markdown:
-            root = Path(directory).resolve()
-            path = (root / d.bundle_markdown).resolve()
-            # The file names a path; only one inside the diagnosis directory is read.
-            if path.is_relative_to(root) and path.is_file():
-                bundles[d.case_id] = path.read_text(encoding="utf-8")
+            bundle = _read_bundle(directory, d.bundle_markdown)
+            if bundle is not None:
+                bundles[d.case_id] = bundle
     return diagnoses, bundles
+
+
+MAX_BUNDLE_BYTES = 4 * 1024 * 1024
+
+
+def _read_bundle(directory: str | Path, relative: str) -> str | None:
+    """A bundle named in diagnoses.json, read only from inside the diagnosis folder.
+
+    diagnoses.json is an artifact anyone could have written: an absolute path, ``..`` or a
+    symbolic link out of the folder would put any file (``/proc/self/environ``) into the
+    report, so they are refused. A missing bundle is no bundle; one that is not a regular
+    file, too large or not UTF-8 text is refused with its name.
+    """
+    from codegold.errors import InputError
+    from codegold.plumbing.outputs import resolve_inside
+
+    where = str(Path(directory) / "diagnoses.json")
+    try:
+        path = resolve_inside(directory, relative)
+    except InputError as err:
+        raise InputError(f"bundle_markdown: {err.message}", path=where) from None
+    if not path.exists():
+        return None
+    if not path.is_file():
+        raise InputError(f"bundle_markdown {relative!r} is not a regular file", path=where)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BUNDLE_BYTES + 1)
+    except OSError as err:
+        raise InputError(f"cannot read bundle {relative!r}: {err.strerror}", path=where) from None
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise InputError(f"bundle {relative!r} is larger than {MAX_BUNDLE_BYTES} bytes; "
+                         "expected a Markdown evidence bundle", path=where)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"bundle {relative!r} is not UTF-8 text (byte {err.start}); expected "
+                         "a Markdown evidence bundle", path=where) from None
+    if "\x00" in text:
+        raise InputError(f"bundle {relative!r} holds NUL bytes; expected a Markdown evidence "
+                         "bundle", path=where)
+    return text
+
 
 
 def report_input(run: RunResult, *, results_name: str, title: str = "codegold report",

@@ -45,7 +45,8 @@ def test_missing_recorded_run_fails_its_step_and_skips_its_diagnosis(tmp_path: P
 def test_the_cli_reports_the_failed_step_and_exits_1(tmp_path: Path) -> None:
     example = _example_copy(tmp_path)
     (example / "policy.yaml").write_text(": not yaml [", encoding="utf-8")
-    got = CliRunner().invoke(cli, ["demo", "--out", str(tmp_path / "out"), "--example", str(example)])
+    got = CliRunner().invoke(cli, ["demo", "--out", str(tmp_path / "out"), "--example", str(example),
+                                   "--trust-example"])
     assert got.exit_code == 1, got.output
     assert "✗ gate" in got.output and "Traceback" not in got.output
     assert "report.html" in got.output

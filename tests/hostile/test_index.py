@@ -116,7 +116,7 @@ def test_output_that_is_a_file_or_under_a_file_is_refused(tmp_path: Path) -> Non
     repo = _repo(tmp_path)
     planted = plant_sentinels(tmp_path / "user", ("somefile",))
     somefile = tmp_path / "user" / "somefile"
-    assert_clean_error(_build(repo.path, somefile), contains="not a directory")
+    assert_clean_error(_build(repo.path, somefile), contains="not a folder")
     assert_clean_error(_build(repo.path, somefile / "sub"), contains="somefile")
     assert_sentinels(planted)
 

@@ -2,7 +2,8 @@
 
 One attempt per case, appended and flushed as soon as it is known, so an interrupted run
 loses at most the cases in flight; ``resume`` skips cases that already have an attempt
-in the output (a half-written last line is dropped first). Cases run on ``workers``
+in the output (a last line cut off mid-write is dropped first; one that only lacks its
+newline is kept). One writer at a time: the output is locked while a run appends to it. Cases run on ``workers``
 threads. Each case is served by the index built from its own revision; a case with no
 such index, or whose retriever crashes, hangs or answers nonsense, gets an *error
 attempt* (``error`` set, nothing ranked), which the scorer counts as ``invalid``.
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -25,6 +27,7 @@ from codegold.errors import CodegoldError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
 from codegold.model.manifest import Manifest
+from codegold.plumbing.outputs import append_locked
 
 
 class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -33,6 +36,7 @@ class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
     skipped: int
     errors: int
     seconds: float
+    dropped_bytes: int = 0  # a torn last line removed before resuming
 
 
 def new_run_id() -> str:
@@ -40,27 +44,70 @@ def new_run_id() -> str:
 
 
 def existing_attempts(path: Path) -> tuple[set[str], str | None]:
-    """Case ids already attempted in ``path`` and the run id found there.
+    """Case ids already attempted in ``path`` and the run id found there (reads only).
 
-    A last line without its newline was cut off mid-write: it is removed so the run can
-    append cleanly.
+    A last line that lacks its newline counts when it parses (the writer stopped between
+    the line and its newline) and is ignored when it does not (it was cut mid-write).
     """
     if not path.exists():
         return set(), None
     data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        with path.open("r+b") as handle:
-            handle.truncate(cut)
-        data = data[:cut]
+    lines = data.split(b"\n")
+    tail = lines.pop() if lines else b""
+    if tail.strip() and _parses(tail):
+        lines.append(tail)
     done: set[str] = set()
     run_id = None
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if line.strip():
             attempt = decode_attempt(line, path=str(path), line_number=number)
             done.add(attempt.case_id)
             run_id = run_id or attempt.run_id
     return done, run_id
+
+
+def _parses(line: bytes) -> bool:
+    """Whether ``line`` is whole JSON. A line cut off mid-write never is (its object is
+    unclosed); a whole line that is not an attempt is reported by the decoder instead."""
+    try:
+        msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+def repair_tail(handle: BinaryIO, path: Path) -> int:
+    """Make the file under ``handle`` end with a complete line before appending to it.
+
+    A last line without its newline is kept (the newline is added) when it parses as an
+    attempt; a torn one is cut off. Returns the number of bytes dropped (0 when none).
+    """
+    size = os.fstat(handle.fileno()).st_size
+    if size == 0:
+        return 0
+    with path.open("rb") as reader:
+        reader.seek(max(0, size - 1))
+        if reader.read(1) == b"\n":
+            return 0
+        # Only the last line is read again: find where it starts.
+        start, block = size, 1 << 16
+        while start > 0:
+            begin = max(0, start - block)
+            reader.seek(begin)
+            chunk = reader.read(start - begin)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                start = begin + cut + 1
+                break
+            start = begin
+        reader.seek(start)
+        tail = reader.read(size - start)
+    if _parses(tail):
+        handle.write(b"\n")
+        handle.flush()
+        return 0
+    handle.truncate(start)
+    return size - start
 
 
 def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalRequest:
@@ -118,18 +165,21 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
     started = time.perf_counter()
     case_list = list(cases)
     done: set[str] = set()
-    if resume:
-        done, previous = existing_attempts(output)
-        run_id = run_id or previous
-    elif output.exists() and output.stat().st_size > 0:
-        raise InputError("output already holds attempts; pass --resume to continue that run "
-                         "or choose another file", path=str(output))
-    run_id = run_id or new_run_id()
-    todo = [case for case in case_list if case.id not in done]
-    output.parent.mkdir(parents=True, exist_ok=True)
+    dropped = 0
     lock = threading.Lock()
     counts = {"written": 0, "errors": 0}
-    with output.open("ab") as handle:
+    # The exclusive lock comes first: a second run with the same output is refused before
+    # it reads, repairs or appends anything.
+    with append_locked(output) as handle:
+        if resume:
+            dropped = repair_tail(handle, output)
+            done, previous = existing_attempts(output)
+            run_id = run_id or previous
+        elif os.fstat(handle.fileno()).st_size > 0:
+            raise InputError("output already holds attempts; pass --resume to continue that run "
+                             "or choose another file", path=str(output))
+        run_id = run_id or new_run_id()
+        todo = [case for case in case_list if case.id not in done]
 
         def one(case: Case) -> None:
             try:
@@ -157,4 +207,5 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
                 for future in [pool.submit(one, case) for case in todo]:
                     future.result()
     return RunSummary(run_id=run_id, written=counts["written"], skipped=len(case_list) - len(todo),
-                      errors=counts["errors"], seconds=round(time.perf_counter() - started, 3))
+                      errors=counts["errors"], seconds=round(time.perf_counter() - started, 3),
+                      dropped_bytes=dropped)

@@ -1,4 +1,5 @@
-"""What every command shares: turning library errors into one clear line and exit 2."""
+"""What every command shares: turning library errors into one clear line and exit 2, the
+options repeated across commands, and the output guard every writing command calls."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from codegold.errors import CodegoldError
+from codegold.plumbing.text import terminal_safe
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,13 +26,35 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except CodegoldError as err:
-            click.echo(f"error: {err}", err=True)
+            click.echo(f"error: {terminal_safe(str(err))}", err=True)
+            sys.exit(EXIT_USAGE)
+        except BrokenPipeError:
+            stop_on_broken_pipe()
+        except OSError as err:
+            # The last line of defence: a file that vanished, a full disk, a folder where a
+            # file was expected. Library code should already have said which and why.
+            where = f"{err.filename}: " if err.filename else ""
+            reason = err.strerror or type(err).__name__
+            click.echo(f"error: {terminal_safe(f'{where}{reason}')}", err=True)
             sys.exit(EXIT_USAGE)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
 
     return wrapper  # type: ignore[return-value]
+
+
+def stop_on_broken_pipe() -> None:
+    """The reader of stdout went away (``codegold ... | head``): stop quietly, as other
+    Unix tools do, instead of a traceback when Python flushes stdout at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(EXIT_FAIL)
 
 
 def stderr_console() -> Any:
@@ -47,3 +71,46 @@ def stdout_console() -> Any:
     if not console.is_terminal:
         console = Console(width=max(console.width, 140))
     return console
+
+
+# --- options shared by several commands ----------------------------------------------------
+
+
+def output_option(help: str, *, required: bool = False, dest: str = "output",
+                  directory: bool = False) -> Callable[[F], F]:
+    """``-o/--output PATH``: a file (or, with ``directory``, a folder) the command writes."""
+    kind = click.Path(file_okay=not directory, dir_okay=directory)
+    return click.option("-o", "--output", dest, type=kind, required=required, help=help)
+
+
+def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
+    """``--json``: machine-readable output on stdout (``as_json``)."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def quiet_option(help: str = "No progress or summary on the terminal.") -> Callable[[F], F]:
+    """``-q/--quiet``."""
+    return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
+def index_option(help: str, *, dest: str = "index", file_okay: bool = True) -> Callable[[F], F]:
+    """``--index DIR``: an index directory, or a folder of them (one per revision)."""
+    return click.option("--index", dest, type=click.Path(file_okay=file_okay), default=None,
+                        help=help)
+
+
+def config_option() -> Callable[[F], F]:
+    """``--config FILE``: the reference retriever's YAML config."""
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                        help="Reference retriever config (YAML) merged over the defaults.")
+
+
+def guard(output: str | None, *inputs: str | None, trees: tuple[str | None, ...] = (),
+          option: str = "-o", directory: bool = False) -> None:
+    """Refuse ``output`` if it would overwrite an input or cannot be written (see
+    :func:`codegold.plumbing.outputs.guard_output`); nothing to do without an output."""
+    if output is None:
+        return
+    from codegold.plumbing.outputs import guard_output
+
+    guard_output(output, inputs=inputs, trees=trees, option=option, directory=directory)

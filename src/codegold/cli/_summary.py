@@ -6,6 +6,7 @@ from typing import Any
 
 from codegold.model import Aggregates, RunResult
 from codegold.model.metrics import METRICS
+from codegold.plumbing.text import rich_safe, rich_text
 
 
 def fmt_rate(value: float | None) -> str:
@@ -21,7 +22,6 @@ _HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", *(m.short for m in
 
 
 def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="codegold eval — overall (rates over scored cases, at each case's cutoff)",
@@ -32,7 +32,7 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
         table.add_column(head, justify="right")
     table.add_row("all", *_metrics_row(result.summary), style="bold")
     for s in result.slices:
-        table.add_row(escape(s.key), *_metrics_row(s.metrics))
+        table.add_row(rich_text(s.key), *_metrics_row(s.metrics))
     console.print(table)
 
     failing = [c for c in result.cases if c.status != "pass"]
@@ -44,17 +44,17 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
         for c in failing[:max_failures]:
             # Ids, groups and reasons come from user files: escaped so "[/]" is text, not markup.
             fails.add_row(
-                escape(c.case_id), c.status, str(c.cutoff),
+                rich_text(c.case_id), c.status, str(c.cutoff),
                 "—" if c.first_relevant_rank is None else str(c.first_relevant_rank),
                 "—" if c.first_relevant_rank_any_depth is None else str(c.first_relevant_rank_any_depth),
-                escape(", ".join(c.missing_groups)) or "—",
-                escape(", ".join(c.forbidden_chunk_ids)) or "—",
-                escape(c.invalid_reason or "") or (f"{len(c.revision_mismatches)} revision mismatch(es)"
-                                     if c.revision_mismatches else ""),
+                rich_text(", ".join(c.missing_groups) or "—"),
+                rich_text(", ".join(c.forbidden_chunk_ids) or "—"),
+                rich_text(c.invalid_reason or (f"{len(c.revision_mismatches)} revision mismatch(es)"
+                                               if c.revision_mismatches else "")),
                 style={"fail": "red", "invalid": "yellow", "missing": "magenta"}.get(c.status, ""),
             )
         console.print(fails)
         if len(failing) > max_failures:
             console.print(f"… and {len(failing) - max_failures} more (see results.json)")
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        console.print(f"[yellow]warning:[/] {rich_safe(warning)}", highlight=False)

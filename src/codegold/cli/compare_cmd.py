@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
 
 
 @click.command("compare")
@@ -36,19 +36,20 @@ def command(base: str, new: str, markdown_out: str | None, json_out: str | None,
     Example:
       codegold compare main/results.json pr/results.json --md comment.md
     """
-    from pathlib import Path
-
     from codegold.compare import compare_runs, dump_comparison, render_comparison_markdown
     from codegold.model import load_results
+    from codegold.plumbing.outputs import write_bytes_atomic, write_text_atomic
 
+    guard(json_out, base, new, option="--json")
+    guard(markdown_out, base, new, json_out, option="--md")
     comparison = compare_runs(
         load_results(base), load_results(new), base_name=base, new_name=new, seed=seed,
         n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice,
     )
     text = render_comparison_markdown(comparison)
     if json_out:
-        Path(json_out).write_bytes(dump_comparison(comparison))
+        write_bytes_atomic(json_out, dump_comparison(comparison))
     if markdown_out:
-        Path(markdown_out).write_text(text, encoding="utf-8")
+        write_text_atomic(markdown_out, text)
     else:
         click.echo(text, nl=False)

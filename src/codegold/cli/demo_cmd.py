@@ -6,9 +6,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
+from codegold.plumbing.text import rich_safe
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
 
     from codegold.demo import DemoOutcome, Step
@@ -20,11 +23,16 @@ _MARK = {"done": "[green]✓[/]", "skipped": "[yellow]–[/]", "failed": "[red]�
 @click.option("--out", "out", type=click.Path(file_okay=False), default="demo-out",
               show_default=True, help="Folder for everything the demo writes.")
 @click.option("--example", type=click.Path(file_okay=False), default=None,
-              help="Example folder (default: examples/acme-shop of this checkout).")
+              help="Example folder (default: examples/acme-shop of this checkout). Its "
+                   "build_example.py is run as Python code: any other folder needs "
+                   "--trust-example.")
+@click.option("--trust-example", is_flag=True,
+              help="Allow --example to name a folder other than the bundled example. "
+                   "DANGER: its build_example.py runs with your permissions.")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Cases run in parallel.")
 @handle_errors
-def command(out: str, example: str | None, workers: int) -> None:
+def command(out: str, example: str | None, trust_example: bool, workers: int) -> None:
     """Run the main job end to end on the bundled example and write an HTML report.
 
     Builds the acme-shop example repository (two pinned revisions), indexes both,
@@ -34,6 +42,10 @@ def command(out: str, example: str | None, workers: int) -> None:
     A failing gate is part of the story, so the demo exits 0 once every step ran;
     it exits 1 when a step failed.
 
+    The example's build_example.py is executed as Python code. Only the bundled example
+    runs by default; --example with another folder is refused unless --trust-example is
+    given: pass it only for a folder whose code you have read.
+
     \b
     Example:
       codegold demo --out demo-out
@@ -42,20 +54,24 @@ def command(out: str, example: str | None, workers: int) -> None:
     from pathlib import Path
 
     from codegold.cli._common import stdout_console
-    from codegold.demo import run_demo
+    from codegold.demo import default_example_dir, run_demo
 
+    if example is not None:
+        _check_trusted(Path(example), default_example_dir(), trust_example)
+    guard(out, example or str(default_example_dir()), directory=True, option="--out")
     console = stdout_console()
 
     def started(name: str) -> None:
-        console.print(f"[bold]…[/] {name}", highlight=False)
+        console.print(f"[bold]…[/] {rich_safe(name)}", highlight=False)
 
     def finished(step: Step) -> None:
         took = f" ({step.seconds:.1f}s)" if step.seconds else ""
-        console.print(f"{_MARK[step.status]} {step.name}{took}: {step.detail}", highlight=False)
+        console.print(f"{_MARK[step.status]} {rich_safe(step.name)}{took}: "
+                      f"{rich_safe(step.detail)}", highlight=False)
         for note in step.notes:
-            console.print(f"    {note}", highlight=False)
+            console.print(f"    {rich_safe(note)}", highlight=False)
         for path in step.outputs:
-            console.print(f"    → {path}", highlight=False)
+            console.print(f"    → {rich_safe(str(path))}", highlight=False)
 
     outcome = run_demo(Path(out), example=Path(example) if example else None, workers=workers,
                        on_step=finished, on_start=started)
@@ -69,8 +85,8 @@ def _closing(console: Console, outcome: DemoOutcome) -> None:
         console.print("\n[bold]The spec's three worked examples[/]")
         for line in outcome.examples:
             rank = line.first_relevant_rank if line.first_relevant_rank is not None else "none"
-            console.print(f"  {line.run:8} {line.case_id:26} {line.status:4}  first relevant rank "
-                          f"{rank}", highlight=False)
+            console.print(f"  {rich_safe(line.run):8} {rich_safe(line.case_id):26} "
+                          f"{line.status:4}  first relevant rank {rank}", highlight=False)
             details = []
             if line.missing_groups:
                 details.append("missing group " + ", ".join(line.missing_groups))
@@ -79,13 +95,26 @@ def _closing(console: Console, outcome: DemoOutcome) -> None:
             if line.cause:
                 details.append(f"cause {line.cause}, owner {line.owner or '?'}")
             for detail in details:
-                console.print(f"  {'':8} {'':26} {detail}", highlight=False)
+                console.print(f"  {'':8} {'':26} {rich_safe(detail)}", highlight=False)
     if outcome.skipped:
         console.print("\n[yellow]Skipped because that part is not installed here:[/] "
-                      + ", ".join(s.name for s in outcome.skipped), highlight=False)
+                      + rich_safe(", ".join(s.name for s in outcome.skipped)), highlight=False)
     if outcome.gate_passed is not None:
         verdict = "passed" if outcome.gate_passed else "failed (see the reasons above)"
         console.print(f"\nGate {verdict}.", highlight=False)
     if outcome.report is not None:
-        console.print(f"Report: {outcome.report}", highlight=False)
-    console.print(f"Everything is in {outcome.out}/", highlight=False)
+        console.print(f"Report: {rich_safe(str(outcome.report))}", highlight=False)
+    console.print(f"Everything is in {rich_safe(str(outcome.out))}/", highlight=False)
+
+
+def _check_trusted(example: Path, bundled: Path, trusted: bool) -> None:
+    """Refuse to execute another folder's build_example.py unless the user said to."""
+    import os
+
+    from codegold.errors import InputError
+
+    if trusted or os.path.realpath(example) == os.path.realpath(bundled):
+        return
+    raise InputError("--example runs the folder's build_example.py as Python code; codegold "
+                     "only runs the bundled example's unless you pass --trust-example "
+                     "(do so only for code you have read)", path=str(example))

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors, index_option
+
+if TYPE_CHECKING:
+    from codegold.model import RunResult
 
 
 @click.command("diagnose")
 @click.argument("results", type=click.Path(dir_okay=False))
-@click.option("--index", "index_dir", type=click.Path(file_okay=False),
-              help="Index directory, or a folder of them (one per revision): policy, chunk and "
-                   "metadata checks, each case against its own revision's index.")
+@index_option("Index directory, or a folder of them (one per revision): policy, chunk and "
+              "metadata checks, each case against its own revision's index.", dest="index_dir",
+              file_okay=False)
 @click.option("--owners", "owners_path", type=click.Path(dir_okay=False),
               help="Owners file: format 1, owners {cause: team}, default team.")
 @click.option("--attempts", "attempts_path", type=click.Path(dir_okay=False),
-              help="Attempts file (default: the path recorded in RESULTS).")
+              help="Attempts file (default: the path recorded in RESULTS). It must hold the "
+                   "attempts RESULTS scored: another run's file is refused.")
 @click.option("--repo", "repo_path", type=click.Path(file_okay=False),
               help="Git repository, to check labels at the case revision when the index is from another.")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
@@ -42,7 +47,17 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
     from codegold.diagnose.bundle import render_summary_markdown
     from codegold.model import load_results
 
+    if out_dir is not None:
+        from pathlib import Path
+
+        inputs = (results, owners_path, attempts_path, repo_path)
+        guard(out_dir, trees=(index_dir,), directory=True)
+        for name in ("diagnoses.json", "summary.md"):
+            guard(str(Path(out_dir) / name), *inputs)
+        guard(str(Path(out_dir) / "bundles"), *inputs, directory=True)
     run = load_results(results)
+    if attempts_path is not None:
+        _check_same_run(run, attempts_path)
     owners = load_owners(owners_path) if owners_path else None
     repo = RepoView(repo_path) if repo_path else None
     with contextlib.ExitStack() as stack:
@@ -60,3 +75,29 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
         write_diagnosis_dir(summary, diagnosed, out_dir)
         click.echo(f"wrote {out_dir}/diagnoses.json and {len(diagnosed)} bundle(s)", err=True)
     click.echo(render_summary_markdown(summary), nl=False)
+
+
+def _check_same_run(run: RunResult, attempts_path: str) -> None:
+    """Refuse an --attempts file that lacks an attempt the results scored.
+
+    Diagnosis joins results to attempts by attempt id; another run's file would match
+    none of them and quietly turn every candidate-based cause into "not recorded".
+    """
+    from codegold.errors import InputError
+    from codegold.model import iter_attempts
+
+    wanted = {c.attempt_id: c.case_id for c in run.cases if c.status != "pass" and c.attempt_id}
+    found: set[str] = set()
+    runs: set[str] = set()
+    for attempt in iter_attempts(attempts_path):
+        runs.add(attempt.run_id or "?")
+        if attempt.attempt_id in wanted:
+            found.add(attempt.attempt_id)
+    missing = sorted(set(wanted) - found)
+    if missing:
+        first = missing[0]
+        raise InputError(
+            f"holds no attempt {first!r} (case {wanted[first]!r}), which the results scored, "
+            f"nor {len(missing) - 1} other(s); it is from another run (run ids found: "
+            f"{', '.join(sorted(runs)[:3]) or 'none'}): pass the attempts file `codegold eval` "
+            "scored", path=attempts_path)

@@ -6,15 +6,22 @@ import sys
 
 import click
 
-from codegold.cli._common import handle_errors, stdout_console
+from codegold.cli._common import (
+    guard,
+    handle_errors,
+    json_option,
+    output_option,
+    quiet_option,
+    stdout_console,
+)
 
 
 @click.command("eval")
 @click.argument("cases", type=click.Path(dir_okay=False))
 @click.argument("attempts", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write results.json here.")
-@click.option("--json", "as_json", is_flag=True, help="Print results.json to stdout (for jq).")
-@click.option("--quiet", "-q", is_flag=True, help="No terminal summary.")
+@output_option("Write results.json here.")
+@json_option("Print results.json to stdout (for jq).")
+@quiet_option("No terminal summary.")
 @handle_errors
 def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool) -> None:
     """Score ATTEMPTS (attempts.jsonl) against the gold CASES at each case's cutoff.
@@ -35,6 +42,7 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
 
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
+    guard(output, cases, attempts)
     gc.disable()
     result = evaluate_files(cases, attempts)
     if output:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
 
 
 @click.group("export")
@@ -41,7 +41,14 @@ def trec(source: str, cases: str | None, prefix: str) -> None:
     from codegold.errors import InputError
     from codegold.evaluate.trec import export_trec
     from codegold.model import Case, Chunk, iter_attempts, load_cases, load_results
+    from codegold.plumbing.outputs import write_text_atomic
 
+    if not prefix or prefix.endswith(("/", os.sep)) or os.path.basename(prefix) in (".", ".."):
+        raise InputError(f"-o takes a path prefix such as out/run (files PREFIX.file.run ...), "
+                         f"found {prefix!r}")
+    paths = [f"{prefix}.{g}.{s}" for g in ("file", "symbol") for s in ("run", "qrels")]
+    for path in paths:
+        guard(path, source, cases)
     pairs: list[tuple[Case, list[Chunk]]]
     if source.endswith(".jsonl"):
         if not cases:
@@ -60,11 +67,9 @@ def trec(source: str, cases: str | None, prefix: str) -> None:
     else:
         result = load_results(source)
         pairs = [(r.case, r.ranked) for r in result.cases]
-    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
     for granularity in ("file", "symbol"):
         exported = export_trec(pairs, granularity=granularity)
         for suffix, text in (("run", exported.run), ("qrels", exported.qrels)):
             path = f"{prefix}.{granularity}.{suffix}"
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            write_text_atomic(path, text)
             click.echo(f"wrote {path}")

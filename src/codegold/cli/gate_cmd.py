@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, stdout_console
+from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, json_option, stdout_console
 
 
 @click.command("gate")
@@ -18,7 +18,7 @@ from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, stdout_conso
 @click.option("--max-new-failures", type=int,
               help="Cases allowed to go from pass to fail against the baseline.")
 @click.option("--report-only", is_flag=True, help="Print the verdict but always exit 0.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@json_option("Print the verdict as JSON.")
 @handle_errors
 def command(results: str, policy_path: str, baseline: str | None, max_new_failures: int | None,
             report_only: bool, as_json: bool) -> None:
@@ -55,9 +55,9 @@ def command(results: str, policy_path: str, baseline: str | None, max_new_failur
 
 def render_verdict(console: object, verdict: object) -> None:
     from rich.console import Console
-    from rich.markup import escape
 
     from codegold.gate import Verdict
+    from codegold.plumbing.text import rich_safe
 
     if not isinstance(console, Console) or not isinstance(verdict, Verdict):
         raise TypeError("render_verdict takes a rich Console and a Verdict")
@@ -65,14 +65,14 @@ def render_verdict(console: object, verdict: object) -> None:
     # prints as text instead of breaking rich's markup.
     for check in verdict.checks:
         mark = "[green]PASS[/]" if check.passed else "[red]FAIL[/]"
-        console.print(f"{mark} {escape(check.rule)}: {escape(check.figure)} "
-                      f"(threshold {escape(check.threshold)})", highlight=False)
+        console.print(f"{mark} {rich_safe(check.rule)}: {rich_safe(check.figure)} "
+                      f"(threshold {rich_safe(check.threshold)})", highlight=False)
         if check.note and not check.passed:
-            console.print(f"     {escape(check.note)}", highlight=False)
+            console.print(f"     {rich_safe(check.note)}", highlight=False)
         if check.cases:
-            shown = ", ".join(check.cases[:10])
+            shown = ", ".join(rich_safe(case) for case in check.cases[:10])
             more = f" … +{len(check.cases) - 10} more" if len(check.cases) > 10 else ""
-            console.print(f"     cases: {escape(shown)}{more}", highlight=False)
+            console.print(f"     cases: {shown}{more}", highlight=False)
     if verdict.passed:
         console.print("[bold green]gate: PASS[/]")
     else:

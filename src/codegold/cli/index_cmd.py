@@ -7,22 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click_default_group import DefaultGroup
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors, json_option, quiet_option
+from codegold.plumbing.text import terminal_safe as _safe
 
-_SUBCOMMANDS = ("build", "inspect", "parse")
 
-
-class _IndexGroup(click.Group):
-    """A group whose default subcommand is ``build``: ``codegold index REPO ...`` works."""
+class _IndexGroup(DefaultGroup):
+    """``build`` is the default subcommand (click-default-group): ``codegold index REPO ...``
+    works, and so does a call that starts with build's options."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        first = next((a for a in args if not a.startswith("-")), None)
-        wants_help = any(a in ("-h", "--help") for a in args)
-        names_repo = first is not None and first not in self.commands
-        options_only = first is None and bool(args) and not wants_help
-        if names_repo or options_only:
-            args = ["build", *args]
+        if args and args[0].startswith("-") and args[0] not in ("-h", "--help"):
+            args = [str(self.default_cmd_name), *args]
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -30,7 +27,7 @@ class _IndexGroup(click.Group):
                               "REPO --revision REV -o DIR [OPTIONS] | inspect INDEX | parse FILE")
 
 
-@click.group("index", cls=_IndexGroup,
+@click.group("index", cls=_IndexGroup, default="build",
              context_settings={"help_option_names": ["-h", "--help"]})
 def command() -> None:
     """Index a repository at a pinned revision, inspect an index, or chunk one file.
@@ -65,7 +62,7 @@ def _progress_printer(quiet: bool) -> Any:
     return show
 
 
-@command.command("build")
+@click.command("build")
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--revision", "-r", required=True, help="Branch, tag or sha to index.")
 @click.option("--output", "-o", "output", required=True, type=click.Path(path_type=Path),
@@ -78,7 +75,7 @@ def _progress_printer(quiet: bool) -> Any:
                    "(default: the index already at -o, if any).")
 @click.option("--repository", help="Repository name for the manifest (default: from the "
                                    "origin remote, else the directory name).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@quiet_option("No progress on stderr.")
 @handle_errors
 def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
                   reuse: Path | None, repository: str | None, quiet: bool) -> None:
@@ -91,12 +88,13 @@ def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
     """
     from codegold.index import build_index, load_policy
 
+    guard(str(output), str(policy) if policy else None, directory=True)
     loaded = load_policy(policy) if policy is not None else None
     manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
                            progress=_progress_printer(quiet), repository=repository)
-    click.echo(f"index written to {output}: {manifest.repository}@{manifest.revision} "
-               f"build {manifest.index_build_id}, {manifest.files} files, "
-               f"{manifest.chunks} chunks")
+    click.echo(_safe(f"index written to {output}: {manifest.repository}@{manifest.revision} "
+                     f"build {manifest.index_build_id}, {manifest.files} files, "
+                     f"{manifest.chunks} chunks"))
 
 
 def _chunk_line(chunk: Any) -> str:
@@ -104,17 +102,17 @@ def _chunk_line(chunk: Any) -> str:
     extra = [s for s in chunk.symbols if s != chunk.symbol]
     more = f" (+{', '.join(extra)})" if extra else ""
     flags = "" if chunk.has_signature else " [no signature]"
-    return (f"  L{chunk.start_line}-{chunk.end_line}  {chunk.kind:<9} {chunk.role:<11} "
-            f"{symbol}{more}  id={chunk.id}{flags}")
+    return _safe(f"  L{chunk.start_line}-{chunk.end_line}  {chunk.kind:<9} {chunk.role:<11} "
+                 f"{symbol}{more}  id={chunk.id}{flags}")
 
 
 def _entry_line(entry: Any) -> str:
     reason = f" ({entry.reason})" if entry.reason else ""
-    return (f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
-            f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
+    return _safe(f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
+                 f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
 
 
-@command.command("inspect")
+@click.command("inspect")
 @click.argument("index", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--file", "file_path", help="Show the inventory entry and chunks of this path.")
 @click.option("--symbol", help="Show definitions (short, qualified or suffix) and their chunks.")
@@ -133,10 +131,11 @@ def inspect_command(index: Path, file_path: str | None, symbol: str | None, text
 
     with IndexReader.open(index) as reader:
         manifest = reader.manifest
-        click.echo(f"{manifest.repository}@{manifest.revision} build {manifest.index_build_id} "
-                   f"chunker {manifest.chunker.name if manifest.chunker else '-'}"
-                   f"/{manifest.chunker.version if manifest.chunker else '-'}: "
-                   f"{manifest.files} files, {manifest.chunks} chunks")
+        click.echo(_safe(f"{manifest.repository}@{manifest.revision} build "
+                         f"{manifest.index_build_id} chunker "
+                         f"{manifest.chunker.name if manifest.chunker else '-'}"
+                         f"/{manifest.chunker.version if manifest.chunker else '-'}: "
+                         f"{manifest.files} files, {manifest.chunks} chunks"))
         if file_path is None and symbol is None:
             _print_summary(reader)
             return
@@ -152,13 +151,13 @@ def _print_summary(reader: Any) -> None:
         key = (entry.fate, entry.category)
         counts[key] = counts.get(key, 0) + 1
     for (fate, category), count in sorted(counts.items()):
-        click.echo(f"  {fate:<9} {category:<10} {count}")
+        click.echo(_safe(f"  {fate:<9} {category:<10} {count}"))
 
 
 def _print_file(reader: Any, file_path: str, text: bool) -> None:
     entry = reader.inventory(file_path)
     if entry is None:
-        click.echo(f"{file_path}: not in the revision's tree")
+        click.echo(f"{_safe(file_path)}: not in the revision's tree")
     else:
         click.echo(_entry_line(entry))
         for chunk in reader.chunks_in_file(file_path):
@@ -170,10 +169,10 @@ def _print_file(reader: Any, file_path: str, text: bool) -> None:
 def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
     definitions = reader.definitions(symbol)
     if not definitions:
-        click.echo(f"{symbol}: no definition in this index")
+        click.echo(f"{_safe(symbol)}: no definition in this index")
     for definition in definitions:
-        click.echo(f"{definition.qualified} ({definition.kind}, {definition.role}) "
-                   f"{definition.file}:{definition.start_line}-{definition.end_line}")
+        click.echo(_safe(f"{definition.qualified} ({definition.kind}, {definition.role}) "
+                         f"{definition.file}:{definition.start_line}-{definition.end_line}"))
         chunk = reader.get(definition.chunk_id)
         if chunk is not None:
             click.echo(_chunk_line(chunk))
@@ -182,15 +181,16 @@ def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
 
 
 def _indent(text: str) -> str:
-    return "\n".join("      | " + line for line in text.split("\n"))
+    """Chunk text under its chunk line, controls and escape sequences made visible."""
+    return "\n".join("      | " + line for line in _safe(text, multiline=True).split("\n"))
 
 
-@command.command("parse")
+@click.command("parse")
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--path", "repo_path", help="Repository path to chunk it as (default: FILE as "
                                           "given); decides language and category.")
 @click.option("--text", is_flag=True, help="Also print each chunk's text.")
-@click.option("--json", "as_json", is_flag=True, help="Print FileChunks as JSON.")
+@json_option("Print FileChunks as JSON.")
 @handle_errors
 def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) -> None:
     """Chunk one file outside any index and print its chunks, symbols and references.
@@ -219,7 +219,11 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
         if text:
             click.echo(_indent(chunk.text))
     for definition in result.definitions:
-        click.echo(f"  def {definition.qualified} ({definition.kind}, {definition.role}) "
-                   f"L{definition.start_line}-{definition.end_line}")
+        click.echo(_safe(f"  def {definition.qualified} ({definition.kind}, {definition.role}) "
+                         f"L{definition.start_line}-{definition.end_line}"))
     for reference in result.references:
-        click.echo(f"  call {reference.name} L{reference.line}")
+        click.echo(_safe(f"  call {reference.name} L{reference.line}"))
+
+
+for _sub in (build_command, inspect_command, parse_command):
+    command.add_command(_sub)

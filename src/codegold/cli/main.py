@@ -48,4 +48,25 @@ _register()
 
 
 def main() -> None:
-    cli(prog_name="codegold")
+    """Run the CLI; a usage error (bad option, missing argument) is one ``error:`` line and
+    exit 2, like every other error, instead of click's two-part message."""
+    import sys
+
+    from codegold.cli._common import stop_on_broken_pipe
+    from codegold.plumbing.text import terminal_safe
+
+    try:
+        code = cli.main(prog_name="codegold", standalone_mode=False)
+    except BrokenPipeError:
+        stop_on_broken_pipe()
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        hint = ""
+        ctx = getattr(err, "ctx", None)
+        if ctx is not None:
+            hint = f" (see '{ctx.command_path} --help')"
+        click.echo(f"error: {terminal_safe(err.format_message())}{hint}", err=True)
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)

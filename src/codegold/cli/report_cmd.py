@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from codegold.cli._common import handle_errors
+from codegold.cli._common import guard, handle_errors
 
 
 @click.command("report")
@@ -46,6 +46,8 @@ def command(results: str, html_out: str | None, md_out: str | None, junit_out: s
 
     if not (html_out or md_out or junit_out):
         raise InputError("nothing to write: give -o report.html, --md FILE or --junit FILE")
+    _guard_outputs(results, base, policy, diagnosis_dir, html_out=html_out, md_out=md_out,
+                   junit_out=junit_out)
     run = load_results(results)
     baseline = load_results(base) if base else None
     comparison = None
@@ -61,7 +63,26 @@ def command(results: str, html_out: str | None, md_out: str | None, junit_out: s
         verdict = run_gate(run, load_policy(policy), baseline_path=base, policy_path=policy)
     report = report_input(run, results_name=results, title=title, comparison=comparison,
                           verdict=verdict, policy_name=policy or "", diagnosis_dir=diagnosis_dir)
+    from codegold.plumbing.outputs import write_text_atomic
+
     for target, kind in ((html_out, "html"), (md_out, "markdown"), (junit_out, "junit")):
         if target:
-            Path(target).write_text(RENDERERS[kind](report), encoding="utf-8")
+            write_text_atomic(target, RENDERERS[kind](report))
             click.echo(f"wrote {target}", err=True)
+
+
+def _guard_outputs(*inputs: str | None, html_out: str | None, md_out: str | None,
+                   junit_out: str | None) -> None:
+    """No output may overwrite an input (a diagnosis folder's own files included) or
+    another output of the same call."""
+    diagnosis = inputs[-1]
+    files = [*inputs[:-1]]
+    trees: tuple[str | None, ...] = ()
+    if diagnosis is not None:
+        files.append(str(Path(diagnosis) / "diagnoses.json"))
+        trees = (str(Path(diagnosis) / "bundles"),)
+    written: list[str] = []
+    for option, target in (("-o", html_out), ("--md", md_out), ("--junit", junit_out)):
+        guard(target, *files, *written, trees=trees, option=option)
+        if target is not None:
+            written.append(target)

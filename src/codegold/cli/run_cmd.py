@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from codegold.cli._common import handle_errors, stderr_console
+from codegold.cli._common import (
+    config_option,
+    guard,
+    handle_errors,
+    index_option,
+    output_option,
+    quiet_option,
+    stderr_console,
+)
 
 EXIT_RUN_ERRORS = 3
 _SHOW_ERRORS = 5
@@ -32,18 +40,15 @@ class _Seconds(click.ParamType[float, Any]):
 
 @click.command("run")
 @click.argument("cases", type=click.Path(dir_okay=False))
-@click.option("--index", "index", type=click.Path(), default=None,
-              help="An index directory, or a folder of index directories (one per revision).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
-              help="attempts.jsonl to write (one line appended and flushed per case).")
+@index_option("An index directory, or a folder of index directories (one per revision).")
+@output_option("attempts.jsonl to write (one line appended and flushed per case).", required=True)
 @click.option("--repo", type=click.Path(file_okay=False), default=None,
               help="Git repository: build each case revision's missing index into --index.")
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | http(s)://URL | python:module:function")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Reference retriever config (YAML) merged over the defaults.")
+@config_option()
 @click.option("--dense", is_flag=True, help="Reference retriever: add dense retrieval "
               "(needs codegold[dense]).")
 @click.option("--embedder", default=None,
@@ -57,7 +62,7 @@ class _Seconds(click.ParamType[float, Any]):
 @click.option("--allow-errors", is_flag=True,
               help="Exit 0 even when some cases got error attempts.")
 @click.option("--run-id", default=None, help="Run id recorded in every attempt.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+@quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,
@@ -88,6 +93,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     from codegold.model import Attempt, load_cases
     from codegold.retrieve.config import load_config
 
+    guard(output, cases, config_path, repo, trees=(index,))
     case_set = load_cases(cases)
     config = load_config(config_path)
     is_reference = spec.split(":", 1)[0] == "reference"
@@ -138,6 +144,9 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         if progress is not None:
             progress.stop()
         close_retriever(retriever)
+    if summary.dropped_bytes:
+        click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
+                   "it was cut off mid-write; its case runs again", err=True)
     if not quiet:
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from codegold.cli._common import handle_errors, stdout_console
+from codegold.cli._common import config_option, handle_errors, json_option, stdout_console
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -17,14 +17,14 @@ if TYPE_CHECKING:
 @click.command("search")
 @click.argument("index", type=click.Path(file_okay=False))
 @click.argument("query")
-@click.option("-k", "k", type=int, default=10, show_default=True, help="Results to show.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Results to show (at least 1).")
 @click.option("--open-file", default=None, help="The file the user has open (boosts nearby code).")
 @click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Reference retriever config (YAML) merged over the defaults.")
+@config_option()
 @click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
 @click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
-@click.option("--json", "as_json", is_flag=True, help="Print the ranked chunks as JSON.")
+@json_option("Print the ranked chunks as JSON.")
 @handle_errors
 def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
             config_path: str | None, dense: bool, embedder: str | None, as_json: bool) -> None:
@@ -57,8 +57,9 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
 
 
 def _render(result: RetrievalResult, explain: bool) -> None:
-    from rich.markup import escape
     from rich.text import Text
+
+    from codegold.plumbing.text import rich_safe, terminal_safe
 
     console = stdout_console()
     terms = set(result.analysis.terms)
@@ -66,7 +67,7 @@ def _render(result: RetrievalResult, explain: bool) -> None:
     if explain:
         console.print(f"[bold]query[/] intent={analysis.intent} "
                       f"asks_for={sorted(analysis.asks_for) or '-'}")
-        console.print(f"  rewritten: {escape(result.rewritten[:300])}")
+        console.print(f"  rewritten: {rich_safe(result.rewritten[:300])}")
         console.print(f"  signals: {result.signal_hits}  timing_ms: {result.timing_ms}")
     if not result.ranked:
         console.print("no results")
@@ -74,9 +75,10 @@ def _render(result: RetrievalResult, explain: bool) -> None:
     for rank, item in enumerate(result.ranked, start=1):
         chunk = item.chunk
         header = Text(f"{rank:>2}. ", style="bold")
-        header.append(f"{chunk.file}:{chunk.start_line}-{chunk.end_line}", style="cyan")
-        header.append(f"  {chunk.symbol or '-'}", style="green")
-        header.append(f"  [{chunk.role}]  {item.score:.4f}", style="dim")
+        header.append(f"{terminal_safe(chunk.file)}:{chunk.start_line}-{chunk.end_line}",
+                      style="cyan")
+        header.append(f"  {terminal_safe(chunk.symbol or '-')}", style="green")
+        header.append(f"  [{terminal_safe(chunk.role)}]  {item.score:.4f}", style="dim")
         console.print(header)
         if explain:
             parts = ", ".join(f"{name}={value:.4f}" for name, value in
@@ -94,6 +96,7 @@ def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[Text]:
     from rich.text import Text
 
     from codegold.index.tokens import code_tokens
+    from codegold.plumbing.text import terminal_safe
 
     source = text.splitlines() or [""]
     scored = sorted(range(len(source)), key=lambda i: (
@@ -101,8 +104,9 @@ def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[Text]:
     chosen = sorted(scored[:lines])
     out: list[Text] = []
     for i in chosen:
-        line = Text(source[i][:160])
-        for m in re.finditer(r"\w+", source[i][:160]):
+        shown = terminal_safe(source[i][:160])
+        line = Text(shown)
+        for m in re.finditer(r"\w+", shown):
             if any(t in terms for t in code_tokens(m.group())):
                 line.stylize("bold yellow", m.start(), m.end())
         out.append(line)

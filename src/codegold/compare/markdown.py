@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codegold.compare.records import CaseChange, Comparison, MetricDelta, SliceComparison
-from codegold.report.text import md as _md
+from codegold.plumbing.text import md_text as _md
 from codegold.report.text import num as _num
 
 _MAX_LISTED = 25

@@ -15,6 +15,8 @@ from codegold.diagnose.records import (
     InventoryView,
 )
 from codegold.model import Chunk, RunResult
+from codegold.plumbing.text import md_code, md_fence
+from codegold.plumbing.text import md_text as _cell
 
 if TYPE_CHECKING:
     from codegold.diagnose.checks import CaseFacts
@@ -91,16 +93,6 @@ def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
     )
 
 
-def _fence(text: str) -> str:
-    # A fence longer than any backtick run inside keeps untrusted text from closing it.
-    longest, run = 0, 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{text}\n{fence}"
-
-
 def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
     rows = ["| rank | chunk | file | lines | symbol | role | revision |", "|---:|---|---|---|---|---|---|"]
     for rank, c in enumerate(chunks, 1):
@@ -109,11 +101,6 @@ def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
                  ", ".join(c.all_symbols()) or "-", c.role or "-", (c.revision or "-")[:12]]
         rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return rows
-
-
-def _cell(text: str) -> str:
-    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("\n", " "))
 
 
 def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
@@ -125,32 +112,32 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
     lines += [f"- {_cell(e)}" for e in diagnosis.evidence]
     if diagnosis.checks_not_run:
         lines += ["", "Checks that could not run:", ""] + [f"- {_cell(c)}" for c in diagnosis.checks_not_run]
-    lines += ["", "## Query", "", "Raw:", "", _fence(b.query_raw), "",
-              "Rewritten:", "", _fence(b.query_rewritten if b.query_rewritten is not None else "(not recorded)"),
-              "", f"Filters: `{msgspec.json.encode(b.filters).decode()}`; context: "
-              f"`{msgspec.json.encode(b.context).decode()}`", "",
+    lines += ["", "## Query", "", "Raw:", "", md_fence(b.query_raw), "",
+              "Rewritten:", "", md_fence(b.query_rewritten if b.query_rewritten is not None else "(not recorded)"),
+              "", f"Filters: {md_code(msgspec.json.encode(b.filters).decode())}; context: "
+              f"{md_code(msgspec.json.encode(b.context).decode())}", "",
               "## Versions", "",
-              f"- case revision: `{b.case_revision}`", f"- index revision: `{b.index_revision}`",
-              f"- index build: `{b.index_build_id}`", f"- chunker: `{b.chunker}`",
-              f"- evaluator: codegold {b.evaluator_version}", f"- cutoff: {b.cutoff}",
+              f"- case revision: {md_code(str(b.case_revision))}", f"- index revision: {md_code(str(b.index_revision))}",
+              f"- index build: {md_code(str(b.index_build_id))}", f"- chunker: {md_code(str(b.chunker))}",
+              f"- evaluator: codegold {_cell(b.evaluator_version)}", f"- cutoff: {b.cutoff}",
               f"- first relevant rank: {b.first_relevant_rank} (any depth: {b.first_relevant_rank_any_depth})",
               "", "## Accepted targets", ""]
     lines += [f"- {_cell(t)}" for t in b.targets]
     if b.rationale:
         lines += ["", f"Rationale: {_cell(b.rationale)}"]
     lines += ["", "## Target inventory", ""]
-    lines += [f"- {_cell(e.path)}: fate={e.fate} category={e.category} chunker={e.chunker} "
-              f"chunks={e.chunks} reason={_cell(e.reason or '-')}" for e in b.target_inventory] or ["(no index entry)"]
+    lines += [f"- {_cell(e.path)}: fate={e.fate} category={e.category} "
+              f"chunker={_cell(str(e.chunker))} chunks={e.chunks} reason={_cell(e.reason or '-')}" for e in b.target_inventory] or ["(no index entry)"]
     lines += ["", "## Candidates before rerank", ""]
     lines += _chunk_rows(b.candidates, b.cutoff) if b.candidates is not None else ["(not recorded by the retriever)"]
     lines += ["", "## Final ranking", "", *_chunk_rows(b.ranked, b.cutoff)]
     lines += ["", "## Excerpts around the expected symbol", ""]
     for ex in b.expected_excerpts:
-        lines += [f"{_cell(ex.file)}:{ex.start_line}-{ex.end_line} (from {ex.source})", "", _fence(ex.text), ""]
+        lines += [f"{_cell(ex.file)}:{ex.start_line}-{ex.end_line} (from {ex.source})", "", md_fence(ex.text), ""]
     if not b.expected_excerpts:
         lines.append("(none: no definition located)")
     lines += ["", "## Final context ids", "",
-              ", ".join(b.context_ids) if b.context_ids is not None else "(not recorded)", ""]
+              _cell(", ".join(b.context_ids)) if b.context_ids is not None else "(not recorded)", ""]
     return "\n".join(lines)
 
 

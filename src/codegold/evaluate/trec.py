@@ -5,16 +5,35 @@ For users of trec_eval, ranx and ir_measures. Documents are files (``path``) or 
 Relevance is 2 for documents named by a required group and 1 for supporting ones.
 Glob targets cannot be listed without the repository, so they are expanded against the
 documents that appear in the run (documented limitation).
+
+TREC files are split on whitespace, so a case id or path holding a space or tab would
+shift every column after it. :func:`trec_id` percent-encodes whitespace, control
+characters and ``%`` itself (as their UTF-8 bytes, ``%20`` for a space); any other text is
+written as is, and ``urllib.parse.unquote`` gives the original back.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from codegold.evaluate.match import file_matches, symbol_matches
 from codegold.model import Case, Chunk
 from codegold.model.paths import is_glob, normalize_path
+
+_NEEDS_ESCAPE = re.compile(
+    "[%\\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+
+
+def _percent(match: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8", "surrogatepass"))
+
+
+def trec_id(text: str) -> str:
+    """``text`` as one whitespace-free TREC field: whitespace, controls, invisible format
+    characters and ``%`` become ``%XX`` (UTF-8 bytes); reversed by ``urllib.parse.unquote``."""
+    return _NEEDS_ESCAPE.sub(_percent, text)
 
 
 @dataclass(frozen=True)
@@ -36,7 +55,9 @@ def export_trec(pairs: Iterable[tuple[Case, list[Chunk]]], *, granularity: str,
         raise ValueError(f"granularity must be 'file' or 'symbol', not {granularity!r}")
     run_lines: list[str] = []
     qrel_lines: list[str] = []
+    name = trec_id(run_name)
     for case, ranked in pairs:
+        qid = trec_id(case.id)
         order: list[str] = []
         seen: set[str] = set()
         for chunk in ranked:
@@ -46,7 +67,7 @@ def export_trec(pairs: Iterable[tuple[Case, list[Chunk]]], *, granularity: str,
                     order.append(doc)
         total = len(order)
         for rank, doc in enumerate(order, start=1):
-            run_lines.append(f"{case.id} Q0 {doc} {rank} {total - rank + 1} {run_name}")
+            run_lines.append(f"{qid} Q0 {trec_id(doc)} {rank} {total - rank + 1} {name}")
         grades: dict[str, int] = {}
         for group in case.groups:
             gain = 2 if group.required else 1
@@ -54,7 +75,7 @@ def export_trec(pairs: Iterable[tuple[Case, list[Chunk]]], *, granularity: str,
                 for doc in _target_docs(target.file, target.symbol, order, granularity):
                     grades[doc] = max(grades.get(doc, 0), gain)
         for doc, grade in sorted(grades.items()):
-            qrel_lines.append(f"{case.id} 0 {doc} {grade}")
+            qrel_lines.append(f"{qid} 0 {trec_id(doc)} {grade}")
     return TrecExport(run="\n".join(run_lines) + "\n", qrels="\n".join(qrel_lines) + "\n")
 
 

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 from codegold.model import CaseResult
+from codegold.plumbing.text import md_text
 
-_MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+__all__ = ["md", "num", "rank_text"]
 
-
-def md(text: str) -> str:
-    """Untrusted text inside a Markdown table cell: no HTML, links, emphasis or new cells."""
-    out = []
-    for ch in text.replace("\r", " ").replace("\n", " "):
-        if ch in _MD_ENTITIES:
-            out.append(_MD_ENTITIES[ch])
-        elif ch in "\\`*_{}[]()#|!~":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+# The one Markdown escaper lives in plumbing; renderers keep importing it from here.
+md = md_text
 
 
 def num(value: float | None, digits: int = 3) -> str:

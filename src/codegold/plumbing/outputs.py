@@ -1,0 +1,191 @@
+"""Writing outputs without harming inputs, and reading paths an artifact names.
+
+Every command that writes files calls :func:`guard_output` before it reads or computes
+anything: an output that resolves to one of the command's inputs (same path after
+symlinks, or the same file through a hard link) is refused, and so is an output that
+cannot be written (its parent is a file, it names a folder where a file is expected).
+:func:`write_bytes_atomic` writes through a temporary sibling so a crash never leaves half
+a file, and :func:`append_locked` gives one writer at a time an append handle.
+:func:`resolve_inside` keeps a path read from an artifact inside that artifact's folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from codegold.errors import InputError
+
+PathArg = str | os.PathLike[str]
+
+
+def _real(path: PathArg) -> Path:
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or parent in child.parents
+
+
+def _same_file(a: PathArg, b: PathArg) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def guard_output(output: PathArg, *, inputs: Iterable[PathArg | None] = (),
+                 trees: Iterable[PathArg | None] = (), option: str = "-o",
+                 directory: bool = False) -> None:
+    """Refuse ``output`` when writing it would overwrite an input or cannot succeed.
+
+    ``inputs`` are the command's input files and folders: the output may not be one of
+    them (same resolved path, or the same file through a hard link), and when the output
+    is a folder the command fills or replaces (``directory``) no input may lie inside it.
+    ``trees`` are folders whose contents the command reads and must not change (an index):
+    the output may not lie inside one. Raises :class:`InputError` naming the option.
+    """
+    text = os.fspath(output)
+    if not text or "\x00" in text:
+        raise InputError(f"{option} needs a path, found {text!r}")
+    out = _real(output)
+    for given in inputs:
+        if given is None:
+            continue
+        source = _real(given)
+        if out == source or _same_file(output, given):
+            raise InputError(f"{option} {text} is also an input of this command ({os.fspath(given)}); "
+                             "writing it would destroy that input: choose another output path",
+                             path=text)
+        if directory and _inside(source, out):
+            raise InputError(f"{option} {text} holds an input of this command ({os.fspath(given)}), "
+                             "which writing the output would overwrite or delete: choose another "
+                             "output folder", path=text)
+    for tree in trees:
+        if tree is not None and _inside(out, _real(tree)):
+            raise InputError(f"{option} {text} lies inside {os.fspath(tree)}, which this command "
+                             "reads: choose an output path outside it", path=text)
+    check_writable(output, option=option, directory=directory)
+
+
+def check_writable(output: PathArg, *, option: str = "-o", directory: bool = False) -> None:
+    """Refuse an output path that cannot be created: a folder given for a file (or the
+    reverse), a parent that is a file, or a parent folder that cannot be written."""
+    path = Path(os.fspath(output))
+    text = os.fspath(output)
+    if path.exists():
+        if directory and not path.is_dir():
+            raise InputError(f"{option} {text} exists and is not a folder; expected a folder path",
+                             path=text)
+        if not directory and path.is_dir():
+            raise InputError(f"{option} {text} is a folder; expected a file path", path=text)
+        if not directory and not path.is_file():
+            # A device, FIFO or socket (/dev/stdout, /dev/null): an atomic write would
+            # replace the node itself, and a FIFO would block.
+            raise InputError(f"{option} {text} is not a regular file; expected a file path",
+                             path=text)
+        if not os.access(path, os.W_OK):
+            raise InputError(f"{option} {text} is not writable", path=text)
+        return
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{option} {text}: {parent} is a file, not a folder; choose "
+                                 "another output path", path=text)
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise InputError(f"{option} {text}: cannot create files in {parent} (permission "
+                                 "denied)", path=text)
+            return
+        if parent.is_symlink():  # a dangling link on the way: the write would fail
+            raise InputError(f"{option} {text}: {parent} is a broken symbolic link", path=text)
+
+
+def _os_error(err: OSError, path: PathArg) -> InputError:
+    reason = err.strerror or type(err).__name__
+    return InputError(f"cannot write the output: {reason}", path=os.fspath(path))
+
+
+def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes]) -> None:
+    """Write ``data`` to ``path`` through a temporary sibling and a rename.
+
+    A crash leaves the previous file (or none), never half a file; an OS failure (no
+    space, no permission, a file where a folder should be) becomes an :class:`InputError`.
+    """
+    # Through a symbolic link the file it points to is replaced, not the link.
+    target = os.path.realpath(os.fspath(path))
+    directory = os.path.dirname(target)
+    tmp = None
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "wb") as handle:
+            if isinstance(data, bytes | bytearray):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as err:
+        raise _os_error(err, target) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_text_atomic(path: PathArg, text: str) -> None:
+    """:func:`write_bytes_atomic` for UTF-8 text."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def append_locked(path: PathArg) -> Iterator[BinaryIO]:
+    """An append handle on ``path`` held under an exclusive advisory lock.
+
+    A second writer (another ``codegold run`` with the same output) is refused at once
+    with an :class:`InputError` instead of interleaving its lines with the first one's.
+    The lock is on the file itself (``flock``), so it ends with the process, crash or not.
+    """
+    import fcntl
+
+    target = os.fspath(path)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+        handle = open(target, "ab")  # noqa: SIM115 - closed below, after unlocking
+    except OSError as err:
+        raise _os_error(err, target) from None
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError("another codegold process is writing this file; wait for it to "
+                             "finish or choose another output", path=target) from None
+        yield handle
+    finally:
+        handle.close()
+
+
+def resolve_inside(base: PathArg, relative: str) -> Path:
+    """``base/relative`` resolved, refused unless it stays inside ``base``.
+
+    For paths read from an artifact (a bundle named in diagnoses.json): an absolute path,
+    ``..`` steps or a symbolic link that leads outside the artifact's folder would let
+    whoever wrote the artifact make codegold read any file.
+    """
+    if not relative or "\x00" in relative:
+        raise InputError(f"expected a path relative to {os.fspath(base)}, found {relative!r}",
+                         path=os.fspath(base))
+    if os.path.isabs(relative):
+        raise InputError(f"the path {relative!r} is absolute and may lead outside "
+                         f"{os.fspath(base)}; expected a path relative to that folder",
+                         path=os.fspath(base))
+    root = _real(base)
+    target = _real(root / relative)
+    if target == root or not _inside(target, root):
+        raise InputError(f"the path {relative!r} leads outside {os.fspath(base)}; refusing to "
+                         "read it", path=os.fspath(base))
+    return target

@@ -1,0 +1,138 @@
+"""Untrusted text made safe for a terminal, for rich, and for Markdown.
+
+Case ids, queries, file paths, excerpts and repository text come from people and tools
+codegold does not control. On a terminal an escape sequence in them can recolour the
+screen, set the window title or write the clipboard (OSC 52); a bidi override can make a
+line read differently from what it holds. In rich output ``[/bold]`` is markup (and a
+crash when unbalanced). In Markdown ``![](url)`` loads an image and ``|`` opens a cell.
+
+:func:`terminal_safe` shows every such character as a visible escape (``\\x1b``,
+``\\u202e``), :func:`rich_safe` also escapes rich markup, and the ``md_*`` functions are
+the one Markdown escaper every page codegold writes goes through.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+# Characters a terminal or a renderer acts on instead of showing: C0 and C1 controls and
+# DEL (Cc), format characters such as bidi overrides and zero-width marks (Cf), line and
+# paragraph separators (Zl, Zp) and lone surrogates (Cs, from undecodable bytes). The
+# list is checked against unicodedata in the tests.
+_C0_LINE = "\x00-\x1f"
+_C0_BLOCK = "\x00-\x08\x0b-\x1f"  # keeps tab and newline
+_OTHER_INVISIBLE = (
+    "\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_UNSAFE_LINE = re.compile(f"[{_C0_LINE}{_OTHER_INVISIBLE}]")
+_UNSAFE_BLOCK = re.compile(f"[{_C0_BLOCK}{_OTHER_INVISIBLE}]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def terminal_safe(text: str, *, multiline: bool = False) -> str:
+    """``text`` with every control, escape, bidi and invisible format character shown as
+    a visible escape (ESC becomes ``\\x1b``, U+202E becomes ``\\u202e``).
+
+    With ``multiline`` newlines and tabs are kept (an excerpt, a chunk's text); otherwise
+    they are escaped too, so one value stays on one line.
+    """
+    pattern = _UNSAFE_BLOCK if multiline else _UNSAFE_LINE
+    if multiline:
+        text = text.replace("\r\n", "\n")
+    return pattern.sub(_visible, text)
+
+
+def rich_safe(text: str, *, multiline: bool = False) -> str:
+    """:func:`terminal_safe` text with rich markup escaped, for ``console.print`` strings."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(text, multiline=multiline))
+
+
+def rich_text(text: str, *, multiline: bool = False, style: str = "") -> Text:
+    """A ``rich.text.Text`` of untrusted text: never parsed as markup, controls visible."""
+    from rich.text import Text
+
+    return Text(terminal_safe(text, multiline=multiline), style=style)
+
+
+# --- Markdown ---------------------------------------------------------------------------
+
+_MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+# ASCII punctuation CommonMark or GitHub gives a meaning to anywhere in a line: emphasis,
+# code, links and images, headings, tables, strikethrough, math. List and quote markers
+# only count at the start of a line: see _LINE_START.
+_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()#|!~$<>&]")
+_LINE_START = re.compile(r"^(\s*\d{0,9})([-+=.)])(?=\s|$|[-=\s]*$)")
+
+
+def md_text(text: str) -> str:
+    """Untrusted text as inline Markdown, also safe inside a table cell.
+
+    Renders as the literal text: no emphasis, code, link, image, HTML tag, heading, list
+    or new cell; newlines become spaces; controls are shown as escapes.
+    """
+    text = terminal_safe(text.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
+    lead = ""
+    marker = _LINE_START.match(text)
+    if marker:  # a list or setext marker at the start ("- ", "+ ", "1. ", "2) ", "==")
+        lead = marker.group(1) + "\\" + marker.group(2)
+        text = text[marker.end():]
+    return lead + _MD_SPECIAL.sub(_md_escape, text)
+
+
+def _md_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _MD_ENTITIES.get(ch) or "\\" + ch
+
+
+def md_code(text: str, *, cell: bool = False) -> str:
+    """Untrusted text as an inline code span, whatever backticks it holds.
+
+    The delimiter is one backtick longer than the longest run inside, padded with a space
+    when the text starts or ends with a backtick. Inside a table (``cell``) a ``|`` is
+    written ``\\|``, which GitHub tables require even in code spans.
+    """
+    text = terminal_safe(text.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if not text:
+        return "` `"
+    # CommonMark strips one space from each end when both ends have one: pad to keep them.
+    pad = " " if (text[0] == "`" or text[-1] == "`"
+                  or (text[0] == " " and text[-1] == " " and text.strip())) else ""
+    if cell:
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_cell(text: str) -> str:
+    """Untrusted text in a Markdown table cell (same as :func:`md_text`)."""
+    return md_text(text)
+
+
+def md_fence(text: str, *, info: str = "") -> str:
+    """Untrusted multi-line text as a fenced code block it cannot close early.
+
+    The fence is longer than any backtick run inside; controls (other than newline and
+    tab) are shown as escapes.
+    """
+    text = terminal_safe(text, multiline=True)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{md_text(info) if info else ''}\n{text}\n{fence}"
