@@ -284,13 +284,12 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
     except SchemaError as err:
         raise SchemaError(err.message, path=where, line=err.line) from None
     except yaml.reader.ReaderError as err:
-        at = text.count("\n", 0, err.position) + 1
         code = ord(err.character) if isinstance(err.character, str) else err.character
         raise SchemaError(f"invalid YAML: character U+{code:04X} is not allowed in YAML",
-                          path=where, line=at) from None
+                          path=where, line=text.count("\n", 0, err.position) + 1) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        at = mark.line + 1 if mark is not None else None
+        at: int | None = mark.line + 1 if mark is not None else None
         problem = " ".join(str(getattr(err, "problem", None) or err).split())
         raise SchemaError(f"invalid YAML: {problem}", path=where, line=at) from None
     except ValueError as err:  # PyYAML turns digits into int(): more than 4300 are refused
