@@ -42,6 +42,7 @@ MAX_LINE_BYTES = 64 * 1024**2
 """Longest single line of a streamed JSONL file (one attempt)."""
 
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+_TYPE_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[(\.\.\.)\]")
 _BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
 _BOMS = ((b"\xef\xbb\xbf", "UTF-8"), (b"\xff\xfe\x00\x00", "UTF-32"),
          (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
@@ -403,6 +404,9 @@ def walk_error_path(doc: LoadedDocument, root: Any, error_path: str) -> tuple[in
 
 def split_validation_error(message: str) -> tuple[str, str]:
     """msgspec says ``Expected `int`, got `str` - at `$.cases[0].cutoff```; split it."""
+    key = re.match(r"(.*) - at `key` in `([^`]*)`$", message, re.S)
+    if key:
+        return key.group(1), key.group(2) + "[key]"
     text, sep, where = message.rpartition(" - at `")
     if not sep:
         return message, "$"
@@ -419,13 +423,15 @@ def iter_jsonl(raw: bytes) -> Iterator[tuple[int, bytes]]:
 def _type_at(spec: type[Any], error_path: str) -> tuple[Any, str | None]:
     """The msgspec type (and its description) at ``$.a[1].b`` of ``spec``, as far as known."""
     info: Any = msgspec.inspect.type_info(spec)
-    for name, _ in _PATH_PART.findall(error_path):
-        info, _ = _unwrap(info, "struct" if name else "list")
+    for name, _, value in _TYPE_PATH_PART.findall(error_path):
+        info, _ = _unwrap(info, "struct" if name else "dict" if value else "list")
         if name and isinstance(info, msgspec.inspect.StructType):
             match = [f.type for f in info.fields if f.encode_name == name]
             if not match:
                 return None, None
             info = match[0]
+        elif value and isinstance(info, msgspec.inspect.DictType):
+            info = info.value_type
         elif not name and isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.SetType,
                                             msgspec.inspect.VarTupleType)):
             info = info.item_type
@@ -443,7 +449,8 @@ def _unwrap(info: Any, want: str) -> tuple[Any, str | None]:
             info = info.type
         elif isinstance(info, msgspec.inspect.UnionType):
             options = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
-            kinds = {"struct": msgspec.inspect.StructType, "list": msgspec.inspect.ListType}
+            kinds = {"struct": msgspec.inspect.StructType, "list": msgspec.inspect.ListType,
+                     "dict": msgspec.inspect.DictType}
             preferred = [t for t in options if want in kinds
                          and isinstance(_unwrap(t, "")[0], kinds[want])]
             if len(options) != 1 and not preferred:
@@ -459,15 +466,25 @@ def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
     """msgspec's terse constraint messages, said the way a person would."""
     found = f", found {value!r}" if have_value and isinstance(value, (str, int, float)) else ""
     info, description = _type_at(spec, where) if spec is not None else (None, None)
+    if where.endswith("[key]"):
+        container, _ = _type_at(spec, where[:-5]) if spec is not None else (None, None)
+        keys = getattr(container, "key_type", None)
+        if text.startswith("Invalid enum value") and isinstance(keys, msgspec.inspect.LiteralType):
+            return (f"unknown key {text.removeprefix('Invalid enum value ')}; expected one of "
+                    f"{', '.join(map(str, keys.values))}")
+        return f"bad key: {text}"
     if text.startswith("Invalid enum value") and isinstance(info, msgspec.inspect.LiteralType):
         names = [name for name, _ in _PATH_PART.findall(where) if name]
-        what = "role" if names and names[-1] == "roles" else "value"
+        what = (names[-1].removesuffix("s") if names[-1] == "roles" else names[-1]) if names \
+            else "value"
         shown = f" {value!r}" if have_value else ""
         return f"unknown {what}{shown}; expected one of {', '.join(map(str, info.values))}"
     bound = re.match(r"Expected `(int|float)` (>=|<=|>|<) (\S+)$", text)
     if bound:
         if bound.group(1) == "float" and abs(float(bound.group(3))) > 1e307:
             return f"expected a finite number{found}"
+        if description is not None:
+            return f"expected {description}{found}"
         words = {">=": "at least", "<=": "at most", ">": "greater than", "<": "less than"}
         return f"must be {words[bound.group(2)]} {bound.group(3)}{found}"
     if text.startswith("Expected `str` matching regex"):
