@@ -483,7 +483,7 @@ def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
     if bound:
         if bound.group(1) == "float" and abs(float(bound.group(3))) > 1e307:
             return f"expected a finite number{found}"
-        if description is not None:
+        if description is not None and bound.group(1) == "float":
             return f"expected {description}{found}"
         words = {">=": "at least", "<=": "at most", ">": "greater than", "<": "less than"}
         return f"must be {words[bound.group(2)]} {bound.group(3)}{found}"
