@@ -468,10 +468,10 @@ def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
     info, description = _type_at(spec, where) if spec is not None else (None, None)
     if where.endswith("[key]"):
         container, _ = _type_at(spec, where[:-5]) if spec is not None else (None, None)
-        keys = getattr(container, "key_type", None)
+        keys, noun = _unwrap(getattr(container, "key_type", None), "")
         if text.startswith("Invalid enum value") and isinstance(keys, msgspec.inspect.LiteralType):
-            return (f"unknown key {text.removeprefix('Invalid enum value ')}; expected one of "
-                    f"{', '.join(map(str, keys.values))}")
+            return (f"unknown {noun or 'key'} {text.removeprefix('Invalid enum value ')}; "
+                    f"expected one of {', '.join(map(str, keys.values))}")
         return f"bad key: {text}"
     if text.startswith("Invalid enum value") and isinstance(info, msgspec.inspect.LiteralType):
         names = [name for name, _ in _PATH_PART.findall(where) if name]

@@ -28,14 +28,16 @@ Weight = Annotated[float, Meta(ge=0, le=sys.float_info.max,
 Fraction = Annotated[float, Meta(ge=0, le=1, description="a number from 0 to 1")]
 Count = Annotated[int, Meta(ge=0)]
 Positive = Annotated[int, Meta(ge=1)]
-Signal = Literal["lexical", "identifier", "symbol", "path", "file", "dense"]
-Intent = Literal["definition", "examples", "tests", "config", "general"]
+Signal = Annotated[Literal["lexical", "identifier", "symbol", "path", "file", "dense"],
+                   Meta(description="signal")]
+Intent = Annotated[Literal["definition", "examples", "tests", "config", "general"],
+                   Meta(description="intent")]
 if TYPE_CHECKING:  # rerank looks preferences up with the plain strings it detected
     IntentKey = str
     RoleKey = str
 else:
     IntentKey = Intent
-    RoleKey = Role
+    RoleKey = Annotated[Role, Meta(description="role")]
 
 
 class _Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
