@@ -265,7 +265,8 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
             if not isinstance(obj, dict):
                 raise SchemaError(f"each line must be a JSON object, found {_kind(obj)}",
                                   path=where, line=number)
-            check_depth(obj, where, number)
+            # No depth walk per line: msgspec bounds its own recursion, and typed decoding
+            # refuses nesting the Spec does not declare (this path must stay fast).
             doc.lines[id(obj)] = number
             items.append(obj)
         doc.data = items
@@ -493,6 +494,14 @@ def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
     if length:
         return f"is empty: give at least one {'item' if length.group(1) == 'array' else 'entry'}"
     return text
+
+
+def describe_validation_error(message: str, spec: type[Any]) -> str:
+    """A msgspec validation message said plainly, with its path (no line: streamed input)."""
+    text, where = split_validation_error(message)
+    if not re.match(r"Object (contains unknown|missing required) field", text):
+        text = _plain_message(text, spec, where, None, False)
+    return f"{text} (at {where})"
 
 
 def located_error(doc: LoadedDocument, root: Any, message: str, *,

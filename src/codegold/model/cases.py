@@ -187,10 +187,11 @@ def load_cases(path: str) -> CaseSet:
                             hint="see `codegold schema cases`")
     spec = loaded.value
     defaults = spec.defaults or DefaultsSpec()
+    raw_cases = loaded.data["cases"]
     seen: dict[str, int | None] = {}
     cases = []
     for index, case_spec in enumerate(spec.cases):
-        line = loaded.line_at(f"$.cases[{index}]")
+        line = loaded.doc.line_of(raw_cases[index])
         if case_spec.id in seen:
             first = seen[case_spec.id]
             raise SchemaError(
@@ -198,14 +199,13 @@ def load_cases(path: str) -> CaseSet:
                 path=path, line=line, case_id=case_spec.id, field="id",
             )
         seen[case_spec.id] = line
-        cases.append(_resolve(case_spec, defaults, loaded, index))
+        cases.append(_resolve(case_spec, defaults, loaded, index, line))
     return CaseSet(path=path, sha256=loaded.doc.sha256, cases=tuple(cases))
 
 
 def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec],
-             index: int) -> Case:
+             index: int, line: int | None) -> Case:
     at = f"$.cases[{index}]"
-    line = loaded.line_at(at)
 
     def fail(message: str, field: str, where: str = "") -> SchemaError:
         return loaded.error(message, at=at + where, case_id=spec.id, field=field)
