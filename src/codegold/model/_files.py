@@ -27,6 +27,9 @@ from typing import Any, BinaryIO, Generic, TypeVar
 
 import msgspec
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from codegold.errors import InputError, SchemaError
 
@@ -64,8 +67,33 @@ class LoadedDocument:
         return self.lines.get(id(obj))
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that records the first line of each mapping and sequence.
+def _event_parser() -> type[Any]:
+    """A safe loader base: libyaml's C scanner and parser when present (3-4x faster),
+    feeding PyYAML's Python composer, so the bounds in ``_LineLoader.compose_node`` apply."""
+    try:
+        from yaml.cyaml import CParser  # type: ignore[attr-defined]
+    except ImportError:  # PyYAML built without libyaml
+        return yaml.SafeLoader
+
+    class CEventLoader(CParser, Composer, SafeConstructor, Resolver):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+        # CParser composes in C; take the Python composer's methods instead.
+        check_node = Composer.check_node
+        get_node = Composer.get_node
+        get_single_node = Composer.get_single_node
+        compose_document = Composer.compose_document
+        compose_node = Composer.compose_node
+
+    return CEventLoader
+
+
+class _LineLoader(_event_parser()):  # type: ignore[misc]
+    """A safe loader that records the first line of each mapping and sequence.
 
     It also bounds the document: nesting deeper than :data:`MAX_DEPTH`, aliases that
     together add more than :data:`MAX_ALIAS_NODES` nodes, and an alias inside its own
