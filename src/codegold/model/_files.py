@@ -125,6 +125,10 @@ class _LineLoader(_event_parser()):  # type: ignore[misc]
                     raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", line=line)
             alias: yaml.Node = super().compose_node(parent, index)  # type: ignore[assignment]
             return alias
+        if self.check_event(yaml.ScalarEvent):  # depth counts lists and mappings only
+            scalar: yaml.Node = super().compose_node(parent, index)  # type: ignore[assignment]
+            self.sizes[id(scalar)] = (1, 0)
+            return scalar
         self.depth += 1
         if self.depth > MAX_DEPTH:
             mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
