@@ -55,22 +55,22 @@ def _cli_error(tmp_path: Path, cases_path: Path, attempts_path: Path | None = No
 # (name, case-file text, expected line, case id, field, words in the message)
 BAD_YAML = [
     ("duplicate_id", HEADER + GOOD_CASE + GOOD_CASE, 7, "good", "id", "duplicate case id"),
-    ("empty_groups", HEADER + "  - id: x\n    query: q\n    groups: []\n", 4, "x", "groups",
+    ("empty_groups", HEADER + "  - id: x\n    query: q\n    groups: []\n", 6, "x", "groups",
      "empty"),
     ("empty_any_of", HEADER + "  - id: x\n    query: q\n    groups:\n"
-     "      - {id: g, required: true, any_of: []}\n", 4, "x", "any_of", "empty"),
+     "      - {id: g, required: true, any_of: []}\n", 7, "x", "any_of", "empty"),
     ("cutoff_zero", HEADER + "  - id: x\n    query: q\n    cutoff: 0\n"
      "    accepted: [{file: a.py}]\n", 4, "x", "cutoff", "at least 1"),
     ("cutoff_negative", HEADER + "  - id: x\n    query: q\n    cutoff: -3\n"
      "    accepted: [{file: a.py}]\n", 4, "x", "cutoff", "at least 1"),
     ("unknown_role", HEADER + "  - id: x\n    query: q\n"
-     "    accepted: [{file: a.py, roles: [definiton]}]\n", 4, "x", "roles", "unknown role"),
+     "    accepted: [{file: a.py, roles: [definiton]}]\n", 6, "x", "roles", "unknown role"),
     ("short_revision", HEADER + "  - id: x\n    query: q\n    revision: abc123\n"
      "    accepted: [{file: a.py}]\n", 4, "x", "revision", "40"),
     ("non_hex_revision", HEADER + "  - id: x\n    query: q\n    revision: " + "g" * 40 + "\n"
      "    accepted: [{file: a.py}]\n", 4, "x", "revision", "hex"),
     ("group_without_flag_or_targets", HEADER + "  - id: x\n    query: q\n    groups:\n"
-     "      - id: lonely\n", 4, "x", "groups", "no 'required' flag and no targets"),
+     "      - id: lonely\n", 7, "x", "groups", "no 'required' flag and no targets"),
     ("typo_accepted", HEADER + "  - id: x\n    query: q\n    acepted: [{file: a.py}]\n", 4, "x",
      "acepted", "unknown key"),
     ("typo_cutoff", HEADER + "  - id: x\n    query: q\n    cutof: 3\n"

@@ -64,7 +64,7 @@ def test_config_override_and_errors(tmp_path: Path) -> None:
         load_config(bad)
     wrong = tmp_path / "wrong.yaml"
     wrong.write_text("fusion: {method: borda}\n")
-    with pytest.raises(SchemaError, match="unknown fusion method 'borda'"):
+    with pytest.raises(SchemaError, match="unknown method 'borda'"):
         load_config(wrong)
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import click
 
 from codegold.cli._common import handle_errors
-
-_NAMES = ("cases", "attempts", "manifest", "results")
+from codegold.model.schema import SCHEMAS
 
 
 @click.command("schema")
-@click.argument("name", type=click.Choice(_NAMES))
+@click.argument("name", type=click.Choice(sorted(SCHEMAS)))
 @handle_errors
 def command(name: str) -> None:
     """Print the JSON Schema (draft 2020-12) of the NAME file format.
+
+    The schema is generated from the same definitions the loaders use, so a file it
+    accepts loads (rules across values, such as unique case ids, are checked on load).
 
     \b
     Example:

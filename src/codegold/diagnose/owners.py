@@ -13,18 +13,25 @@ Without a file, each cause goes to its built-in owner (``indexing``, ``dataset``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from codegold.diagnose.causes import CAUSE_BY_NAME
-from codegold.errors import SchemaError
-from codegold.model._files import load_structured
+from codegold.model._files import load_versioned
+
+Team = Annotated[str, Meta(pattern=r"\S", description="a team name")]
+if TYPE_CHECKING:
+    CauseName = str
+else:  # the cause names, as a Literal so the JSON Schema lists them
+    CauseName = Annotated[Literal[tuple(CAUSE_BY_NAME)], Meta(description="cause")]
 
 
 class OwnersFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    format: int
-    owners: dict[str, str] = msgspec.field(default_factory=dict)
-    default: str | None = None
+    format: Literal[1]
+    owners: dict[CauseName, Team] = msgspec.field(default_factory=dict)
+    default: Team | None = None
 
 
 @dataclass(frozen=True)
@@ -42,16 +49,7 @@ class Owners:
 
 
 def load_owners(path: str) -> Owners:
-    doc = load_structured(path, "owners")
-    try:
-        spec = msgspec.convert(doc.data, OwnersFile)
-    except msgspec.ValidationError as err:
-        raise SchemaError(f"not an owners file: {err}; expected 'format: 1', 'owners: "
-                          "{cause: team}' and optional 'default: team'", path=path) from None
-    if spec.format != 1:
-        raise SchemaError(f"unsupported owners format {spec.format}; expected 1", path=path)
-    unknown = sorted(set(spec.owners) - set(CAUSE_BY_NAME))
-    if unknown:
-        raise SchemaError(f"unknown cause(s) {', '.join(unknown)}; expected some of "
-                          f"{', '.join(CAUSE_BY_NAME)}", path=path, field="owners")
+    """Read an owners file; any mistake is a SchemaError naming the file, line and key."""
+    spec = load_versioned(path, OwnersFile, what="owners",
+                          hint="see `codegold schema owners`").value
     return Owners(by_cause=dict(spec.owners), default=spec.default)

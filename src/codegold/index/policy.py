@@ -14,9 +14,10 @@ import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Literal
 
 import msgspec
-import yaml
+from msgspec import Meta
 
 from codegold.errors import InputError
 from codegold.model.paths import PathPattern, normalize_path
@@ -87,54 +88,36 @@ class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
         return None
 
 
+Glob = Annotated[str, Meta(min_length=1, description="a non-empty path glob")]
+
+
+class PolicyFileSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A path policy file as written (``format: 1`` may be omitted)."""
+
+    format: Literal[1] = 1
+    include: list[Glob] | None = None
+    exclude: list[Glob] | None = None
+    max_bytes: Annotated[int, Meta(ge=1)] = DEFAULT_MAX_BYTES
+    defaults: bool = True
+
+
 def load_policy(path: str | Path) -> PathPolicy:
     """Read a policy file (YAML or JSON).
 
     ``format: 1``; ``include``/``exclude`` lists of globs; ``max_bytes``; and
     ``defaults: true`` (the default) to keep the built-in excludes before the file's own.
     """
-    source = Path(path)
-    try:
-        raw = yaml.safe_load(source.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read policy file: {err.strerror}", path=str(source)) from err
-    except yaml.YAMLError as err:
-        raise InputError(f"policy file is not valid YAML: {err}", path=str(source)) from err
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise InputError("policy file must be a mapping with include/exclude/max_bytes",
-                         path=str(source))
-    unknown = sorted(set(raw) - {"format", "include", "exclude", "max_bytes", "defaults"})
-    if unknown:
-        raise InputError(f"unknown policy keys {unknown}; expected format, include, exclude, "
-                         "max_bytes, defaults", path=str(source))
-    if raw.get("format", POLICY_FORMAT) != POLICY_FORMAT:
-        raise InputError(f"policy format {raw.get('format')!r} is not supported; expected 1",
-                         path=str(source), field="format")
+    from codegold.model._files import load_versioned
 
-    def globs(name: str) -> tuple[str, ...] | None:
-        value = raw.get(name)
-        if value is None:
-            return None
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise InputError(f"{name} must be a list of non-empty glob strings",
-                             path=str(source), field=name)
-        for glob in value:
+    loaded = load_versioned(path, PolicyFileSpec, what="path policy",
+                            hint="see `codegold schema index-policy`")
+    spec = loaded.value
+    for name, globs in (("include", spec.include), ("exclude", spec.exclude)):
+        for glob in globs or ():
             try:
                 PathPattern.path_filter(glob)
             except InputError as err:
-                raise InputError(err.message, path=str(source), field=name) from None
-        return tuple(value)
-
-    keep_defaults = raw.get("defaults", True)
-    if not isinstance(keep_defaults, bool):
-        raise InputError("defaults must be true or false", path=str(source), field="defaults")
-    include = globs("include") or DEFAULT_INCLUDE
-    own_exclude = globs("exclude") or ()
-    exclude = (DEFAULT_EXCLUDE if keep_defaults else ()) + own_exclude
-    max_bytes = raw.get("max_bytes", DEFAULT_MAX_BYTES)
-    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
-        raise InputError("max_bytes must be a positive integer", path=str(source),
-                         field="max_bytes")
-    return PathPolicy(include=include, exclude=exclude, max_bytes=max_bytes)
+                raise InputError(err.message, path=str(path), field=name) from None
+    include = tuple(spec.include or ()) or DEFAULT_INCLUDE
+    exclude = (DEFAULT_EXCLUDE if spec.defaults else ()) + tuple(spec.exclude or ())
+    return PathPolicy(include=include, exclude=exclude, max_bytes=spec.max_bytes)

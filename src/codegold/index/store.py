@@ -21,12 +21,11 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
-import msgspec
-
 from codegold.errors import IndexError_
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.tokens import code_tokens, path_tokens, symbol_tokens
 from codegold.model import Manifest
+from codegold.model.manifest import load_manifest
 
 __all__ = [
     "INDEX_FILE",
@@ -83,13 +82,10 @@ _FILE_COLUMNS = "path, blob_sha, size, language, category, fate, reason, chunker
 def read_manifest(index_dir: Path) -> Manifest:
     """The manifest of an index directory; IndexError_ when absent or unreadable."""
     path = index_dir / MANIFEST_FILE
-    try:
-        return msgspec.json.decode(path.read_bytes(), type=Manifest)
-    except FileNotFoundError as err:
+    if not path.exists() and not path.is_symlink():
         raise IndexError_(f"no index at {index_dir}: {MANIFEST_FILE} is missing; build one "
-                          "with 'codegold index REPO --revision REV -o DIR'") from err
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as err:
-        raise IndexError_(f"cannot read {path}: {err}") from err
+                          "with 'codegold index REPO --revision REV -o DIR'")
+    return load_manifest(path)
 
 
 def token_fields(chunk: IndexedChunk) -> tuple[str, str, str]:

@@ -3,6 +3,7 @@
 This package imports no other part of codegold.
 """
 
+from codegold.model._files import Loaded, load_versioned
 from codegold.model.attempts import (
     Attempt,
     Chunk,
@@ -17,6 +18,7 @@ from codegold.model.manifest import (
     EmbedderInfo,
     Manifest,
     PathPolicyInfo,
+    load_manifest,
     manifest_problem,
 )
 from codegold.model.results import (
@@ -47,6 +49,7 @@ __all__ = [
     "EmbedderInfo",
     "EvidenceGroup",
     "InputRef",
+    "Loaded",
     "Manifest",
     "PathPolicyInfo",
     "Query",
@@ -61,7 +64,9 @@ __all__ = [
     "iter_attempts",
     "iter_results_bytes",
     "load_cases",
+    "load_manifest",
     "load_results",
+    "load_versioned",
     "manifest_problem",
     "write_results",
 ]

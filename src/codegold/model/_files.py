@@ -4,23 +4,52 @@ Validation errors must name the line a problem sits on. PyYAML knows the line of
 node, so the YAML loader here records the line of each mapping it builds in a side table
 keyed by ``id()`` of the built object; :func:`line_of` then walks a msgspec error path
 (``$.cases[3].groups[0]``) through the loaded data to the deepest object it can find.
+
+Every input file is untrusted, so reading is bounded: a file read whole may hold at most
+:data:`MAX_JSON_BYTES` (JSON/JSONL) or :data:`MAX_YAML_BYTES` (YAML), one streamed JSONL
+line at most :data:`MAX_LINE_BYTES`, nesting at most :data:`MAX_DEPTH` levels, and YAML
+aliases may add at most :data:`MAX_ALIAS_NODES` nodes to a document (an "alias bomb"
+otherwise expands a few kilobytes into gigabytes). Each limit breached is a SchemaError
+naming the file, never a traceback.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from collections.abc import Iterator
+import stat
+import typing
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Generic, TypeVar
 
 import msgspec
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from codegold.errors import InputError, SchemaError
 
+MAX_DEPTH = 100
+"""Deepest nesting of lists and mappings accepted in any input document."""
+MAX_ALIAS_NODES = 100_000
+"""Nodes YAML aliases may add to one document (each use counts its anchor's whole subtree)."""
+MAX_YAML_BYTES = 16 * 1024**2
+"""Largest YAML file read (YAML parsing is slow and memory-hungry; use JSON beyond this)."""
+MAX_JSON_BYTES = 256 * 1024**2
+"""Largest JSON or JSONL file read whole (attempts files are streamed and not bound by it)."""
+MAX_LINE_BYTES = 64 * 1024**2
+"""Longest single line of a streamed JSONL file (one attempt)."""
+
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+_TYPE_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[(\.\.\.)\]")
+_BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
+_BOMS = ((b"\xef\xbb\xbf", "UTF-8"), (b"\xff\xfe\x00\x00", "UTF-32"),
+         (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFSOCK: "a socket", stat.S_IFBLK: "a block device"}
 
 
 @dataclass
@@ -33,11 +62,89 @@ class LoadedDocument:
     sha256: str = ""
 
     def line_of(self, obj: Any) -> int | None:
+        if not isinstance(obj, (dict, list)):
+            return None  # ids of small ints, None and interned strings are shared
         return self.lines.get(id(obj))
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that records the first line of each mapping and sequence."""
+def _event_parser() -> type[Any]:
+    """A safe loader base: libyaml's C scanner and parser when present (3-4x faster),
+    feeding PyYAML's Python composer, so the bounds in ``_LineLoader.compose_node`` apply."""
+    try:
+        from yaml.cyaml import CParser  # type: ignore[attr-defined]
+    except ImportError:  # PyYAML built without libyaml
+        return yaml.SafeLoader
+
+    class CEventLoader(CParser, Composer, SafeConstructor, Resolver):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+        # CParser composes in C; take the Python composer's methods instead.
+        check_node = Composer.check_node
+        get_node = Composer.get_node
+        get_single_node = Composer.get_single_node
+        compose_document = Composer.compose_document
+        compose_node = Composer.compose_node
+
+    return CEventLoader
+
+
+class _LineLoader(_event_parser()):  # type: ignore[misc]
+    """A safe loader that records the first line of each mapping and sequence.
+
+    It also bounds the document: nesting deeper than :data:`MAX_DEPTH`, aliases that
+    together add more than :data:`MAX_ALIAS_NODES` nodes, and an alias inside its own
+    anchor (a cycle) are refused while composing, before anything is built.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+        self.alias_nodes = 0
+        self.sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (nodes, height)
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            target = self.anchors.get(event.anchor)  # type: ignore[attr-defined]
+            line = event.start_mark.line + 1
+            if target is not None:
+                if id(target) not in self.sizes:
+                    raise SchemaError(f"alias *{event.anchor} is used inside its own anchor "
+                                      "(a cycle)", line=line)
+                nodes, height = self.sizes[id(target)]
+                self.alias_nodes += nodes
+                if self.alias_nodes > MAX_ALIAS_NODES:
+                    raise SchemaError(f"YAML aliases expand the document by more than "
+                                      f"{MAX_ALIAS_NODES} nodes (an alias bomb?); write the "
+                                      "repeated values out or use fewer aliases", line=line)
+                if self.depth + height > MAX_DEPTH:
+                    raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", line=line)
+            alias: yaml.Node = super().compose_node(parent, index)  # type: ignore[assignment]
+            return alias
+        if self.check_event(yaml.ScalarEvent):  # depth counts lists and mappings only
+            scalar: yaml.Node = super().compose_node(parent, index)  # type: ignore[assignment]
+            self.sizes[id(scalar)] = (1, 0)
+            return scalar
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", line=mark.line + 1)
+        try:
+            node: yaml.Node = super().compose_node(parent, index)  # type: ignore[assignment]
+        finally:
+            self.depth -= 1
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [item for pair in node.value for item in pair]
+        sizes = [self.sizes[id(child)] for child in children]
+        self.sizes[id(node)] = (1 + sum(n for n, _ in sizes), 1 + max((h for _, h in sizes), default=0))
+        return node
 
 
 def _make_loader(lines: dict[int, int]) -> type[_LineLoader]:
@@ -49,7 +156,12 @@ def _make_loader(lines: dict[int, int]) -> type[_LineLoader]:
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
-            if key in mapping:
+            try:
+                seen = key in mapping
+            except TypeError:
+                raise SchemaError(f"a mapping key must be a plain value, found a "
+                                  f"{_kind(key)}", line=key_node.start_mark.line + 1) from None
+            if seen:
                 raise SchemaError(
                     f"duplicate key {key!r} in one mapping", line=key_node.start_mark.line + 1
                 )
@@ -72,61 +184,240 @@ def _make_loader(lines: dict[int, int]) -> type[_LineLoader]:
     return Loader
 
 
+def _kind(value: Any) -> str:
+    names = {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "integer",
+             float: "number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
 def open_input(path: str | Path, what: str) -> BinaryIO:
-    """Open an input file for reading; a missing or unreadable file is an InputError."""
+    """Open an input file for reading; anything but a readable file is an InputError.
+
+    Directories, sockets and block devices are refused. A FIFO is opened without
+    blocking, so one nobody writes to reads as empty instead of hanging; pipes that do
+    have a writer (``<(command)``, ``/dev/stdin``) read normally.
+    """
+    where = str(path)
     try:
-        return open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise InputError(f"{what} file not found", path=str(path)) from None
+        raise InputError(f"{what} file not found", path=where) from None
     except IsADirectoryError:
-        raise InputError(f"expected a {what} file, found a directory", path=str(path)) from None
+        raise InputError(f"expected a {what} file, found a directory", path=where) from None
     except OSError as err:
-        raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
+        raise InputError(f"cannot read {what} file: {err.strerror}", path=where) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        kind = _KINDS.get(stat.S_IFMT(mode))
+        if kind is not None:
+            raise InputError(f"expected a {what} file, found {kind}", path=where)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
-def read_bytes(path: str | Path, what: str) -> bytes:
+def read_bytes(path: str | Path, what: str, *, limit: int | None = None) -> bytes:
+    """The whole file; with ``limit``, a file larger than ``limit`` bytes is an InputError."""
     with open_input(path, what) as handle:
-        return handle.read()
+        try:
+            raw = handle.read() if limit is None else handle.read(limit + 1)
+        except OSError as err:
+            raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
+    if limit is not None and len(raw) > limit:
+        raise InputError(f"{what} file is larger than the {limit // 1024**2} MiB this format "
+                         "allows", path=str(path))
+    return raw
+
+
+def decode_text(raw: bytes, path: str, what: str) -> str:
+    """UTF-8 text without a byte-order mark; anything else is an InputError with the line."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            raise InputError(f"{what} file starts with a {encoding} byte-order mark; save it as "
+                             "UTF-8 without a BOM", path=path, line=1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise InputError(f"{what} file is not valid UTF-8 (byte {err.start}); save it as UTF-8",
+                         path=path, line=line) from None
+
+
+def check_depth(data: Any, path: str, line: int | None = None) -> None:
+    """Refuse lists/mappings nested deeper than :data:`MAX_DEPTH` (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path, line=line)
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _json_error(err: Exception, raw: bytes, path: str, line: int | None = None) -> SchemaError:
+    if isinstance(err, RecursionError):
+        return SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path, line=line)
+    message = str(err)
+    if line is None:
+        offset = _BYTE_OFFSET.search(message)
+        if offset:
+            line = raw.count(b"\n", 0, int(offset.group(1))) + 1
+    if isinstance(err, msgspec.ValidationError):  # "Number out of range" and the like
+        text, _ = split_validation_error(message)
+        return SchemaError(f"invalid JSON value: {text}", path=path, line=line)
+    return SchemaError(f"invalid JSON: {message}", path=path, line=line)
 
 
 def load_structured(path: str | Path, what: str) -> LoadedDocument:
-    """Load YAML, JSON or JSONL by extension (``.jsonl`` gives a list of line objects)."""
-    raw = read_bytes(path, what)
-    doc = LoadedDocument(path=str(path), data=None, sha256=hashlib.sha256(raw).hexdigest())
+    """Load YAML, JSON or JSONL by extension (``.jsonl`` gives a list of line objects).
+
+    An empty (or all-comment) YAML file and a blank JSONL file load as ``None`` and
+    ``[]``; callers decide whether that is acceptable.
+    """
+    where = str(path)
     suffix = Path(path).suffix.lower()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(f"{what} file is not valid UTF-8 (byte {err.start})", path=str(path)) from None
+    is_json = suffix in (".json", ".jsonl")
+    raw = read_bytes(path, what, limit=MAX_JSON_BYTES if is_json else MAX_YAML_BYTES)
+    doc = LoadedDocument(path=where, data=None, sha256=hashlib.sha256(raw).hexdigest())
+    text = decode_text(raw, where, what)
     if suffix == ".jsonl":
         items = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
+        for number, line in iter_jsonl(raw):
             try:
                 obj = msgspec.json.decode(line)
-            except msgspec.DecodeError as err:
-                raise SchemaError(f"invalid JSON: {err}", path=str(path), line=number) from None
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
+                raise _json_error(err, line, where, number) from None
+            if not isinstance(obj, dict):
+                raise SchemaError(f"each line must be a JSON object, found {_kind(obj)}",
+                                  path=where, line=number)
+            # No depth walk per line: msgspec bounds its own recursion, and typed decoding
+            # refuses nesting the Spec does not declare (this path must stay fast).
             doc.lines[id(obj)] = number
             items.append(obj)
         doc.data = items
         return doc
+    if not text.strip():
+        doc.data = [] if suffix == ".jsonl" else None
+        return doc
     if suffix == ".json":
         try:
             doc.data = msgspec.json.decode(raw)
-        except msgspec.DecodeError as err:
-            raise SchemaError(f"invalid JSON: {err}", path=str(path)) from None
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
+            raise _json_error(err, raw, where) from None
+        check_depth(doc.data, where)
         return doc
     try:
         doc.data = yaml.load(text, Loader=_make_loader(doc.lines))
     except SchemaError as err:
-        raise SchemaError(err.message, path=str(path), line=err.line) from None
+        raise SchemaError(err.message, path=where, line=err.line) from None
+    except yaml.reader.ReaderError as err:
+        code = ord(err.character) if isinstance(err.character, str) else err.character
+        raise SchemaError(f"invalid YAML: character U+{code:04X} is not allowed in YAML",
+                          path=where, line=text.count("\n", 0, err.position) + 1) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where: int | None = mark.line + 1 if mark is not None else None
-        problem = str(getattr(err, "problem", None) or err)
-        raise SchemaError(f"invalid YAML: {problem}", path=str(path), line=where) from None
+        at: int | None = mark.line + 1 if mark is not None else None
+        problem = " ".join(str(getattr(err, "problem", None) or err).split())
+        raise SchemaError(f"invalid YAML: {problem}", path=where, line=at) from None
+    except ValueError as err:  # PyYAML turns digits into int(): more than 4300 are refused
+        if "digits" in str(err):
+            raise SchemaError("invalid YAML value: an integer with more than 4300 digits",
+                              path=where) from None
+        raise SchemaError(f"invalid YAML value: {' '.join(str(err).split())}", path=where) from None
+    except OverflowError as err:
+        raise SchemaError(f"invalid YAML value: {err}", path=where) from None
+    except RecursionError:
+        raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=where) from None
     return doc
+
+
+# --- versioned documents ------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[T]):
+    """A decoded document, the raw data it came from, and a way to point into it."""
+
+    value: T
+    doc: LoadedDocument
+    data: Any
+
+    def line_at(self, error_path: str) -> int | None:
+        """The line of the deepest object on ``$.a[1].b`` (None when unknown)."""
+        return walk_error_path(self.doc, self.data, error_path)[0]
+
+    def error(self, message: str, *, at: str = "$", case_id: str | None = None,
+              field: str | None = None) -> SchemaError:
+        """A SchemaError for a rule the types cannot express, located like a decode error."""
+        return SchemaError(message, path=self.doc.path, line=self.line_at(at), case_id=case_id,
+                           field=field)
+
+
+def supported_formats(spec: type[Any]) -> tuple[int, ...]:
+    """The ``format:`` versions a Spec reads: the arguments of its ``Literal`` ``format`` field."""
+    hint = typing.get_type_hints(spec)["format"]
+    return tuple(typing.get_args(hint)) or (1,)
+
+
+def _format_required(spec: type[Any]) -> bool:
+    fields = {f.name: f for f in msgspec.structs.fields(spec)}
+    return fields["format"].required
+
+
+def load_versioned(path: str | Path, spec: type[T], *, what: str, hint: str | None = None,
+                   from_lines: Callable[[list[dict[str, Any]]], dict[str, Any]] | None = None,
+                   ) -> Loaded[T]:
+    """Read a versioned file (YAML, JSON, or JSONL when ``from_lines`` is given) into ``spec``.
+
+    ``spec`` is a msgspec Struct whose ``format`` field is a ``Literal`` of the versions
+    it reads (required unless the field has a default). Every rule the types carry is
+    checked by msgspec; a violation is a SchemaError naming the file, line, case id and
+    field. ``from_lines`` turns the objects of a JSONL file into the top-level mapping.
+    ``hint`` ends the message for an unknown key (e.g. "see `codegold schema cases`").
+    """
+    where = str(path)
+    doc = load_structured(path, what)
+    versions = supported_formats(spec)
+    expected = " or ".join(map(str, versions))
+    data = doc.data
+    if isinstance(data, list) and where.lower().endswith(".jsonl"):
+        if from_lines is None:
+            raise SchemaError(f"a {what} file is one YAML or JSON document, not JSON lines",
+                              path=where)
+        if not data:
+            raise SchemaError(f"{what} file is empty; expected a 'format: {expected}' header "
+                              "line and its records", path=where)
+        data = from_lines(data)
+    if data is None:
+        raise SchemaError(f"{what} file is empty; expected a mapping with 'format: {expected}'",
+                          path=where)
+    if not isinstance(data, dict):
+        raise SchemaError(f"expected a mapping with 'format: {expected}' at the top level, "
+                          f"found a {_kind(data)}", path=where, line=doc.line_of(data))
+    if "format" not in data:
+        if _format_required(spec):
+            raise SchemaError(f"missing 'format: {expected}' at the top level", path=where,
+                              line=doc.line_of(data), field="format")
+    elif data["format"] not in versions or isinstance(data["format"], bool):
+        raise SchemaError(f"unsupported format {data['format']!r}; this codegold reads "
+                          f"{what} format {expected}", path=where, line=doc.line_of(data),
+                          field="format")
+    try:
+        value = msgspec.convert(data, spec)
+    except msgspec.ValidationError as err:
+        raise located_error(doc, data, str(err), hint=hint, spec=spec) from None
+    except RecursionError:
+        raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=where) from None
+    return Loaded(value=value, doc=doc, data=data)
 
 
 def walk_error_path(doc: LoadedDocument, root: Any, error_path: str) -> tuple[int | None, list[Any]]:
@@ -146,6 +437,9 @@ def walk_error_path(doc: LoadedDocument, root: Any, error_path: str) -> tuple[in
 
 def split_validation_error(message: str) -> tuple[str, str]:
     """msgspec says ``Expected `int`, got `str` - at `$.cases[0].cutoff```; split it."""
+    key = re.match(r"(.*) - at `key` in `([^`]*)`$", message, re.S)
+    if key:
+        return key.group(1), key.group(2) + "[key]"
     text, sep, where = message.rpartition(" - at `")
     if not sep:
         return message, "$"
@@ -159,13 +453,97 @@ def iter_jsonl(raw: bytes) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
+def _type_at(spec: type[Any], error_path: str) -> tuple[Any, str | None]:
+    """The msgspec type (and its description) at ``$.a[1].b`` of ``spec``, as far as known."""
+    info: Any = msgspec.inspect.type_info(spec)
+    for name, _, value in _TYPE_PATH_PART.findall(error_path):
+        info, _ = _unwrap(info, "struct" if name else "dict" if value else "list")
+        if name and isinstance(info, msgspec.inspect.StructType):
+            match = [f.type for f in info.fields if f.encode_name == name]
+            if not match:
+                return None, None
+            info = match[0]
+        elif value and isinstance(info, msgspec.inspect.DictType):
+            info = info.value_type
+        elif not name and isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.SetType,
+                                            msgspec.inspect.VarTupleType)):
+            info = info.item_type
+        else:
+            return None, None
+    return _unwrap(info, "")
+
+
+def _unwrap(info: Any, want: str) -> tuple[Any, str | None]:
+    """Strip Metadata and ``| None`` from a type; in a union, take the ``want`` branch."""
+    description = None
+    for _ in range(8):
+        if isinstance(info, msgspec.inspect.Metadata):
+            description = (info.extra_json_schema or {}).get("description", description)
+            info = info.type
+        elif isinstance(info, msgspec.inspect.UnionType):
+            options = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
+            kinds = {"struct": msgspec.inspect.StructType, "list": msgspec.inspect.ListType,
+                     "dict": msgspec.inspect.DictType}
+            preferred = [t for t in options if want in kinds
+                         and isinstance(_unwrap(t, "")[0], kinds[want])]
+            if len(options) != 1 and not preferred:
+                return info, description
+            info = (preferred or options)[0]
+        else:
+            break
+    return info, description
+
+
+def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
+                   have_value: bool) -> str:
+    """msgspec's terse constraint messages, said the way a person would."""
+    found = f", found {value!r}" if have_value and isinstance(value, (str, int, float)) else ""
+    info, description = _type_at(spec, where) if spec is not None else (None, None)
+    if where.endswith("[key]"):
+        container, _ = _type_at(spec, where[:-5]) if spec is not None else (None, None)
+        keys, noun = _unwrap(getattr(container, "key_type", None), "")
+        if text.startswith("Invalid enum value") and isinstance(keys, msgspec.inspect.LiteralType):
+            return (f"unknown {noun or 'key'} {text.removeprefix('Invalid enum value ')}; "
+                    f"expected one of {', '.join(map(str, keys.values))}")
+        return f"bad key: {text}"
+    if text.startswith("Invalid enum value") and isinstance(info, msgspec.inspect.LiteralType):
+        names = [name for name, _ in _PATH_PART.findall(where) if name]
+        what = (names[-1].removesuffix("s") if names[-1] == "roles" else names[-1]) if names \
+            else "value"
+        shown = f" {value!r}" if have_value else ""
+        return f"unknown {what}{shown}; expected one of {', '.join(map(str, info.values))}"
+    bound = re.match(r"Expected `(int|float)` (>=|<=|>|<) (\S+)$", text)
+    if bound:
+        if bound.group(1) == "float" and abs(float(bound.group(3))) > 1e307:
+            return f"expected a finite number{found}"
+        if description is not None and bound.group(1) == "float":
+            return f"expected {description}{found}"
+        words = {">=": "at least", "<=": "at most", ">": "greater than", "<": "less than"}
+        return f"must be {words[bound.group(2)]} {bound.group(3)}{found}"
+    if text.startswith("Expected `str` matching regex"):
+        return f"expected {description or 'text matching ' + text.split('regex ', 1)[1]}{found}"
+    length = re.match(r"Expected `(array|object)` of length >= 1$", text)
+    if length:
+        return f"is empty: give at least one {'item' if length.group(1) == 'array' else 'entry'}"
+    return text
+
+
+def describe_validation_error(message: str, spec: type[Any]) -> str:
+    """A msgspec validation message said plainly, with its path (no line: streamed input)."""
+    text, where = split_validation_error(message)
+    if not re.match(r"Object (contains unknown|missing required) field", text):
+        text = _plain_message(text, spec, where, None, False)
+    return f"{text} (at {where})"
+
+
 def located_error(doc: LoadedDocument, root: Any, message: str, *,
-                  hint: str | None = None) -> SchemaError:
+                  hint: str | None = None, spec: type[Any] | None = None) -> SchemaError:
     """A msgspec validation message as a SchemaError naming the line, case id and field.
 
     The field is the last key named on the error path (``$.cases[0].tags[...]`` → ``tags``);
     the case id is the ``id`` of the second-level mapping the path runs through (a case in
-    a case file), when there is one.
+    a case file), when there is one. With ``spec`` (the type decoded into), constraint
+    messages name the rule and the value found ("must be at most 1000, found 5000").
     """
     text, where = split_validation_error(message)
     line, met = walk_error_path(doc, root, where)
@@ -175,12 +553,15 @@ def located_error(doc: LoadedDocument, root: Any, message: str, *,
     names = [name for name, _ in _PATH_PART.findall(where) if name]
     field = names[-1] if names else None
     unknown = re.match(r"Object contains unknown field `([^`]+)`", text)
+    missing = re.match(r"Object missing required field `([^`]+)`", text)
     if unknown:
         field = unknown.group(1)
         text = f"unknown key {field!r} (a typo?{' ' + hint if hint else ''})"
-    missing = re.match(r"Object missing required field `([^`]+)`", text)
-    if missing:
+    elif missing:
         field = missing.group(1)
         text = f"missing required key {field!r}"
+    else:
+        have_value = len(met) == len(_PATH_PART.findall(where)) + 1
+        text = _plain_message(text, spec, where, met[-1], have_value)
     return SchemaError(f"{text} (at {where})", path=doc.path, line=line, case_id=case_id,
                        field=field)

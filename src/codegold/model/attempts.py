@@ -7,12 +7,17 @@ retriever that crashed, hung or answered nonsense; its case is ``invalid``, not 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import open_input, split_validation_error
+from codegold.model._files import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    describe_validation_error,
+    open_input,
+)
 from codegold.model.manifest import Manifest
 
 ATTEMPTS_FORMAT = 1
@@ -60,7 +65,7 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     timing_ms: dict[str, float] | None = None
     retriever: str | None = None
     error: str | None = None
-    format: int = ATTEMPTS_FORMAT
+    format: Literal[1] = 1
 
 
 _DECODER = msgspec.json.Decoder(Attempt)
@@ -71,21 +76,33 @@ def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | N
     try:
         return _DECODER.decode(line)
     except msgspec.ValidationError as err:
-        text, where = split_validation_error(str(err))
-        raise SchemaError(f"{text} (at {where})", path=path, line=line_number) from None
+        text = describe_validation_error(str(err), Attempt)
+        if text.endswith("(at $)") and text.startswith("Expected `object`"):
+            text = text.replace("Expected `object`", "each line must be a JSON object", 1)
+        elif text.endswith("(at $.format)"):
+            text = f"unsupported attempts format; this codegold reads format {ATTEMPTS_FORMAT}"
+        raise SchemaError(text, path=path, line=line_number) from None
     except msgspec.DecodeError as err:
         raise SchemaError(f"invalid JSON: {err}", path=path, line=line_number) from None
+    except RecursionError:
+        raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path,
+                          line=line_number) from None
 
 
 def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     """Stream attempts from a JSONL file, naming the line of any malformed one.
 
-    The file is read line by line so memory stays flat however large the run is. When
-    ``digest`` (a hashlib object) is given, every byte read is fed to it, so the file's
-    checksum costs no second pass.
+    The file is read line by line so memory stays flat however large the run is; one
+    line may hold at most ``MAX_LINE_BYTES``. When ``digest`` (a hashlib object) is given,
+    every byte read is fed to it, so the file's checksum costs no second pass.
     """
     with open_input(path, "attempts") as handle:
-        for number, line in enumerate(handle, start=1):
+        number = 0
+        while line := handle.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_LINE_BYTES:
+                raise SchemaError(f"line longer than {MAX_LINE_BYTES // 1024**2} MiB",
+                                  path=path, line=number)
             if digest is not None:
                 digest.update(line)
             if line.strip():

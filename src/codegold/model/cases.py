@@ -8,13 +8,13 @@ A case file is YAML, JSON or JSONL (one case per line; a line holding ``defaults
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 
 from codegold.errors import SchemaError
-from codegold.model._files import load_structured, located_error
+from codegold.model._files import Loaded, load_versioned
 
 ROLES: tuple[str, ...] = (
     "definition",
@@ -28,9 +28,22 @@ ROLES: tuple[str, ...] = (
     "vendored",
     "migration",
 )
+Role = Literal["definition", "declaration", "call_site", "reference", "test", "config", "docs",
+               "generated", "vendored", "migration"]
 QUERY_CLASSES: tuple[str, ...] = ("exact_identifier", "descriptive", "stack_trace", "example_request")
 CASES_FORMAT = 1
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+MAX_CUTOFF = 1000
+"""Largest cutoff k a case may set: far beyond any answer stage's context, and small
+enough that every per-rank structure (reports, charts) stays bounded."""
+
+# Rules carried by the types, so `codegold schema cases` states exactly what loads.
+Revision = Annotated[str, Meta(pattern="^[0-9a-f]{40}$",
+                               description="full 40-character lowercase hex commit sha")]
+Cutoff = Annotated[int, Meta(ge=1, le=MAX_CUTOFF,
+                             description="the production cutoff k: ranks the answer stage sees")]
+Text = Annotated[str, Meta(pattern=r"\S", description="non-blank text")]
+TagValue = str | int | Annotated[float, Meta(ge=-1.7976931348623157e308,
+                                             le=1.7976931348623157e308)] | bool
 
 
 # --- file format --------------------------------------------------------------------------
@@ -39,16 +52,16 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 class TargetSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """One acceptable piece of evidence: a file path or glob, optionally a symbol and roles."""
 
-    file: str
+    file: Text
     symbol: str | None = None
-    roles: list[str] | None = None
+    roles: list[Role] | None = None
 
 
 class GroupSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """An evidence group: satisfied when any of its targets is visible (OR inside)."""
 
     id: str
-    any_of: list[TargetSpec] | None = None
+    any_of: Annotated[list[TargetSpec], Meta(min_length=1)] | None = None
     required: bool | None = None
 
 
@@ -61,34 +74,34 @@ class ContextSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
 
 
 class CaseSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    id: str
-    query: str
+    id: Text
+    query: Text
     repository: str | None = None
-    revision: str | None = None
-    cutoff: int | None = None
+    revision: Revision | None = None
+    cutoff: Cutoff | None = None
     query_class: str | None = None
     context: ContextSpec | None = None
-    groups: list[GroupSpec] | None = None
-    accepted: list[TargetSpec] | None = None
-    forbidden: list[str] | None = None
-    tags: dict[str, str | int | float | bool] | None = None
+    groups: Annotated[list[GroupSpec], Meta(min_length=1)] | None = None
+    accepted: Annotated[list[TargetSpec], Meta(min_length=1)] | None = None
+    forbidden: list[Text] | None = None
+    tags: dict[str, TagValue] | None = None
     rationale: str | None = None
 
 
 class DefaultsSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     repository: str | None = None
-    revision: str | None = None
-    cutoff: int | None = None
+    revision: Revision | None = None
+    cutoff: Cutoff | None = None
     query_class: str | None = None
-    forbidden: list[str] | None = None
-    tags: dict[str, str | int | float | bool] | None = None
+    forbidden: list[Text] | None = None
+    tags: dict[str, TagValue] | None = None
 
 
 class CaseFileSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Top level of ``cases.yaml`` / ``cases.json``."""
 
-    format: int
-    cases: list[CaseSpec]
+    format: Literal[1]
+    cases: Annotated[list[CaseSpec], Meta(min_length=1)]
     defaults: DefaultsSpec | None = None
 
 
@@ -149,43 +162,36 @@ def _tag_text(value: Any) -> str:
     return str(value)
 
 
+def _from_lines(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """JSONL: header line(s) holding ``format``/``defaults``, then one case per line."""
+    header: dict[str, Any] = {}
+    cases: list[Any] = []
+    for item in items:
+        if ("defaults" in item or "format" in item) and "id" not in item:
+            header.update(item)
+        else:
+            cases.append(item)
+    header.setdefault("format", CASES_FORMAT)
+    header["cases"] = cases
+    return header
+
+
 def load_cases(path: str) -> CaseSet:
-    """Load and validate a case file; raise :class:`SchemaError` naming file, line, case, field."""
-    doc = load_structured(path, "cases")
-    data = doc.data
-    if isinstance(data, list):  # JSONL: header line(s) + one case per line
-        header: dict[str, Any] = {"format": CASES_FORMAT}
-        case_items: list[Any] = []
-        for item in data:
-            if isinstance(item, dict) and ("defaults" in item or "format" in item) and "id" not in item:
-                header.update(item)
-            else:
-                case_items.append(item)
-        header["cases"] = case_items
-        data = header
-    if not isinstance(data, dict):
-        raise SchemaError(
-            "expected a mapping with 'format' and 'cases' at the top level, "
-            f"found {type(data).__name__}",
-            path=path,
-        )
-    if "format" not in data:
-        raise SchemaError("missing 'format: 1' at the top level", path=path, line=doc.line_of(data))
-    try:
-        spec = msgspec.convert(data, CaseFileSpec)
-    except msgspec.ValidationError as err:
-        raise located_error(doc, data, str(err), hint="see `codegold schema cases`") from None
-    if spec.format != CASES_FORMAT:
-        raise SchemaError(
-            f"unsupported format {spec.format}; this codegold reads format {CASES_FORMAT}",
-            path=path, line=doc.line_of(data), field="format",
-        )
-    raw_cases = data["cases"]
+    """Load and validate a case file; raise :class:`SchemaError` naming file, line, case, field.
+
+    The types of :class:`CaseFileSpec` carry every rule about one value (revision shape,
+    cutoff range, roles, non-blank text); the rules across values (unique ids, defaults
+    applied, groups or accepted) are checked here, located the same way.
+    """
+    loaded = load_versioned(path, CaseFileSpec, what="cases", from_lines=_from_lines,
+                            hint="see `codegold schema cases`")
+    spec = loaded.value
     defaults = spec.defaults or DefaultsSpec()
+    raw_cases = loaded.data["cases"]
     seen: dict[str, int | None] = {}
     cases = []
     for index, case_spec in enumerate(spec.cases):
-        line = doc.line_of(raw_cases[index])
+        line = loaded.doc.line_of(raw_cases[index])
         if case_spec.id in seen:
             first = seen[case_spec.id]
             raise SchemaError(
@@ -193,32 +199,24 @@ def load_cases(path: str) -> CaseSet:
                 path=path, line=line, case_id=case_spec.id, field="id",
             )
         seen[case_spec.id] = line
-        cases.append(_resolve(case_spec, defaults, path, line))
-    if not cases:
-        raise SchemaError("the case file holds no cases", path=path, field="cases")
-    return CaseSet(path=path, sha256=doc.sha256, cases=tuple(cases))
+        cases.append(_resolve(case_spec, defaults, loaded, index, line))
+    return CaseSet(path=path, sha256=loaded.doc.sha256, cases=tuple(cases))
 
 
-def _resolve(spec: CaseSpec, defaults: DefaultsSpec, path: str, line: int | None) -> Case:
-    def fail(message: str, field: str) -> SchemaError:
-        return SchemaError(message, path=path, line=line, case_id=spec.id, field=field)
+def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec],
+             index: int, line: int | None) -> Case:
+    at = f"$.cases[{index}]"
 
-    if not spec.id.strip():
-        raise fail("case id is empty", "id")
-    if not spec.query.strip():
-        raise fail("query is empty", "query")
+    def fail(message: str, field: str, where: str = "") -> SchemaError:
+        return loaded.error(message, at=at + where, case_id=spec.id, field=field)
+
     revision = spec.revision or defaults.revision
     if revision is None:
         raise fail("no revision: set it on the case or in defaults (a 40-hex commit sha)", "revision")
-    if not _SHA.match(revision):
-        raise fail(f"revision must be a full 40-character lowercase hex sha, found {revision!r}",
-                   "revision")
     cutoff = spec.cutoff if spec.cutoff is not None else defaults.cutoff
     if cutoff is None:
         raise fail("no cutoff: set the production cutoff k on the case or in defaults", "cutoff")
-    if cutoff < 1:
-        raise fail(f"cutoff must be at least 1, found {cutoff}", "cutoff")
-    if spec.groups and spec.accepted:
+    if spec.groups is not None and spec.accepted is not None:
         raise fail("use either 'groups' or the 'accepted' shorthand, not both", "groups")
     group_specs: list[GroupSpec]
     if spec.accepted is not None:
@@ -227,37 +225,27 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, path: str, line: int | None
         group_specs = spec.groups
     else:
         raise fail("no evidence: give 'groups' or 'accepted'", "groups")
-    if not group_specs:
-        raise fail("no evidence groups: 'groups' (or 'accepted') is empty; "
-                   "give at least one required group", "groups")
     groups = []
     group_ids: set[str] = set()
-    for group in group_specs:
+    for number, group in enumerate(group_specs):
+        where = f".groups[{number}]" if spec.groups is not None else ".accepted"
         if group.id in group_ids:
-            raise fail(f"duplicate group id {group.id!r}", "groups")
+            raise fail(f"duplicate group id {group.id!r}", "groups", where)
         group_ids.add(group.id)
         if not group.any_of:
             if group.required is None:
-                raise fail(f"group {group.id!r} has no 'required' flag and no targets", "groups")
-            raise fail(f"group {group.id!r} is empty: 'any_of' needs at least one target", "any_of")
-        targets = []
-        for target in group.any_of:
-            if not target.file.strip():
-                raise fail(f"group {group.id!r}: a target has an empty 'file'", "file")
-            roles = tuple(target.roles or ())
-            for role in roles:
-                if role not in ROLES:
-                    raise fail(f"unknown role {role!r}; expected one of {', '.join(ROLES)}", "roles")
-            targets.append(Target(file=target.file, symbol=target.symbol, roles=roles))
+                raise fail(f"group {group.id!r} has no 'required' flag and no targets", "groups",
+                           where)
+            raise fail(f"group {group.id!r} is empty: 'any_of' needs at least one target",
+                       "any_of", where)
+        targets = [Target(file=target.file, symbol=target.symbol, roles=tuple(target.roles or ()))
+                   for target in group.any_of]
         groups.append(EvidenceGroup(id=group.id, required=group.required is not False,
                                     any_of=tuple(targets)))
     if not any(g.required for g in groups):
         raise fail("every group is supporting (required: false); at least one must be required",
                    "groups")
     forbidden = tuple(dict.fromkeys([*(defaults.forbidden or ()), *(spec.forbidden or ())]))
-    for pattern in forbidden:
-        if not pattern.strip():
-            raise fail("an empty forbidden pattern would forbid every file", "forbidden")
     tags = {k: _tag_text(v) for k, v in (defaults.tags or {}).items()}
     tags.update({k: _tag_text(v) for k, v in (spec.tags or {}).items()})
     ctx = spec.context

@@ -7,9 +7,14 @@ scorer turns that into an ``invalid`` case rather than borrowing metadata elsewh
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Literal
+
 import msgspec
+from msgspec import Meta
 
 MANIFEST_FORMAT = 1
+Count = Annotated[int, Meta(ge=0)]
 
 
 class ChunkerInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,27 +31,35 @@ class PathPolicyInfo(msgspec.Struct, frozen=True, kw_only=True):
 class EmbedderInfo(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     version: str
-    dimensions: int | None = None
+    dimensions: Annotated[int, Meta(ge=1)] | None = None
 
 
 class Manifest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
     """``manifest.json`` of an index; also embedded in every attempt."""
 
-    format: int = MANIFEST_FORMAT
+    format: Literal[1] = 1
     repository: str | None = None
     revision: str | None = None
     index_build_id: str | None = None
     chunker: ChunkerInfo | None = None
     path_policy: PathPolicyInfo | None = None
     embedder: EmbedderInfo | None = None
-    files: int | None = None
-    chunks: int | None = None
+    files: Count | None = None
+    chunks: Count | None = None
     created_at: str | None = None
     complete: bool = False
     codegold_version: str | None = None
     # The name the revision was given by (a tag or branch), when it was not the full sha
     # itself; ``revision`` is always the commit it resolved to (tags peeled).
     revision_given: str | None = None
+
+
+def load_manifest(path: str | Path) -> Manifest:
+    """Read a ``manifest.json``; any mistake is a SchemaError naming the file and field."""
+    from codegold.model._files import load_versioned
+
+    return load_versioned(path, Manifest, what="index manifest",
+                          hint="see `codegold schema manifest`").value
 
 
 def manifest_problem(manifest: Manifest | None, case_revision: str) -> str | None:

@@ -1,27 +1,64 @@
-"""JSON Schemas of the on-disk formats, generated from the structs that read them."""
+"""JSON Schemas of the on-disk formats, generated from the very structs that read them.
+
+Every format is registered here by the dotted path of its Spec struct, so this module
+imports no other part of codegold: the struct is imported only when its schema is asked
+for. Because the loaders (:func:`codegold.model.load_versioned`) decode into the same
+structs, a document the schema accepts is one the loader accepts, cross-field rules
+aside (unique ids, a revision given on the case or in defaults), which the schema
+descriptions state. Register a new format with :func:`register_format`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import Any, NamedTuple
 
 import msgspec
 
-from codegold.model.attempts import Attempt
-from codegold.model.cases import CaseFileSpec
-from codegold.model.manifest import Manifest
-from codegold.model.results import RunResult
 
-SCHEMAS: dict[str, tuple[type[Any], str]] = {
-    "cases": (CaseFileSpec, "codegold gold cases (cases.yaml / .json; .jsonl holds one case a line)"),
-    "attempts": (Attempt, "one line of attempts.jsonl: a retrieval attempt"),
-    "manifest": (Manifest, "manifest.json of a codegold index"),
-    "results": (RunResult, "results.json written by `codegold eval`"),
-}
+class FormatEntry(NamedTuple):
+    module: str      # e.g. "codegold.model.cases"
+    attribute: str   # the msgspec Struct the loader decodes into
+    title: str
+
+
+SCHEMAS: dict[str, FormatEntry] = {}
+
+
+def register_format(name: str, module: str, attribute: str, title: str) -> None:
+    """Make ``codegold schema NAME`` print the JSON Schema of ``module.attribute``."""
+    SCHEMAS[name] = FormatEntry(module, attribute, title)
+
+
+register_format("cases", "codegold.model.cases", "CaseFileSpec",
+                "codegold gold cases (cases.yaml / .json; .jsonl holds one case a line)")
+register_format("attempts", "codegold.model.attempts", "Attempt",
+                "one line of attempts.jsonl: a retrieval attempt")
+register_format("manifest", "codegold.model.manifest", "Manifest",
+                "manifest.json of a codegold index")
+register_format("results", "codegold.model.results", "RunResult",
+                "results.json written by `codegold eval`")
+register_format("owners", "codegold.diagnose.owners", "OwnersFile",
+                "owners file of `codegold diagnose --owners`: failure cause -> team")
+register_format("retriever-config", "codegold.retrieve.config", "RetrieverConfig",
+                "reference retriever configuration (`--config`; every key optional)")
+register_format("index-policy", "codegold.index.policy", "PolicyFileSpec",
+                "path policy file of `codegold index --policy`")
+register_format("retrieval-request", "codegold.adapters.protocol", "RetrievalRequest",
+                "what codegold sends a command or HTTP retriever")
+register_format("retrieval-response", "codegold.adapters.protocol", "RetrievalResponse",
+                "what a command or HTTP retriever answers (a bare list is taken as ranked)")
+
+
+def spec_of(name: str) -> type[Any]:
+    """The struct a format decodes into (imported on demand)."""
+    entry = SCHEMAS[name]
+    kind: type[Any] = getattr(importlib.import_module(entry.module), entry.attribute)
+    return kind
 
 
 def json_schema(name: str) -> dict[str, Any]:
-    kind, title = SCHEMAS[name]
-    schema: dict[str, Any] = msgspec.json.schema(kind)
+    schema: dict[str, Any] = msgspec.json.schema(spec_of(name))
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = title
+    schema["title"] = SCHEMAS[name].title
     return schema

@@ -7,17 +7,38 @@ frozen records, naming the file and key of any mistake.
 
 from __future__ import annotations
 
+import sys
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 import yaml
+from msgspec import Meta
 
 from codegold.errors import InputError, SchemaError
+from codegold.model._files import load_versioned, split_validation_error
+from codegold.model.cases import Role
 from codegold.model.paths import PathPattern
 
 CONFIG_FORMAT = 1
+
+# Rules in the types, so `codegold schema retriever-config` states exactly what loads.
+Weight = Annotated[float, Meta(ge=0, le=sys.float_info.max,
+                               description="a finite number, at least 0")]
+Fraction = Annotated[float, Meta(ge=0, le=1, description="a number from 0 to 1")]
+Count = Annotated[int, Meta(ge=0)]
+Positive = Annotated[int, Meta(ge=1)]
+Signal = Annotated[Literal["lexical", "identifier", "symbol", "path", "file", "dense"],
+                   Meta(description="signal")]
+Intent = Annotated[Literal["definition", "examples", "tests", "config", "general"],
+                   Meta(description="intent")]
+if TYPE_CHECKING:  # rerank looks preferences up with the plain strings it detected
+    IntentKey = str
+    RoleKey = str
+else:
+    IntentKey = Intent
+    RoleKey = Annotated[Role, Meta(description="role")]
 
 
 class _Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -25,51 +46,51 @@ class _Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 
 class QueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    max_terms: int = 64
-    max_identifiers: int = 40
+    max_terms: Positive = 64
+    max_identifiers: Count = 40
 
 
 class CandidatesConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    per_signal: int = 200
-    default_k: int = 10
-    record_candidates: int = 50
+    per_signal: Positive = 200
+    default_k: Positive = 10
+    record_candidates: Count = 50
 
 
 class LexicalConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
-    field_weights: tuple[float, float, float] = (3.0, 1.5, 1.0)
-    backend: str = "memory"
-    k1: float = 1.2
-    b: float = 0.75
+    field_weights: tuple[Weight, Weight, Weight] = (3.0, 1.5, 1.0)
+    backend: Literal["memory", "fts5"] = "memory"
+    k1: Weight = 1.2
+    b: Fraction = 0.75
 
 
 class SymbolConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
-    weight_identifier: float = 1.0
-    weight_qualified: float = 2.0
-    weight_frame: float = 3.0
-    max_definitions: int = 8
-    min_length: int = 4
+    weight_identifier: Weight = 1.0
+    weight_qualified: Weight = 2.0
+    weight_frame: Weight = 3.0
+    max_definitions: Positive = 8
+    min_length: Count = 4
 
 
 class PathConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
-    weight_mentioned: float = 1.0
-    weight_frame: float = 2.0
-    max_chunks_per_file: int = 40
+    weight_mentioned: Weight = 1.0
+    weight_frame: Weight = 2.0
+    max_chunks_per_file: Positive = 40
 
 
 class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
-    max_files: int = 50
-    chunks_per_file: int = 2
+    max_files: Count = 50
+    chunks_per_file: Positive = 2
 
 
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = False
     embedder: str = "minilm-int8"
-    batch_size: int = 32
-    max_tokens: int = 256
+    batch_size: Positive = 32
+    max_tokens: Positive = 256
 
 
 class SignalsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -82,44 +103,44 @@ class SignalsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class FusionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    method: str = "rrf"
-    rrf_k: int = 60
-    weights: dict[str, float] = msgspec.field(default_factory=dict)
+    method: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: Count = 60
+    weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
 
 
 class OpenFileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    same_file: float = 1.3
-    same_dir: float = 1.15
-    per_shared_segment: float = 0.03
+    same_file: Weight = 1.3
+    same_dir: Weight = 1.15
+    per_shared_segment: Weight = 0.03
 
 
 class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
-    role_preference: dict[str, dict[str, float]] = msgspec.field(default_factory=dict)
-    category_penalty: dict[str, float] = msgspec.field(default_factory=dict)
+    role_preference: dict[IntentKey, dict[RoleKey, Weight]] = msgspec.field(default_factory=dict)
+    category_penalty: dict[str, Weight] = msgspec.field(default_factory=dict)
     category_patterns: dict[str, list[str]] = msgspec.field(default_factory=dict)
     open_file: OpenFileConfig = OpenFileConfig()
-    same_file_decay: float = 0.85
-    no_signature: float = 0.9
+    same_file_decay: Weight = 0.85
+    no_signature: Weight = 0.9
 
 
 class FiltersConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     language: str | None = None
     path_prefix: str | None = None
-    roles: list[str] = msgspec.field(default_factory=list)
+    roles: list[Role] = msgspec.field(default_factory=list)
     exclude: list[str] = msgspec.field(default_factory=list)
 
 
 class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool = True
-    max_added: int = 3
-    score_factor: float = 0.98
+    max_added: Count = 3
+    score_factor: Weight = 0.98
 
 
 class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The whole configuration; ``source`` names the files it was read from."""
+    """The whole configuration; an override file may give any subset of it."""
 
-    format: int = CONFIG_FORMAT
+    format: Literal[1] = 1
     query: QueryConfig = QueryConfig()
     candidates: CandidatesConfig = CandidatesConfig()
     signals: SignalsConfig = SignalsConfig()
@@ -164,35 +185,25 @@ def _read_yaml(text: str, where: str) -> dict[str, Any]:
 
 def load_config(path: str | Path | None = None,
                 overrides: dict[str, Any] | None = None) -> RetrieverConfig:
-    """Defaults, deep-merged with the YAML file at ``path`` and then with ``overrides``."""
+    """Defaults, deep-merged with the YAML/JSON file at ``path`` and then with ``overrides``.
+
+    The file alone is validated first (every key optional, ``format: 1`` optional), so a
+    mistake is reported at its line in that file; the merged result is validated again.
+    """
     data = _read_yaml(default_config_text(), "default_config.yaml")
     where = "default_config.yaml"
     if path is not None:
         where = str(path)
-        try:
-            text = Path(path).read_text("utf-8")
-        except OSError as err:
-            raise SchemaError(f"cannot read retriever config: {err.strerror}", path=where) from None
-        data = _merge(data, _read_yaml(text, where))
+        loaded = load_versioned(path, RetrieverConfig, what="retriever config",
+                                hint="see `codegold schema retriever-config`")
+        data = _merge(data, loaded.data)
     if overrides:
         data = _merge(data, overrides)
     try:
         config = msgspec.convert(data, RetrieverConfig)
-    except msgspec.ValidationError as err:
-        raise SchemaError(f"retriever config: {err}", path=where) from None
-    if config.format != CONFIG_FORMAT:
-        raise SchemaError(f"unsupported config format {config.format}; expected {CONFIG_FORMAT}",
-                          path=where, field="format")
-    if config.fusion.method not in FUSION_METHODS:
-        raise SchemaError(f"unknown fusion method {config.fusion.method!r}; "
-                          f"expected one of {', '.join(FUSION_METHODS)}", path=where,
-                          field="fusion.method")
-    for name, lexical in (("lexical", config.signals.lexical),
-                          ("identifier", config.signals.identifier)):
-        if lexical.backend not in LEXICAL_BACKENDS:
-            raise SchemaError(f"unknown lexical backend {lexical.backend!r}; expected one of "
-                              f"{', '.join(LEXICAL_BACKENDS)}", path=where,
-                              field=f"signals.{name}.backend")
+    except msgspec.ValidationError as err:  # only ``overrides`` can get here: the file passed
+        text, at = split_validation_error(str(err))
+        raise SchemaError(f"retriever config: {text} (at {at})", path=where) from None
     globs = [("filters.exclude", config.filters.exclude),
              *((f"rerank.category_patterns.{name}", patterns)
                for name, patterns in sorted(config.rerank.category_patterns.items()))]
