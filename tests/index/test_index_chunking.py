@@ -32,7 +32,7 @@ def test_typescript_methods_get_own_chunks_with_class_header() -> None:
     assert result.entry.chunker == "tree-sitter:typescript"
     found = defs(result)
     assert found["SessionService.createSession"] == ("method", "definition", 9, 16)
-    assert found["SessionService"] == ("class", "definition", 4, 37)
+    assert found["SessionService"] == ("class", "definition", 3, 37)  # doc comment included
     assert found["validateRefreshToken"][:2] == ("function", "definition")
     assert found["Session"][0] == "interface"
     assert found["makeToken"][0] == "function"
@@ -85,10 +85,10 @@ def test_javascript_class_function_and_constant() -> None:
 def test_go_methods_are_qualified_by_receiver() -> None:
     result = parse("server.go", "server/server.go")
     found = defs(result)
-    assert found["Server.Handle"] == ("method", "definition", 16, 21)
+    assert found["Server.Handle"] == ("method", "definition", 15, 21)  # doc comment included
     assert found["Server"][0] == "class"
     assert found["Store"][0] == "interface"
-    assert found["NewToken"] == ("function", "definition", 24, 26)
+    assert found["NewToken"] == ("function", "definition", 23, 26)
     handle = next(c for c in result.chunks if c.symbol == "Server.Handle")
     assert handle.start_line == 15  # doc comment attached
 

@@ -17,7 +17,6 @@ from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
     calls_query,
     error_query,
-    family,
     parser,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
@@ -34,6 +33,11 @@ CHUNKER_NAME = "codegold-structural"
 CHUNKER_VERSION = f"1+{chunker_fingerprint()}"
 
 LONG_LINE_CHARS = 4_000
+# A file is minified (line windows, no structure) when it has a line over LONG_LINE_CHARS
+# *and* its lines average more than MINIFIED_MEAN_LINE_CHARS: hand-written code averages
+# 30-40 characters a line, so one long literal (a data URI, an embedded table) in an
+# ordinary file keeps its structure and symbols.
+MINIFIED_MEAN_LINE_CHARS = 300
 SYNTAX_ERROR_SHARE = 0.3
 _CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json"})
 
@@ -75,9 +79,10 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     fate = "indexed"
     calls: list[tuple[str, int]] = []
     if language in STRUCTURAL_LANGUAGES:
-        if lines.longest() > LONG_LINE_CHARS:
+        if is_minified(lines):
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-            notes.append(f"lines over {LONG_LINE_CHARS} characters (minified?): lines fallback")
+            notes.append(f"minified (lines over {LONG_LINE_CHARS} characters, over "
+                         f"{MINIFIED_MEAN_LINE_CHARS} on average): lines fallback")
         else:
             root = parser(language).parse(data).root_node
             error_rows = _error_rows(root, language) if root.has_error else 0
@@ -88,8 +93,9 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
             else:
                 try:
                     regions = _within(
-                        structural_regions(root, family(language),
-                                           declaration_file=is_declaration_file(path)),
+                        structural_regions(root, language,
+                                           declaration_file=is_declaration_file(path),
+                                           test_file=category == "test"),
                         len(lines) - 1)
                     drafts = _structural_drafts(regions, lines)
                     chunker = f"tree-sitter:{language}"
@@ -114,6 +120,13 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                      else "unknown file type: lines fallback")
     return _finalize(path, blob, revision, language, category, drafts, calls,
                      entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
+
+
+def is_minified(lines: Lines) -> bool:
+    """The documented rule (see MINIFIED_MEAN_LINE_CHARS) for giving up on structure."""
+    if lines.longest() <= LONG_LINE_CHARS or not len(lines):
+        return False
+    return lines.chars(0, len(lines) - 1) / len(lines) > MINIFIED_MEAN_LINE_CHARS
 
 
 def _error_rows(root: object, language: str) -> int:
@@ -201,7 +214,7 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
 
 
 def _structural_role(draft: Draft, call_rows: list[int]) -> str:
-    if draft.role in ("definition", "declaration"):
+    if draft.role in ("definition", "declaration", "test"):
         return draft.role
     if draft.role == "module":
         # Module code is a call site when it mostly calls things: more lines with calls
@@ -260,7 +273,8 @@ def _finalize(path: str, blob: str, revision: str, language: str | None, categor
         for span in draft.defines:
             definitions.append(SymbolDef(
                 name=span.name, qualified=span.qualified, kind=span.kind, role=span.role,
-                file=path, start_line=span.start + 1, end_line=span.end + 1, chunk_id=chunk_id))
+                file=path, start_line=span.start + 1, end_line=span.end + 1, chunk_id=chunk_id,
+                header_line=span.header_row + 1))
     references = _references(path, drafts, ids, calls)
     return FileChunks(entry=entry, chunks=tuple(chunks), definitions=tuple(definitions),
                       references=tuple(references))
