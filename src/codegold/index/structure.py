@@ -45,7 +45,8 @@ class Definition:
     header_row: int              # the declaration line (where the name is)
     qualifier: str | None = None  # name that qualifies members (impl's type)
     test: bool = False           # a test by the language's markers (``#[test]``)
-    extra: tuple[tuple[str, int], ...] = ()  # more names one statement defines (Go types)
+    # More (name, header row, kind) one statement defines (Go's ``type ( A int; B ... )``).
+    extra: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class _Definitions:
             ordered = [d for _, d in sorted(cores.values(),
                                             key=lambda item: (item[1].core.start_byte, item[0]))]
             primary = ordered[0]
-            extra = tuple(dict.fromkeys((d.name, d.header_row) for d in ordered[1:]
+            extra = tuple(dict.fromkeys((d.name, d.header_row, d.kind) for d in ordered[1:]
                                         if d.name and d.name != primary.name))
             self._by_span[key] = replace(primary, extra=extra) if extra else primary
 
@@ -291,10 +292,17 @@ def _lead_start(siblings: list[Node], index: int, attached: frozenset[str]) -> i
     """First row of the attached comments/attributes directly above ``siblings[index]``."""
     start = siblings[index].start_point.row
     j = index - 1
-    while j >= 0 and siblings[j].type in attached and siblings[j].end_point.row >= start - 1:
+    while j >= 0 and siblings[j].type in attached and _last_row(siblings[j]) >= start - 1:
         start = siblings[j].start_point.row
         j -= 1
     return start
+
+
+def _last_row(node: Node) -> int:
+    """The last row holding text of ``node`` (Rust's line comments end at column 0 of
+    the next row, since they include their newline)."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
 def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
@@ -313,16 +321,30 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         _module_regions(pending, ctx, walk.definitions, level)
         pending.clear()
 
+    covered = ctx.covered_until
     for index, node in enumerate(siblings):
         found = definitions[index]
         if found is None:
             attached_to_next = (node.type in attached
                                 and _attaches(definitions, leads, index, attached, siblings))
-            if not attached_to_next and node.end_point.row > ctx.covered_until:
+            # A trailing comment on a definition's last line is part of that line.
+            trailing = node.type in attached and node.start_point.row <= covered
+            if not attached_to_next and not trailing and node.end_point.row > covered:
                 pending.append(node)
             continue
+        covered = max(covered, node.end_point.row)
+        chunk_start = leads[index]
+        if pending and all(n.type in attached for n in pending):
+            # A comment or attribute block that attaches to nothing (a blank line after
+            # it) is never a chunk of its own: it travels with the next definition.
+            chunk_start = min(chunk_start, pending[0].start_point.row)
+            pending.clear()
         flush()
-        _definition_regions(found, leads[index], ctx, walk, stack, level)
+        _definition_regions(found, leads[index], ctx, walk, stack, level, chunk_start)
+    if pending and all(n.type in attached for n in pending) and level and level[-1] is not None:
+        last = level[-1]
+        level[-1] = replace(last, end=max(last.end, pending[-1].end_point.row))
+        pending.clear()
     flush()
     for region in _pack(level):
         walk.collector.regions.append(replace(region, rid=walk.collector.next_rid))
@@ -365,22 +387,23 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
             if inner is None or member.type in walk.attached:
                 continue
             lead = _lead_start(members, index, walk.attached)
-            names = [(inner.name, inner.header_row)] if inner.name else []
-            for name, header in [*names, *inner.extra]:
-                member_q = f"{prefix}.{name}"
-                spans.append(SymbolSpan(_short(member_q), member_q, inner.kind,
+            names = [(inner.name, inner.header_row, inner.kind)] if inner.name else []
+            for name, header, kind in [*names, *inner.extra]:
+                member_q = f"{prefix}.{name}" if prefix else name
+                spans.append(SymbolSpan(_short(member_q), member_q, kind,
                                         walk.role(inner, inner_ctx, _short(name)), lead,
                                         inner.span.end_point.row, header))
             if inner.container:
-                todo.append((inner, f"{prefix}.{inner.name}" if inner.name else
-                             f"{prefix}.{inner.qualifier}" if inner.qualifier else prefix,
-                             inner_ctx))
+                nested = inner.name or inner.qualifier
+                todo.append((inner, ".".join(p for p in (prefix, nested) if p), inner_ctx))
     return spans
 
 
 def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk,
                         stack: list[tuple[list[Node], _Context]],
-                        level: list[Region | None]) -> None:
+                        level: list[Region | None], chunk_start: int) -> None:
+    """Regions of one definition; ``lead`` starts its symbol span (attached comments
+    included), ``chunk_start`` its chunk (a detached comment block above may join it)."""
     end_row = found.span.end_point.row
     qualified = _qualify(ctx, found.name) if found.name else None
     role = walk.role(found, ctx, _short(found.name) if found.name else None)
@@ -389,10 +412,10 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     if qualified:
         defines.append(SymbolSpan(_short(qualified), qualified, found.kind, role, lead, end_row,
                                   found.header_row))
-    for extra, extra_header in found.extra:
+    for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
         names += (extra_q,)
-        defines.append(SymbolSpan(_short(extra_q), extra_q, found.kind, role, lead, end_row,
+        defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)
     members = _members(found.body) if found.body is not None else []
@@ -400,17 +423,20 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     member_defs = [walk.definitions.lookup(m, member_ctx)
                    if m.type not in walk.attached else None for m in members]
     container = found.container and any(d is not None for d in member_defs)
-    small = (container and qualified is not None and found.kind != "module"
-             and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
-    if small and qualified is not None:
+    # An anonymous object (``module.exports = {...}``) qualifies nothing but still holds
+    # its members; an impl block without a name keeps one chunk per member.
+    small = (container and (qualified is not None or found.kind == "object")
+             and found.kind != "module" and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
+    if small:
         # A small class stays whole: one chunk that defines the class and its members.
-        for span in _small_container_members(found, qualified, replace(ctx, test=role == "test"),
+        prefix = qualified or ".".join(ctx.names)
+        for span in _small_container_members(found, prefix, replace(ctx, test=role == "test"),
                                              walk):
             names += (span.qualified,)
             defines.append(span)
     if not container or found.body is None or small:
         level.append(Region(
-            rid=-1, start=lead, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
+            rid=-1, start=chunk_start, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
             role=role, headers=ctx.headers, parent=ctx.parent,
             signature=header if found.body is not None else None,
             cuts=_statement_rows(found.body) if not container else
@@ -427,7 +453,7 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     meaningful = qualified is not None or header_end - lead >= 2
     if meaningful:
         parent = walk.collector.add(
-            start=lead, end=header_end, kind=found.kind if found.kind != "module" else "class",
+            start=chunk_start, end=header_end, kind=found.kind if found.kind != "module" else "class",
             symbol=qualified, symbols=names, role=role, headers=ctx.headers, parent=ctx.parent,
             signature=header, cuts=tuple(sorted({m.start_point.row for m in members})),
             defines=tuple(defines))
@@ -502,11 +528,10 @@ def _pack(level: list[Region | None]) -> list[Region]:
         if len(run) >= 2:
             first, last = run[0], run[-1]
             symbols = tuple(s for r in run for s in r.symbols)
-            roles = {r.role for r in run}
             out.append(Region(
                 rid=first.rid, start=first.start, end=last.end, kind="pack",
                 symbol=first.symbol, symbols=symbols,
-                role=roles.pop() if len(roles) == 1 else "definition",
+                role=run[0].role,
                 headers=first.headers, parent=first.parent, signature=None,
                 cuts=tuple(r.start for r in run),
                 defines=tuple(d for r in run for d in r.defines)))
@@ -520,7 +545,8 @@ def _pack(level: list[Region | None]) -> list[Region]:
             continue
         small = (region.role in _SYMBOL_ROLES and region.kind != "pack"
                  and region.end - region.start + 1 <= PACK_SMALL_LINES and region.symbols)
-        if small and run and region.end - run[0].start + 1 > PACK_MAX_LINES:
+        if small and run and (region.end - run[0].start + 1 > PACK_MAX_LINES
+                              or region.role != run[0].role):
             close_run()
         if small:
             run.append(region)
