@@ -33,11 +33,12 @@ CHUNKER_NAME = "codegold-structural"
 CHUNKER_VERSION = f"1+{chunker_fingerprint()}"
 
 LONG_LINE_CHARS = 4_000
-# A file is minified (line windows, no structure) when it has a line over LONG_LINE_CHARS
-# *and* its lines average more than MINIFIED_MEAN_LINE_CHARS: hand-written code averages
-# 30-40 characters a line, so one long literal (a data URI, an embedded table) in an
-# ordinary file keeps its structure and symbols.
-MINIFIED_MEAN_LINE_CHARS = 300
+# A file is minified (line windows, no structure) when a line over LONG_LINE_CHARS reads
+# like packed code: at least MINIFIED_PUNCTUATION_SHARE of its characters are statement
+# and block punctuation (``;``, ``{``, ``}``); minified JavaScript is 5-15 %. A long string
+# or data literal (a data URI, an embedded table) in an ordinary file is below it, so the
+# file keeps its structure and symbols, and only that line is cut to bound chunk sizes.
+MINIFIED_PUNCTUATION_SHARE = 0.03
 SYNTAX_ERROR_SHARE = 0.3
 _CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json"})
 
@@ -81,8 +82,8 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     if language in STRUCTURAL_LANGUAGES:
         if is_minified(lines):
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-            notes.append(f"minified (lines over {LONG_LINE_CHARS} characters, over "
-                         f"{MINIFIED_MEAN_LINE_CHARS} on average): lines fallback")
+            notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
+                         "code): lines fallback")
         else:
             root = parser(language).parse(data).root_node
             error_rows = _error_rows(root, language) if root.has_error else 0
@@ -123,10 +124,15 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
 
 
 def is_minified(lines: Lines) -> bool:
-    """The documented rule (see MINIFIED_MEAN_LINE_CHARS) for giving up on structure."""
-    if lines.longest() <= LONG_LINE_CHARS or not len(lines):
+    """The documented rule (see MINIFIED_PUNCTUATION_SHARE) for giving up on structure."""
+    if lines.longest() <= LONG_LINE_CHARS:
         return False
-    return lines.chars(0, len(lines) - 1) / len(lines) > MINIFIED_MEAN_LINE_CHARS
+    for line in lines.items:
+        if len(line) > LONG_LINE_CHARS:
+            punctuation = line.count(";") + line.count("{") + line.count("}")
+            if punctuation >= MINIFIED_PUNCTUATION_SHARE * len(line):
+                return True
+    return False
 
 
 def _error_rows(root: object, language: str) -> int:
