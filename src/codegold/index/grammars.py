@@ -31,7 +31,8 @@ class LanguageSpec:
     matches the definition inside. ``attached`` are node types (doc comments, attributes)
     that belong to the definition right below them. ``test_names`` is the naming
     convention of tests: in a test file, a definition whose short name matches it has
-    role ``test``.
+    role ``test``. ``test_markers`` matches an attached node's text (an attribute) that
+    makes the definition below it a test in any file, its members included.
     """
 
     module: str
@@ -41,6 +42,7 @@ class LanguageSpec:
     wrappers: frozenset[str]
     attached: frozenset[str]
     test_names: str | None = None
+    test_markers: str | None = None
 
 
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
@@ -65,7 +67,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
                          _C_COMMENTS, r"^test|Test$|^Test"),
     "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
                          frozenset({*_C_COMMENTS, "attribute_item", "inner_attribute_item"}),
-                         r"^test_"),
+                         r"^test_", r"^#\[(([A-Za-z_]+::)*test(\(.*\))?|cfg\(test\))\]$"),
     "ruby": LanguageSpec("tree_sitter_ruby", "language", "ruby", ("ruby",), frozenset(),
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
@@ -84,6 +86,12 @@ def family(language: str) -> str:
 def test_name_pattern(language: str) -> re.Pattern[str] | None:
     pattern = LANGUAGES[language].test_names
     return re.compile(pattern) if pattern else None
+
+
+@cache
+def test_marker_pattern(language: str) -> re.Pattern[str] | None:
+    pattern = LANGUAGES[language].test_markers
+    return re.compile(pattern, re.DOTALL) if pattern else None
 
 
 @cache

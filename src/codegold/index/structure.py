@@ -20,7 +20,12 @@ from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node, QueryCursor
 
-from codegold.index.grammars import LANGUAGES, tags_query, test_name_pattern
+from codegold.index.grammars import (
+    LANGUAGES,
+    tags_query,
+    test_marker_pattern,
+    test_name_pattern,
+)
 
 # Kinds that hold members which become their own chunks (when the body has any).
 _CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait"})
@@ -228,7 +233,20 @@ class _Walk:
     attached: frozenset[str]
     declaration_file: bool
     test_names: re.Pattern[str] | None  # only when the file is a test file
+    test_markers: re.Pattern[str] | None
     collector: _Collector
+
+    def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
+               ) -> Definition:
+        """``found`` as a test when an attached node above it is a test marker."""
+        if self.test_markers is None or found.test:
+            return found
+        j = index - 1
+        while j >= 0 and siblings[j].type in self.attached and siblings[j].start_point.row >= lead:
+            if self.test_markers.match(_text(siblings[j]).strip()):
+                return replace(found, test=True)
+            j -= 1
+        return found
 
     def role(self, found: Definition, ctx: _Context, short: str | None) -> str:
         if found.test or ctx.test:
@@ -280,7 +298,8 @@ def structural_regions(root: Node, language: str, *, declaration_file: bool,
     language's test convention (``test_*``, ``Test*``) get role ``test``.
     """
     walk = _Walk(_Definitions(root, language), LANGUAGES[language].attached, declaration_file,
-                 test_name_pattern(language) if test_file else None, _Collector())
+                 test_name_pattern(language) if test_file else None,
+                 test_marker_pattern(language), _Collector())
     stack: list[tuple[list[Node], _Context]] = [(list(root.named_children), _Context())]
     while stack:
         siblings, ctx = stack.pop()
@@ -312,6 +331,7 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
                    for n in siblings]
     leads = [_lead_start(siblings, i, attached) if d is not None else -1
              for i, d in enumerate(definitions)]
+    following = _next_solid(siblings, attached)
     pending: list[Node] = []
     level: list[Region | None] = []  # None: a container sits here; packing stops at it
 
@@ -325,8 +345,12 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
     for index, node in enumerate(siblings):
         found = definitions[index]
         if found is None:
-            attached_to_next = (node.type in attached
-                                and _attaches(definitions, leads, index, attached, siblings))
+            # An attached node belongs to the next definition when only attached nodes
+            # without blank lines (``leads`` walked that chain up) separate them.
+            solid = following[index]
+            attached_to_next = (node.type in attached and solid < len(siblings)
+                                and definitions[solid] is not None
+                                and leads[solid] <= node.start_point.row)
             # A trailing comment on a definition's last line is part of that line.
             trailing = node.type in attached and node.start_point.row <= covered
             if not attached_to_next and not trailing and node.end_point.row > covered:
@@ -340,6 +364,7 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
             chunk_start = min(chunk_start, pending[0].start_point.row)
             pending.clear()
         flush()
+        found = walk.marked(found, siblings, index, leads[index])
         _definition_regions(found, leads[index], ctx, walk, stack, level, chunk_start)
     if pending and all(n.type in attached for n in pending) and level and level[-1] is not None:
         last = level[-1]
@@ -351,16 +376,16 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         walk.collector.next_rid += 1
 
 
-def _attaches(definitions: list[Definition | None], leads: list[int], index: int,
-              attached_types: frozenset[str], siblings: list[Node]) -> bool:
-    """An attached node (doc comment line, attribute) belongs to the next definition when
-    only attached nodes without blank lines separate them (``leads`` already walked that
-    chain upwards from the definition)."""
-    following = index + 1
-    while following < len(siblings) and siblings[following].type in attached_types:
-        following += 1
-    return (following < len(siblings) and definitions[following] is not None
-            and leads[following] <= siblings[index].start_point.row)
+def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
+    """For each index, the first later index that is not an attached node (len if none):
+    one backward pass, so long runs of comments cost linear time."""
+    following = [len(siblings)] * len(siblings)
+    nearest = len(siblings)
+    for index in range(len(siblings) - 1, -1, -1):
+        following[index] = nearest
+        if siblings[index].type not in attached:
+            nearest = index
+    return following
 
 
 def _qualify(ctx: _Context, name: str) -> str:
@@ -387,6 +412,7 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
             if inner is None or member.type in walk.attached:
                 continue
             lead = _lead_start(members, index, walk.attached)
+            inner = walk.marked(inner, members, index, lead)
             names = [(inner.name, inner.header_row, inner.kind)] if inner.name else []
             for name, header, kind in [*names, *inner.extra]:
                 member_q = f"{prefix}.{name}" if prefix else name

@@ -1,12 +1,7 @@
 ; Definitions for Rust. Captures as in python.tags.scm; @qualifier on an impl names the
-; type its members are qualified by; @test marks a test (#[test], #[tokio::test], and
-; every item of a #[cfg(test)] module). Test patterns come first: the first pattern
-; matching a node wins.
-((attribute_item) @test . (attribute_item)* . (function_item name: (identifier) @name body: (_) @body) @definition.function
-  (#match? @test "^#\\[([A-Za-z_]+::)*test(\\(.*\\))?\\]$"))
-((attribute_item) @test . (attribute_item)* . (mod_item name: (identifier) @name body: (declaration_list) @body) @definition.module
-  (#match? @test "^#\\[cfg\\(test\\)\\]$"))
-
+; type its members are qualified by. Tests (#[test], #[tokio::test], #[cfg(test)] mod)
+; are told by their attributes: `test_markers` in codegold.index.grammars (a quantified
+; attribute pattern here costs quadratic time on long attribute runs).
 (function_item name: (identifier) @name body: (_) @body) @definition.function
 (function_signature_item name: (identifier) @name) @declaration.function
 (struct_item name: (type_identifier) @name body: (_)? @body) @definition.class
