@@ -418,3 +418,15 @@ class _Bytes:
 
     def read_bytes(self) -> bytes:
         return self.data
+
+
+def test_javascript_iife_body_definitions_and_leading_comment() -> None:
+    data = (b"// A browser script.\n// Second line.\n\n(function () {\n  'use strict';\n"
+            b"  var state = {};\n  function render(rows) {\n    return rows.length;\n  }\n"
+            + b"".join(b"  state.k%d = %d;\n" % (i, i) for i in range(70)) + b"})();\n")
+    result = chunk_file("web/app.js", data)
+    assert headers(result)["render"] == ("function", "definition", 7)
+    assert_no_comment_only_chunk(result, ("//",))
+    long_call = (b"// Configure the app.\n\nconfigure({\n"
+                 + b"".join(b"  k%d: %d,\n" % (i, i) for i in range(70)) + b"});\n")
+    assert_no_comment_only_chunk(chunk_file("web/setup.js", long_call), ("//",))

@@ -338,7 +338,7 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
     def flush() -> None:
         if not pending:
             return
-        _module_regions(pending, ctx, walk.definitions, level)
+        _module_regions(pending, ctx, walk.definitions, level, attached)
         pending.clear()
 
     covered = ctx.covered_until
@@ -496,7 +496,7 @@ MODULE_MAX_LINES = 60
 
 
 def _module_regions(nodes: list[Node], ctx: _Context, definitions: _Definitions,
-                    level: list[Region | None]) -> None:
+                    level: list[Region | None], attached: frozenset[str]) -> None:
     """Runs of non-definition statements (module code at top level, class parts inside a
     container), cut at statement boundaries into runs of at most MODULE_MAX_LINES."""
     runs: list[list[Node]] = []
@@ -505,7 +505,10 @@ def _module_regions(nodes: list[Node], ctx: _Context, definitions: _Definitions,
             runs[-1].append(node)
         else:
             runs.append([node])
-    for run in runs:
+    for index, run in enumerate(runs):
+        if index + 1 < len(runs) and all(n.type in attached for n in run):
+            runs[index + 1][:0] = run  # a comment block is never a chunk of its own
+            continue
         _module_region(run, ctx, definitions, level)
 
 

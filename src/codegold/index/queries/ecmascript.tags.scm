@@ -84,3 +84,9 @@
   @module.variable (#not-match? @_value "^require\\s*\\("))
 (lexical_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
 (variable_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
+
+; An immediately invoked function at top level, (function () { ... })(): its body is a
+; module whose definitions are found as if they were top level.
+(expression_statement (call_expression
+  function: (parenthesized_expression [(function_expression body: (statement_block) @body)
+                                       (arrow_function body: (statement_block) @body)]))) @definition.module
