@@ -34,8 +34,10 @@ DEFINITION_KINDS = frozenset({
     "function", "method", "class", "interface", "struct", "enum", "trait", "macro",
     "typedef", "type", "alias", "module", "namespace", "singletonMethod", "annotation",
     "generator", "implementation", "record", "func", "methodSpec", "interfaceMethod",
-    "constructor",
+    "constructor", "member",
 })
+# Python's `namespace` tags are import aliases (`import typing as t`), not definitions.
+SKIP = frozenset({("Python", "namespace")})
 CODEGOLD_KINDS = frozenset({"function", "method", "class", "interface", "type", "module",
                             "macro", "object"})
 SKIP_DIRS = frozenset({".git", "node_modules", "vendor", "dist", "build", "__pycache__"})
@@ -54,7 +56,7 @@ def _files(root: Path, language: str | None) -> list[Path]:
 
 def _ctags(path: Path) -> list[tuple[str, int, str]]:
     proc = subprocess.run(
-        ["ctags", "--output-format=json", "--fields=+nK", "--extras=-F", "-f", "-", str(path)],
+        ["ctags", "--output-format=json", "--fields=+nKl", "--extras=-F", "-f", "-", str(path)],
         capture_output=True, text=True, check=False, timeout=60)
     tags = []
     for line in proc.stdout.splitlines():
@@ -62,7 +64,8 @@ def _ctags(path: Path) -> list[tuple[str, int, str]]:
             tag = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if tag.get("_type") == "tag" and tag.get("kind") in DEFINITION_KINDS:
+        if (tag.get("_type") == "tag" and tag.get("kind") in DEFINITION_KINDS
+                and (tag.get("language"), tag.get("kind")) not in SKIP):
             tags.append((str(tag["name"]), int(tag.get("line", 0)), str(tag["kind"])))
     return tags
 
