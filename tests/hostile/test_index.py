@@ -299,8 +299,8 @@ def test_sqlite_damaged_in_the_middle_gives_one_clear_error(tmp_path: Path) -> N
     _ok(_build(repo.path, out))
     db = out / "index.sqlite"
     data = bytearray(db.read_bytes())
-    for offset in range(len(data) // 3, len(data) - 4096, 4096):
-        for j in range(100, 400):
+    for offset in range(8192, len(data) - 4096, 4096):
+        for j in range(8, 400):
             data[offset + j] ^= 0x5A
     db.write_bytes(bytes(data))
     for proc in (run_cli("index", "inspect", out, timeout=60), _search(out),

@@ -70,6 +70,7 @@ def test_build_writes_complete_manifest_and_inventory(repo: Repo, tmp_path: Path
         method = reader.definitions("SessionService.createSession")
         assert [(d.file, d.start_line, d.end_line) for d in method] == [
             ("src/auth/session-service.ts", 9, 16)]
+        assert method[0].header_line == 9  # stored in symbols.header_line
         assert reader.definitions("createSession")[0].chunk_id == method[0].chunk_id
         assert {d.file for d in reader.definitions("SessionService")} == {
             "src/auth/session-service.ts", "src/auth/session_service.py"}

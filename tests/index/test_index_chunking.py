@@ -32,7 +32,7 @@ def test_typescript_methods_get_own_chunks_with_class_header() -> None:
     assert result.entry.chunker == "tree-sitter:typescript"
     found = defs(result)
     assert found["SessionService.createSession"] == ("method", "definition", 9, 16)
-    assert found["SessionService"] == ("class", "definition", 4, 37)
+    assert found["SessionService"] == ("class", "definition", 3, 37)  # doc comment included
     assert found["validateRefreshToken"][:2] == ("function", "definition")
     assert found["Session"][0] == "interface"
     assert found["makeToken"][0] == "function"
@@ -85,10 +85,10 @@ def test_javascript_class_function_and_constant() -> None:
 def test_go_methods_are_qualified_by_receiver() -> None:
     result = parse("server.go", "server/server.go")
     found = defs(result)
-    assert found["Server.Handle"] == ("method", "definition", 16, 21)
+    assert found["Server.Handle"] == ("method", "definition", 15, 21)  # doc comment included
     assert found["Server"][0] == "class"
     assert found["Store"][0] == "interface"
-    assert found["NewToken"] == ("function", "definition", 24, 26)
+    assert found["NewToken"] == ("function", "definition", 23, 26)
     handle = next(c for c in result.chunks if c.symbol == "Server.Handle")
     assert handle.start_line == 15  # doc comment attached
 
@@ -221,3 +221,212 @@ def test_code_under_docs_and_examples_is_a_documentation_example(path: str, cate
     from codegold.model.languages import language_of
 
     assert categorize(path, b"x = 1\n", language_of(path)) == category
+
+
+# --- per-language definitions, header lines and roles (query files) -----------------------
+
+def headers(result: FileChunks) -> dict[str, tuple[str, str, int]]:
+    """qualified name -> (kind, role, header line)."""
+    return {d.qualified: (d.kind, d.role, d.header_line) for d in result.definitions}
+
+
+def assert_no_comment_only_chunk(result: FileChunks, comment_prefixes: tuple[str, ...]) -> None:
+    for chunk in result.chunks:
+        lines = [line.strip() for line in chunk.text.splitlines() if line.strip()]
+        assert not all(line.startswith(comment_prefixes) for line in lines), chunk
+
+
+def test_javascript_commonjs_definitions_are_found() -> None:
+    result = parse("response.js", "lib/response.js")
+    found = headers(result)
+    assert found["res.send"] == ("method", "definition", 12)
+    assert found["json"][0] == "function" and found["sendFile"][0] == "function"
+    assert found["Router.route"] == ("method", "definition", 30)  # X.prototype.m -> X.m
+    assert found["host"][2] == 34  # defineGetter(req, 'host', function host() {})
+    assert found["format"][0] == found["parse"][0] == "function"
+    # An import binds a name; it never defines it.
+    assert "send" not in found and "mime" not in found
+    send = next(d for d in result.definitions if d.name == "send")
+    assert (send.qualified, send.start_line) == ("res.send", 9)  # its doc comment included
+    assert {c.role for c in result.chunks if c.symbols} <= {"definition", "call_site"}
+    assert any(c.symbol == "res.send" and c.role == "definition" for c in result.chunks)
+    assert_no_comment_only_chunk(result, ("/*", "*", "//"))
+
+
+def test_javascript_module_exports_object_members_are_symbols() -> None:
+    result = parse("helpers.js", "lib/utils.js")
+    assert set(headers(result)) == {"isAbsolute", "normalize", "flatten"}
+    whole = result.chunks[0]
+    assert (whole.start_line, whole.end_line, whole.role) == (1, 9, "definition")
+
+
+def test_typescript_interface_signatures_and_object_literal_methods() -> None:
+    result = parse("api.ts", "src/api.ts")
+    found = headers(result)
+    assert found["SessionApi"] == ("interface", "definition", 4)
+    assert found["SessionApi.create"] == ("method", "declaration", 5)
+    assert found["SessionApi.refresh"] == ("method", "declaration", 6)
+    assert "SessionApi.ttl" not in found  # a property, not a function
+    assert found["api.get"] == ("method", "definition", 11)
+    assert found["api.post"][:2] == ("method", "definition")
+    assert found["Store.save"][1] == "declaration"
+    assert found["Token"][0] == "type"
+    spans = defs(result)
+    assert spans["SessionApi"][2:] == (3, 8)  # JSDoc included in the span
+
+
+def test_java_header_lines_annotations_nested_members_and_enum_bodies() -> None:
+    result = parse("Annotated.java", "src/main/java/com/acme/json/Annotated.java")
+    found = headers(result)
+    assert found["SerializedName"] == ("interface", "definition", 7)
+    assert found["SerializedName.value"] == ("method", "declaration", 8)
+    assert found["SerializedName.alternate"][1] == "declaration"
+    assert found["Holder.Entry.key"] == ("method", "definition", 14)
+    assert found["Op.PLUS"][0] == "class" and found["Op.PLUS.apply"][2] == 20
+    load = next(d for d in result.definitions if d.qualified == "Service.load")
+    assert (load.start_line, load.header_line, load.end_line) == (26, 31, 33)
+    assert_no_comment_only_chunk(result, ("/*", "*", "//", "@"))
+
+
+def test_rust_tests_attributes_trait_items_and_macros() -> None:
+    result = parse("store.rs", "src/store.rs")
+    found = headers(result)
+    assert found["TokenStore"] == ("class", "definition", 5)
+    assert defs(result)["TokenStore"][2] == 3  # doc comment and #[derive] in the span
+    assert found["Backend.Item"] == ("type", "declaration", 11)
+    assert found["Backend.put"] == ("method", "declaration", 12)
+    assert found["token"] == ("macro", "definition", 16)
+    assert found["add"] == ("function", "definition", 23)
+    assert found["add_works_at_top_level"] == ("function", "test", 28)
+    assert found["tests"][1] == found["tests.helper"][1] == "test"
+    assert found["tests.it_panics"] == ("function", "test", 42)
+    by_symbol = {c.symbol: c for c in result.chunks}
+    assert by_symbol["add"].role == "definition"
+    assert by_symbol["add_works_at_top_level"].role == "test"
+    assert by_symbol["tests.it_panics"].start_line == 40  # both attributes travel with it
+    assert_no_comment_only_chunk(result, ("//", "#["))
+
+
+def test_go_doc_comments_join_declarations_and_test_files_hold_tests() -> None:
+    result = parse("handler_test.go", "server/handler_test.go")
+    found = headers(result)
+    assert found["TestHandle"] == ("function", "test", 9)
+    assert defs(result)["TestHandle"][2] == 7  # both doc comment lines
+    assert found["BenchmarkHandle"][1] == "test"
+    assert found["fakeStore.Save"] == ("method", "definition", 23)
+    assert found["A"][0] == "type" and found["B"][0] == "interface"
+    assert_no_comment_only_chunk(result, ("//",))
+    source = headers(parse("handler_test.go", "server/handler.go"))
+    assert source["TestHandle"][1] == "definition"  # the convention holds in test files only
+
+
+def test_python_module_callables_and_test_conventions() -> None:
+    result = parse("handlers.py", "app/handlers.py")
+    found = headers(result)
+    assert found["handler"] == ("variable", "definition", 6)
+    assert found["slugify"] == ("function", "definition", 7)
+    assert found["load"] == ("function", "definition", 15)  # the def line, not @cache
+    assert defs(result)["load"][2] == 14
+    assert all(role == "definition" for _, role, _ in found.values())
+    handler_chunk = next(c for c in result.chunks if "handler" in c.symbols)
+    assert handler_chunk.role == "definition"
+    tests = headers(parse("handlers.py", "tests/test_handlers.py"))
+    assert tests["TestLoad"][1] == tests["TestLoad.test_load_returns_value"][1] == "test"
+    assert tests["test_slugify"][1] == "test"
+    assert tests["load"][1] == "definition"
+
+
+def test_ruby_by_query_file() -> None:
+    result = parse("session.rb", "app/auth/session.rb")
+    assert result.entry.chunker == "tree-sitter:ruby"
+    found = headers(result)
+    assert found["Auth.SessionService"] == ("class", "definition", 5)
+    assert found["Auth.SessionService.create_session"] == ("method", "definition", 13)
+    assert found["Auth.SessionService.make_token"][0] == "method"
+    assert found["Auth.SessionService.expired?"][0] == "method"
+    assert defs(result)["Auth.SessionService.create_session"][2] == 12  # comment included
+    assert found["TestSessionService.test_create_session"][1] == "definition"
+    tests = headers(parse("session.rb", "test/session_test.rb"))
+    assert tests["TestSessionService.test_create_session"][1] == "test"
+    assert {r.name for r in result.references} >= {"save", "make_token"}
+
+
+def test_csharp_by_query_file() -> None:
+    result = parse("SessionService.cs", "src/Auth/SessionService.cs")
+    assert result.entry.chunker == "tree-sitter:csharp"
+    found = headers(result)
+    assert found["Acme.Auth.IStore.Save"] == ("method", "declaration", 8)
+    assert found["Acme.Auth.SessionService.CreateSession"] == ("method", "definition", 22)
+    assert defs(result)["Acme.Auth.SessionService.CreateSession"][2] == 21  # [Obsolete]
+    assert found["Acme.Auth.SessionService.MakeToken"][1] == "definition"
+    assert found["Acme.Auth.Kind"][0] == "type"
+    assert {r.name for r in result.references} >= {"MakeToken", "Save"}
+
+
+def test_a_long_line_keeps_structure_unless_the_file_is_minified() -> None:
+    blob = "x" * 9_000
+    data = f'DATA = "{blob}"\n\n\ndef load():\n    return DATA\n'.encode()
+    result = chunk_file("src/data.py", data)
+    assert result.entry.fate == "indexed"
+    assert headers(result)["load"] == ("function", "definition", 4)
+    assert max(len(c.text) for c in result.chunks) <= 8_000  # the long line is cut
+    minified = chunk_file("dist/app.js", b"var a=1;" * 1_000 + b"\n" + b"function f(){}\n")
+    assert minified.entry.fate == "fallback" and "minified" in (minified.entry.reason or "")
+
+
+def test_parsers_are_per_thread() -> None:
+    import threading
+
+    from codegold.index.grammars import parser
+
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(parser("python")))
+    thread.start()
+    thread.join()
+    assert seen[0] is not parser("python")
+    assert parser("python") is parser("python")
+
+
+def test_fingerprint_covers_query_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import resources
+
+    from codegold.index import fingerprint
+
+    before = fingerprint.chunker_fingerprint()
+    real = resources.files
+
+    class Patched:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def joinpath(self, name: str) -> object:
+            target = self.inner.joinpath(name)  # type: ignore[attr-defined]
+            if name.endswith("python.tags.scm"):
+                return _Bytes(target.read_bytes() + b"\n; changed\n")
+            return target
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(fingerprint.resources, "files", lambda pkg: Patched(real(pkg)))
+    assert fingerprint.chunker_fingerprint() != before
+
+
+class _Bytes:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read_bytes(self) -> bytes:
+        return self.data
+
+
+def test_javascript_iife_body_definitions_and_leading_comment() -> None:
+    data = (b"// A browser script.\n// Second line.\n\n(function () {\n  'use strict';\n"
+            b"  var state = {};\n  function render(rows) {\n    return rows.length;\n  }\n"
+            + b"".join(b"  state.k%d = %d;\n" % (i, i) for i in range(70)) + b"})();\n")
+    result = chunk_file("web/app.js", data)
+    assert headers(result)["render"] == ("function", "definition", 7)
+    assert_no_comment_only_chunk(result, ("//",))
+    long_call = (b"// Configure the app.\n\nconfigure({\n"
+                 + b"".join(b"  k%d: %d,\n" % (i, i) for i in range(70)) + b"});\n")
+    assert_no_comment_only_chunk(chunk_file("web/setup.js", long_call), ("//",))

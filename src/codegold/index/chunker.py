@@ -17,8 +17,8 @@ from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
     calls_query,
     error_query,
-    family,
     parser,
+    query_cursor,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, SymbolSpan, structural_regions
@@ -34,6 +34,12 @@ CHUNKER_NAME = "codegold-structural"
 CHUNKER_VERSION = f"1+{chunker_fingerprint()}"
 
 LONG_LINE_CHARS = 4_000
+# A file is minified (line windows, no structure) when a line over LONG_LINE_CHARS reads
+# like packed code: at least MINIFIED_PUNCTUATION_SHARE of its characters are statement
+# and block punctuation (``;``, ``{``, ``}``); minified JavaScript is 5-15 %. A long string
+# or data literal (a data URI, an embedded table) in an ordinary file is below it, so the
+# file keeps its structure and symbols, and only that line is cut to bound chunk sizes.
+MINIFIED_PUNCTUATION_SHARE = 0.03
 SYNTAX_ERROR_SHARE = 0.3
 _CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json"})
 
@@ -75,9 +81,10 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     fate = "indexed"
     calls: list[tuple[str, int]] = []
     if language in STRUCTURAL_LANGUAGES:
-        if lines.longest() > LONG_LINE_CHARS:
+        if is_minified(lines):
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-            notes.append(f"lines over {LONG_LINE_CHARS} characters (minified?): lines fallback")
+            notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
+                         "code): lines fallback")
         else:
             root = parser(language).parse(data).root_node
             error_rows = _error_rows(root, language) if root.has_error else 0
@@ -88,8 +95,9 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
             else:
                 try:
                     regions = _within(
-                        structural_regions(root, family(language),
-                                           declaration_file=is_declaration_file(path)),
+                        structural_regions(root, language,
+                                           declaration_file=is_declaration_file(path),
+                                           test_file=category == "test"),
                         len(lines) - 1)
                     drafts = _structural_drafts(regions, lines)
                     chunker = f"tree-sitter:{language}"
@@ -116,24 +124,36 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                      entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
 
 
+def is_minified(lines: Lines) -> bool:
+    """The documented rule (see MINIFIED_PUNCTUATION_SHARE) for giving up on structure."""
+    if lines.longest() <= LONG_LINE_CHARS:
+        return False
+    for line in lines.items:
+        if len(line) > LONG_LINE_CHARS:
+            punctuation = line.count(";") + line.count("{") + line.count("}")
+            if punctuation >= MINIFIED_PUNCTUATION_SHARE * len(line):
+                return True
+    return False
+
+
 def _error_rows(root: object, language: str) -> int:
-    from tree_sitter import Node, QueryCursor
+    from tree_sitter import Node
 
     if not isinstance(root, Node):
         return 0
     rows: set[int] = set()
-    for node in QueryCursor(error_query(language)).captures(root).get("error", []):
+    for node in query_cursor(error_query(language)).captures(root).get("error", []):
         rows.update(range(node.start_point.row, node.end_point.row + 1))
     return len(rows)
 
 
 def _calls(root: object, language: str) -> list[tuple[str, int]]:
-    from tree_sitter import Node, QueryCursor
+    from tree_sitter import Node
 
     if not isinstance(root, Node):
         return []
     found: set[tuple[str, int]] = set()
-    for node in QueryCursor(calls_query(language)).captures(root).get("name", []):
+    for node in query_cursor(calls_query(language)).captures(root).get("name", []):
         if node.text:
             found.add((node.text.decode("utf-8", "replace"), node.start_point.row))
     return sorted(found, key=lambda item: (item[1], item[0]))
@@ -201,7 +221,7 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
 
 
 def _structural_role(draft: Draft, call_rows: list[int]) -> str:
-    if draft.role in ("definition", "declaration"):
+    if draft.role in ("definition", "declaration", "test"):
         return draft.role
     if draft.role == "module":
         # Module code is a call site when it mostly calls things: more lines with calls
@@ -260,7 +280,8 @@ def _finalize(path: str, blob: str, revision: str, language: str | None, categor
         for span in draft.defines:
             definitions.append(SymbolDef(
                 name=span.name, qualified=span.qualified, kind=span.kind, role=span.role,
-                file=path, start_line=span.start + 1, end_line=span.end + 1, chunk_id=chunk_id))
+                file=path, start_line=span.start + 1, end_line=span.end + 1, chunk_id=chunk_id,
+                header_line=span.header_row + 1))
     references = _references(path, drafts, ids, calls)
     return FileChunks(entry=entry, chunks=tuple(chunks), definitions=tuple(definitions),
                       references=tuple(references))

@@ -11,7 +11,7 @@ _SOURCES = ("categories.py", "chunker.py", "drafts.py", "grammars.py", "structur
             "textchunks.py", "tokens.py")
 _DISTRIBUTIONS = ("tree-sitter", "tree-sitter-python", "tree-sitter-javascript",
                   "tree-sitter-typescript", "tree-sitter-go", "tree-sitter-java",
-                  "tree-sitter-rust")
+                  "tree-sitter-rust", "tree-sitter-ruby", "tree-sitter-c-sharp")
 
 
 def chunker_fingerprint() -> str:

@@ -1,51 +1,149 @@
-"""Tree-sitter grammars from the per-language wheels, and the call-site queries kept as
-data files (``queries/<family>.scm``). Loaded lazily and cached per process."""
+"""Language knowledge as data: which grammar wheel parses a language, which query files
+find its definitions (``queries/<name>.tags.scm``) and call sites (``queries/<family>.scm``),
+and the few node types the structural walker must know (wrappers and attached comments).
+
+Adding a language is a grammar dependency, a tags query file and one :data:`LANGUAGES`
+entry. Grammars and queries are loaded lazily and cached per process (both are immutable
+and safe to share); parsers are not thread-safe, so there is one per thread.
+"""
 
 from __future__ import annotations
 
 import importlib
+import re
+import threading
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from tree_sitter import Language, Parser, Query
+from tree_sitter import Language, Parser, Query, QueryCursor
 
-# language name → (module, loader function, query family)
-_GRAMMARS: dict[str, tuple[str, str, str]] = {
-    "python": ("tree_sitter_python", "language", "python"),
-    "typescript": ("tree_sitter_typescript", "language_typescript", "javascript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx", "javascript"),
-    "javascript": ("tree_sitter_javascript", "language", "javascript"),
-    "go": ("tree_sitter_go", "language", "go"),
-    "java": ("tree_sitter_java", "language", "java"),
-    "rust": ("tree_sitter_rust", "language", "rust"),
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """What codegold knows about one structurally chunked language.
+
+    ``tags`` name query files under ``queries/`` (``<name>.tags.scm``) concatenated in
+    order; their captures are documented in docs/index.md. ``wrappers`` are node types
+    that wrap a definition without changing what it defines (``export``, decorators, an
+    expression statement around an assignment): the walker sees the wrapper, the query
+    matches the definition inside. ``attached`` are node types (doc comments, attributes)
+    that belong to the definition right below them. ``test_names`` is the naming
+    convention of tests: in a test file, a definition whose short name matches it has
+    role ``test``. ``test_markers`` matches an attached node's text (an attribute) that
+    makes the definition below it a test in any file, its members included.
+    """
+
+    module: str
+    loader: str
+    family: str
+    tags: tuple[str, ...]
+    wrappers: frozenset[str]
+    attached: frozenset[str]
+    test_names: str | None = None
+    test_markers: str | None = None
+
+
+_C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_declaration"})
+_JS_ATTACHED = frozenset({"comment", "decorator", "html_comment"})
+_JS_TESTS = r"^(test|it|describe)"
+
+LANGUAGES: dict[str, LanguageSpec] = {
+    "python": LanguageSpec("tree_sitter_python", "language", "python", ("python",),
+                           frozenset({"decorated_definition", "expression_statement"}),
+                           frozenset({"comment", "decorator"}), r"^(test|Test)"),
+    "javascript": LanguageSpec("tree_sitter_javascript", "language", "javascript",
+                               ("ecmascript", "javascript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
+    "typescript": LanguageSpec("tree_sitter_typescript", "language_typescript", "javascript",
+                               ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED,
+                               _JS_TESTS),
+    "tsx": LanguageSpec("tree_sitter_typescript", "language_tsx", "javascript",
+                        ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
+    "go": LanguageSpec("tree_sitter_go", "language", "go", ("go",), frozenset({"type_declaration"}),
+                       _C_COMMENTS, r"^(Test|Benchmark|Example|Fuzz)"),
+    "java": LanguageSpec("tree_sitter_java", "language", "java", ("java",), frozenset(),
+                         _C_COMMENTS, r"^test|Test$|^Test"),
+    "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
+                         frozenset({*_C_COMMENTS, "attribute_item", "inner_attribute_item"}),
+                         r"^test_", r"^#\[(([A-Za-z_]+::)*test(\(.*\))?|cfg\(test\))\]$"),
+    "ruby": LanguageSpec("tree_sitter_ruby", "language", "ruby", ("ruby",), frozenset(),
+                         frozenset({"comment"}), r"^test_|^Test|Test$"),
+    "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
+                           frozenset(), frozenset({"comment"}), r"^Test|Tests?$"),
 }
 
-STRUCTURAL_LANGUAGES: frozenset[str] = frozenset(_GRAMMARS)
+STRUCTURAL_LANGUAGES: frozenset[str] = frozenset(LANGUAGES)
 
 
 def family(language: str) -> str:
-    """The structural family a language shares rules with (TS/TSX use JavaScript's)."""
-    return _GRAMMARS[language][2]
+    """The family whose call-site query a language uses (TS/TSX use JavaScript's)."""
+    return LANGUAGES[language].family
+
+
+@cache
+def test_name_pattern(language: str) -> re.Pattern[str] | None:
+    pattern = LANGUAGES[language].test_names
+    return re.compile(pattern) if pattern else None
+
+
+@cache
+def test_marker_pattern(language: str) -> re.Pattern[str] | None:
+    pattern = LANGUAGES[language].test_markers
+    return re.compile(pattern, re.DOTALL) if pattern else None
 
 
 @cache
 def ts_language(language: str) -> Language:
-    module_name, loader, _ = _GRAMMARS[language]
-    module: Any = importlib.import_module(module_name)
-    return Language(getattr(module, loader)())
+    spec = LANGUAGES[language]
+    module: Any = importlib.import_module(spec.module)
+    return Language(getattr(module, spec.loader)())
 
 
-@cache
+_local = threading.local()
+
+
 def parser(language: str) -> Parser:
-    """A cached parser; parsers are not thread-safe, so share one per thread only."""
-    return Parser(ts_language(language))
+    """This thread's parser for ``language`` (a Parser must not be shared by threads)."""
+    parsers: dict[str, Parser] | None = getattr(_local, "parsers", None)
+    if parsers is None:
+        parsers = _local.parsers = {}
+    found = parsers.get(language)
+    if found is None:
+        found = parsers[language] = Parser(ts_language(language))
+    return found
+
+
+def _query_text(name: str) -> str:
+    return resources.files("codegold.index").joinpath(f"queries/{name}").read_text(
+        encoding="utf-8")
 
 
 @cache
 def calls_query(language: str) -> Query:
-    source = resources.files("codegold.index").joinpath(f"queries/{family(language)}.scm")
-    return Query(ts_language(language), source.read_text(encoding="utf-8"))
+    return Query(ts_language(language), _query_text(f"{family(language)}.scm"))
+
+
+# Definitions, calls and syntax errors sit within a few dozen levels of the root in real
+# code; a query cursor that may start matching at any depth spends super-linear time on
+# pathological trees (a 400 KB one-line expression took minutes). Matches never start
+# deeper than this.
+MAX_QUERY_START_DEPTH = 128
+
+
+def query_cursor(query: Query) -> QueryCursor:
+    """A cursor for ``query`` that starts matches at most :data:`MAX_QUERY_START_DEPTH` deep."""
+    cursor = QueryCursor(query)
+    cursor.set_max_start_depth(MAX_QUERY_START_DEPTH)
+    return cursor
+
+
+@cache
+def tags_query(language: str) -> Query:
+    """Definitions: ``@definition.<kind>`` / ``@declaration.<kind>`` with ``@name``."""
+    source = "\n".join(_query_text(f"{name}.tags.scm") for name in LANGUAGES[language].tags)
+    return Query(ts_language(language), source)
 
 
 @cache

@@ -16,7 +16,7 @@ CATEGORIES: tuple[str, ...] = (
 FATES: tuple[str, ...] = ("indexed", "excluded", "fallback", "skipped")
 CHUNK_KINDS: tuple[str, ...] = (
     "function", "method", "class", "interface", "type", "module", "section", "config",
-    "window", "pack",
+    "window", "pack", "variable", "macro", "object",
 )
 
 
@@ -78,7 +78,13 @@ class InventoryEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SymbolDef(msgspec.Struct, frozen=True, kw_only=True):
-    """Where a symbol is defined (``role`` is ``definition`` or ``declaration``)."""
+    """Where a symbol is defined (``role`` is ``definition``, ``declaration`` or ``test``).
+
+    ``start_line..end_line`` is its span, leading doc comments, decorators, annotations
+    and attributes included; ``header_line`` is its declaration line (the line naming
+    it), which span resolution looks for inside a chunk; 0 when unknown (an index built
+    before it was recorded).
+    """
 
     name: str
     qualified: str
@@ -88,6 +94,7 @@ class SymbolDef(msgspec.Struct, frozen=True, kw_only=True):
     start_line: int
     end_line: int
     chunk_id: str
+    header_line: int = 0
 
 
 class Reference(msgspec.Struct, frozen=True, kw_only=True):

@@ -40,7 +40,7 @@ __all__ = [
     "read_manifest",
 ]
 
-STORE_FORMAT = 2
+STORE_FORMAT = 3  # 2: a tokens table instead of FTS5 at build time; 3: symbols.header_line
 MANIFEST_FILE = "manifest.json"
 INDEX_FILE = "index.sqlite"
 MAX_QUERY_TOKENS = 64
@@ -59,7 +59,7 @@ CREATE TABLE chunks (
 CREATE TABLE symbols (
     name TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT NOT NULL, role TEXT NOT NULL,
     file TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-    chunk_id TEXT NOT NULL);
+    chunk_id TEXT NOT NULL, header_line INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE refs (name TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL,
                    chunk_id TEXT NOT NULL);
 CREATE TABLE tokens (rowid INTEGER PRIMARY KEY, symbols TEXT NOT NULL, path TEXT NOT NULL,
@@ -143,9 +143,9 @@ class IndexWriter:
             self._rowid = first + len(chunks)
         conn.executemany(
             "INSERT INTO symbols(name, qualified, kind, role, file, start_line, end_line, "
-            "chunk_id) VALUES (?,?,?,?,?,?,?,?)",
-            [(d.name, d.qualified, d.kind, d.role, d.file, d.start_line, d.end_line, d.chunk_id)
-             for d in result.definitions])
+            "chunk_id, header_line) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(d.name, d.qualified, d.kind, d.role, d.file, d.start_line, d.end_line, d.chunk_id,
+              d.header_line) for d in result.definitions])
         conn.executemany("INSERT INTO refs(name, file, line, chunk_id) VALUES (?,?,?,?)",
                          [(r.name, r.file, r.line, r.chunk_id) for r in result.references])
 
@@ -372,8 +372,8 @@ class IndexReader:
         """Definitions whose short name, qualified name or qualified suffix is ``name``."""
         short = name.rsplit(".", 1)[-1]
         rows = self._conn.execute(
-            "SELECT name, qualified, kind, role, file, start_line, end_line, chunk_id "
-            "FROM symbols WHERE name = ? ORDER BY file, start_line, qualified", (short,))
+            "SELECT name, qualified, kind, role, file, start_line, end_line, chunk_id, "
+            "header_line FROM symbols WHERE name = ? ORDER BY file, start_line, qualified", (short,))
         out = []
         for row in rows:
             qualified = str(row[1])
@@ -381,7 +381,8 @@ class IndexReader:
                 continue
             out.append(SymbolDef(name=str(row[0]), qualified=qualified, kind=str(row[2]),
                                  role=str(row[3]), file=str(row[4]), start_line=int(row[5]),
-                                 end_line=int(row[6]), chunk_id=str(row[7])))
+                                 end_line=int(row[6]), chunk_id=str(row[7]),
+                                 header_line=int(row[8])))
         return out
 
     def references(self, name: str, limit: int = 200) -> list[Reference]:

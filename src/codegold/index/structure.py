@@ -1,41 +1,58 @@
 """Structural regions of a parsed file: one per definition, container header or run of
 module-level code, before size limits are applied.
 
+What a language defines is data: its tags query (``queries/<lang>.tags.scm``, see
+:mod:`codegold.index.grammars`) marks definitions with ``@definition.<kind>`` or
+``@declaration.<kind>`` and their names with ``@name``. This module only decides
+containers (qualified names such as ``Class.method``), attached comments, packing and
+splitting, the same way for every language.
+
 The walk is iterative (an explicit stack), visits only the top level, wrappers such as
 ``export`` or decorators, and container bodies (classes, impls, traits, namespaces), so
-its cost grows with the number of definitions, not with the number of syntax nodes, and
 deeply nested code cannot exhaust Python's recursion limit. Definitions nested inside
 function bodies stay inside their enclosing function's chunk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
 from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
-# Node types that attach to the definition right below them (doc comments, decorators,
-# attributes) when no blank line separates them.
-_ATTACH = frozenset({"comment", "line_comment", "block_comment", "decorator", "attribute_item",
-                     "html_comment"})
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function",
-                              "generator_function"})
+from codegold.index.grammars import (
+    LANGUAGES,
+    query_cursor,
+    tags_query,
+    test_marker_pattern,
+    test_name_pattern,
+)
+
+# Kinds that hold members which become their own chunks (when the body has any).
+_CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait"})
+# Kinds that name module code without a chunk of their own (``@module.<kind>``).
+_NAME_CAPTURES = ("module.variable", "module.constant")
+_IDENTIFIER_TYPES = frozenset({"type_identifier", "identifier", "primitive_type",
+                               "property_identifier", "field_identifier", "constant",
+                               "scope_resolution"})
 
 
 @dataclass(frozen=True)
 class Definition:
-    """What a node defines, as seen by the walker."""
+    """What a node defines, as found by the language's tags query."""
 
-    kind: str                    # function | method | class | interface | type | module
+    kind: str                    # function | method | class | interface | type | module | ...
     name: str | None             # None for an impl block (qualifies members, defines nothing)
     span: Node                   # the node including wrappers (export, decorators)
     core: Node                   # the definition node itself
     body: Node | None            # the body node (members or statements)
     container: bool              # members become their own chunks
     declaration: bool            # a signature without a body
-    qualifier: str | None = None  # name that qualifies members (impl's type, Go receiver)
-    extra_names: tuple[str, ...] = ()
+    header_row: int              # the declaration line (where the name is)
+    qualifier: str | None = None  # name that qualifies members (impl's type)
+    test: bool = False           # a test by the language's markers (``#[test]``)
+    # More (name, header row, kind) one statement defines (Go's ``type ( A int; B ... )``).
+    extra: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,8 +61,13 @@ class SymbolSpan:
     qualified: str
     kind: str
     role: str
-    start: int  # 0-based rows, inclusive
+    start: int  # 0-based rows, inclusive; leading doc comments and attributes included
     end: int
+    header: int = -1  # 0-based row of the declaration line; -1 when unknown
+
+    @property
+    def header_row(self) -> int:
+        return self.header if self.header >= 0 else self.start
 
 
 @dataclass(frozen=True)
@@ -58,7 +80,7 @@ class Region:
     kind: str
     symbol: str | None
     symbols: tuple[str, ...]
-    role: str                                   # definition | declaration | module
+    role: str                                   # definition | declaration | test | module
     headers: tuple[tuple[int, int], ...]        # enclosing containers' header rows
     parent: int | None                          # rid of the enclosing container's header
     signature: tuple[int, int] | None           # rows repeated when the region is split
@@ -75,6 +97,7 @@ class _Context:
     container_kind: str | None = None
     container_symbol: str | None = None
     covered_until: int = -1
+    test: bool = False
 
 
 @dataclass
@@ -95,17 +118,11 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _name(node: Node, field_name: str = "name") -> str | None:
-    child = node.child_by_field_name(field_name)
-    text = _text(child).strip()
-    return text or None
-
-
 def _type_name(node: Node | None) -> str | None:
     """The bare type name of a (possibly generic, pointer or scoped) type node."""
     current = node
     while current is not None:
-        if current.type in ("type_identifier", "identifier", "primitive_type"):
+        if current.type in _IDENTIFIER_TYPES:
             return _text(current)
         inner = current.child_by_field_name("type") or current.child_by_field_name("name")
         if inner is None:
@@ -115,28 +132,7 @@ def _type_name(node: Node | None) -> str | None:
     return None
 
 
-# --- per-family classification ---------------------------------------------------------
-
-def _python(node: Node, ctx: _Context) -> Definition | None:
-    kind = node.type
-    if kind == "decorated_definition":
-        inner = node.child_by_field_name("definition")
-        found = _python(inner, ctx) if inner is not None else None
-        if found is None:
-            return None
-        return Definition(found.kind, found.name, node, found.core, found.body, found.container,
-                          found.declaration)
-    if kind == "function_definition":
-        body = node.child_by_field_name("body")
-        return Definition("method" if ctx.in_class else "function", _name(node), node, node,
-                          body, False, _python_stub(body))
-    if kind == "class_definition":
-        return Definition("class", _name(node), node, node, node.child_by_field_name("body"),
-                          True, False)
-    return None
-
-
-def _python_stub(body: Node | None) -> bool:
+def _stub_body(body: Node | None) -> bool:
     """A body of only ``...`` (and a docstring): a signature, as in protocols and stubs."""
     if body is None:
         return False
@@ -150,207 +146,122 @@ def _python_stub(body: Node | None) -> bool:
                and c.named_children[0].type == "string" for c in statements[:-1])
 
 
-def _python_variables(node: Node) -> list[str]:
-    if node.type != "expression_statement":
-        return []
-    names = []
-    for child in node.named_children:
-        if child.type == "assignment":
-            left = child.child_by_field_name("left")
-            if left is not None and left.type == "identifier":
-                names.append(_text(left))
-    return names
+class _Definitions:
+    """Every definition the tags query found in a file, keyed by the byte range of the
+    node the walker meets (the definition with its wrappers)."""
+
+    def __init__(self, root: Node, language: str) -> None:
+        wrappers = LANGUAGES[language].wrappers
+        found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, Definition]]] = {}
+        self._names: dict[tuple[int, int], list[str]] = {}
+        for pattern, captures in query_cursor(tags_query(language)).matches(root):
+            for capture in _NAME_CAPTURES:
+                if capture in captures:
+                    key = _key(_climb(captures[capture][0], wrappers))
+                    names = self._names.setdefault(key, [])
+                    names.extend(n for n in map(_text, captures.get("name", ())) if n
+                                 and n not in names)
+            definition = _definition(captures, wrappers)
+            if definition is None:
+                continue
+            cores = found.setdefault(_key(definition.span), {})
+            core_key = _key(definition.core)
+            if core_key not in cores or cores[core_key][0] > pattern:
+                cores[core_key] = (pattern, definition)
+        self._by_span: dict[tuple[int, int], Definition] = {}
+        for key, cores in found.items():
+            ordered = [d for _, d in sorted(cores.values(),
+                                            key=lambda item: (item[1].core.start_byte, item[0]))]
+            primary = ordered[0]
+            extra = tuple(dict.fromkeys((d.name, d.header_row, d.kind) for d in ordered[1:]
+                                        if d.name and d.name != primary.name))
+            self._by_span[key] = replace(primary, extra=extra) if extra else primary
+
+    def lookup(self, node: Node, ctx: _Context) -> Definition | None:
+        found = self._by_span.get(_key(node))
+        if found is not None and ctx.in_class and found.kind == "function":
+            return replace(found, kind="method")
+        return found
+
+    def names(self, node: Node) -> list[str]:
+        return self._names.get(_key(node), [])
 
 
-def _javascript(node: Node, ctx: _Context) -> Definition | None:
-    kind = node.type
-    if kind == "export_statement":
-        inner = node.child_by_field_name("declaration") or node.child_by_field_name("value")
-        found = _javascript(inner, ctx) if inner is not None else None
-        if found is None:
-            return None
-        return Definition(found.kind, found.name, node, found.core, found.body, found.container,
-                          found.declaration)
-    if kind == "ambient_declaration":
-        for child in node.named_children:
-            found = _javascript(child, ctx)
-            if found is not None:
-                return Definition(found.kind, found.name, node, found.core, found.body,
-                                  found.container, True)
+def _key(node: Node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte
+
+
+def _climb(node: Node, wrappers: frozenset[str]) -> Node:
+    current = node
+    while current.parent is not None and current.parent.type in wrappers:
+        current = current.parent
+    return current
+
+
+def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> Definition | None:
+    label = next((c for c in captures if c.startswith(("definition.", "declaration."))), None)
+    if label is None:
         return None
-    if kind in ("function_declaration", "generator_function_declaration"):
-        return Definition("function", _name(node), node, node, node.child_by_field_name("body"),
-                          False, False)
-    if kind == "function_signature":
-        return Definition("function", _name(node), node, node, None, False, True)
-    if kind in ("class_declaration", "abstract_class_declaration"):
-        return Definition("class", _name(node), node, node, node.child_by_field_name("body"),
-                          True, False)
-    if kind == "interface_declaration":
-        return Definition("interface", _name(node), node, node, node.child_by_field_name("body"),
-                          False, False)
-    if kind in ("type_alias_declaration", "enum_declaration"):
-        return Definition("type", _name(node), node, node, node.child_by_field_name("body"),
-                          False, False)
-    if kind in ("internal_module", "module"):
-        body = node.child_by_field_name("body")
-        if body is None:
+    core = captures[label][0]
+    kind = label.split(".", 1)[1]
+    name_nodes = captures.get("name", [])
+    name = _text(name_nodes[0]).strip() if name_nodes else None
+    qualifier_nodes = captures.get("qualifier", [])
+    qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
+    if kind == "impl":
+        name, kind = None, "class"
+    elif name is None:
+        if kind not in _CONTAINER_KINDS:
             return None
-        return Definition("module", _name(node), node, node, body, True, False)
-    if kind in ("lexical_declaration", "variable_declaration"):
-        declarators = [c for c in node.named_children if c.type == "variable_declarator"]
-        if len(declarators) != 1:
-            return None
-        value = declarators[0].child_by_field_name("value")
-        if value is not None and value.type in _FUNCTION_VALUES:
-            return Definition("function", _name(declarators[0]), node, node,
-                              value.child_by_field_name("body"), False, False)
-        return None
-    if ctx.in_class:
-        if kind == "method_definition":
-            return Definition("method", _name(node), node, node, node.child_by_field_name("body"),
-                              False, False)
-        if kind in ("method_signature", "abstract_method_signature"):
-            return Definition("method", _name(node), node, node, None, False, True)
-        if kind in ("public_field_definition", "field_definition"):
-            value = node.child_by_field_name("value")
-            if value is not None and value.type in _FUNCTION_VALUES:
-                name = _name(node) or _name(node, "property")
-                return Definition("method", name, node, node, value.child_by_field_name("body"),
-                                  False, False)
-    return None
+        qualifier = None
+    elif qualifier:
+        name, qualifier = f"{qualifier}.{name}", None
+    bodies = captures.get("body", [])
+    body = bodies[0] if bodies else None
+    declaration = label.startswith("declaration.") or _stub_body(body)
+    header_row = name_nodes[0].start_point.row if name_nodes else core.start_point.row
+    return Definition(kind=kind, name=name or None, span=_climb(core, wrappers), core=core,
+                      body=body, container=kind in _CONTAINER_KINDS and body is not None,
+                      declaration=declaration, header_row=header_row, qualifier=qualifier,
+                      test="test" in captures)
 
 
-def _javascript_variables(node: Node) -> list[str]:
-    if node.type == "export_statement":
-        inner = node.child_by_field_name("declaration")
-        return _javascript_variables(inner) if inner is not None else []
-    if node.type not in ("lexical_declaration", "variable_declaration"):
-        return []
-    names = []
-    for declarator in node.named_children:
-        if declarator.type == "variable_declarator":
-            name = declarator.child_by_field_name("name")
-            if name is not None and name.type == "identifier":
-                names.append(_text(name))
-    return names
+@dataclass(frozen=True)
+class _Walk:
+    """What stays fixed during one file's walk."""
 
+    definitions: _Definitions
+    attached: frozenset[str]
+    declaration_file: bool
+    test_names: re.Pattern[str] | None  # only when the file is a test file
+    test_markers: re.Pattern[str] | None
+    collector: _Collector
 
-def _go(node: Node, ctx: _Context) -> Definition | None:
-    kind = node.type
-    if kind == "function_declaration":
-        return Definition("function", _name(node), node, node, node.child_by_field_name("body"),
-                          False, node.child_by_field_name("body") is None)
-    if kind == "method_declaration":
-        receiver_type = None
-        receiver = node.child_by_field_name("receiver")
-        if receiver is not None:
-            for parameter in receiver.named_children:
-                receiver_type = _type_name(parameter.child_by_field_name("type"))
-                break
-        name = _name(node)
-        qualified = f"{receiver_type}.{name}" if receiver_type and name else name
-        return Definition("method", qualified, node, node, node.child_by_field_name("body"),
-                          False, node.child_by_field_name("body") is None)
-    if kind == "type_declaration":
-        specs = [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
-        if not specs:
-            return None
-        names = tuple(n for n in (_name(s) for s in specs) if n)
-        first_type = specs[0].child_by_field_name("type")
-        type_kind = {"struct_type": "class", "interface_type": "interface"}.get(
-            first_type.type if first_type is not None else "", "type")
-        return Definition(type_kind, names[0] if names else None, node, node, first_type, False,
-                          False, extra_names=names[1:])
-    return None
+    def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
+               ) -> Definition:
+        """``found`` as a test when an attached node above it is a test marker."""
+        if self.test_markers is None or found.test:
+            return found
+        j = index - 1
+        while j >= 0 and siblings[j].type in self.attached and siblings[j].start_point.row >= lead:
+            if self.test_markers.match(_text(siblings[j]).strip()):
+                return replace(found, test=True)
+            j -= 1
+        return found
 
-
-def _go_variables(node: Node) -> list[str]:
-    if node.type not in ("const_declaration", "var_declaration"):
-        return []
-    names = []
-    for spec in node.named_children:
-        if spec.type in ("const_spec", "var_spec"):
-            for child in spec.children_by_field_name("name"):
-                names.append(_text(child))
-    return names
-
-
-_JAVA_CONTAINERS = {"class_declaration": "class", "enum_declaration": "class",
-                    "record_declaration": "class", "interface_declaration": "interface",
-                    "annotation_type_declaration": "interface"}
-
-
-def _java(node: Node, ctx: _Context) -> Definition | None:
-    kind = node.type
-    if kind in _JAVA_CONTAINERS:
-        return Definition(_JAVA_CONTAINERS[kind], _name(node), node, node,
-                          node.child_by_field_name("body"), True, False)
-    if kind in ("method_declaration", "constructor_declaration",
-                "compact_constructor_declaration"):
-        body = node.child_by_field_name("body")
-        return Definition("method", _name(node), node, node, body, False, body is None)
-    return None
-
-
-def _rust(node: Node, ctx: _Context) -> Definition | None:
-    kind = node.type
-    function_kind = "method" if ctx.in_class else "function"
-    if kind == "function_item":
-        return Definition(function_kind, _name(node), node, node, node.child_by_field_name("body"),
-                          False, False)
-    if kind == "function_signature_item":
-        return Definition(function_kind, _name(node), node, node, None, False, True)
-    if kind == "struct_item":
-        return Definition("class", _name(node), node, node, node.child_by_field_name("body"),
-                          False, False)
-    if kind in ("enum_item", "union_item", "type_item"):
-        return Definition("type", _name(node), node, node, node.child_by_field_name("body"),
-                          False, False)
-    if kind == "macro_definition":
-        return Definition("function", _name(node), node, node, None, False, False)
-    if kind == "trait_item":
-        return Definition("interface", _name(node), node, node, node.child_by_field_name("body"),
-                          True, False)
-    if kind == "impl_item":
-        body = node.child_by_field_name("body")
-        if body is None:
-            return None
-        return Definition("class", None, node, node, body, True, False,
-                          qualifier=_type_name(node.child_by_field_name("type")))
-    if kind == "mod_item":
-        body = node.child_by_field_name("body")
-        if body is None:
-            return None
-        return Definition("module", _name(node), node, node, body, True, False)
-    return None
-
-
-def _rust_variables(node: Node) -> list[str]:
-    if node.type in ("const_item", "static_item"):
-        name = _name(node)
-        return [name] if name else []
-    return []
-
-
-def _no_variables(node: Node) -> list[str]:
-    return []
-
-
-_Classifier = Callable[[Node, _Context], Definition | None]
-_FAMILIES: dict[str, tuple[_Classifier, Callable[[Node], list[str]]]] = {
-    "python": (_python, _python_variables),
-    "javascript": (_javascript, _javascript_variables),
-    "go": (_go, _go_variables),
-    "java": (_java, _no_variables),
-    "rust": (_rust, _rust_variables),
-}
+    def role(self, found: Definition, ctx: _Context, short: str | None) -> str:
+        if found.test or ctx.test:
+            return "test"
+        pattern = self.test_names
+        if pattern is not None and short and pattern.search(short):
+            return "test"
+        return "declaration" if found.declaration or self.declaration_file else "definition"
 
 
 def _members(body: Node) -> list[Node]:
     members: list[Node] = []
     for child in body.named_children:
-        if child.type == "enum_body_declarations":
+        if child.type in ("enum_body_declarations", "body_statement"):
             members.extend(child.named_children)
         else:
             members.append(child)
@@ -380,115 +291,196 @@ def _statement_rows(body: Node | None) -> tuple[int, ...]:
     return tuple(sorted({child.start_point.row for child in node.named_children}))
 
 
-def structural_regions(root: Node, family: str, *, declaration_file: bool) -> list[Region]:
-    """Regions of a parsed file, in source order."""
-    classify, variables = _FAMILIES[family]
-    collector = _Collector()
+def structural_regions(root: Node, language: str, *, declaration_file: bool,
+                       test_file: bool = False) -> list[Region]:
+    """Regions of a parsed file, in source order.
+
+    ``test_file``: the file is a test by its path, so definitions named by the
+    language's test convention (``test_*``, ``Test*``) get role ``test``.
+    """
+    walk = _Walk(_Definitions(root, language), LANGUAGES[language].attached, declaration_file,
+                 test_name_pattern(language) if test_file else None,
+                 test_marker_pattern(language), _Collector())
     stack: list[tuple[list[Node], _Context]] = [(list(root.named_children), _Context())]
     while stack:
         siblings, ctx = stack.pop()
-        _walk_level(siblings, ctx, classify, variables, collector, stack, declaration_file)
-    return sorted(collector.regions, key=lambda r: (r.start, r.end, r.rid))
+        _walk_level(siblings, ctx, walk, stack)
+    return sorted(walk.collector.regions, key=lambda r: (r.start, r.end, r.rid))
 
 
-def _lead_start(siblings: list[Node], index: int) -> int:
-    """First row of the attached comments/decorators directly above ``siblings[index]``."""
+def _lead_start(siblings: list[Node], index: int, attached: frozenset[str]) -> int:
+    """First row of the attached comments/attributes directly above ``siblings[index]``."""
     start = siblings[index].start_point.row
     j = index - 1
-    while j >= 0 and siblings[j].type in _ATTACH and siblings[j].end_point.row >= start - 1:
+    while j >= 0 and siblings[j].type in attached and _last_row(siblings[j]) >= start - 1:
         start = siblings[j].start_point.row
         j -= 1
     return start
 
 
-def _walk_level(siblings: list[Node], ctx: _Context, classify: _Classifier,
-                variables: Callable[[Node], list[str]], collector: _Collector,
-                stack: list[tuple[list[Node], _Context]], declaration_file: bool) -> None:
-    definitions = [None if n.type in _ATTACH else classify(n, ctx) for n in siblings]
-    leads = [_lead_start(siblings, i) if d is not None else -1 for i, d in enumerate(definitions)]
+def _last_row(node: Node) -> int:
+    """The last row holding text of ``node`` (Rust's line comments end at column 0 of
+    the next row, since they include their newline)."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
+
+
+def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
+                stack: list[tuple[list[Node], _Context]]) -> None:
+    attached = walk.attached
+    definitions = [None if n.type in attached else walk.definitions.lookup(n, ctx)
+                   for n in siblings]
+    leads = [_lead_start(siblings, i, attached) if d is not None else -1
+             for i, d in enumerate(definitions)]
+    following = _next_solid(siblings, attached)
     pending: list[Node] = []
     level: list[Region | None] = []  # None: a container sits here; packing stops at it
 
     def flush() -> None:
         if not pending:
             return
-        _module_regions(pending, ctx, variables, collector, level)
+        _module_regions(pending, ctx, walk.definitions, level, attached)
         pending.clear()
 
+    covered = ctx.covered_until
     for index, node in enumerate(siblings):
         found = definitions[index]
         if found is None:
-            attached_to_next = (node.type in _ATTACH and index + 1 < len(siblings)
-                                and definitions[index + 1] is not None
-                                and leads[index + 1] <= node.start_point.row)
-            if not attached_to_next and node.end_point.row > ctx.covered_until:
+            # An attached node belongs to the next definition when only attached nodes
+            # without blank lines (``leads`` walked that chain up) separate them.
+            solid = following[index]
+            attached_to_next = (node.type in attached and solid < len(siblings)
+                                and definitions[solid] is not None
+                                and leads[solid] <= node.start_point.row)
+            # A trailing comment on a definition's last line is part of that line.
+            trailing = node.type in attached and node.start_point.row <= covered
+            if not attached_to_next and not trailing and node.end_point.row > covered:
                 pending.append(node)
             continue
+        covered = max(covered, node.end_point.row)
+        chunk_start = leads[index]
+        if pending and all(n.type in attached for n in pending):
+            # A comment or attribute block that attaches to nothing (a blank line after
+            # it) is never a chunk of its own: it travels with the next definition.
+            chunk_start = min(chunk_start, pending[0].start_point.row)
+            pending.clear()
         flush()
-        _definition_regions(found, leads[index], ctx, classify, collector, stack, level,
-                            declaration_file)
+        found = walk.marked(found, siblings, index, leads[index])
+        _definition_regions(found, leads[index], ctx, walk, stack, level, chunk_start)
+    if pending and all(n.type in attached for n in pending) and level and level[-1] is not None:
+        last = level[-1]
+        level[-1] = replace(last, end=max(last.end, pending[-1].end_point.row))
+        pending.clear()
     flush()
     for region in _pack(level):
-        collector.regions.append(replace(region, rid=collector.next_rid))
-        collector.next_rid += 1
+        walk.collector.regions.append(replace(region, rid=walk.collector.next_rid))
+        walk.collector.next_rid += 1
+
+
+def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
+    """For each index, the first later index that is not an attached node (len if none):
+    one backward pass, so long runs of comments cost linear time."""
+    following = [len(siblings)] * len(siblings)
+    nearest = len(siblings)
+    for index in range(len(siblings) - 1, -1, -1):
+        following[index] = nearest
+        if siblings[index].type not in attached:
+            nearest = index
+    return following
 
 
 def _qualify(ctx: _Context, name: str) -> str:
     return ".".join((*ctx.names, name))
 
 
-def _definition_regions(found: Definition, lead: int, ctx: _Context, classify: _Classifier,
-                        collector: _Collector, stack: list[tuple[list[Node], _Context]],
-                        level: list[Region | None], declaration_file: bool) -> None:
-    start_row = found.span.start_point.row
+def _short(qualified: str) -> str:
+    return qualified.rsplit(".", 1)[-1]
+
+
+def _small_container_members(found: Definition, qualified: str, ctx: _Context, walk: _Walk
+                             ) -> list[SymbolSpan]:
+    """Every member of a container kept whole, nested containers' members included."""
+    spans: list[SymbolSpan] = []
+    todo: list[tuple[Definition, str, _Context]] = [(found, qualified, ctx)]
+    while todo:
+        container, prefix, outer = todo.pop()
+        if container.body is None:
+            continue
+        inner_ctx = _Context(in_class=True, test=outer.test or container.test)
+        members = _members(container.body)
+        for index, member in enumerate(members):
+            inner = walk.definitions.lookup(member, inner_ctx)
+            if inner is None or member.type in walk.attached:
+                continue
+            lead = _lead_start(members, index, walk.attached)
+            inner = walk.marked(inner, members, index, lead)
+            names = [(inner.name, inner.header_row, inner.kind)] if inner.name else []
+            for name, header, kind in [*names, *inner.extra]:
+                member_q = f"{prefix}.{name}" if prefix else name
+                spans.append(SymbolSpan(_short(member_q), member_q, kind,
+                                        walk.role(inner, inner_ctx, _short(name)), lead,
+                                        inner.span.end_point.row, header))
+            if inner.container:
+                nested = inner.name or inner.qualifier
+                todo.append((inner, ".".join(p for p in (prefix, nested) if p), inner_ctx))
+    return spans
+
+
+def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk,
+                        stack: list[tuple[list[Node], _Context]],
+                        level: list[Region | None], chunk_start: int) -> None:
+    """Regions of one definition; ``lead`` starts its symbol span (attached comments
+    included), ``chunk_start`` its chunk (a detached comment block above may join it)."""
     end_row = found.span.end_point.row
-    role = "declaration" if found.declaration or declaration_file else "definition"
     qualified = _qualify(ctx, found.name) if found.name else None
+    role = walk.role(found, ctx, _short(found.name) if found.name else None)
     names: tuple[str, ...] = (qualified,) if qualified else ()
     defines = []
-    if qualified and found.name:
-        defines.append(SymbolSpan(qualified.rsplit(".", 1)[-1], qualified, found.kind, role,
-                                  start_row, end_row))
-    for extra in found.extra_names:
+    if qualified:
+        defines.append(SymbolSpan(_short(qualified), qualified, found.kind, role, lead, end_row,
+                                  found.header_row))
+    for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
         names += (extra_q,)
-        defines.append(SymbolSpan(extra, extra_q, found.kind, role, start_row, end_row))
+        defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
+                                  extra_header))
     header = _header_rows(found.core, found.body)
     members = _members(found.body) if found.body is not None else []
     member_ctx = _Context(in_class=True)
-    small = (found.container and qualified is not None and found.kind != "module"
-             and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
-    if small and qualified is not None:
+    member_defs = [walk.definitions.lookup(m, member_ctx)
+                   if m.type not in walk.attached else None for m in members]
+    container = found.container and any(d is not None for d in member_defs)
+    # An anonymous object (``module.exports = {...}``) qualifies nothing but still holds
+    # its members; an impl block without a name keeps one chunk per member.
+    small = (container and (qualified is not None or found.kind == "object")
+             and found.kind != "module" and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
+    if small:
         # A small class stays whole: one chunk that defines the class and its members.
-        for member in members:
-            inner = classify(member, member_ctx)
-            if inner is None or not inner.name:
-                continue
-            member_q = f"{qualified}.{inner.name}"
-            names += (member_q,)
-            defines.append(SymbolSpan(
-                inner.name, member_q, inner.kind,
-                "declaration" if inner.declaration or declaration_file else "definition",
-                inner.span.start_point.row, inner.span.end_point.row))
-    if not found.container or found.body is None or small:
+        prefix = qualified or ".".join(ctx.names)
+        for span in _small_container_members(found, prefix, replace(ctx, test=role == "test"),
+                                             walk):
+            names += (span.qualified,)
+            defines.append(span)
+    if not container or found.body is None or small:
         level.append(Region(
-            rid=-1, start=lead, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
+            rid=-1, start=chunk_start, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
             role=role, headers=ctx.headers, parent=ctx.parent,
             signature=header if found.body is not None else None,
-            cuts=_statement_rows(found.body), defines=tuple(defines)))
+            cuts=_statement_rows(found.body) if not container else
+            tuple(sorted({m.start_point.row for m in members})),
+            defines=tuple(defines)))
         return
     level.append(None)
-    first_member = next((m for m in members if classify(m, member_ctx) is not None), None)
+    first = next((i for i, d in enumerate(member_defs) if d is not None), None)
     header_end = end_row
-    if first_member is not None:
-        member_index = members.index(first_member)
-        header_end = _lead_start(members, member_index) - 1
+    if first is not None:
+        header_end = _lead_start(members, first, walk.attached) - 1
     header_end = max(header_end, header[1])
     parent: int | None = None
     meaningful = qualified is not None or header_end - lead >= 2
     if meaningful:
-        parent = collector.add(
-            start=lead, end=header_end, kind=found.kind if found.kind != "module" else "class",
+        parent = walk.collector.add(
+            start=chunk_start, end=header_end, kind=found.kind if found.kind != "module" else "class",
             symbol=qualified, symbols=names, role=role, headers=ctx.headers, parent=ctx.parent,
             signature=header, cuts=tuple(sorted({m.start_point.row for m in members})),
             defines=tuple(defines))
@@ -497,15 +489,15 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, classify: _
         names=(*ctx.names, qualifier) if qualifier else ctx.names,
         headers=(*ctx.headers, header), parent=parent if parent is not None else ctx.parent,
         in_class=found.kind != "module", container_kind=found.kind,
-        container_symbol=qualified, covered_until=header_end)
+        container_symbol=qualified, covered_until=header_end, test=role == "test")
     stack.append((members, child_ctx))
 
 
 MODULE_MAX_LINES = 60
 
 
-def _module_regions(nodes: list[Node], ctx: _Context, variables: Callable[[Node], list[str]],
-                    collector: _Collector, level: list[Region | None]) -> None:
+def _module_regions(nodes: list[Node], ctx: _Context, definitions: _Definitions,
+                    level: list[Region | None], attached: frozenset[str]) -> None:
     """Runs of non-definition statements (module code at top level, class parts inside a
     container), cut at statement boundaries into runs of at most MODULE_MAX_LINES."""
     runs: list[list[Node]] = []
@@ -514,11 +506,14 @@ def _module_regions(nodes: list[Node], ctx: _Context, variables: Callable[[Node]
             runs[-1].append(node)
         else:
             runs.append([node])
-    for run in runs:
-        _module_region(run, ctx, variables, level)
+    for index, run in enumerate(runs):
+        if index + 1 < len(runs) and all(n.type in attached for n in run):
+            runs[index + 1][:0] = run  # a comment block is never a chunk of its own
+            continue
+        _module_region(run, ctx, definitions, level)
 
 
-def _module_region(nodes: list[Node], ctx: _Context, variables: Callable[[Node], list[str]],
+def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
                    level: list[Region | None]) -> None:
     start = nodes[0].start_point.row
     end = nodes[-1].end_point.row
@@ -526,22 +521,22 @@ def _module_region(nodes: list[Node], ctx: _Context, variables: Callable[[Node],
     spans: dict[str, SymbolSpan] = {}
     if not ctx.in_class:
         for node in nodes:
-            for name in variables(node):
+            for name in definitions.names(node):
                 qualified = _qualify(ctx, name)
                 names.append(qualified)
                 spans.setdefault(qualified, SymbolSpan(
-                    name, qualified, "variable", "definition", node.start_point.row,
-                    node.end_point.row))
+                    name, qualified, "variable", "test" if ctx.test else "definition",
+                    node.start_point.row, node.end_point.row, node.start_point.row))
     in_class = ctx.container_symbol is not None and ctx.in_class
     defines = tuple(spans.values())
     if in_class:
         symbol: str | None = ctx.container_symbol
         symbols: tuple[str, ...] = (ctx.container_symbol,) if ctx.container_symbol else ()
-        kind, role = ctx.container_kind or "class", "definition"
+        kind, role = ctx.container_kind or "class", "test" if ctx.test else "definition"
     else:
         symbols = tuple(dict.fromkeys(names))
         symbol = symbols[0] if symbols else None
-        kind, role = "module", "module"
+        kind, role = "module", "test" if ctx.test else "module"
     level.append(Region(
         rid=-1, start=start, end=end, kind=kind, symbol=symbol, symbols=symbols, role=role,
         headers=ctx.headers, parent=ctx.parent, signature=None,
@@ -551,6 +546,7 @@ def _module_region(nodes: list[Node], ctx: _Context, variables: Callable[[Node],
 PACK_SMALL_LINES = 4
 SMALL_CONTAINER_LINES = 30
 PACK_MAX_LINES = 40
+_SYMBOL_ROLES = ("definition", "declaration", "test")
 
 
 def _pack(level: list[Region | None]) -> list[Region]:
@@ -562,11 +558,10 @@ def _pack(level: list[Region | None]) -> list[Region]:
         if len(run) >= 2:
             first, last = run[0], run[-1]
             symbols = tuple(s for r in run for s in r.symbols)
-            roles = {r.role for r in run}
             out.append(Region(
                 rid=first.rid, start=first.start, end=last.end, kind="pack",
                 symbol=first.symbol, symbols=symbols,
-                role="declaration" if roles == {"declaration"} else "definition",
+                role=run[0].role,
                 headers=first.headers, parent=first.parent, signature=None,
                 cuts=tuple(r.start for r in run),
                 defines=tuple(d for r in run for d in r.defines)))
@@ -578,9 +573,10 @@ def _pack(level: list[Region | None]) -> list[Region]:
         if region is None:
             close_run()
             continue
-        small = (region.role in ("definition", "declaration") and region.kind != "pack"
+        small = (region.role in _SYMBOL_ROLES and region.kind != "pack"
                  and region.end - region.start + 1 <= PACK_SMALL_LINES and region.symbols)
-        if small and run and region.end - run[0].start + 1 > PACK_MAX_LINES:
+        if small and run and (region.end - run[0].start + 1 > PACK_MAX_LINES
+                              or region.role != run[0].role):
             close_run()
         if small:
             run.append(region)

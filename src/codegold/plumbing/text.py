@@ -57,11 +57,30 @@ def terminal_safe(text: str, *, multiline: bool = False) -> str:
     return pattern.sub(_visible, text)
 
 
-def rich_safe(text: str, *, multiline: bool = False) -> str:
-    """:func:`terminal_safe` text with rich markup escaped, for ``console.print`` strings."""
-    from rich.markup import escape
+# What rich reads as a tag (rich.markup.RE_TAGS), with the backslashes before it.
+_RICH_TAG = re.compile(r"(\\*)(\[[a-zA-Z#/@][^[]*?])")
+_BACKSLASHED_BRACKET = re.compile(r"(\\+)\[")
 
-    return escape(terminal_safe(text, multiline=multiline))
+
+def rich_safe(text: str, *, multiline: bool = False) -> str:
+    """:func:`terminal_safe` text made literal for ``console.print`` markup strings.
+
+    rich reads ``[word]`` as a tag (n backslashes before it print n // 2 backslashes and,
+    when n is odd, the tag as text), drops one backslash before any other ``[``, and lets
+    trailing backslashes escape whatever markup follows: each of the three is undone here
+    (``rich.markup.escape`` handles only the first).
+    """
+    text = terminal_safe(text, multiline=multiline)
+    out: list[str] = []
+    position = 0
+    for match in _RICH_TAG.finditer(text):
+        out.append(_BACKSLASHED_BRACKET.sub(r"\1\\[", text[position:match.start()]))
+        out.append("\\" * (2 * len(match.group(1)) + 1) + match.group(2))
+        position = match.end()
+    tail = _BACKSLASHED_BRACKET.sub(r"\1\\[", text[position:])
+    kept = tail.rstrip("\\")
+    out.append(kept + "\\" * (2 * (len(tail) - len(kept))))
+    return "".join(out)
 
 
 def rich_text(text: str, *, multiline: bool = False, style: str = "") -> Text:

@@ -1,0 +1,126 @@
+"""Definition recall and precision of codegold's structural chunker against Universal Ctags.
+
+Walks the files of a local directory (a checkout; nothing is fetched), chunks each file
+of a structural language with ``chunk_file``, runs ``ctags`` on the same file, and
+compares definitions as (file, short name, line): a ctags tag at line L is found when
+codegold records a definition with that short name whose header line is L (``--span``:
+or whose span contains L). Prints per-language tag counts, recall and precision, and the
+most common misses by ctags kind, so a language's defects show up as numbers.
+
+    python benchmarks/languages.py PATH                 # every structural language
+    python benchmarks/languages.py PATH --language javascript --misses 20
+
+Needs ``ctags`` (Universal Ctags, ``apt-get install universal-ctags``) on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from codegold.index import chunk_file
+from codegold.index.grammars import STRUCTURAL_LANGUAGES
+from codegold.model.languages import language_of
+
+# ctags kinds that are definitions codegold promises to find (variables, fields, local
+# symbols, imports and parameters are left out on both sides).
+DEFINITION_KINDS = frozenset({
+    "function", "method", "class", "interface", "struct", "enum", "trait", "macro",
+    "typedef", "type", "alias", "module", "namespace", "singletonMethod", "annotation",
+    "generator", "implementation", "record", "func", "methodSpec", "interfaceMethod",
+    "constructor", "member",
+})
+# Python's `namespace` tags are import aliases (`import typing as t`), not definitions.
+SKIP = frozenset({("Python", "namespace")})
+CODEGOLD_KINDS = frozenset({"function", "method", "class", "interface", "type", "module",
+                            "macro", "object"})
+SKIP_DIRS = frozenset({".git", "node_modules", "vendor", "dist", "build", "__pycache__"})
+
+
+def _files(root: Path, language: str | None) -> list[Path]:
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(names):
+            lang = language_of(name)
+            if lang in STRUCTURAL_LANGUAGES and (language is None or lang == language):
+                found.append(Path(folder) / name)
+    return found
+
+
+def _ctags(path: Path) -> list[tuple[str, int, str]]:
+    proc = subprocess.run(
+        ["ctags", "--output-format=json", "--fields=+nKl", "--extras=-F", "-f", "-", str(path)],
+        capture_output=True, text=True, check=False, timeout=60)
+    tags = []
+    for line in proc.stdout.splitlines():
+        try:
+            tag = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if (tag.get("_type") == "tag" and tag.get("kind") in DEFINITION_KINDS
+                and (tag.get("language"), tag.get("kind")) not in SKIP):
+            tags.append((str(tag["name"]), int(tag.get("line", 0)), str(tag["kind"])))
+    return tags
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", type=Path, help="local directory to measure (a checkout)")
+    parser.add_argument("--language", help="only this language (python, javascript, ...)")
+    parser.add_argument("--span", action="store_true",
+                        help="count a tag found when a same-named definition's span holds it")
+    parser.add_argument("--misses", type=int, default=5, help="misses to list per language")
+    args = parser.parse_args(argv)
+    if shutil.which("ctags") is None:
+        print("ctags not found: apt-get install universal-ctags", file=sys.stderr)
+        return 2
+    stats: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    misses: dict[str, list[str]] = collections.defaultdict(list)
+    for path in _files(args.path, args.language):
+        rel = path.relative_to(args.path).as_posix()
+        language = language_of(rel) or "?"
+        result = chunk_file(rel, path.read_bytes())
+        ours = [d for d in result.definitions if d.kind in CODEGOLD_KINDS]
+        by_name: dict[str, list[tuple[int, int, int]]] = collections.defaultdict(list)
+        for d in ours:
+            by_name[d.name].append((d.header_line, d.start_line, d.end_line))
+        tags = _ctags(path)
+        tag_lines = {(name, line) for name, line, _ in tags}
+        counts = stats[language]
+        counts["files"] += 1
+        counts["ctags"] += len(tags)
+        counts["codegold"] += len(ours)
+        for name, line, kind in tags:
+            hit = any(h == line or (args.span and s <= line <= e) for h, s, e in by_name[name])
+            counts["found"] += hit
+            if not hit:
+                counts[f"miss:{kind}"] += 1
+                misses[language].append(f"{rel}:{line} {kind} {name}")
+        for d in ours:
+            counts["confirmed"] += (d.name, d.header_line) in tag_lines or (
+                args.span and any(n == d.name and d.start_line <= ln <= d.end_line
+                                  for n, ln in tag_lines))
+    for language, counts in sorted(stats.items()):
+        recall = counts["found"] / counts["ctags"] if counts["ctags"] else 1.0
+        precision = counts["confirmed"] / counts["codegold"] if counts["codegold"] else 1.0
+        print(f"{language:11} files {counts['files']:5}  ctags {counts['ctags']:6}  "
+              f"codegold {counts['codegold']:6}  recall {recall:6.1%}  "
+              f"precision {precision:6.1%}")
+        kinds = sorted(((k[5:], v) for k, v in counts.items() if k.startswith("miss:")),
+                       key=lambda item: -item[1])
+        if kinds:
+            print("    misses by kind: " + ", ".join(f"{k} {v}" for k, v in kinds[:6]))
+        for line in misses[language][:args.misses]:
+            print(f"    {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,92 @@
+; Definitions shared by JavaScript, TypeScript and TSX (node types all three grammars
+; have); javascript.tags.scm and typescript.tags.scm add their own.
+; Captures: @definition.<kind> / @declaration.<kind> on the definition, @name on its
+; name, @qualifier on a name that qualifies it (`X` in `X.prototype.m = ...`), @body on
+; its body (a container's members, or a function's statements); @module.variable on a
+; statement whose @name it declares without a chunk of its own.
+
+(function_declaration name: (identifier) @name body: (_) @body) @definition.function
+(generator_function_declaration name: (identifier) @name body: (_) @body) @definition.function
+(class_declaration name: (_) @name body: (class_body) @body) @definition.class
+(method_definition name: (_) @name body: (_) @body) @definition.method
+
+; const f = () => {}, const f = function () {}
+(lexical_declaration (variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (generator_function body: (_) @body)])) @definition.function
+(variable_declaration (variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (generator_function body: (_) @body)])) @definition.function
+(lexical_declaration (variable_declarator
+  name: (identifier) @name
+  value: (class name: (_)? body: (class_body) @body))) @definition.class
+
+; const api = { get() {}, post: function () {} }: members are api.get, api.post
+(lexical_declaration
+  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object
+(variable_declaration
+  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object
+
+; CommonJS: exports.x = function, module.exports.x = function
+(assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
+  (#eq? @_exports "exports")) @definition.function
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.function
+; X.prototype.m = function: X.m
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @qualifier property: (property_identifier) @_proto)
+    property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
+  (#eq? @_proto "prototype")) @definition.method
+; res.send = function send(body): res.send
+(assignment_expression
+  left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
+  (#not-eq? @qualifier "exports") (#not-eq? @qualifier "module")) @definition.method
+; module.exports = function name() {}: name; module.exports = { a() {}, b: function () {} }
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (function_expression name: (identifier) @name body: (_) @body)
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.function
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (object) @body
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.object
+; X.prototype = { m() {} } and X.prototype = {...}: members are X.m
+(assignment_expression
+  left: (member_expression object: (identifier) @name property: (property_identifier) @_proto)
+  right: (object) @body
+  (#eq? @_proto "prototype")) @definition.object
+; defineGetter(req, 'host', function host() {}) (express): the function's own name
+(call_expression
+  arguments: (arguments (function_expression name: (identifier) @name body: (_) @body))) @definition.function
+
+; Object literal members (only met inside an object container above).
+(pair key: (property_identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+          (generator_function body: (_) @body)]) @definition.method
+(pair key: (property_identifier) @name value: (object) @body) @definition.object
+
+; Module code that names something: const TAX = 0.2 (a require() is an import, never a
+; definition of the name it binds).
+((lexical_declaration (variable_declarator name: (identifier) @name value: (_) @_value))
+  @module.variable (#not-match? @_value "^require\\s*\\("))
+((variable_declaration (variable_declarator name: (identifier) @name value: (_) @_value))
+  @module.variable (#not-match? @_value "^require\\s*\\("))
+(lexical_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
+(variable_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
+
+; An immediately invoked function at top level, (function () { ... })(): its body is a
+; module whose definitions are found as if they were top level.
+(expression_statement (call_expression
+  function: (parenthesized_expression [(function_expression body: (statement_block) @body)
+                                       (arrow_function body: (statement_block) @body)]))) @definition.module

@@ -1,0 +1,2 @@
+; Call sites for Ruby (method calls with or without a receiver).
+(call method: (identifier) @name)

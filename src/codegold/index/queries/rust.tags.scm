@@ -1,0 +1,18 @@
+; Definitions for Rust. Captures as in python.tags.scm; @qualifier on an impl names the
+; type its members are qualified by. Tests (#[test], #[tokio::test], #[cfg(test)] mod)
+; are told by their attributes: `test_markers` in codegold.index.grammars (a quantified
+; attribute pattern here costs quadratic time on long attribute runs).
+(function_item name: (identifier) @name body: (_) @body) @definition.function
+(function_signature_item name: (identifier) @name) @declaration.function
+(struct_item name: (type_identifier) @name body: (_)? @body) @definition.class
+(enum_item name: (type_identifier) @name body: (_)? @body) @definition.type
+(union_item name: (type_identifier) @name body: (_)? @body) @definition.type
+(type_item name: (type_identifier) @name) @definition.type
+(associated_type name: (type_identifier) @name) @declaration.type
+(macro_definition name: (identifier) @name) @definition.macro
+(trait_item name: (type_identifier) @name body: (declaration_list) @body) @definition.interface
+(impl_item type: (_) @qualifier body: (declaration_list) @body) @definition.impl
+(mod_item name: (identifier) @name body: (declaration_list) @body) @definition.module
+
+(const_item name: (identifier) @name) @module.constant
+(static_item name: (identifier) @name) @module.variable

@@ -1,0 +1,18 @@
+; TypeScript and TSX additions to javascript.tags.scm (same captures).
+(function_signature name: (identifier) @name) @declaration.function
+(abstract_class_declaration name: (_) @name body: (class_body) @body) @definition.class
+(interface_declaration name: (_) @name body: (interface_body) @body) @definition.interface
+(type_alias_declaration name: (_) @name) @definition.type
+(enum_declaration name: (_) @name body: (_) @body) @definition.type
+(internal_module name: (_) @name body: (statement_block) @body) @definition.module
+(module name: (_) @name body: (statement_block) @body) @definition.module
+(ambient_declaration (function_signature name: (identifier) @name)) @declaration.function
+(ambient_declaration (class_declaration name: (_) @name body: (class_body) @body)) @declaration.class
+
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
+(method_signature name: (_) @name) @declaration.method
+(abstract_method_signature name: (_) @name) @declaration.method
+; Interface members that are functions: `m(): T`, `m: (x: A) => T`
+(property_signature name: (_) @name type: (type_annotation (function_type))) @declaration.method

@@ -1,0 +1,70 @@
+"""Hostile source files for the structural chunker (tags queries, containers, long lines):
+`codegold index parse` must finish in bounded time and memory, print bounded chunks and
+never a traceback, whatever the bytes; the files next to the input survive."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hostilekit import assert_no_traceback, assert_sentinels, plant_sentinels, run_cli
+
+MAX_TEXT = 8_000 + 2 * 600 + 16  # chunk limit plus repeated headers (drafts.py)
+
+
+def _nested_object(depth: int) -> bytes:
+    return b"const deep = " + b"{a: " * depth + b"1" + b"}" * depth + b";\n"
+
+
+def _prototype_flood(count: int) -> bytes:
+    return b"".join(b"X.prototype.m%d = function () { return %d; };\n" % (i, i)
+                    for i in range(count))
+
+
+def _long_literal() -> bytes:
+    return b'BLOB = "' + b"A" * 2_000_000 + b'"\n\ndef load():\n    return BLOB\n'
+
+
+def _rust_attribute_flood(count: int) -> bytes:
+    return b"#[test]\n" * count + b"fn t() {}\n" + b"/// doc\n" * count
+
+
+def _exports_chain(count: int) -> bytes:
+    return b"module.exports = {\n" + b"".join(b"  f%d() { return %d; },\n" % (i, i)
+                                               for i in range(count)) + b"};\n"
+
+
+CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
+    "nested-object": ("lib/deep.js", lambda: _nested_object(5_000)),
+    "prototype-flood": ("lib/flood.js", lambda: _prototype_flood(5_000)),
+    "long-literal": ("src/blob.py", _long_literal),
+    "attribute-flood": ("src/attrs.rs", lambda: _rust_attribute_flood(20_000)),
+    "exports-object": ("lib/exports.js", lambda: _exports_chain(5_000)),
+    "ruby-garbage": ("app/x.rb", lambda: b"class \xff\xfe < def end end\n" * 5_000),
+    "csharp-unclosed": ("src/X.cs", lambda: b"namespace N { class C { void M() {" * 3_000),
+    "go-comments-only": ("pkg/c.go", lambda: b"// c\n" * 50_000),
+    "java-annotations": ("src/A.java", lambda: b"@A(" * 5_000 + b")" * 5_000 + b" class A {}\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_source_parses_within_bounds(case: str, tmp_path: Path) -> None:
+    repo_path, make = CASES[case]
+    source = tmp_path / "input" / Path(repo_path).name
+    planted = plant_sentinels(source.parent)
+    source.write_bytes(make())
+    proc = run_cli("index", "parse", source, "--path", repo_path, "--json", timeout=120)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)
+    assert result["entry"]["path"] == repo_path
+    lines = make().count(b"\n") + 1
+    for chunk in result["chunks"]:
+        assert len(chunk["text"]) <= MAX_TEXT
+        assert 1 <= chunk["start_line"] <= chunk["end_line"] <= lines
+    for definition in result["definitions"]:
+        assert definition["start_line"] <= definition["header_line"] <= definition["end_line"]
+    assert_sentinels(planted)
