@@ -15,8 +15,13 @@ from codegold.cli._common import handle_errors, stdout_console
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write results.json here.")
 @click.option("--json", "as_json", is_flag=True, help="Print results.json to stdout (for jq).")
 @click.option("--quiet", "-q", is_flag=True, help="No terminal summary.")
+@click.option("--resolve", "resolve", type=click.Path(), default=None,
+              help="Judge each chunk by what its file and line span hold in this index (an "
+                   "index directory or a folder of them, one per revision), not by the "
+                   "symbols and roles the retriever reported.")
 @handle_errors
-def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool) -> None:
+def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool,
+            resolve: str | None) -> None:
     """Score ATTEMPTS (attempts.jsonl) against the gold CASES at each case's cutoff.
 
     Every attempt is kept; a case is scored on its final attempt (the one no other
@@ -27,6 +32,7 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
     Example:
       codegold eval cases.yaml attempts.jsonl -o results.json
       codegold eval cases.yaml attempts.jsonl --json | jq '.summary.hit_rate'
+      codegold eval cases.yaml windows.jsonl --resolve indexes/ -o results.json
     """
     import gc
 
@@ -36,7 +42,18 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
     gc.disable()
-    result = evaluate_files(cases, attempts)
+    if resolve is None:
+        result = evaluate_files(cases, attempts)
+    else:
+        from codegold.resolve import AttemptResolver
+
+        with AttemptResolver.from_path(resolve) as resolver:
+            result = evaluate_files(cases, attempts,
+                                    prepare=lambda attempt, case: resolver.resolve(
+                                        attempt, case.revision))
+        for revision, count in sorted(resolver.unresolved.items()):
+            click.echo(f"warning: no index for revision {revision} under {resolve}: "
+                       f"{count} attempt(s) judged on their reported metadata", err=True)
     if output:
         write_results(result, output)
     if as_json:

@@ -8,7 +8,7 @@ that no other attempt names in ``retry_of``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -18,6 +18,7 @@ from codegold.evaluate.aggregate import aggregate, slice_results
 from codegold.evaluate.score import CaseScorer
 from codegold.model import (
     Attempt,
+    Case,
     CaseResult,
     CaseSet,
     InputRef,
@@ -35,9 +36,17 @@ class _CaseAttempts:
     scored: dict[str, CaseResult] = field(default_factory=dict)
 
 
+Prepare = Callable[[Attempt, Case], Attempt]
+
+
 def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
-                      *, attempts_ref: InputRef | None = None) -> RunResult:
-    """Score ``attempts`` against ``case_set``; pure apart from reading the iterable."""
+                      *, attempts_ref: InputRef | None = None,
+                      prepare: Prepare | None = None) -> RunResult:
+    """Score ``attempts`` against ``case_set``; pure apart from reading the iterable.
+
+    ``prepare``, when given, rewrites each attempt of a known case before it is scored
+    (span resolution passes the attempt through the index of the case's revision).
+    """
     cases = {case.id: case for case in case_set.cases}
     scorers = {case.id: CaseScorer(case) for case in case_set.cases}
     per_case: dict[str, _CaseAttempts] = {}
@@ -58,6 +67,8 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         record.order.append(attempt.attempt_id)
         if attempt.retry_of is not None:
             record.retried.add(attempt.retry_of)
+        if prepare is not None:
+            attempt = prepare(attempt, case)
         record.scored[attempt.attempt_id] = scorers[case.id].score(attempt)
 
     warnings: list[str] = []
@@ -99,10 +110,12 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
     )
 
 
-def evaluate_files(cases_path: str, attempts_path: str) -> RunResult:
+def evaluate_files(cases_path: str, attempts_path: str, *,
+                   prepare: Prepare | None = None) -> RunResult:
     """Load a case file and an attempts file and score them (recorded mode)."""
     case_set = load_cases(cases_path)
     digest = hashlib.sha256()
-    result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest))
+    result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest),
+                               prepare=prepare)
     inputs = {**result.inputs, "attempts": InputRef(path=attempts_path, sha256=digest.hexdigest())}
     return msgspec.structs.replace(result, inputs=inputs)

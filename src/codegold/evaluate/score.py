@@ -94,8 +94,9 @@ class CaseScorer:
                 path = normalize_path(chunk.file)
                 if any(forbidden_match(path, pattern) for pattern in patterns):
                     forbidden.append(chunk.chunk_id)
-            if chunk.revision != revision:
-                (unknown if chunk.revision is None else mismatched).append(chunk.chunk_id)
+            chunk_revision = chunk.judged_revision()
+            if chunk_revision != revision:
+                (unknown if chunk_revision is None else mismatched).append(chunk.chunk_id)
 
         first_any = first_rank
         if first_any is None:
