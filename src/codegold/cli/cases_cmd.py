@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -70,3 +71,101 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
                    f"{report.warnings} warnings")
     failed = report.errors > 0 or (strict and report.warnings > 0)
     sys.exit(EXIT_FAIL if failed else EXIT_OK)
+
+
+@command.command("from-log")
+@click.argument("log", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Draft case file (YAML) to write.")
+@click.option("--map", "mappings", multiple=True, metavar="FIELD=PATH",
+              help="Where a field sits in your records (dotted path, list indices allowed); "
+                   "fields: id, query, repository, revision, timestamp, retrieved, cited, feedback.")
+@click.option("--repo", type=click.Path(file_okay=False), default=None,
+              help="Git repository to resolve a record's timestamp to the commit then current.")
+@click.option("--repository", default=None, help="Repository name for records that name none.")
+@click.option("--cutoff", type=click.IntRange(min=1, max=1000), default=5, show_default=True,
+              help="Production cutoff k written into the drafts' defaults.")
+@click.option("--name", "names", multiple=True,
+              help="A user name to scrub wherever it appears (repeat the option).")
+@click.option("--names-file", type=click.Path(dir_okay=False), default=None,
+              help="A file of user names to scrub, one per line.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the scrub report (what was removed where, never the values) as JSON.")
+@handle_errors
+def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
+             repository: str | None, cutoff: int, names: tuple[str, ...],
+             names_file: str | None, report_path: str | None) -> None:
+    """Draft cases from assistant traces or search logs in LOG (JSONL or a JSON list).
+
+    Secrets (cloud keys, tokens, private keys, high-entropy strings, credentials in URLs,
+    password assignments) and personal data (e-mails, IP addresses, phone and card
+    numbers, home folders, the user names you list) are replaced by typed placeholders
+    before anything is written; the report says what was removed and where, never the
+    value. A record becomes a draft when it names a revision (or a timestamp and --repo)
+    and evidence: what the answer cited, or the first retrieved chunk when the feedback
+    was positive. Drafts carry the tag status=draft: review them, then `cases check`.
+
+    \b
+    Example:
+      codegold cases from-log traces.jsonl -o drafts.yaml --report scrub.json
+      codegold cases from-log spans.json -o drafts.yaml --repo . \\
+          --map query=attributes.gen_ai.prompt --map timestamp=start_time
+    """
+    from pathlib import Path
+
+    import msgspec
+
+    from codegold.curate.fromlog import draft_cases, parse_mapping, read_log
+    from codegold.curate.scrub import Scrubber
+    from codegold.curate.stanza import case_file_text, write_text_atomic
+    from codegold.errors import InputError
+
+    all_names = list(names)
+    if names_file is not None:
+        try:
+            all_names += Path(names_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as err:
+            raise InputError(f"cannot read the names file: {err}", path=names_file) from None
+    mapping = parse_mapping(mappings)
+    records = read_log(log)
+    resolve = _time_resolver(repo) if repo is not None else None
+    drafts, report = draft_cases(records, scrubber=Scrubber(names=tuple(all_names)),
+                                 mapping=mapping, resolve_time=resolve, repository=repository)
+    if not drafts:
+        reasons = "; ".join(f"{n} {why}" for why, n in report.skipped.items()) or "no records"
+        raise InputError(f"no draft case could be made from {report.records} record(s): "
+                         f"{reasons}", path=log)
+    write_text_atomic(output, case_file_text(drafts, {"cutoff": cutoff}))
+    if report_path is not None:
+        write_text_atomic(report_path, msgspec.json.format(
+            msgspec.json.encode(report), indent=2).decode() + "\n")
+    removed = ", ".join(f"{n} {kind}" for kind, n in report.removed.items()) or "nothing"
+    click.echo(f"{report.drafts} draft case(s) from {report.records} record(s) written to "
+               f"{output}; scrubbed: {removed}", err=True)
+    for why, n in report.skipped.items():
+        click.echo(f"skipped {n}: {why}", err=True)
+
+
+def _time_resolver(repo: str) -> Callable[[str, str | None], str | None]:
+    """A function mapping a record's timestamp to the commit current at that time."""
+    import os
+    import subprocess
+
+    from codegold.errors import InputError
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+
+    def resolve(stamp: str, _repository: str | None) -> str | None:
+        if not stamp or stamp.startswith("-"):
+            return None
+        try:
+            done = subprocess.run(
+                ["git", "-C", repo, "rev-list", "-1", f"--before={stamp}", "HEAD"],
+                capture_output=True, text=True, env=env, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise InputError(f"cannot run git in {repo}: {err}") from None
+        sha = done.stdout.strip()
+        return sha if done.returncode == 0 and len(sha) == 40 else None
+
+    return resolve
