@@ -169,3 +169,103 @@ def _time_resolver(repo: str) -> Callable[[str, str | None], str | None]:
         return sha if done.returncode == 0 and len(sha) == 40 else None
 
     return resolve
+
+
+def _write_cases(output: str, cases: list[dict[str, object]], cutoff: int,
+                 header: str | None = None) -> None:
+    from codegold.curate.stanza import CASES_HEADER, case_file_text, write_text_atomic
+
+    write_text_atomic(output, case_file_text(cases, {"cutoff": cutoff}, header or CASES_HEADER))
+
+
+def _say_skipped(skipped: dict[str, int]) -> None:
+    for why, n in sorted(skipped.items(), key=lambda item: -item[1]):
+        click.echo(f"skipped {n}: {why}", err=True)
+
+
+@command.group("import")
+def import_group() -> None:
+    """Import cases from benchmark files."""
+
+
+@import_group.command("swebench")
+@click.argument("instances", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Case file (YAML) to write.")
+@click.option("--repo", type=click.Path(file_okay=False), default=None,
+              help="Local clone of the instances' repository.")
+@click.option("--repos-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of local clones, named owner__name, owner+name or name.")
+@click.option("--cutoff", type=click.IntRange(min=1, max=1000), default=5, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Import at most N instances.")
+@handle_errors
+def import_swebench_cmd(instances: str, output: str, repo: str | None, repos_dir: str | None,
+                        cutoff: int, limit: int | None) -> None:
+    """Turn SWE-bench-style INSTANCES (JSONL, JSON or Parquet) into gold cases.
+
+    One case per instance: the query is the problem statement, the revision the base
+    commit, and each file the reference patch changes (new files excluded) is one
+    required group whose alternatives are the definitions the patch changed, found by
+    parsing that file at the base commit. SWE-bench, Lite, Verified and Multi-SWE-bench
+    field names are understood.
+
+    \b
+    Example:
+      codegold cases import swebench lite.jsonl --repos-dir clones/ -o swebench.yaml
+      codegold cases check swebench.yaml --repo clones/flask --index idx/
+    """
+    from codegold.curate.fromchanges import import_swebench, read_instances
+    from codegold.errors import InputError
+
+    if repo is None and repos_dir is None:
+        raise InputError("give --repo (one repository) or --repos-dir (a folder of clones)")
+    items = read_instances(instances)[:limit]
+    cases, report = import_swebench(items, repo=repo, repos_dir=repos_dir)
+    if not cases:
+        raise InputError(f"no case from {report.items} instance(s): "
+                         + "; ".join(f"{n} {why}" for why, n in report.skipped.items()),
+                         path=instances)
+    _write_cases(output, cases, cutoff, "# Gold cases imported from SWE-bench-style instances.\n")
+    click.echo(f"{report.drafts} case(s) from {report.items} instance(s) written to {output}",
+               err=True)
+    _say_skipped(report.skipped)
+
+
+@command.command("mine")
+@click.argument("repo", type=click.Path(file_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Draft case file (YAML) to write.")
+@click.option("--since", default=None, help="Only commits after this date (git's --since).")
+@click.option("--paths", "paths", multiple=True, help="Only commits touching these paths.")
+@click.option("--max", "max_cases", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Stop after this many drafts.")
+@click.option("--max-files", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Skip commits changing more files than this.")
+@click.option("--repository", default=None, help="Repository name written into the drafts.")
+@click.option("--cutoff", type=click.IntRange(min=1, max=1000), default=5, show_default=True)
+@handle_errors
+def mine(repo: str, output: str, since: str | None, paths: tuple[str, ...], max_cases: int,
+         max_files: int, repository: str | None, cutoff: int) -> None:
+    """Draft cases from the git history of REPO: fixes and issue-referencing commits.
+
+    The query is the commit message (issue references kept), the revision its parent,
+    and the gold the definitions it changed, read at the parent. Merges, version bumps,
+    formatting, documentation-only and large commits are skipped, with the reason
+    counted. Drafts carry the tag status=draft and the commit in the rationale.
+
+    \b
+    Example:
+      codegold cases mine . --since 2024-01-01 --max 30 -o mined.yaml
+    """
+    from codegold.curate.fromchanges import mine_history
+    from codegold.errors import InputError
+
+    cases, report = mine_history(repo, since=since, paths=paths, max_cases=max_cases,
+                                 max_files=max_files, repository=repository)
+    if not cases:
+        raise InputError(f"no draft from {report.items} commit(s): "
+                         + "; ".join(f"{n} {why}" for why, n in report.skipped.items()))
+    _write_cases(output, cases, cutoff)
+    click.echo(f"{report.drafts} draft case(s) from {report.items} commit(s) written to "
+               f"{output}", err=True)
+    _say_skipped(report.skipped)
