@@ -269,3 +269,141 @@ def mine(repo: str, output: str, since: str | None, paths: tuple[str, ...], max_
     click.echo(f"{report.drafts} draft case(s) from {report.items} commit(s) written to "
                f"{output}", err=True)
     _say_skipped(report.skipped)
+
+
+@command.command("split")
+@click.argument("cases", type=click.Path(dir_okay=False))
+@click.option("--train", type=float, default=0.7, show_default=True,
+              help="Share of cases in the training split.")
+@click.option("--by", type=click.Choice(["repository", "query_class"]), default=None,
+              help="Stratify: split each repository or query class in the same proportion.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-o", "--output", required=True, type=click.Path(),
+              help="With --tag: the case file to write. Else a prefix: PREFIX.train.yaml and "
+                   "PREFIX.heldout.yaml.")
+@click.option("--tag", is_flag=True, help="Write one file with a `split` tag on every case.")
+@handle_errors
+def split(cases: str, train: float, by: str | None, seed: int, output: str, tag: bool) -> None:
+    """Split CASES into train and held-out sets, deterministically by a hash of each case id.
+
+    The same seed always gives the same split, and adding cases never moves an existing
+    one (with --by, at most one per stratum). Tune on train; judge on held-out.
+
+    \b
+    Example:
+      codegold cases split cases.yaml --train 0.7 -o cases      # cases.train.yaml, cases.heldout.yaml
+      codegold cases split cases.yaml --by query_class --tag -o cases.split.yaml
+    """
+    from codegold.curate.split import assign, raw_cases
+    from codegold.curate.stanza import write_text_atomic
+    from codegold.model import load_cases
+
+    loaded = load_cases(cases)
+    which = assign(loaded.cases, train, by=by, seed=seed)
+    defaults, stanzas = raw_cases(cases)
+    header = (f"# {{part}} split of {cases} (codegold cases split --train {train}"
+              f"{' --by ' + by if by else ''} --seed {seed}).\n")
+    if tag:
+        for stanza in stanzas:
+            stanza["tags"] = {**(stanza.get("tags") or {}), "split": which[stanza["id"]]}
+        write_text_atomic(output, _document(stanzas, defaults, header.format(part="Tagged")))
+        written = [output]
+    else:
+        written = []
+        for part in ("train", "heldout"):
+            chosen = [s for s in stanzas if which[s["id"]] == part]
+            path = f"{output}.{part}.yaml"
+            write_text_atomic(path, _document(chosen, defaults, header.format(part=part)))
+            written.append(path)
+    n_train = sum(1 for v in which.values() if v == "train")
+    click.echo(f"{n_train} train, {len(which) - n_train} held-out: {', '.join(written)}", err=True)
+
+
+def _document(stanzas: list[dict[str, object]], defaults: dict[str, object], header: str) -> str:
+    from codegold.curate.stanza import case_file_text
+
+    return case_file_text(stanzas, defaults or None, header)
+
+
+@command.command("diff")
+@click.argument("old", type=click.Path(dir_okay=False))
+@click.argument("new", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@handle_errors
+def diff(old: str, new: str, as_json: bool) -> None:
+    """List cases added, removed and relabelled between OLD and NEW, with each rationale.
+
+    A relabelled case changed its evidence, forbidden list, revision or cutoff; the
+    previous rationale is shown beside the new one, for review in a pull request.
+
+    \b
+    Example:
+      git show main:evals/cases.yaml > /tmp/old.yaml
+      codegold cases diff /tmp/old.yaml evals/cases.yaml
+    """
+    from codegold.curate.split import diff_cases
+    from codegold.model import load_cases
+
+    changes = diff_cases(load_cases(old).cases, load_cases(new).cases)
+    if as_json:
+        import msgspec
+
+        click.echo(msgspec.json.format(msgspec.json.encode(changes), indent=2))
+        return
+    for change in changes:
+        fields = f" ({', '.join(change.fields)})" if change.fields else ""
+        click.echo(f"{change.change} {change.case_id}{fields}")
+        if change.rationale:
+            click.echo(f"    rationale: {change.rationale}")
+        if change.supersedes and change.supersedes != change.rationale:
+            click.echo(f"    was: {change.supersedes}")
+    counts = {k: sum(c.change == k for c in changes)
+              for k in ("added", "removed", "relabelled", "changed")}
+    click.echo(", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
+@command.command("init")
+@click.argument("repo", type=click.Path(file_okay=False), default=".")
+@click.option("-o", "--output", "folder", type=click.Path(file_okay=False), default="evals",
+              show_default=True, help="Folder to write cases.yaml, policy.yaml, owners.yaml into.")
+@click.option("--revision", default="HEAD", show_default=True,
+              help="Commit (or tag, branch) the example case is pinned to.")
+@handle_errors
+def init(repo: str, folder: str, revision: str) -> None:
+    """Write a starting cases.yaml, policy.yaml and owners.yaml for the repository REPO.
+
+    The case file holds one real case (a definition found in the repository, pinned to
+    the resolved commit), lists the languages found and the folders that look like
+    traps (vendored, generated, legacy, migrations, build output). Existing files are
+    never overwritten.
+
+    \b
+    Example:
+      codegold cases init . -o evals
+      codegold index . --revision HEAD -o .codegold/idx
+      codegold cases check evals/cases.yaml --index .codegold/idx
+    """
+    from pathlib import Path
+
+    from codegold.curate.scaffold import OWNERS_YAML, POLICY_YAML, Scaffold
+    from codegold.curate.stanza import write_text_atomic
+    from codegold.errors import InputError
+
+    if revision.startswith("-"):
+        raise InputError(f"--revision must name a commit, found {revision!r}")
+    scaffold = Scaffold(repo, revision)
+    out = Path(folder)
+    files = {"cases.yaml": scaffold.cases_yaml(), "policy.yaml": POLICY_YAML,
+             "owners.yaml": OWNERS_YAML}
+    existing = [name for name in files if (out / name).exists()]
+    if existing:
+        raise InputError(f"{', '.join(existing)} already exist in {out}; nothing was written "
+                         "(choose another folder with -o)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create folder: {err.strerror}", path=str(out)) from None
+    for name, text in files.items():
+        write_text_atomic(out / name, text)
+    click.echo(f"wrote {', '.join(str(out / n) for n in files)} for {scaffold.repository} at "
+               f"{scaffold.revision[:12]}", err=True)
