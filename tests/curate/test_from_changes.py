@@ -97,3 +97,20 @@ def test_import_swebench_then_check_has_no_errors(tmp_path: Path) -> None:
                                        str(tmp_path / "idx")])
     assert checked.exit_code == 0, checked.output
     assert "0 errors" in checked.output
+
+
+def test_import_reads_the_localisation_format_too(tmp_path: Path) -> None:
+    repo, _, fix_base = _history(tmp_path)
+    instances = tmp_path / "dev.jsonl"
+    instances.write_text(json.dumps({
+        "instance_id": "acme__shop-13", "repo": "acme/shop", "base_commit": fix_base,
+        "query": "quantities are summed wrong",
+        "gold_files": ["shop/parser.py", "shop/missing.py"],
+        "gold_symbols": [{"file": "shop/parser.py", "symbol": "Totals.add"}]}) + "\n")
+    out = tmp_path / "dev.yaml"
+    done = CliRunner().invoke(cli, ["cases", "import", "swebench", str(instances), "--repo",
+                                    str(repo.path), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    case = load_cases(str(out)).cases[0]
+    assert [(t.file, t.symbol) for g in case.groups for t in g.any_of] == [
+        ("shop/parser.py", "Totals.add")]

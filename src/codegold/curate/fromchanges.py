@@ -104,7 +104,7 @@ def _instance_fields(item: dict[str, Any]) -> tuple[str, str, str, str, str]:
     if item.get("org") and repo and "/" not in repo:
         repo = f"{item['org']}/{repo}"
     base = item.get("base_commit") or (item.get("base") or {}).get("sha") or ""
-    statement = item.get("problem_statement")
+    statement = item.get("problem_statement") or item.get("query")
     if not statement and isinstance(item.get("resolved_issues"), list):
         statement = "\n\n".join(f"{i.get('title', '')}\n{i.get('body', '')}".strip()
                                 for i in item["resolved_issues"] if isinstance(i, dict))
@@ -122,10 +122,30 @@ def _repo_path(repository: str, repo: str | None, repos_dir: str | None) -> str 
     root = Path(repos_dir)
     owner, _, name = repository.partition("/")
     for candidate in (f"{owner}__{name}", f"{owner}+{name}", name, repository):
-        for path in (root / candidate, root / f"{candidate}.git"):
-            if path.exists():
+        for path in (root / candidate, root / f"{candidate}.git", root / candidate / "repo"):
+            if (path / "HEAD").is_file() or (path / ".git").exists():
                 return str(path)
     return None
+
+
+def _localization_groups(item: dict[str, Any], repo: str, base: str
+                         ) -> tuple[list[dict[str, Any]], str | None]:
+    """Groups from a localisation file's ``gold_files``/``gold_symbols`` (no patch given)."""
+    if not _SHA.fullmatch(base):
+        return [], "base revision is not a 40-hex commit sha"
+    symbols: dict[str, list[str]] = {}
+    for entry in item.get("gold_symbols") or []:
+        if isinstance(entry, dict) and entry.get("file") and entry.get("symbol"):
+            symbols.setdefault(str(entry["file"]), []).append(str(entry["symbol"]))
+    groups: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for file in item.get("gold_files") or []:
+        if not isinstance(file, str) or file_at(repo, base, file) is None:
+            continue
+        targets = [{"file": file, "symbol": s} for s in symbols.get(file, [])][:MAX_ALTERNATIVES]
+        groups.append({"id": unique_id(slug(file, limit=60), seen),
+                       "any_of": targets or [{"file": file}]})
+    return (groups, None) if groups else ([], "no gold file exists at the base revision")
 
 
 def import_swebench(items: Iterable[dict[str, Any]], *, repo: str | None,
@@ -137,14 +157,16 @@ def import_swebench(items: Iterable[dict[str, Any]], *, repo: str | None,
     for item in items:
         total += 1
         instance, repository, base, statement, patch = _instance_fields(item)
-        if not instance or not statement.strip() or not patch.strip():
+        localization = not patch.strip() and bool(item.get("gold_files"))
+        if not instance or not statement.strip() or not (patch.strip() or localization):
             skipped["missing instance_id, problem_statement or patch"] += 1
             continue
         path = _repo_path(repository, repo, repos_dir)
         if path is None:
             skipped[f"no local clone of {repository or 'the repository'}"] += 1
             continue
-        groups, why = gold_groups(path, base, patch)
+        groups, why = (_localization_groups(item, path, base) if localization
+                       else gold_groups(path, base, patch))
         if why is not None:
             skipped[why] += 1
             continue
