@@ -23,6 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "codegold.cli.diagnose_cmd",
     "codegold.cli.report_cmd",
     "codegold.cli.cases_cmd",
+    "codegold.cli.link_cmd",
+    "codegold.cli.flaky_cmd",
 )
 
 

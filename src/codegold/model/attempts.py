@@ -112,6 +112,8 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     timing_ms: dict[str, float] | None = None
     retriever: str | None = None
     error: str | None = None
+    queried_at: str | None = None     # ISO 8601 UTC time the retriever was asked
+    repeat_group: str | None = None   # attempts of one case repeated on purpose (run --repeat)
     format: int = ATTEMPTS_FORMAT
 
 
