@@ -22,8 +22,13 @@ from codegold.cli._common import (
 @output_option("Write results.json here.")
 @json_option("Print results.json to stdout (for jq).")
 @quiet_option("No terminal summary.")
+@click.option("--resolve", "resolve", type=click.Path(), default=None,
+              help="Judge each chunk by what its file and line span hold in this index (an "
+                   "index directory or a folder of them, one per revision), not by the "
+                   "symbols and roles the retriever reported.")
 @handle_errors
-def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool) -> None:
+def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool,
+            resolve: str | None) -> None:
     """Score ATTEMPTS (attempts.jsonl) against the gold CASES at each case's cutoff.
 
     Every attempt is kept; a case is scored on its final attempt (the one no other
@@ -34,6 +39,7 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
     Example:
       codegold eval cases.yaml attempts.jsonl -o results.json
       codegold eval cases.yaml attempts.jsonl --json | jq '.summary.hit_rate'
+      codegold eval cases.yaml windows.jsonl --resolve indexes/ -o results.json
     """
     import gc
 
@@ -42,9 +48,20 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
 
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
-    guard(output, cases, attempts)
+    guard(output, cases, attempts, trees=(resolve,) if resolve else ())
     gc.disable()
-    result = evaluate_files(cases, attempts)
+    if resolve is None:
+        result = evaluate_files(cases, attempts)
+    else:
+        from codegold.resolve import AttemptResolver
+
+        with AttemptResolver.from_path(resolve) as resolver:
+            result = evaluate_files(cases, attempts,
+                                    prepare=lambda attempt, case: resolver.resolve(
+                                        attempt, case.revision))
+        for revision, count in sorted(resolver.unresolved.items()):
+            click.echo(f"warning: no index for revision {revision} under {resolve}: "
+                       f"{count} attempt(s) judged on their reported metadata", err=True)
     if output:
         write_results(result, output)
     if as_json:

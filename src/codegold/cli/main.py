@@ -22,6 +22,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "codegold.cli.demo_cmd",
     "codegold.cli.diagnose_cmd",
     "codegold.cli.report_cmd",
+    "codegold.cli.cases_cmd",
+    "codegold.cli.link_cmd",
+    "codegold.cli.flaky_cmd",
 )
 
 

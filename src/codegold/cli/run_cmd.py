@@ -61,12 +61,18 @@ class _Seconds(click.ParamType[float, Any]):
               help="Retries (with backoff) for http retrievers.")
 @click.option("--allow-errors", is_flag=True,
               help="Exit 0 even when some cases got error attempts.")
+@click.option("--resolve", "resolve", is_flag=False, flag_value="", default=None,
+              metavar="[INDEX]",
+              help="Record what each returned chunk's file and line span hold in the index of "
+                   "the case's revision (symbols, role), and judge that instead of the "
+                   "retriever's own metadata. Bare --resolve uses --index.")
 @click.option("--run-id", default=None, help="Run id recorded in every attempt.")
 @quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,
-            retries: int, allow_errors: bool, run_id: str | None, quiet: bool) -> None:
+            retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
+            quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
 
     Each case is served by the index built from its own revision; a case without one,
@@ -83,6 +89,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
       codegold run cases.yaml --index indexes/ -o a.jsonl --workers 4 --resume
       codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:node my.js"
       codegold run cases.yaml --repo . --index .codegold/indexes -o attempts.jsonl
+      codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:./windows.py" --resolve
     """
     from pathlib import Path
 
@@ -111,6 +118,14 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
     retriever = make_retriever(spec, options)
+    if resolve is not None:
+        from codegold.adapters.resolving import ResolvingRetriever
+        from codegold.resolve import AttemptResolver
+
+        if not resolve and index is None:
+            raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
+        retriever = ResolvingRetriever(
+            retriever, AttemptResolver(IndexSet.from_path(resolve) if resolve else indexes))
     progress = None
     task = None
     if not quiet:

@@ -8,7 +8,7 @@ that no other attempt names in ``retry_of``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -18,6 +18,7 @@ from codegold.evaluate.aggregate import aggregate, slice_results
 from codegold.evaluate.score import CaseScorer
 from codegold.model import (
     Attempt,
+    Case,
     CaseResult,
     CaseSet,
     InputRef,
@@ -52,9 +53,17 @@ class _CaseAttempts:
         self.last = result
 
 
+Prepare = Callable[[Attempt, Case], Attempt]
+
+
 def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
-                      *, attempts_ref: InputRef | None = None) -> RunResult:
-    """Score ``attempts`` against ``case_set``; pure apart from reading the iterable."""
+                      *, attempts_ref: InputRef | None = None,
+                      prepare: Prepare | None = None) -> RunResult:
+    """Score ``attempts`` against ``case_set``; pure apart from reading the iterable.
+
+    ``prepare``, when given, rewrites each attempt of a known case before it is scored
+    (span resolution passes the attempt through the index of the case's revision).
+    """
     cases = {case.id: case for case in case_set.cases}
     scorers = {case.id: CaseScorer(case) for case in case_set.cases}
     per_case: dict[str, _CaseAttempts] = {}
@@ -71,6 +80,8 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         if case is None:
             unknown_cases[attempt.case_id] = unknown_cases.get(attempt.case_id, 0) + 1
             continue
+        if prepare is not None:
+            attempt = prepare(attempt, case)
         scored = scorers[case.id].score(attempt)
         per_case.setdefault(case.id, _CaseAttempts(last=scored)).add(attempt, scored)
 
@@ -116,10 +127,12 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
     )
 
 
-def evaluate_files(cases_path: str, attempts_path: str) -> RunResult:
+def evaluate_files(cases_path: str, attempts_path: str, *,
+                   prepare: Prepare | None = None) -> RunResult:
     """Load a case file and an attempts file and score them (recorded mode)."""
     case_set = load_cases(cases_path)
     digest = hashlib.sha256()
-    result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest))
+    result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest),
+                               prepare=prepare)
     inputs = {**result.inputs, "attempts": InputRef(path=attempts_path, sha256=digest.hexdigest())}
     return msgspec.structs.replace(result, inputs=inputs)

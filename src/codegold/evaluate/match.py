@@ -38,9 +38,9 @@ def target_matches(chunk: Chunk, target: Target) -> bool:
     """The acceptance rule for one chunk and one target."""
     if not file_matches(target.file, normalize_path(chunk.file)):
         return False
-    if target.symbol is not None and not symbol_matches(target.symbol, chunk.all_symbols()):
+    if target.symbol is not None and not symbol_matches(target.symbol, chunk.judged_symbols()):
         return False
-    return not (target.roles and chunk.role not in target.roles)
+    return not (target.roles and chunk.judged_role() not in target.roles)
 
 
 class GroupMatcher:

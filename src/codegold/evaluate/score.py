@@ -109,8 +109,9 @@ class CaseScorer:
                 path = normalize_path(chunk.file)
                 if any(pattern.matches(path) for pattern in patterns):
                     forbidden.append(chunk.chunk_id)
-            if chunk.revision != revision:
-                (unknown if chunk.revision is None else mismatched).append(chunk.chunk_id)
+            chunk_revision = chunk.judged_revision()
+            if chunk_revision != revision:
+                (unknown if chunk_revision is None else mismatched).append(chunk.chunk_id)
 
         # Trend figures read a little deeper than the cutoff (never deciding the case).
         for rank in range(k + 1, min(len(ranked), TREND_DEPTH) + 1):

@@ -23,8 +23,37 @@ from codegold.model.manifest import Manifest
 ATTEMPTS_FORMAT = 1
 
 
+class Resolution(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
+                 forbid_unknown_fields=True):
+    """What the index of the case's revision says a chunk's file and line span hold.
+
+    Recorded beside what the retriever *reported* when span resolution is on
+    (``codegold run --resolve`` or ``codegold eval --resolve``), and then used to judge the
+    chunk. ``rule`` says how it was decided: ``span`` (definitions found in the span),
+    ``category`` (no definition in the span: the file's category or the index chunks
+    there gave the role), ``not_indexed`` (the file is not in the index: nothing was
+    resolved and the reported metadata is judged) or ``no_span`` (the chunk has no line
+    span: only the role was resolved). ``revision_from`` says why ``revision`` is
+    trusted: ``excerpt`` (the excerpt agrees with the index's text), ``reported``, or
+    ``assumed`` (no excerpt to check: the retriever is taken to have served the index's
+    revision).
+    """
+
+    rule: str
+    symbols: tuple[str, ...] = ()
+    role: str | None = None
+    revision: str | None = None
+    revision_from: str | None = None
+    note: str | None = None
+
+
 class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
-    """One ranked chunk as the answer stage would receive it."""
+    """One ranked chunk as the answer stage would receive it.
+
+    ``symbol``/``symbols``/``role``/``revision`` are what the retriever reported;
+    ``resolved``, when present, is what span resolution found, and then it is what
+    scoring judges (see :meth:`judged_symbols`).
+    """
 
     chunk_id: str
     file: str
@@ -37,13 +66,36 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbi
     end_line: int | None = None
     language: str | None = None
     excerpt: str | None = None
+    resolved: Resolution | None = None
 
     def all_symbols(self) -> tuple[str, ...]:
+        """The symbols the retriever reported."""
         if self.symbol is None:
             return self.symbols
         if self.symbol in self.symbols:
             return self.symbols
         return (self.symbol, *self.symbols)
+
+    def _judged(self) -> Resolution | None:
+        resolved = self.resolved
+        return None if resolved is None or resolved.rule == "not_indexed" else resolved
+
+    def judged_symbols(self) -> tuple[str, ...]:
+        """Symbols scoring judges: the resolved ones when the span was resolved."""
+        resolved = self._judged()
+        if resolved is None or resolved.rule == "no_span":
+            return self.all_symbols()
+        return resolved.symbols
+
+    def judged_role(self) -> str | None:
+        resolved = self._judged()
+        return self.role if resolved is None or resolved.role is None else resolved.role
+
+    def judged_revision(self) -> str | None:
+        if self.revision is not None:
+            return self.revision
+        resolved = self._judged()
+        return None if resolved is None else resolved.revision
 
 
 class Query(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
@@ -65,6 +117,8 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     timing_ms: dict[str, float] | None = None
     retriever: str | None = None
     error: str | None = None
+    queried_at: str | None = None     # ISO 8601 UTC time the retriever was asked
+    repeat_group: str | None = None   # attempts of one case repeated on purpose (run --repeat)
     format: Literal[1] = 1
 
 

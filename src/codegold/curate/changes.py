@@ -1,0 +1,113 @@
+"""Which definitions a change touched, read from the code at the revision before it.
+
+A unified diff says which *lines* of the old file changed; the definitions that own those
+lines come from parsing the old file with codegold's own chunker (the same symbol names an
+index of that revision holds), never from the diff's hunk headers alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from codegold.errors import IndexError_, InputError
+from codegold.index.chunker import chunk_file
+from codegold.index.store import SymbolDef
+from codegold.plumbing.git import git, is_full_sha
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass
+class FilePatch:
+    """One file of a unified diff: its old and new paths and the old lines it changed."""
+
+    old_path: str | None
+    new_path: str | None
+    old_lines: set[int] = field(default_factory=set)
+
+    @property
+    def is_new(self) -> bool:
+        return self.old_path is None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.new_path is None
+
+
+def _strip(path: str) -> str | None:
+    path = path.strip().split("\t", 1)[0]
+    if path == "/dev/null":
+        return None
+    return path[2:] if path[:2] in ("a/", "b/") else path
+
+
+def parse_patch(text: str) -> list[FilePatch]:
+    """Files and changed old lines of a unified (git) diff. A pure insertion marks the old
+    line it follows, so the definition it was added to counts as changed."""
+    files: list[FilePatch] = []
+    current: FilePatch | None = None
+    old_line = 0
+    in_hunk = False
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("diff --git "):
+            current, in_hunk = None, False
+            continue
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+            current = FilePatch(old_path=_strip(line[4:]), new_path=_strip(lines[index + 1][4:]))
+            files.append(current)
+            in_hunk = False
+            continue
+        if current is None:
+            continue
+        match = _HUNK.match(line)
+        if match:
+            old_line = int(match.group(1))
+            in_hunk = True
+            continue
+        if not in_hunk or line.startswith("+++ "):
+            continue
+        if line.startswith("-"):
+            current.old_lines.add(old_line)
+            old_line += 1
+        elif line.startswith("+"):
+            current.old_lines.add(max(1, old_line - 1))
+        elif line.startswith(" ") or line == "":
+            old_line += 1
+        elif line.startswith("\\"):
+            continue
+        else:
+            in_hunk = False
+    return files
+
+
+def changed_definitions(path: str, data: bytes, lines: set[int]) -> list[SymbolDef]:
+    """The innermost definitions of ``path`` (old content ``data``) owning ``lines``."""
+    definitions = chunk_file(path, data).definitions
+    touched = [d for d in definitions
+               if any(d.start_line <= line <= d.end_line for line in lines)]
+    innermost = [d for d in touched
+                 if not any(o is not d and d.start_line <= o.start_line and o.end_line <= d.end_line
+                            and (o.start_line, o.end_line) != (d.start_line, d.end_line)
+                            for o in touched)]
+    return sorted(innermost, key=lambda d: (d.start_line, d.qualified))
+
+
+def git_output(repo: str, *args: str, timeout: float = 60) -> bytes:
+    """Run git in ``repo`` through the one git helper; an InputError (one sentence) when it
+    fails, since the repository is the user's input here."""
+    try:
+        return git(args, repo=repo, timeout=timeout).stdout
+    except IndexError_ as err:
+        raise InputError(str(err)) from None
+
+
+def file_at(repo: str, revision: str, path: str) -> bytes | None:
+    """The bytes of ``path`` at ``revision`` (a full sha), or None when it does not exist."""
+    if not is_full_sha(revision):
+        return None
+    try:
+        return git_output(repo, "cat-file", "blob", f"{revision}:{path}")
+    except InputError:
+        return None

@@ -1,0 +1,237 @@
+"""Draft gold cases from assistant traces or search logs, scrubbed before anything is written.
+
+A log is JSONL (or a JSON list) of records. Fields are found under their usual names
+(:data:`FIELDS`) or where ``mapping`` says (dotted paths with list indices, e.g.
+``query=attributes.gen_ai.prompt.0.content`` for OpenTelemetry GenAI spans exported as
+JSON). A record becomes a draft case when it names a revision (or a timestamp and a
+repository to resolve it in) and evidence: what the answer cited, or, with positive
+feedback, what was retrieved. Every string that reaches the output is scrubbed first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from codegold.curate.scrub import Removal, Scrubber
+from codegold.curate.stanza import slug, unique_id
+from codegold.errors import InputError
+
+FIELDS: dict[str, tuple[str, ...]] = {
+    "id": ("id", "trace_id", "span_id", "request_id"),
+    "query": ("query", "question", "prompt", "input"),
+    "repository": ("repository", "repo"),
+    "revision": ("revision", "commit", "sha"),
+    "timestamp": ("timestamp", "time", "ts", "start_time"),
+    "retrieved": ("retrieved", "chunks", "results", "context"),
+    "cited": ("cited", "citations"),
+    "feedback": ("feedback", "rating", "thumbs", "vote"),
+}
+_POSITIVE = {"positive", "up", "thumbs_up", "good", "helpful", "accepted", "1", "true", "yes"}
+_NEGATIVE = {"negative", "down", "thumbs_down", "bad", "unhelpful", "rejected", "-1", "0",
+             "false", "no"}
+_SHA = re.compile(r"[0-9a-f]{40}")
+MAX_TARGETS = 5
+
+
+class FromLogReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``cases from-log`` did: drafts, skips with reasons, and what was scrubbed."""
+
+    records: int
+    drafts: int
+    skipped: dict[str, int]
+    removed: dict[str, int]
+    removals: list[Removal]
+    format: int = 1
+
+
+def parse_mapping(items: Iterable[str]) -> dict[str, str]:
+    """``FIELD=dotted.path`` options as a dict; unknown fields are an InputError."""
+    mapping = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not path.strip():
+            raise InputError(f"--map expects FIELD=PATH (e.g. query=attributes.prompt), "
+                             f"found {item!r}")
+        if name not in FIELDS:
+            raise InputError(f"--map: unknown field {name!r}; expected one of "
+                             f"{', '.join(FIELDS)}")
+        mapping[name] = path.strip()
+    return mapping
+
+
+def _dig(record: Any, path: str) -> Any:
+    node = record
+    for part in path.split("."):
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            node = node[index] if -len(node) <= index < len(node) else None
+        else:
+            return None
+    return node
+
+
+def _field(record: dict[str, Any], name: str, mapping: dict[str, str]) -> Any:
+    if name in mapping:
+        return _dig(record, mapping[name])
+    for key in FIELDS[name]:
+        if key in record:
+            return record[key]
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        # chat messages: the last user message is the question
+        users = [v for v in value if v.get("role") in ("user", "human")] or value
+        content = users[-1].get("content")
+        return content if isinstance(content, str) else None
+    return None
+
+
+def _targets(value: Any) -> list[tuple[str, str | None]]:
+    targets: list[tuple[str, str | None]] = []
+    if not isinstance(value, list):
+        return targets
+    for item in value:
+        file: Any
+        symbol: Any
+        if isinstance(item, str):
+            file, symbol = item, None
+        elif isinstance(item, dict):
+            found = item.get("metadata")
+            meta: dict[str, Any] = found if isinstance(found, dict) else {}
+            file = item.get("file") or item.get("path") or item.get("source") or meta.get(
+                "file") or meta.get("path") or meta.get("source")
+            symbol = item.get("symbol") or meta.get("symbol")
+        else:
+            continue
+        if isinstance(file, str) and file.strip():
+            pair = (file.strip(), symbol if isinstance(symbol, str) and symbol else None)
+            if pair not in targets:
+                targets.append(pair)
+    return targets
+
+
+def _feedback(value: Any) -> str:
+    text = str(value).strip().lower() if value is not None else ""
+    if text in _POSITIVE:
+        return "positive"
+    if text in _NEGATIVE:
+        return "negative"
+    return "none"
+
+
+def draft_cases(records: Iterable[Any], *, scrubber: Scrubber, mapping: dict[str, str],
+                resolve_time: Callable[[str, str | None], str | None] | None = None,
+                repository: str | None = None) -> tuple[list[dict[str, Any]], FromLogReport]:
+    """Draft one case per usable record; nothing unscrubbed is returned."""
+    drafts: list[dict[str, Any]] = []
+    skipped: Counter[str] = Counter()
+    removals: list[Removal] = []
+    seen_ids: set[str] = set()
+    seen_queries: set[tuple[str, str]] = set()
+    total = 0
+    for number, record in enumerate(records, start=1):
+        total += 1
+        if not isinstance(record, dict):
+            skipped["not a JSON object"] += 1
+            continue
+        query = _text(_field(record, "query", mapping))
+        if not query or not query.strip():
+            skipped["no query"] += 1
+            continue
+        revision = _field(record, "revision", mapping)
+        repo = _field(record, "repository", mapping) or repository
+        if not (isinstance(revision, str) and _SHA.fullmatch(revision)):
+            stamp = _field(record, "timestamp", mapping)
+            revision = (resolve_time(str(stamp), repo if isinstance(repo, str) else None)
+                        if stamp is not None and resolve_time is not None else None)
+            if revision is None:
+                skipped["no 40-hex revision (and no timestamp to resolve with --repo)"] += 1
+                continue
+        feedback = _feedback(_field(record, "feedback", mapping))
+        cited = _targets(_field(record, "cited", mapping))
+        evidence, source = cited, "cited by the answer"
+        if not evidence and feedback == "positive":
+            evidence = _targets(_field(record, "retrieved", mapping))[:1]
+            source = "retrieved first, with positive feedback"
+        if not evidence:
+            skipped["no evidence (nothing cited, no positive feedback on what was retrieved)"] += 1
+            continue
+        label = f"record {number}"
+        raw_id = _field(record, "id", mapping)
+        clean_query, *rest = scrubber.scrub_fields(
+            label, [("query", query), ("id", str(raw_id or "")),
+                    ("repository", repo if isinstance(repo, str) else "")], removals)
+        clean_id, clean_repo = rest
+        key = (revision, " ".join(clean_query.lower().split()))
+        if key in seen_queries:
+            skipped["same query as an earlier record"] += 1
+            continue
+        seen_queries.add(key)
+        targets = []
+        for index, (file, symbol) in enumerate(evidence[:MAX_TARGETS]):
+            fields = [(f"target[{index}].file", file)]
+            if symbol:
+                fields.append((f"target[{index}].symbol", symbol))
+            clean = list(scrubber.scrub_fields(label, fields, removals))
+            target: dict[str, Any] = {"file": clean[0]}
+            if symbol:
+                target["symbol"] = clean[1]
+            targets.append(target)
+        case: dict[str, Any] = {
+            "id": unique_id("log-" + slug(clean_id or clean_query, limit=40), seen_ids),
+            "query": clean_query,
+            "revision": revision,
+        }
+        if clean_repo:
+            case["repository"] = clean_repo
+        case["accepted"] = targets
+        case["tags"] = {"status": "draft", "source": "log", "feedback": feedback}
+        case["rationale"] = (f"Drafted from log {label}: targets are what was {source}. "
+                             "Review: confirm each target answers the query at this revision.")
+        drafts.append(case)
+    removed = Counter[str]()
+    for removal in removals:
+        removed[removal.kind] += removal.count
+    report = FromLogReport(records=total, drafts=len(drafts), skipped=dict(skipped),
+                           removed=dict(sorted(removed.items())), removals=removals)
+    return drafts, report
+
+
+def read_log(path: str | Path) -> list[Any]:
+    """Records of a JSONL file or a JSON list; errors name the line, never its content."""
+    raw = Path(path)
+    try:
+        data = raw.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read log file: {err.strerror}", path=str(path)) from None
+    text = data.lstrip()
+    if text[:1] == b"[":
+        try:
+            items = msgspec.json.decode(text)
+        except msgspec.DecodeError:
+            raise InputError("log file starts like a JSON list but is not valid JSON",
+                             path=str(path)) from None
+        return list(items)
+    records = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(msgspec.json.decode(line))
+        except msgspec.DecodeError:
+            # The line itself may hold a secret: name it, never echo it.
+            raise InputError("not a JSON object (expected one JSON record per line)",
+                             path=str(path), line=number) from None
+    return records

@@ -1,0 +1,137 @@
+"""``codegold cases init``: a starting cases.yaml, policy.yaml and owners.yaml for a repository.
+
+The case file holds one real case (a definition found in the repository) so that every
+command of the quickstart runs on it at once; the policy and owners files are commented
+templates. Languages and likely forbidden folders are detected from the tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from codegold.curate.changes import file_at, git_output
+from codegold.index.chunker import chunk_file
+from codegold.model.languages import language_of
+
+TRAP_FOLDERS = ("vendor", "third_party", "thirdparty", "external", "generated", "gen",
+                "legacy", "deprecated", "migrations", "dist", "build", "node_modules",
+                "archive", "old")
+
+
+class Scaffold:
+    def __init__(self, repo: str, revision: str = "HEAD") -> None:
+        self.repo = repo
+        sha = git_output(repo, "rev-parse", "--verify", "--end-of-options",
+                         f"{revision}^{{commit}}").decode().strip()
+        self.revision = sha
+        self.paths = [p for p in git_output(repo, "ls-tree", "-r", "--name-only", "-z", sha)
+                      .decode("utf-8", "replace").split("\0") if p]
+        top = git_output(repo, "rev-parse", "--show-toplevel").decode().strip()
+        name = Path(top).name if top else Path(repo).resolve().name
+        self.repository = re.sub(r"\.git$", "", name) or "repo"
+
+    def languages(self) -> list[tuple[str, int]]:
+        counts = Counter(lang for p in self.paths if (lang := language_of(p)))
+        return counts.most_common()
+
+    def trap_folders(self) -> list[str]:
+        found: set[str] = set()
+        for path in self.paths:
+            parts = path.split("/")[:-1]
+            for depth, part in enumerate(parts):
+                if part.lower() in TRAP_FOLDERS:
+                    found.add("/".join(parts[: depth + 1]) + "/")
+                    break
+        return sorted(found)
+
+    def example_definition(self) -> tuple[str, str] | None:
+        """(file, qualified symbol) of a definition in a source file, for the example case."""
+        candidates = [p for p in self.paths
+                      if language_of(p) in ("python", "typescript", "javascript", "go", "java",
+                                            "rust", "tsx")
+                      and not re.search(r"(^|/)(tests?|spec|docs?|examples?)/|test_|_test\.|\.spec\.",
+                                        p)
+                      and not any(p.startswith(t) for t in self.trap_folders())]
+        for path in sorted(candidates, key=lambda p: (p.count("/"), p))[:60]:
+            data = file_at(self.repo, self.revision, path)
+            if data is None or len(data) > 500_000:
+                continue
+            chunked = chunk_file(path, data)
+            roles = {c.id: c.role for c in chunked.chunks}
+            definitions = [d for d in chunked.definitions
+                           if d.role == "definition" and roles.get(d.chunk_id) == "definition"
+                           and d.kind in ("function", "method", "class")]
+            if definitions:
+                return path, definitions[0].qualified
+        return None
+
+    def cases_yaml(self) -> str:
+        langs = ", ".join(f"{lang} ({n})" for lang, n in self.languages()[:6]) or "none detected"
+        traps = self.trap_folders()
+        example = self.example_definition()
+        lines = [
+            f"# Gold cases for {self.repository} (languages: {langs}).",
+            "# One case per question an engineer asks; pin each to the revision it was",
+            "# labelled at. Check labels before any run:  codegold cases check cases.yaml --index idx/",
+            "format: 1",
+            "defaults:",
+            f"  repository: {self.repository}",
+            f"  revision: {self.revision}   # the commit these labels describe",
+            "  cutoff: 5                 # how many chunks your answer stage receives",
+        ]
+        if traps:
+            lines.append("  # Folders that look like traps (vendored, generated, legacy, build output);")
+            lines.append("  # forbid them where they are not authoritative:")
+            lines.append(f"  # forbidden: [{', '.join(repr(t) for t in traps)}]")
+        lines.append("cases:")
+        if example is not None:
+            path, symbol = example
+            short = symbol.rsplit(".", 1)[-1]
+            lines += [
+                f"  - id: where-is-{re.sub(r'[^a-z0-9]+', '-', short.lower()).strip('-') or 'it'}",
+                f"    query: Where is {short} defined?",
+                "    query_class: exact_identifier",
+                f"    accepted: [{{file: {path}, symbol: {symbol}, roles: [definition]}}]",
+                "    rationale: An example written by `codegold cases init`; replace it with a "
+                "real question.",
+            ]
+        else:
+            lines += [
+                "  - id: example",
+                "    query: Where is the entry point defined?",
+                f"    accepted: [{{file: {self.paths[0] if self.paths else 'README.md'}}}]",
+                "    rationale: An example written by `codegold cases init`; replace it.",
+            ]
+        return "\n".join(lines) + "\n"
+
+
+POLICY_YAML = """# Gate policy (codegold gate results.json --policy policy.yaml). Start report-only:
+#   codegold gate results.json --policy policy.yaml --report-only
+format: 1
+rules:
+  - {metric: hit_rate, min: 0.80}            # the required evidence inside the cutoff
+  - {metric: mean_group_recall, min: 0.75}
+  # - {metric: forbidden_rate, max: 0.0, slice: "tag:risk=high", min_cases: 3}
+zero_tolerance: [forbidden_sources, revision_mismatches, invalid_cases]
+# baseline: {results: main-results.json, max_new_failures: 0}
+"""
+
+OWNERS_YAML = """# Failure cause -> the team that fixes it (codegold diagnose --owners owners.yaml).
+format: 1
+owners:
+  invalid_run: indexing            # the index was missing, incomplete or of another revision
+  stale_label: dataset             # the label is wrong at its revision
+  excluded_by_policy: indexing
+  not_chunked: parser
+  metadata_mismatch: parser
+  split_context: parser
+  query_rewrite_loss: retrieval
+  retrieval_miss: retrieval
+  reranker_demotion: ranking
+  below_cutoff: retrieval
+  forbidden_source: retrieval
+  answer_ignored_evidence: answering
+default: retrieval
+"""

@@ -1,0 +1,237 @@
+"""Removing secrets and personal data from text before anything is written.
+
+Two layers, both replacing what they find with a typed placeholder (``<SECRET:github_token>``,
+``<EMAIL>``) and reporting the kind and place, never the value:
+
+1. precise patterns for well-known credential formats (cloud keys, tokens, private key
+   blocks, credentials inside URLs, ``password=…`` assignments, bearer headers) and for
+   personal data (e-mail and IP addresses, phone and card numbers, user names from a
+   configurable list, home folders);
+2. the plugins of ``detect-secrets`` (a maintained detector: vendor token formats and
+   high-entropy strings), run over what the first layer left.
+
+A further rule catches long unquoted tokens that mix letters and digits with high entropy
+(keys pasted into prose), while leaving git commit shas alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import msgspec
+
+from codegold.errors import MissingDependency
+
+
+class Removal(msgspec.Struct, frozen=True, kw_only=True):
+    """One kind of value removed from one field of one record, and how many times."""
+
+    record: str
+    field: str
+    kind: str
+    count: int
+
+
+_SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*"
+                    r"PRIVATE KEY( BLOCK)?-----|\Z)"),
+    ("url_credentials", r"(?<=://)[^\s/@:]+:[^\s/@]+(?=@)"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
+    ("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("slack_webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
+    ("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi_token", r"\bpypi-[A-Za-z0-9_-]{50,}"),
+    ("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    ("twilio_key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
+    ("azure_storage_key", r"(?<=AccountKey=)[A-Za-z0-9+/=]{40,}"),
+    ("bearer_token", r"(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}"),
+    ("basic_auth", r"(?<=Basic )[A-Za-z0-9+/]{8,}={0,2}"),
+    ("password", r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret|client_secret|"
+                 r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
+                 r"access[_-]?token|token|credentials?)[\"']?\s*[:=]\s*[\"']?"
+                 r"(?P<value>[^\s\"',;]{4,})"),
+)
+
+_PII_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("EMAIL", r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"),
+    ("IP", r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"),
+    ("IP6", r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])"),
+    ("PHONE", r"(?<![\w+])\+\d{1,3}[\s.-]?\(?\d{1,4}\)?(?:[\s.-]?\d{2,4}){2,4}\b"),
+    ("PHONE", r"(?<![\w])\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b"),
+    ("HOME", r"(?:(?<=/home/)|(?<=/Users/)|(?<=\\Users\\))[^/\\\s]+"),
+)
+_CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
+_PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char)
+        if index % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _looks_random(token: str) -> bool:
+    """A pasted key rather than an identifier, path or commit sha."""
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{7,12}", token):
+        return False  # a git commit sha: a revision, not a secret
+    digits = sum(c.isdigit() for c in token)
+    letters = sum(c.isalpha() for c in token)
+    if digits < 2 or letters < 2:
+        return False
+    if re.fullmatch(r"[0-9a-f]+", token.lower()) and len(token) >= 32:
+        return _entropy(token) >= 3.0
+    # Identifiers (TokenRefreshHandler2024) switch between upper, lower and digits at word
+    # boundaries only; keys switch every few characters.
+    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o"
+               for c in token]
+    switches = sum(a != b for a, b in itertools.pairwise(classes))
+    return switches / len(token) >= 0.3 and _entropy(token) >= 3.7
+
+
+@dataclass
+class Scrubber:
+    """Scrubs strings; keeps per-kind counts for the report. ``names`` are user names to
+    remove wherever they appear as words."""
+
+    names: tuple[str, ...] = ()
+    use_detect_secrets: bool = True
+    _compiled: list[tuple[str, re.Pattern[str]]] = field(default_factory=list, repr=False)
+    _secrets: list[tuple[str, re.Pattern[str]]] = field(default_factory=list, repr=False)
+    _plugins: list[object] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._secrets = [(f"SECRET:{kind}", re.compile(p)) for kind, p in _SECRET_PATTERNS]
+        self._compiled = [(kind, re.compile(p)) for kind, p in _PII_PATTERNS]
+        clean = sorted({n.strip() for n in self.names if n.strip()}, key=len, reverse=True)
+        if clean:
+            names = "|".join(re.escape(n) for n in clean)
+            self._compiled.append(("USER", re.compile(rf"(?i)(?<!\w)(?:{names})(?!\w)")))
+
+    def _detectors(self) -> list[object]:
+        if self._plugins is None:
+            if not self.use_detect_secrets:
+                self._plugins = []
+                return self._plugins
+            try:
+                from detect_secrets.settings import default_settings, get_plugins
+            except ImportError as err:
+                raise MissingDependency("detect-secrets", "cases",
+                                        "scrubbing secrets from logs") from err
+            with default_settings():
+                self._plugins = list(get_plugins())
+        return self._plugins
+
+    def scrub(self, text: str) -> tuple[str, Counter[str]]:
+        """``text`` with every secret and personal datum replaced, and counts per kind."""
+        found: Counter[str] = Counter()
+        text = _replace(text, _spans(self._secrets, text), found)
+        spans = _spans(self._compiled, text)
+        for match in _CARD.finditer(text):
+            digits = re.sub(r"\D", "", match.group())
+            if 13 <= len(digits) <= 19 and _luhn(digits):
+                spans.append((*match.span(), "CARD"))
+        text = _replace(text, spans, found)
+        text = self._detect_secrets_pass(text, found)
+        spans = [(*m.span(), "SECRET:high_entropy") for m in _LONG_TOKEN.finditer(text)
+                 if not _PLACEHOLDER.search(m.group()) and _looks_random(m.group())]
+        return _replace(text, spans, found), found
+
+    def _detect_secrets_pass(self, text: str, found: Counter[str]) -> str:
+        plugins = self._detectors()
+        if not plugins:
+            return text
+        values: dict[str, str] = {}
+        for line in text.splitlines():
+            for plugin in plugins:
+                analyze = getattr(plugin, "analyze_line", None)
+                if analyze is None:
+                    continue
+                try:
+                    secrets = analyze(filename="log.txt", line=line, line_number=0)
+                except Exception:
+                    continue
+                for secret in secrets:
+                    value = str(getattr(secret, "secret_value", "") or "")
+                    # Values touching a placeholder are the placeholder itself, read as a
+                    # credential (``user:<SECRET:…>@host``): already removed.
+                    if len(value) >= 6 and not set(value) & {"<", ">"} and "SECRET" not in value:
+                        kind = re.sub(r"\W+", "_", str(secret.type).lower()).strip("_")
+                        values.setdefault(value, kind)
+        for value, kind in sorted(values.items(), key=lambda item: -len(item[0])):
+            count = text.count(value)
+            if count:
+                text = text.replace(value, f"<SECRET:{kind}>")
+                found[f"SECRET:{kind}"] += count
+        return text
+
+    def scrub_fields(self, record: str, fields: Iterable[tuple[str, str]],
+                     report: list[Removal]) -> Iterator[str]:
+        """Scrub each ``(field, text)``, appending what was removed to ``report``."""
+        for name, text in fields:
+            clean, found = self.scrub(text)
+            report.extend(Removal(record=record, field=name, kind=kind, count=count)
+                          for kind, count in sorted(found.items()))
+            yield clean
+
+
+def _spans(patterns: list[tuple[str, re.Pattern[str]]], text: str) -> list[tuple[int, int, str]]:
+    spans = []
+    for kind, pattern in patterns:
+        for match in pattern.finditer(text):
+            start, end = match.span("value") if "value" in pattern.groupindex else match.span()
+            if kind == "IP6" and not _ipv6_like(match.group()):
+                continue
+            if end > start:
+                spans.append((start, end, "IP" if kind == "IP6" else kind))
+    return spans
+
+
+def _ipv6_like(text: str) -> bool:
+    groups = [g for g in text.split(":") if g]
+    return ("::" in text and len(groups) >= 2) or len(groups) >= 5
+
+
+def _replace(text: str, spans: list[tuple[int, int, str]], found: Counter[str]) -> str:
+    """Replace non-overlapping spans (the longest wins where they overlap)."""
+    if not spans:
+        return text
+    spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    kept: list[tuple[int, int, str]] = []
+    for start, end, kind in spans:
+        if kept and start < kept[-1][1]:
+            if end > kept[-1][1]:
+                kept[-1] = (kept[-1][0], end, kept[-1][2])
+            continue
+        kept.append((start, end, kind))
+    out: list[str] = []
+    cursor = 0
+    for start, end, kind in kept:
+        out.append(text[cursor:start])
+        out.append(f"<{'USER' if kind == 'HOME' else kind}>")
+        found["USER" if kind == "HOME" else kind] += 1
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
