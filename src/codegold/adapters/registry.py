@@ -80,11 +80,6 @@ def make_retriever(spec: str, options: RetrieverOptions | None = None) -> Retrie
     return factory(spec if whole else rest, options)
 
 
-def retriever_label(spec: str) -> str:
-    """What attempts record as ``retriever`` (the spec itself names it well enough)."""
-    return spec
-
-
 def close_retriever(retriever: Retriever) -> None:
     """Release what a retriever holds open (index readers), when it holds anything."""
     close = getattr(retriever, "close", None)

@@ -1,4 +1,4 @@
-"""Failure causes in the order they are checked (DESIGN.md "Failure causes").
+"""Failure causes in the order they are checked (docs/diagnose.md).
 
 Diagnosis stops at the first broken boundary: a label that names a file absent at the
 pinned revision is a dataset problem even if the ranking is also poor.
