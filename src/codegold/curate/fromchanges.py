@@ -20,6 +20,8 @@ import msgspec
 from codegold.curate.changes import changed_definitions, file_at, git_output, parse_patch
 from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError, MissingDependency
+from codegold.index.categories import categorize
+from codegold.model.languages import language_of
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 MAX_ALTERNATIVES = 8
@@ -33,7 +35,11 @@ class DraftReport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]], str | None]:
-    """Required groups for ``patch`` at ``base``, or ``([], reason)`` when there are none."""
+    """Groups for ``patch`` at ``base``, or ``([], reason)`` when there is no required one.
+
+    A changed test file is supporting evidence (``required: false``): the tests a fix
+    updates are not what a user asking about the behaviour needs first.
+    """
     if not _SHA.fullmatch(base):
         return [], "base revision is not a 40-hex commit sha"
     groups: list[dict[str, Any]] = []
@@ -47,10 +53,15 @@ def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]],
             {"file": change.old_path, "symbol": d.qualified}
             for d in changed_definitions(change.old_path, data, change.old_lines)
         ][:MAX_ALTERNATIVES]
-        groups.append({"id": slug(change.old_path, limit=60),
-                       "any_of": targets or [{"file": change.old_path}]})
+        group: dict[str, Any] = {"id": slug(change.old_path, limit=60),
+                                 "any_of": targets or [{"file": change.old_path}]}
+        if categorize(change.old_path, data, language_of(change.old_path)) == "test":
+            group["required"] = False
+        groups.append(group)
     if not groups:
         return [], "the patch changes no file that exists at the base revision"
+    if all(group.get("required") is False for group in groups):
+        return [], "only test files changed"
     seen: set[str] = set()
     for group in groups:
         group["id"] = unique_id(group["id"], seen)
@@ -254,10 +265,11 @@ def mine_history(repo: str, *, since: str | None = None, paths: tuple[str, ...] 
                            parents[0], sha).decode("utf-8", "replace")
         groups, why = gold_groups(repo, parents[0], patch)
         groups = [g for g in groups if not _DOC_PATH.search(g["any_of"][0]["file"])]
-        if why is not None or not groups:
-            skipped[why or "only documentation files existed before the change"] += 1
+        required = [g for g in groups if g.get("required", True)]
+        if why is not None or not required:
+            skipped[why or "only documentation or test files existed before the change"] += 1
             continue
-        if all("symbol" not in t for g in groups for t in g["any_of"]):
+        if all("symbol" not in t for g in required for t in g["any_of"]):
             skipped["no definition changed (module-level or config edits only)"] += 1
             continue
         case: dict[str, Any] = {
