@@ -1,0 +1,214 @@
+"""A content-addressed store of chunking results, shared by every revision of a repository.
+
+Chunking one file depends only on its bytes (named by the git blob sha), its path (which
+decides language and category) and the chunker (:data:`CHUNKER_VERSION`, a fingerprint of
+every module and grammar that shapes chunks). A store entry is keyed by those three, so
+building revision B after revision A parses only the blobs that changed between them.
+
+Layout (``format`` 1, documented in docs/scale.md)::
+
+    STORE/chunkstore.json           {"format": 1, "kind": "codegold-chunkstore"}
+    STORE/ab/abcdef....entry        one entry: a digest line, then msgpack(FileChunks)
+
+The first line of an entry is the sha256 of the rest; an entry whose digest does not
+match (a damaged or edited file) is reported as missing and rewritten by the next build.
+Entries are written through a temporary sibling and a rename, so concurrent builds that
+share a store at worst write the same entry twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import msgspec
+
+from codegold.errors import InputError
+from codegold.index.chunker import CHUNKER_VERSION
+from codegold.index.records import FileChunks
+from codegold.plumbing.outputs import write_bytes_atomic
+
+CHUNKSTORE_FORMAT = 1
+MARKER_FILE = "chunkstore.json"
+DEFAULT_STORE_NAME = ".chunkstore"
+_KIND = "codegold-chunkstore"
+_SUFFIX = ".entry"
+_MARKER = (json.dumps({"format": CHUNKSTORE_FORMAT, "kind": _KIND}) + "\n").encode()
+
+_decoder = msgspec.msgpack.Decoder(FileChunks)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def entry_key(path: str, blob_sha: str, chunker_version: str = CHUNKER_VERSION) -> str:
+    """The store key of chunking ``path`` with blob ``blob_sha`` by ``chunker_version``."""
+    raw = "\0".join((chunker_version, path, blob_sha)).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(raw).hexdigest()
+
+
+def default_store(folder: Path) -> Path:
+    """The store used for indexes built into ``folder`` when none is named."""
+    return folder / DEFAULT_STORE_NAME
+
+
+class ChunkStore:
+    """Read and write chunking results under one store folder (see the module doc).
+
+    Counters ``hits``, ``misses`` and ``corrupt`` say what this object found since it
+    was opened.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.hits = 0
+        self.misses = 0
+        self.corrupt = 0
+
+    @classmethod
+    def open(cls, root: str | Path) -> ChunkStore:
+        """Open (creating when absent or empty) the store at ``root``.
+
+        A folder that holds other files and no ``chunkstore.json`` is refused: the store
+        never writes into (and ``gc`` never deletes from) a folder that is not one.
+        """
+        path = Path(root)
+        marker = path / MARKER_FILE
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise InputError("--store is not a folder: expected a chunk store folder "
+                             "(absent, empty, or made by codegold)", path=str(path))
+        if path.is_dir():
+            if marker.is_file() and not marker.is_symlink():
+                try:
+                    found = json.loads(marker.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, ValueError) as err:
+                    raise InputError(f"cannot read {MARKER_FILE}: {err}; expected "
+                                     f"{_MARKER.decode().strip()}", path=str(marker)) from err
+                if not isinstance(found, dict) or found.get("kind") != _KIND:
+                    raise InputError(f"{MARKER_FILE} is not a codegold chunk store marker; "
+                                     f"expected {_MARKER.decode().strip()}", path=str(marker))
+                if found.get("format") != CHUNKSTORE_FORMAT:
+                    raise InputError(f"chunk store format {found.get('format')!r}; this "
+                                     f"codegold uses format {CHUNKSTORE_FORMAT}: remove the "
+                                     "store folder or name another with --store",
+                                     path=str(path))
+                return cls(path)
+            try:
+                if any(path.iterdir()):
+                    raise InputError(f"--store names a folder that is not a chunk store (it "
+                                     f"has files and no {MARKER_FILE}); name an absent or "
+                                     "empty folder", path=str(path))
+            except OSError as err:
+                raise InputError(f"cannot read the store folder: {err.strerror}",
+                                 path=str(path)) from err
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot create the store folder: {err.strerror}",
+                             path=str(path)) from err
+        write_bytes_atomic(marker, _MARKER)
+        return cls(path)
+
+    def _file(self, key: str) -> Path:
+        return self.root / key[:2] / (key + _SUFFIX)
+
+    def has(self, path: str, blob_sha: str) -> bool:
+        """Whether an entry file exists (its content is checked only by :meth:`get`)."""
+        return self._file(entry_key(path, blob_sha)).is_file()
+
+    def get(self, path: str, blob_sha: str) -> FileChunks | None:
+        """The stored result for ``path`` at ``blob_sha``, or None when absent or damaged."""
+        try:
+            raw = self._file(entry_key(path, blob_sha)).read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        result = _decode(raw)
+        if result is None or result.entry.path != path or result.entry.blob_sha != blob_sha:
+            self.corrupt += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, result: FileChunks) -> None:
+        """Store ``result`` (its entry names path and blob sha) atomically."""
+        blob = result.entry.blob_sha
+        if not blob:
+            return
+        payload = _encoder.encode(result)
+        digest = hashlib.sha256(payload).hexdigest().encode()
+        write_bytes_atomic(self._file(entry_key(result.entry.path, blob)),
+                           [digest, b"\n", payload])
+
+    def entries(self) -> Iterator[tuple[str, Path]]:
+        """Every entry file in the store, as (key, file)."""
+        for shard in sorted(self.root.iterdir()):
+            if len(shard.name) != 2 or not shard.is_dir() or shard.is_symlink():
+                continue
+            for file in sorted(shard.iterdir()):
+                if file.name.endswith(_SUFFIX):
+                    yield file.name[:-len(_SUFFIX)], file
+
+    def gc(self, keep: Iterable[str], *, dry_run: bool = False) -> tuple[int, int]:
+        """Remove every entry whose key is not in ``keep`` (and stray temporary files).
+
+        Returns (entries removed, bytes freed); with ``dry_run`` nothing is removed.
+        """
+        kept = set(keep)
+        removed = freed = 0
+        for key, file in list(self.entries()):
+            if key in kept:
+                continue
+            try:
+                size = file.stat().st_size
+                if not dry_run:
+                    file.unlink()
+            except OSError:
+                continue
+            removed += 1
+            freed += size
+        if not dry_run:
+            for shard in self.root.iterdir():
+                if len(shard.name) == 2 and shard.is_dir() and not shard.is_symlink():
+                    for stray in shard.glob(".codegold-*.tmp"):
+                        stray.unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):
+                        shard.rmdir()  # only when empty
+        return removed, freed
+
+    def size_bytes(self) -> int:
+        """Bytes the entries take (file sizes, not blocks)."""
+        total = 0
+        for _, file in self.entries():
+            try:
+                total += file.stat().st_size
+            except OSError:
+                continue
+        return total
+
+
+def _decode(raw: bytes) -> FileChunks | None:
+    head, sep, payload = raw.partition(b"\n")
+    if not sep or len(head) != 64:
+        return None
+    if hashlib.sha256(payload).hexdigest().encode() != head:
+        return None
+    try:
+        return _decoder.decode(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def used_keys(index_dir: Path) -> set[str]:
+    """Store keys of every file an index holds (its inventory, under its chunker version)."""
+    from codegold.index.store import IndexReader
+
+    with IndexReader.open(index_dir) as reader:
+        version = reader.meta("chunker_version") or ""
+        return {entry_key(entry.path, entry.blob_sha, version)
+                for entry in reader.iter_inventory() if entry.blob_sha}
+
+
+__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "default_store",
+           "entry_key", "used_keys"]
