@@ -13,7 +13,7 @@ from codegold.errors import InputError
 from codegold.index import IndexReader, build_index
 from codegold.index import build as build_module
 from codegold.index.chunkstore import ChunkStore, used_keys
-from gitrepo import Repo
+from gitrepo import Repo, git
 
 MakeRepo = Callable[[str], Repo]
 
@@ -138,3 +138,57 @@ def test_gc_keeps_what_kept_indexes_use(two_revisions: tuple[Repo, str, str],
     assert store.gc(keep) == (removed, freed)
     assert {key for key, _ in store.entries()} <= keep
     assert len(list(store.entries())) == len(FILES) + 1
+
+
+def test_cli_index_many_revisions_and_cases(two_revisions: tuple[Repo, str, str],
+                                            tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from codegold.cli.main import cli
+
+    repo, first, second = two_revisions
+    git(repo.path, "tag", "v1", first)
+    parsed = _counting(monkeypatch)
+    folder = tmp_path / "indexes"
+    done = CliRunner().invoke(cli, ["index", str(repo.path), "--revisions", "v1,main",
+                                    "-o", str(folder), "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert "2 indexes built" in done.output and "parsed 6 files, reused 3" in done.output
+    assert len(parsed) == len(FILES) + 2
+    assert {p.name for p in folder.iterdir()} == {first, second, ".chunkstore"}
+    for commit in (first, second):
+        scratch = build_index(repo.path, commit, tmp_path / f"scratch-{commit}")
+        assert _rows(folder / commit) == _rows(tmp_path / f"scratch-{commit}")
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(f"format: 1\ncases:\n  - id: a\n    revision: {first}\n    cutoff: 3\n"
+                     "    query: util\n    accepted: [{file: src/util.py}]\n")
+    parsed.clear()
+    again = CliRunner().invoke(cli, ["index", str(repo.path), "--cases", str(cases),
+                                     "-o", str(folder), "--quiet"])
+    assert again.exit_code == 0, again.output
+    assert "0 indexes built, 1 already there" in again.output and parsed == []
+    listed = tmp_path / "revs.txt"
+    listed.write_text(f"# the two\n{first}\n\n{second}  # head\n")
+    fresh = CliRunner().invoke(cli, ["index", str(repo.path), "--revisions", str(listed),
+                                     "-o", str(tmp_path / "other"), "--no-store", "--quiet"])
+    assert fresh.exit_code == 0, fresh.output
+    assert not (tmp_path / "other" / ".chunkstore").exists()
+    assert scratch.index_build_id == build_index(
+        repo.path, second, tmp_path / "other" / second).index_build_id
+
+
+def test_cli_index_needs_exactly_one_revision_source(two_revisions: tuple[Repo, str, str],
+                                                     tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from codegold.cli.main import cli
+
+    repo, first, _ = two_revisions
+    for extra in ([], ["--revision", first, "--revisions", first]):
+        done = CliRunner().invoke(cli, ["index", str(repo.path), "-o", str(tmp_path / "x"),
+                                        *extra])
+        assert done.exit_code == 2 and "exactly one of --revision" in done.output
+    bad = CliRunner().invoke(cli, ["index", str(repo.path), "--revisions", " , ,",
+                                   "-o", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "names no revision" in bad.output
