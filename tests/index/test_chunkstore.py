@@ -192,3 +192,40 @@ def test_cli_index_needs_exactly_one_revision_source(two_revisions: tuple[Repo, 
     bad = CliRunner().invoke(cli, ["index", str(repo.path), "--revisions", " , ,",
                                    "-o", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "names no revision" in bad.output
+
+
+def test_cli_gc_keeps_named_revisions_and_refuses_to_empty(
+        two_revisions: tuple[Repo, str, str], tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from codegold.cli.main import cli
+
+    repo, first, second = two_revisions
+    folder = tmp_path / "indexes"
+    built = CliRunner().invoke(cli, ["index", str(repo.path), "--revisions", f"{first},{second}",
+                                     "-o", str(folder), "--quiet"])
+    assert built.exit_code == 0, built.output
+    store = folder / ".chunkstore"
+    before = len(list(ChunkStore.open(store).entries()))
+    assert before == len(FILES) + 2
+    dry = CliRunner().invoke(cli, ["index", "gc", str(store), "--keep-revisions", second[:10],
+                                   "--dry-run"])
+    assert dry.exit_code == 0 and "would remove 1 entries" in dry.output, dry.output
+    assert len(list(ChunkStore.open(store).entries())) == before
+    done = CliRunner().invoke(cli, ["index", "gc", str(store), "--keep-revisions", second])
+    assert done.exit_code == 0 and "removed 1 entries" in done.output, done.output
+    assert {k for k, _ in ChunkStore.open(store).entries()} == used_keys(folder / second)
+    everything = CliRunner().invoke(cli, ["index", "gc", str(store)])
+    assert everything.exit_code == 0 and "removed 0 entries" in everything.output
+    unknown = CliRunner().invoke(cli, ["index", "gc", str(store), "--keep-revisions", "ffff"])
+    assert unknown.exit_code == 2 and "matched 0" in unknown.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = CliRunner().invoke(cli, ["index", "gc", str(store), "--indexes", str(empty)])
+    assert nothing.exit_code == 2 and "no complete index" in nothing.output
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("x")
+    refused = CliRunner().invoke(cli, ["index", "gc", str(mine)])
+    assert refused.exit_code == 2 and "no chunk store here" in refused.output
+    assert (mine / "keep.txt").read_text() == "x"

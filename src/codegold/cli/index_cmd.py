@@ -337,5 +337,37 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
         click.echo(_safe(f"  call {reference.name} L{reference.line}"))
 
 
-for _sub in (build_command, inspect_command, parse_command):
+@click.command("gc")
+@click.argument("store", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--indexes", "index_folders", multiple=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Index directory or folder of them whose entries are kept (repeatable; "
+                   "default: the folder that holds STORE).")
+@click.option("--keep-revisions", "keep_spec", metavar="FILE|SHA,SHA,...",
+              help="Keep only the indexes of these commits (full sha or unique prefix; a "
+                   "file with one per line, or a comma-separated list).")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+@handle_errors
+def gc_command(store: Path, index_folders: tuple[Path, ...], keep_spec: str | None,
+               dry_run: bool) -> None:
+    """Remove chunk store entries that no kept index uses.
+
+    \b
+    Example:
+      codegold index gc indexes/.chunkstore
+      codegold index gc ~/.cache/shop-chunks --indexes indexes/ --keep-revisions 3f2a9c1,77b0e4d
+    """
+    from codegold.index.chunkstore import ChunkStore, collect_garbage
+    from codegold.index.many import read_revisions
+
+    chunks = ChunkStore.open_existing(store)
+    folders = list(index_folders) or [store.resolve().parent]
+    keep = read_revisions(keep_spec) if keep_spec is not None else None
+    kept, removed, freed = collect_garbage(chunks, folders, keep, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    click.echo(_safe(f"{verb} {removed} entries ({freed / 1e6:.1f} MB) from {store}; kept "
+                     f"what {len(kept)} indexes use"))
+
+
+for _sub in (build_command, inspect_command, parse_command, gc_command):
     command.add_command(_sub)

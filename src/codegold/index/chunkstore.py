@@ -110,6 +110,17 @@ class ChunkStore:
         write_bytes_atomic(marker, _MARKER)
         return cls(path)
 
+    @classmethod
+    def open_existing(cls, root: str | Path) -> ChunkStore:
+        """Open the store at ``root``; InputError unless it exists with its marker."""
+        path = Path(root)
+        marker = path / MARKER_FILE
+        if not path.is_dir() or path.is_symlink() or not marker.is_file():
+            raise InputError(f"no chunk store here: expected a folder with {MARKER_FILE} "
+                             "(made by `codegold index --store` or --revisions)",
+                             path=str(path))
+        return cls.open(path)
+
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / (key + _SUFFIX)
 
@@ -210,5 +221,43 @@ def used_keys(index_dir: Path) -> set[str]:
                 for entry in reader.iter_inventory() if entry.blob_sha}
 
 
-__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "default_store",
-           "entry_key", "used_keys"]
+def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
+                    keep_revisions: Iterable[str] | None = None, *,
+                    dry_run: bool = False) -> tuple[list[str], int, int]:
+    """Remove store entries that no kept index uses.
+
+    Kept indexes are the complete ones in ``index_folders`` (an index directory or a
+    folder of them), only those whose commit starts with one of ``keep_revisions`` when
+    that is given. Returns (kept commits, entries removed, bytes freed). A kept revision
+    that matches no index, or no index kept at all, is an InputError: gc never empties a
+    store by mistake.
+    """
+    from codegold.index.catalog import IndexSet
+
+    found: dict[str, Path] = {}
+    for folder in index_folders:
+        found.update(IndexSet.from_path(folder).by_revision)
+    if keep_revisions is not None:
+        wanted = list(keep_revisions)
+        chosen: dict[str, Path] = {}
+        for revision in wanted:
+            matches = [commit for commit in found if commit.startswith(revision.lower())]
+            if len(matches) != 1:
+                raise InputError(f"--keep-revisions {revision}: expected a commit sha (or "
+                                 f"unique prefix) of one index found, matched {len(matches)}; "
+                                 f"indexes found: {', '.join(c[:12] for c in sorted(found))}")
+            chosen[matches[0]] = found[matches[0]]
+        found = chosen
+    if not found:
+        raise InputError("gc keeps no index, so it would empty the store; name the indexes "
+                         "to keep with --indexes, or remove the store folder yourself",
+                         path=str(store.root))
+    keep: set[str] = set()
+    for index_dir in found.values():
+        keep |= used_keys(index_dir)
+    removed, freed = store.gc(keep, dry_run=dry_run)
+    return sorted(found), removed, freed
+
+
+__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "collect_garbage",
+           "default_store", "entry_key", "used_keys"]
