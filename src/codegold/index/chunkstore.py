@@ -21,6 +21,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
+import stat
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -30,6 +33,10 @@ from codegold.errors import InputError
 from codegold.index.chunker import CHUNKER_VERSION
 from codegold.index.records import FileChunks
 from codegold.plumbing.outputs import write_bytes_atomic
+
+# An entry larger than this is not one the chunker wrote (files above the path policy's
+# size limit are never chunked); reading it would only cost memory.
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
 CHUNKSTORE_FORMAT = 1
 MARKER_FILE = "chunkstore.json"
@@ -56,8 +63,10 @@ def default_store(folder: Path) -> Path:
 class ChunkStore:
     """Read and write chunking results under one store folder (see the module doc).
 
-    Counters ``hits``, ``misses`` and ``corrupt`` say what this object found since it
-    was opened.
+    Counters ``hits``, ``misses``, ``corrupt`` and ``unwritten`` say what this object
+    found since it was opened. Entries are only ever regular files in real shard folders:
+    a symbolic link or other file planted in the store is treated as a damaged entry,
+    never followed, and replaced (the link itself, not what it points to).
     """
 
     def __init__(self, root: Path) -> None:
@@ -65,6 +74,7 @@ class ChunkStore:
         self.hits = 0
         self.misses = 0
         self.corrupt = 0
+        self.unwritten = 0
 
     @classmethod
     def open(cls, root: str | Path) -> ChunkStore:
@@ -126,31 +136,63 @@ class ChunkStore:
 
     def has(self, path: str, blob_sha: str) -> bool:
         """Whether an entry file exists (its content is checked only by :meth:`get`)."""
-        return self._file(entry_key(path, blob_sha)).is_file()
+        file = self._file(entry_key(path, blob_sha))
+        try:
+            return stat.S_ISDIR(os.lstat(file.parent).st_mode) and \
+                stat.S_ISREG(os.lstat(file).st_mode)
+        except OSError:
+            return False
 
     def get(self, path: str, blob_sha: str) -> FileChunks | None:
         """The stored result for ``path`` at ``blob_sha``, or None when absent or damaged."""
-        try:
-            raw = self._file(entry_key(path, blob_sha)).read_bytes()
-        except OSError:
+        file = self._file(entry_key(path, blob_sha))
+        if not self.has(path, blob_sha):
             self.misses += 1
             return None
-        result = _decode(raw)
-        if result is None or result.entry.path != path or result.entry.blob_sha != blob_sha:
+        try:
+            fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as handle:
+                raw = handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            self.corrupt += 1
+            return None
+        result = _decode(raw) if len(raw) <= MAX_ENTRY_BYTES else None
+        if result is None or not _belongs(result, path, blob_sha):
             self.corrupt += 1
             return None
         self.hits += 1
         return result
 
     def put(self, result: FileChunks) -> None:
-        """Store ``result`` (its entry names path and blob sha) atomically."""
+        """Store ``result`` (its entry names path and blob sha) atomically.
+
+        A store that cannot be written (no space, no permission, a planted folder where
+        the entry goes) costs only the reuse: the entry is counted in ``unwritten`` and
+        the build goes on.
+        """
         blob = result.entry.blob_sha
         if not blob:
             return
         payload = _encoder.encode(result)
         digest = hashlib.sha256(payload).hexdigest().encode()
-        write_bytes_atomic(self._file(entry_key(result.entry.path, blob)),
-                           [digest, b"\n", payload])
+        file = self._file(entry_key(result.entry.path, blob))
+        tmp: str | None = None
+        try:
+            with contextlib.suppress(FileExistsError):
+                file.parent.mkdir()
+            if not stat.S_ISDIR(os.lstat(file.parent).st_mode):
+                raise NotADirectoryError(str(file.parent))
+            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=file.parent)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(digest + b"\n" + payload)
+            os.replace(tmp, file)  # replaces a planted link itself, never its target
+            tmp = None
+        except OSError:
+            self.unwritten += 1
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def entries(self) -> Iterator[tuple[str, Path]]:
         """Every entry file in the store, as (key, file)."""
@@ -197,6 +239,11 @@ class ChunkStore:
             except OSError:
                 continue
         return total
+
+
+def _belongs(result: FileChunks, path: str, blob_sha: str) -> bool:
+    return (result.entry.path == path and result.entry.blob_sha == blob_sha
+            and all(chunk.file == path for chunk in result.chunks))
 
 
 def _decode(raw: bytes) -> FileChunks | None:

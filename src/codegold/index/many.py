@@ -34,6 +34,7 @@ class ManyProgress:
 
 
 ManyProgressFn = Callable[[ManyProgress], None]
+_MAX_REVISIONS_FILE = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,12 @@ def read_revisions(spec: str) -> list[str]:
     path = Path(spec)
     if path.is_file():
         try:
-            text = path.read_text(encoding="utf-8")
+            with path.open("rb") as handle:
+                raw = handle.read(_MAX_REVISIONS_FILE + 1)
+            if len(raw) > _MAX_REVISIONS_FILE:
+                raise InputError(f"the revisions file is over {_MAX_REVISIONS_FILE} bytes; "
+                                 "expected one revision per line", path=spec)
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise InputError(f"cannot read the revisions file: {err}; expected one revision "
                              "per line", path=spec) from err
