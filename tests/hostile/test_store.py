@@ -148,3 +148,17 @@ def test_annotated_tag_id_pinned_by_cases_is_refused_with_case_id(tmp_path: Path
     proc = run_cli("index", repo.path, "--cases", cases, "-o", tmp_path / "i", "--quiet",
                    timeout=60)
     assert_clean_error(proc, contains=["tagged", "not a commit"])
+
+
+@pytest.mark.parametrize("where", ["same", "inside-index", "index-inside-store"])
+def test_store_overlapping_the_index_is_refused(tmp_path: Path, where: str) -> None:
+    repo, first, _ = _repo(tmp_path)
+    out = tmp_path / "idx"
+    assert run_cli("index", repo.path, "--revision", first, "-o", out, "--quiet",
+                   timeout=120).returncode == 0
+    before = sorted(p.name for p in out.iterdir())
+    store = {"same": out, "inside-index": out / "cs", "index-inside-store": tmp_path}[where]
+    proc = run_cli("index", repo.path, "--revision", first, "-o", out, "--store", store,
+                   "--quiet", timeout=120)
+    assert_clean_error(proc, contains="overlap")
+    assert sorted(p.name for p in out.iterdir()) == before

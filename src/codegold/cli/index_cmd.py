@@ -150,6 +150,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
     """
     from codegold.errors import InputError
     from codegold.index import build_index, load_policy
+    from codegold.index.build import check_store_apart
     from codegold.index.chunkstore import ChunkStore
 
     given = [name for name, value in (("--revision", revision), ("--revisions", revisions_spec),
@@ -171,6 +172,8 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
         _build_many(repo, output, revisions_spec, cases_file, store, no_store, loaded,
                     repository, quiet)
         return
+    if store is not None:
+        check_store_apart(store, output)
     chunks = ChunkStore.open(store) if store is not None else None
     manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
                            progress=_progress_printer(quiet), repository=repository,

@@ -231,6 +231,8 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     identity = repository or repository_name(snapshot)
     shown = Path(out_dir)
     out = check_output(shown, snapshot.repo)
+    if store is not None:
+        check_store_apart(store.root, out)
     prepare_parent(out, shown)
     with build_lock(out):
         remove_stale_temps(out)
@@ -238,6 +240,17 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
         out = check_output(shown, snapshot.repo)
         return _build_locked(snapshot, identity, out, policy, progress, reuse_from,
                              created_at, started, store)
+
+
+def check_store_apart(store: Path, out: Path) -> None:
+    """The store and the index must not hold each other: replacing the index would take
+    the store with it, and the store's files would make the index folder unusable."""
+    store_real, out_real = store.resolve(), out.resolve()
+    if store_real == out_real or out_real in store_real.parents or \
+            store_real in out_real.parents:
+        raise InputError("--store and the index directory overlap: keep the chunk store "
+                         "outside the index (e.g. beside it), and the index outside the store",
+                         path=str(store))
 
 
 def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathPolicy,
@@ -394,5 +407,5 @@ def _write_manifest(path: Path, manifest: Manifest) -> None:
         os.fsync(handle.fileno())
 
 
-__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest",
-           "repository_name"]
+__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "check_store_apart",
+           "read_manifest", "repository_name"]
