@@ -348,7 +348,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 stored = store.get(item.path, item.sha) if store and action == "store" else None
                 if stored is not None:
                     reused += 1
-                    result = stored
+                    result = stored.result
+                    writer.add_file(result, stored.tokens)
                 else:
                     if action == "read":
                         sha, data = next(blobs)
@@ -360,10 +361,10 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                     result = _with_folder_rule(
                         chunk_file(item.path, data, revision=snapshot.revision,
                                    blob_sha=item.sha), data)
+                    tokens = writer.add_file(result)
                     if store is not None:
-                        store.put(result)
+                        store.put(result, tokens)
                     parsed += 1
-                writer.add_file(result)
                 chunks += len(result.chunks)
             files_done += 1
             now = time.perf_counter()

@@ -8,7 +8,7 @@ building revision B after revision A parses only the blobs that changed between 
 Layout (``format`` 1, documented in docs/scale.md)::
 
     STORE/chunkstore.json           {"format": 1, "kind": "codegold-chunkstore"}
-    STORE/ab/abcdef....entry        one entry: a digest line, then msgpack(FileChunks)
+    STORE/ab/abcdef....entry        one entry: a digest line, then msgpack(StoredFile)
 
 The first line of an entry is the sha256 of the rest; an entry whose digest does not
 match (a damaged or edited file) is reported as missing and rewritten by the next build.
@@ -45,7 +45,17 @@ _KIND = "codegold-chunkstore"
 _SUFFIX = ".entry"
 _MARKER = (json.dumps({"format": CHUNKSTORE_FORMAT, "kind": _KIND}) + "\n").encode()
 
-_decoder = msgspec.msgpack.Decoder(FileChunks)
+
+
+class StoredFile(msgspec.Struct, frozen=True, array_like=True):
+    """One store entry: a file's chunking result and each chunk's lexical token fields
+    (symbols, path, body), which cost about as much to compute again as the parse."""
+
+    result: FileChunks
+    tokens: tuple[tuple[str, str, str], ...]
+
+
+_decoder = msgspec.msgpack.Decoder(StoredFile)
 _encoder = msgspec.msgpack.Encoder()
 
 
@@ -143,7 +153,7 @@ class ChunkStore:
         except OSError:
             return False
 
-    def get(self, path: str, blob_sha: str) -> FileChunks | None:
+    def get(self, path: str, blob_sha: str) -> StoredFile | None:
         """The stored result for ``path`` at ``blob_sha``, or None when absent or damaged."""
         file = self._file(entry_key(path, blob_sha))
         if not self.has(path, blob_sha):
@@ -163,8 +173,9 @@ class ChunkStore:
         self.hits += 1
         return result
 
-    def put(self, result: FileChunks) -> None:
-        """Store ``result`` (its entry names path and blob sha) atomically.
+    def put(self, result: FileChunks, tokens: Iterable[tuple[str, str, str]]) -> None:
+        """Store ``result`` (its entry names path and blob sha) and its chunks' token
+        fields atomically.
 
         A store that cannot be written (no space, no permission, a planted folder where
         the entry goes) costs only the reuse: the entry is counted in ``unwritten`` and
@@ -173,7 +184,7 @@ class ChunkStore:
         blob = result.entry.blob_sha
         if not blob:
             return
-        payload = _encoder.encode(result)
+        payload = _encoder.encode(StoredFile(result, tuple(tokens)))
         digest = hashlib.sha256(payload).hexdigest().encode()
         file = self._file(entry_key(result.entry.path, blob))
         tmp: str | None = None
@@ -241,12 +252,14 @@ class ChunkStore:
         return total
 
 
-def _belongs(result: FileChunks, path: str, blob_sha: str) -> bool:
+def _belongs(stored: StoredFile, path: str, blob_sha: str) -> bool:
+    result = stored.result
     return (result.entry.path == path and result.entry.blob_sha == blob_sha
+            and len(stored.tokens) == len(result.chunks)
             and all(chunk.file == path for chunk in result.chunks))
 
 
-def _decode(raw: bytes) -> FileChunks | None:
+def _decode(raw: bytes) -> StoredFile | None:
     head, sep, payload = raw.partition(b"\n")
     if not sep or len(head) != 64:
         return None
@@ -306,5 +319,6 @@ def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
     return sorted(found), removed, freed
 
 
-__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "collect_garbage",
+__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "StoredFile",
+           "collect_garbage",
            "default_store", "entry_key", "used_keys"]
