@@ -55,12 +55,9 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
     if index is None:
         raise InputError("cases check needs --index (an index directory or a folder of them)")
     if repo is not None:
-        from codegold.cli.run_cmd import _build_missing
+        from codegold.cli.index_cmd import build_case_revisions
 
-        revisions: dict[str, str] = {}
-        for case in case_set.cases:
-            revisions.setdefault(case.revision, case.id)
-        _build_missing(repo, Path(index), revisions, quiet=as_json)
+        build_case_revisions(repo, Path(index), case_set.cases, quiet=as_json)
     report = check_cases(case_set.cases, IndexSet.from_path(index))
     if as_json:
         import msgspec

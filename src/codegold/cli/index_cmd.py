@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,8 @@ class _IndexGroup(DefaultGroup):
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path,
-                              "REPO --revision REV -o DIR [OPTIONS] | inspect INDEX | parse FILE")
+                              "REPO --revision REV -o DIR [OPTIONS] | inspect INDEX | parse FILE"
+                              " | gc STORE")
 
 
 @click.group("index", cls=_IndexGroup, default="build",
@@ -34,11 +37,13 @@ def command() -> None:
 
     `codegold index REPO ...` is short for `codegold index build REPO ...`: it reads git
     objects at REV (no checkout), chunks every file the path policy admits, and writes
-    manifest.json + index.sqlite atomically into DIR.
+    manifest.json + index.sqlite atomically into DIR. With --revisions or --cases it
+    builds one index per revision into DIR/<commit>, sharing a chunk store.
 
     \b
     Example:
       codegold index . --revision v1.2.0 -o idx/
+      codegold index . --revisions v1.0,v1.1,v1.2 -o indexes/
       codegold index inspect idx/ --symbol SessionService.createSession
       codegold index parse src/auth/session-service.ts
     """
@@ -62,12 +67,64 @@ def _progress_printer(quiet: bool) -> Any:
     return show
 
 
+@contextmanager
+def _many_progress(quiet: bool) -> Iterator[Any]:
+    """One progress bar over the revisions of a many-revision build (None when quiet)."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from codegold.cli._common import stderr_console
+
+    bar = Progress("[progress.description]{task.description}", BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), console=stderr_console(),
+                   transient=True)
+    task = bar.add_task("indexing revisions", total=None)
+
+    def show(event: Any) -> None:
+        build = event.build
+        detail = "already indexed" if event.skipped else (
+            f"{build.files_done}/{build.files_total} files, parsed {build.parsed}, "
+            f"reused {build.reused}" if build is not None else "")
+        bar.update(task, total=event.total, completed=event.done,
+                   description=f"{event.revision[:12]} {detail}")
+
+    with bar:
+        yield show
+
+
+def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *,
+                         quiet: bool) -> None:
+    """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
+    ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``."""
+    from codegold.index.many import build_many
+
+    pinned: dict[str, str] = {}
+    for case in cases:
+        pinned.setdefault(case.revision, case.id)
+    with _many_progress(quiet) as show:
+        build_many(repo, folder, sorted(pinned), pinned_by=pinned, progress=show)
+
+
 @click.command("build")
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--revision", "-r", required=True, help="Branch, tag or sha to index.")
+@click.option("--revision", "-r", help="Branch, tag or sha to index.")
+@click.option("--revisions", "revisions_spec", metavar="FILE|REV,REV,...",
+              help="Index many revisions into -o DIR/<commit>: a file with one revision per "
+                   "line, or a comma-separated list.")
+@click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Index every revision these cases pin into -o DIR/<commit>.")
 @click.option("--output", "-o", "output", required=True, type=click.Path(path_type=Path),
               help="Index directory to write: absent, empty, or a codegold index (then "
-                   "replaced atomically); never the repository itself.")
+                   "replaced atomically); never the repository itself. With --revisions or "
+                   "--cases: the folder that holds one index per revision.")
+@click.option("--store", type=click.Path(path_type=Path),
+              help="Chunk store folder shared by builds of this repository: files chunked "
+                   "for any earlier revision are not parsed again (default with --revisions "
+                   "or --cases: DIR/.chunkstore; a single build uses none unless given).")
+@click.option("--no-store", is_flag=True, help="With --revisions or --cases: build each "
+                                               "revision from scratch, no chunk store.")
 @click.option("--policy", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Path policy file (include/exclude globs, max_bytes).")
 @click.option("--reuse", type=click.Path(file_okay=False, exists=True, path_type=Path),
@@ -77,24 +134,82 @@ def _progress_printer(quiet: bool) -> Any:
                                    "origin remote, else the directory name).")
 @quiet_option("No progress on stderr.")
 @handle_errors
-def build_command(repo: Path, revision: str, output: Path, policy: Path | None,
-                  reuse: Path | None, repository: str | None, quiet: bool) -> None:
-    """Index REPO at REVISION into OUTPUT (manifest.json + index.sqlite).
+def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
+                  cases_file: Path | None, output: Path, store: Path | None, no_store: bool,
+                  policy: Path | None, reuse: Path | None, repository: str | None,
+                  quiet: bool) -> None:
+    """Index REPO at REVISION into OUTPUT (manifest.json + index.sqlite), or at many
+    revisions (--revisions, --cases) into OUTPUT/<commit>, one index each.
 
     \b
     Example:
       codegold index build ~/src/shop --revision v2.3.1 -o idx/ --policy policy.yaml
       codegold index ~/src/shop --revision main -o idx/ --reuse old-idx/ --quiet
+      codegold index ~/src/shop --revisions revisions.txt -o indexes/
+      codegold index ~/src/shop --cases cases.yaml -o indexes/ --store ~/.cache/shop-chunks
     """
+    from codegold.errors import InputError
     from codegold.index import build_index, load_policy
+    from codegold.index.build import check_store_apart
+    from codegold.index.chunkstore import ChunkStore
 
-    guard(str(output), str(policy) if policy else None, directory=True)
+    given = [name for name, value in (("--revision", revision), ("--revisions", revisions_spec),
+                                      ("--cases", cases_file)) if value is not None]
+    if len(given) != 1:
+        raise InputError(f"index needs exactly one of --revision, --revisions or --cases "
+                         f"(got {', '.join(given) or 'none'})")
+    if store is not None and no_store:
+        raise InputError("--store and --no-store contradict each other; give one")
+    inputs = (str(policy) if policy else None, str(cases_file) if cases_file else None)
+    guard(str(output), *inputs, directory=True)
+    if store is not None:
+        guard(str(store), *inputs, option="--store", directory=True)
     loaded = load_policy(policy) if policy is not None else None
+    if revision is None:
+        if reuse is not None:
+            raise InputError("--reuse applies to a single --revision build; many-revision "
+                             "builds share the chunk store instead")
+        _build_many(repo, output, revisions_spec, cases_file, store, no_store, loaded,
+                    repository, quiet)
+        return
+    if store is not None:
+        check_store_apart(store, output)
+    chunks = ChunkStore.open(store) if store is not None else None
     manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
-                           progress=_progress_printer(quiet), repository=repository)
+                           progress=_progress_printer(quiet), repository=repository,
+                           store=chunks)
     click.echo(_safe(f"index written to {output}: {manifest.repository}@{manifest.revision} "
                      f"build {manifest.index_build_id}, {manifest.files} files, "
                      f"{manifest.chunks} chunks"))
+
+
+def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file: Path | None,
+                store: Path | None, no_store: bool, policy: Any, repository: str | None,
+                quiet: bool) -> None:
+    from codegold.index.many import build_many, read_revisions
+
+    pinned: dict[str, str] = {}
+    if cases_file is not None:
+        from codegold.model import load_cases
+
+        for case in load_cases(str(cases_file)).cases:
+            pinned.setdefault(case.revision, case.id)
+        revisions = sorted(pinned)
+    else:
+        revisions = read_revisions(revisions_spec or "")
+    with _many_progress(quiet) as show:
+        result = build_many(repo, output, revisions, store=store, use_store=not no_store,
+                            policy=policy, repository=repository, pinned_by=pinned,
+                            progress=show)
+    for manifest in result.built:
+        click.echo(_safe(f"index written to {output / str(manifest.revision)}: "
+                         f"{manifest.repository}@{manifest.revision} build "
+                         f"{manifest.index_build_id}, {manifest.files} files, "
+                         f"{manifest.chunks} chunks"))
+    store_note = f", chunk store {result.store}" if result.store else ""
+    click.echo(_safe(f"{len(result.built)} indexes built, {len(result.skipped)} already there "
+                     f"in {output}; parsed {result.parsed} files, reused {result.reused}"
+                     f"{store_note}"))
 
 
 def _chunk_line(chunk: Any) -> str:
@@ -225,5 +340,37 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
         click.echo(_safe(f"  call {reference.name} L{reference.line}"))
 
 
-for _sub in (build_command, inspect_command, parse_command):
+@click.command("gc")
+@click.argument("store", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--indexes", "index_folders", multiple=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Index directory or folder of them whose entries are kept (repeatable; "
+                   "default: the folder that holds STORE).")
+@click.option("--keep-revisions", "keep_spec", metavar="FILE|SHA,SHA,...",
+              help="Keep only the indexes of these commits (full sha or unique prefix; a "
+                   "file with one per line, or a comma-separated list).")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+@handle_errors
+def gc_command(store: Path, index_folders: tuple[Path, ...], keep_spec: str | None,
+               dry_run: bool) -> None:
+    """Remove chunk store entries that no kept index uses.
+
+    \b
+    Example:
+      codegold index gc indexes/.chunkstore
+      codegold index gc ~/.cache/shop-chunks --indexes indexes/ --keep-revisions 3f2a9c1,77b0e4d
+    """
+    from codegold.index.chunkstore import ChunkStore, collect_garbage
+    from codegold.index.many import read_revisions
+
+    chunks = ChunkStore.open_existing(store)
+    folders = list(index_folders) or [store.resolve().parent]
+    keep = read_revisions(keep_spec) if keep_spec is not None else None
+    kept, removed, freed = collect_garbage(chunks, folders, keep, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    click.echo(_safe(f"{verb} {removed} entries ({freed / 1e6:.1f} MB) from {store}; kept "
+                     f"what {len(kept)} indexes use"))
+
+
+for _sub in (build_command, inspect_command, parse_command, gc_command):
     command.add_command(_sub)

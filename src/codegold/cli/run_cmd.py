@@ -110,10 +110,9 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     if repo is not None:
         if index is None:
             raise InputError("--repo needs --index: the folder that holds one index per revision")
-        revisions: dict[str, str] = {}
-        for case in case_set.cases:
-            revisions.setdefault(case.revision, case.id)
-        _build_missing(repo, Path(index), revisions, quiet)
+        from codegold.cli.index_cmd import build_case_revisions
+
+        build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
@@ -178,40 +177,3 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
 def _one_line(message: str, limit: int = 300) -> str:
     flat = " ".join(message.split())
     return flat if len(flat) <= limit else flat[:limit - 1] + "…"
-
-
-def _build_missing(repo: str, folder: object, revisions: dict[str, str], quiet: bool) -> None:
-    """Index every case revision (-> the first case pinned to it) that has no complete
-    index under ``folder`` yet."""
-    from pathlib import Path
-
-    from codegold.errors import InputError
-    from codegold.index import build_index
-    from codegold.index.catalog import IndexSet
-    from codegold.index.gitsnap import GitSnapshot
-
-    root = Path(str(folder))
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"cannot create the --index folder: {err.strerror}",
-                         path=str(root)) from err
-    try:
-        have = set(IndexSet.from_path(root).by_revision)
-    except InputError:  # nothing complete there yet
-        have = set()
-    previous = None
-    for revision in sorted(set(revisions) - have):
-        commit = GitSnapshot.open(repo, revision).revision
-        if commit != revision:
-            # e.g. `git rev-parse TAG` of an annotated tag: the tag object's id, not a
-            # commit. Indexing it would leave every case pinned to it silently invalid.
-            raise InputError(f"revision {revision} is not a commit but names commit {commit} "
-                             "(an annotated tag's object id?); pin the commit itself, e.g. "
-                             "`git rev-parse 'TAG^{commit}'`", case_id=revisions[revision],
-                             field="revision")
-        out = root / revision
-        if not quiet:
-            click.echo(f"indexing {repo} at {revision[:12]} into {out}", err=True)
-        build_index(repo, revision, out, reuse_from=previous)
-        previous = out

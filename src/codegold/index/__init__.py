@@ -7,6 +7,8 @@ Public surface: :func:`build_index`, :class:`IndexReader` and its records,
 
 from codegold.index.build import BuildProgress, build_id, build_index
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
+from codegold.index.chunkstore import ChunkStore
+from codegold.index.many import build_many
 from codegold.index.policy import PathPolicy, load_policy
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.store import IndexReader, read_manifest
@@ -16,6 +18,7 @@ __all__ = [
     "CHUNKER_NAME",
     "CHUNKER_VERSION",
     "BuildProgress",
+    "ChunkStore",
     "FileChunks",
     "IndexReader",
     "IndexedChunk",
@@ -25,6 +28,7 @@ __all__ = [
     "SymbolDef",
     "build_id",
     "build_index",
+    "build_many",
     "chunk_file",
     "code_tokens",
     "load_policy",

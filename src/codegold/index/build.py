@@ -4,7 +4,9 @@ The build writes into a temporary sibling of the output directory, writes
 ``manifest.json`` (``complete: true``) last, and only then renames the directory into
 place, so an interrupted build never leaves an index that claims to be complete.
 Files whose blob is unchanged since a previous index built by the same chunker version
-are copied from it instead of being parsed again.
+are copied from it instead of being parsed again; with a chunk store
+(:mod:`codegold.index.chunkstore`) a file chunked for any earlier revision is read back
+from the store instead of being parsed again.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from codegold import __version__
 from codegold.errors import IndexError_, InputError
 from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
+from codegold.index.chunkstore import ChunkStore
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
 from codegold.index.outdir import (
     build_lock,
@@ -210,12 +213,15 @@ def _entry_without_content(item: TreeEntry, fate: str, reason: str) -> Inventory
 
 def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
                 policy: PathPolicy | None = None, progress: ProgressFn | None = None,
-                reuse_from: Path | None = None, repository: str | None = None) -> Manifest:
+                reuse_from: Path | None = None, repository: str | None = None,
+                store: ChunkStore | None = None) -> Manifest:
     """Index ``repo`` at ``revision`` into ``out_dir`` and return the manifest written.
 
     ``reuse_from`` names a previous index whose rows are copied for unchanged blobs; when
     it is None and ``out_dir`` already holds a complete index, that one is reused.
     ``repository`` overrides the repository name derived from the origin remote.
+    ``store`` is a chunk store read before parsing a file and filled with what was parsed;
+    the index written (and its build id) is the same with or without it.
     Raises InputError for bad arguments or repositories, IndexError_ when git fails.
     """
     started = time.perf_counter()
@@ -225,18 +231,31 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     identity = repository or repository_name(snapshot)
     shown = Path(out_dir)
     out = check_output(shown, snapshot.repo)
+    if store is not None:
+        check_store_apart(store.root, out)
     prepare_parent(out, shown)
     with build_lock(out):
         remove_stale_temps(out)
         # Checked again under the lock: another build may have finished meanwhile.
         out = check_output(shown, snapshot.repo)
         return _build_locked(snapshot, identity, out, policy, progress, reuse_from,
-                             created_at, started)
+                             created_at, started, store)
+
+
+def check_store_apart(store: Path, out: Path) -> None:
+    """The store and the index must not hold each other: replacing the index would take
+    the store with it, and the store's files would make the index folder unusable."""
+    store_real, out_real = store.resolve(), out.resolve()
+    if store_real == out_real or out_real in store_real.parents or \
+            store_real in out_real.parents:
+        raise InputError("--store and the index directory overlap: keep the chunk store "
+                         "outside the index (e.g. beside it), and the index outside the store",
+                         path=str(store))
 
 
 def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathPolicy,
                   progress: ProgressFn | None, reuse_from: Path | None, created_at: str,
-                  started: float) -> Manifest:
+                  started: float, store: ChunkStore | None = None) -> Manifest:
     explicit = reuse_from is not None
     reuse_source = reuse_from if reuse_from is not None else (
         out if (out / MANIFEST_FILE).exists() else None)
@@ -257,7 +276,7 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
         else:
             writer = IndexWriter(tmp / INDEX_FILE)
         manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started,
-                               created_at)
+                               created_at, store)
         writer.finish()
         writer = None
         _write_manifest(tmp / MANIFEST_FILE, manifest)
@@ -272,9 +291,9 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
 
 def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, policy: PathPolicy,
                 previous: dict[str, str] | None, progress: ProgressFn | None,
-                started: float, created_at: str) -> Manifest:
+                started: float, created_at: str, store: ChunkStore | None = None) -> Manifest:
     entries = snapshot.entries()
-    plan: list[tuple[TreeEntry, str]] = []  # action: read | copy
+    plan: list[tuple[TreeEntry, str]] = []  # action: read | copy | store
     unread: list[InventoryEntry] = []  # paths decided without reading their content
     taken = {item.path for item in entries}
     for item in entries:
@@ -299,7 +318,12 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 unread.append(_entry_without_content(item, "excluded", reason))
                 continue
             reusable = previous is not None and previous.get(item.path) == item.sha
-            plan.append((item, "copy" if reusable else "read"))
+            if reusable:
+                plan.append((item, "copy"))
+            elif store is not None and store.has(item.path, item.sha):
+                plan.append((item, "store"))
+            else:
+                plan.append((item, "read"))
     if previous is not None:
         writer.keep_only([item.path for item, action in plan if action == "copy"])
     for entry in unread:
@@ -321,15 +345,27 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
             if action == "copy":
                 reused += 1
             else:
-                sha, data = next(blobs)
-                if sha != item.sha:
-                    raise IndexError_(f"git returned object {sha} where {item.sha} was expected")
-                result = _with_folder_rule(
-                    chunk_file(item.path, data, revision=snapshot.revision, blob_sha=item.sha),
-                    data)
-                writer.add_file(result)
+                stored = store.get(item.path, item.sha) if store and action == "store" else None
+                if stored is not None:
+                    reused += 1
+                    result = stored.result
+                    writer.add_file(result, stored.tokens)
+                else:
+                    if action == "read":
+                        sha, data = next(blobs)
+                    else:  # a damaged store entry: read this blob on its own, then rewrite it
+                        sha, data = _one_blob(snapshot, item.sha)
+                    if sha != item.sha:
+                        raise IndexError_(f"git returned object {sha} where {item.sha} was "
+                                          "expected")
+                    result = _with_folder_rule(
+                        chunk_file(item.path, data, revision=snapshot.revision,
+                                   blob_sha=item.sha), data)
+                    tokens = writer.add_file(result)
+                    if store is not None:
+                        store.put(result, tokens)
+                    parsed += 1
                 chunks += len(result.chunks)
-                parsed += 1
             files_done += 1
             now = time.perf_counter()
             if now - last_report >= _PROGRESS_INTERVAL_S:
@@ -356,6 +392,14 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
         revision_given=snapshot.requested if snapshot.requested != snapshot.revision else None)
 
 
+def _one_blob(snapshot: GitSnapshot, sha: str) -> tuple[str, bytes]:
+    stream = snapshot.blobs([sha])
+    try:
+        return next(stream)
+    finally:
+        stream.close()
+
+
 def _write_manifest(path: Path, manifest: Manifest) -> None:
     payload = msgspec.json.format(msgspec.json.encode(manifest), indent=2) + b"\n"
     with path.open("wb") as handle:
@@ -364,5 +408,5 @@ def _write_manifest(path: Path, manifest: Manifest) -> None:
         os.fsync(handle.fileno())
 
 
-__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "read_manifest",
-           "repository_name"]
+__all__ = ["BuildProgress", "ProgressFn", "build_id", "build_index", "check_store_apart",
+           "read_manifest", "repository_name"]

@@ -121,12 +121,15 @@ class IndexWriter:
         self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                            _entry_row(entry))
 
-    def add_file(self, result: FileChunks) -> None:
+    def add_file(self, result: FileChunks, tokens: Sequence[tuple[str, str, str]] | None = None
+                 ) -> list[tuple[str, str, str]]:
         """Store one chunked file: inventory entry, chunks, their tokens, definitions and
-        references."""
+        references. ``tokens`` are the chunks' :func:`token_fields` when already known (a
+        chunk store keeps them); returns the token fields written."""
         self.add_entry(result.entry)
         conn = self._conn
         chunks = result.chunks
+        rows = list(tokens) if tokens is not None else [token_fields(c) for c in chunks]
         if chunks:
             # Row ids are assigned here rather than read back per insert, so both tables
             # load with one executemany each.
@@ -139,7 +142,7 @@ class IndexWriter:
                   c.parent_id, c.prev_id, c.next_id, int(c.has_signature), c.text)
                  for i, c in enumerate(chunks)])
             conn.executemany("INSERT INTO tokens(rowid, symbols, path, body) VALUES (?,?,?,?)",
-                             [(first + i, *token_fields(c)) for i, c in enumerate(chunks)])
+                             [(first + i, *row) for i, row in enumerate(rows)])
             self._rowid = first + len(chunks)
         conn.executemany(
             "INSERT INTO symbols(name, qualified, kind, role, file, start_line, end_line, "
@@ -148,6 +151,7 @@ class IndexWriter:
               d.header_line) for d in result.definitions])
         conn.executemany("INSERT INTO refs(name, file, line, chunk_id) VALUES (?,?,?,?)",
                          [(r.name, r.file, r.line, r.chunk_id) for r in result.references])
+        return rows
 
     def _next_rowid(self) -> int:
         if self._rowid is None:

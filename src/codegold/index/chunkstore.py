@@ -1,0 +1,324 @@
+"""A content-addressed store of chunking results, shared by every revision of a repository.
+
+Chunking one file depends only on its bytes (named by the git blob sha), its path (which
+decides language and category) and the chunker (:data:`CHUNKER_VERSION`, a fingerprint of
+every module and grammar that shapes chunks). A store entry is keyed by those three, so
+building revision B after revision A parses only the blobs that changed between them.
+
+Layout (``format`` 1, documented in docs/scale.md)::
+
+    STORE/chunkstore.json           {"format": 1, "kind": "codegold-chunkstore"}
+    STORE/ab/abcdef....entry        one entry: a digest line, then msgpack(StoredFile)
+
+The first line of an entry is the sha256 of the rest; an entry whose digest does not
+match (a damaged or edited file) is reported as missing and rewritten by the next build.
+Entries are written through a temporary sibling and a rename, so concurrent builds that
+share a store at worst write the same entry twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import msgspec
+
+from codegold.errors import InputError
+from codegold.index.chunker import CHUNKER_VERSION
+from codegold.index.records import FileChunks
+from codegold.plumbing.outputs import write_bytes_atomic
+
+# An entry larger than this is not one the chunker wrote (files above the path policy's
+# size limit are never chunked); reading it would only cost memory.
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+
+CHUNKSTORE_FORMAT = 1
+MARKER_FILE = "chunkstore.json"
+DEFAULT_STORE_NAME = ".chunkstore"
+_KIND = "codegold-chunkstore"
+_SUFFIX = ".entry"
+_MARKER = (json.dumps({"format": CHUNKSTORE_FORMAT, "kind": _KIND}) + "\n").encode()
+
+
+
+class StoredFile(msgspec.Struct, frozen=True, array_like=True):
+    """One store entry: a file's chunking result and each chunk's lexical token fields
+    (symbols, path, body), which cost about as much to compute again as the parse."""
+
+    result: FileChunks
+    tokens: tuple[tuple[str, str, str], ...]
+
+
+_decoder = msgspec.msgpack.Decoder(StoredFile)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def entry_key(path: str, blob_sha: str, chunker_version: str = CHUNKER_VERSION) -> str:
+    """The store key of chunking ``path`` with blob ``blob_sha`` by ``chunker_version``."""
+    raw = "\0".join((chunker_version, path, blob_sha)).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(raw).hexdigest()
+
+
+def default_store(folder: Path) -> Path:
+    """The store used for indexes built into ``folder`` when none is named."""
+    return folder / DEFAULT_STORE_NAME
+
+
+class ChunkStore:
+    """Read and write chunking results under one store folder (see the module doc).
+
+    Counters ``hits``, ``misses``, ``corrupt`` and ``unwritten`` say what this object
+    found since it was opened. Entries are only ever regular files in real shard folders:
+    a symbolic link or other file planted in the store is treated as a damaged entry,
+    never followed, and replaced (the link itself, not what it points to).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.hits = 0
+        self.misses = 0
+        self.corrupt = 0
+        self.unwritten = 0
+
+    @classmethod
+    def open(cls, root: str | Path) -> ChunkStore:
+        """Open (creating when absent or empty) the store at ``root``.
+
+        A folder that holds other files and no ``chunkstore.json`` is refused: the store
+        never writes into (and ``gc`` never deletes from) a folder that is not one.
+        """
+        path = Path(root)
+        marker = path / MARKER_FILE
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            raise InputError("--store is not a folder: expected a chunk store folder "
+                             "(absent, empty, or made by codegold)", path=str(path))
+        if path.is_dir():
+            if marker.is_file() and not marker.is_symlink():
+                try:
+                    found = json.loads(marker.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, ValueError) as err:
+                    raise InputError(f"cannot read {MARKER_FILE}: {err}; expected "
+                                     f"{_MARKER.decode().strip()}", path=str(marker)) from err
+                if not isinstance(found, dict) or found.get("kind") != _KIND:
+                    raise InputError(f"{MARKER_FILE} is not a codegold chunk store marker; "
+                                     f"expected {_MARKER.decode().strip()}", path=str(marker))
+                if found.get("format") != CHUNKSTORE_FORMAT:
+                    raise InputError(f"chunk store format {found.get('format')!r}; this "
+                                     f"codegold uses format {CHUNKSTORE_FORMAT}: remove the "
+                                     "store folder or name another with --store",
+                                     path=str(path))
+                return cls(path)
+            try:
+                if any(path.iterdir()):
+                    raise InputError(f"--store names a folder that is not a chunk store (it "
+                                     f"has files and no {MARKER_FILE}); name an absent or "
+                                     "empty folder", path=str(path))
+            except OSError as err:
+                raise InputError(f"cannot read the store folder: {err.strerror}",
+                                 path=str(path)) from err
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot create the store folder: {err.strerror}",
+                             path=str(path)) from err
+        write_bytes_atomic(marker, _MARKER)
+        return cls(path)
+
+    @classmethod
+    def open_existing(cls, root: str | Path) -> ChunkStore:
+        """Open the store at ``root``; InputError unless it exists with its marker."""
+        path = Path(root)
+        marker = path / MARKER_FILE
+        if not path.is_dir() or path.is_symlink() or not marker.is_file():
+            raise InputError(f"no chunk store here: expected a folder with {MARKER_FILE} "
+                             "(made by `codegold index --store` or --revisions)",
+                             path=str(path))
+        return cls.open(path)
+
+    def _file(self, key: str) -> Path:
+        return self.root / key[:2] / (key + _SUFFIX)
+
+    def has(self, path: str, blob_sha: str) -> bool:
+        """Whether an entry file exists (its content is checked only by :meth:`get`)."""
+        file = self._file(entry_key(path, blob_sha))
+        try:
+            return stat.S_ISDIR(os.lstat(file.parent).st_mode) and \
+                stat.S_ISREG(os.lstat(file).st_mode)
+        except OSError:
+            return False
+
+    def get(self, path: str, blob_sha: str) -> StoredFile | None:
+        """The stored result for ``path`` at ``blob_sha``, or None when absent or damaged."""
+        file = self._file(entry_key(path, blob_sha))
+        if not self.has(path, blob_sha):
+            self.misses += 1
+            return None
+        try:
+            fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as handle:
+                raw = handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            self.corrupt += 1
+            return None
+        result = _decode(raw) if len(raw) <= MAX_ENTRY_BYTES else None
+        if result is None or not _belongs(result, path, blob_sha):
+            self.corrupt += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, result: FileChunks, tokens: Iterable[tuple[str, str, str]]) -> None:
+        """Store ``result`` (its entry names path and blob sha) and its chunks' token
+        fields atomically.
+
+        A store that cannot be written (no space, no permission, a planted folder where
+        the entry goes) costs only the reuse: the entry is counted in ``unwritten`` and
+        the build goes on.
+        """
+        blob = result.entry.blob_sha
+        if not blob:
+            return
+        payload = _encoder.encode(StoredFile(result, tuple(tokens)))
+        digest = hashlib.sha256(payload).hexdigest().encode()
+        file = self._file(entry_key(result.entry.path, blob))
+        tmp: str | None = None
+        try:
+            with contextlib.suppress(FileExistsError):
+                file.parent.mkdir()
+            if not stat.S_ISDIR(os.lstat(file.parent).st_mode):
+                raise NotADirectoryError(str(file.parent))
+            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=file.parent)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(digest + b"\n" + payload)
+            os.replace(tmp, file)  # replaces a planted link itself, never its target
+            tmp = None
+        except OSError:
+            self.unwritten += 1
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+    def entries(self) -> Iterator[tuple[str, Path]]:
+        """Every entry file in the store, as (key, file)."""
+        for shard in sorted(self.root.iterdir()):
+            if len(shard.name) != 2 or not shard.is_dir() or shard.is_symlink():
+                continue
+            for file in sorted(shard.iterdir()):
+                if file.name.endswith(_SUFFIX):
+                    yield file.name[:-len(_SUFFIX)], file
+
+    def gc(self, keep: Iterable[str], *, dry_run: bool = False) -> tuple[int, int]:
+        """Remove every entry whose key is not in ``keep`` (and stray temporary files).
+
+        Returns (entries removed, bytes freed); with ``dry_run`` nothing is removed.
+        """
+        kept = set(keep)
+        removed = freed = 0
+        for key, file in list(self.entries()):
+            if key in kept:
+                continue
+            try:
+                size = file.stat().st_size
+                if not dry_run:
+                    file.unlink()
+            except OSError:
+                continue
+            removed += 1
+            freed += size
+        if not dry_run:
+            for shard in self.root.iterdir():
+                if len(shard.name) == 2 and shard.is_dir() and not shard.is_symlink():
+                    for stray in shard.glob(".codegold-*.tmp"):
+                        stray.unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):
+                        shard.rmdir()  # only when empty
+        return removed, freed
+
+    def size_bytes(self) -> int:
+        """Bytes the entries take (file sizes, not blocks)."""
+        total = 0
+        for _, file in self.entries():
+            try:
+                total += file.stat().st_size
+            except OSError:
+                continue
+        return total
+
+
+def _belongs(stored: StoredFile, path: str, blob_sha: str) -> bool:
+    result = stored.result
+    return (result.entry.path == path and result.entry.blob_sha == blob_sha
+            and len(stored.tokens) == len(result.chunks)
+            and all(chunk.file == path for chunk in result.chunks))
+
+
+def _decode(raw: bytes) -> StoredFile | None:
+    head, sep, payload = raw.partition(b"\n")
+    if not sep or len(head) != 64:
+        return None
+    if hashlib.sha256(payload).hexdigest().encode() != head:
+        return None
+    try:
+        return _decoder.decode(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def used_keys(index_dir: Path) -> set[str]:
+    """Store keys of every file an index holds (its inventory, under its chunker version)."""
+    from codegold.index.store import IndexReader
+
+    with IndexReader.open(index_dir) as reader:
+        version = reader.meta("chunker_version") or ""
+        return {entry_key(entry.path, entry.blob_sha, version)
+                for entry in reader.iter_inventory() if entry.blob_sha}
+
+
+def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
+                    keep_revisions: Iterable[str] | None = None, *,
+                    dry_run: bool = False) -> tuple[list[str], int, int]:
+    """Remove store entries that no kept index uses.
+
+    Kept indexes are the complete ones in ``index_folders`` (an index directory or a
+    folder of them), only those whose commit starts with one of ``keep_revisions`` when
+    that is given. Returns (kept commits, entries removed, bytes freed). A kept revision
+    that matches no index, or no index kept at all, is an InputError: gc never empties a
+    store by mistake.
+    """
+    from codegold.index.catalog import IndexSet
+
+    found: dict[str, Path] = {}
+    for folder in index_folders:
+        found.update(IndexSet.from_path(folder).by_revision)
+    if keep_revisions is not None:
+        wanted = list(keep_revisions)
+        chosen: dict[str, Path] = {}
+        for revision in wanted:
+            matches = [commit for commit in found if commit.startswith(revision.lower())]
+            if len(matches) != 1:
+                raise InputError(f"--keep-revisions {revision}: expected a commit sha (or "
+                                 f"unique prefix) of one index found, matched {len(matches)}; "
+                                 f"indexes found: {', '.join(c[:12] for c in sorted(found))}")
+            chosen[matches[0]] = found[matches[0]]
+        found = chosen
+    if not found:
+        raise InputError("gc keeps no index, so it would empty the store; name the indexes "
+                         "to keep with --indexes, or remove the store folder yourself",
+                         path=str(store.root))
+    keep: set[str] = set()
+    for index_dir in found.values():
+        keep |= used_keys(index_dir)
+    removed, freed = store.gc(keep, dry_run=dry_run)
+    return sorted(found), removed, freed
+
+
+__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "StoredFile",
+           "collect_garbage",
+           "default_store", "entry_key", "used_keys"]
