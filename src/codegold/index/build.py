@@ -16,7 +16,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ from codegold.index.store import (
 )
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
 from codegold.model.languages import language_of
+from codegold.plumbing.git import git
 
 
 @dataclass(frozen=True)
@@ -110,14 +110,11 @@ def repository_name(snapshot: GitSnapshot) -> str:
     directory given as REPO names the project folder, ``.git`` stripped (``shop.git`` and
     ``shop/.git`` are both ``shop``).
     """
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")}
     try:
-        done = subprocess.run(["git", "-C", str(snapshot.repo), "config", "--get",
-                               "remote.origin.url"], capture_output=True, env=env,
-                              check=False, timeout=60)
-        url = done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
+        done = git(["config", "--get", "remote.origin.url"], repo=snapshot.repo, timeout=60,
+                   check=False)
+        url = done.stdout.decode("utf-8", "replace").strip() if done.ok else ""
+    except IndexError_:
         url = ""
     local = url and ("://" not in url or url.startswith("file://")) and not _SCP_REMOTE.match(url)
     if url and not local:
