@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, deque
+from collections.abc import Callable, Container, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -81,10 +82,10 @@ def attempt_id(run_id: str, case_id: str, number: int, repeat: int) -> str:
     return f"{run_id}/{case_id}" if repeat == 1 else f"{run_id}/{case_id}#{number}"
 
 
-def pending_repeats(case_id: str, run_id: str, repeat: int, done: dict[str, str]) -> list[int]:
+def pending_repeats(case_id: str, run_id: str, repeat: int, done: Container[str],
+                    have: int) -> list[int]:
     """Repeat numbers (1-based) still to run for ``case_id``: none once the case already
-    has ``repeat`` attempts in ``done`` (attempt id -> case id), whatever their ids."""
-    have = sum(1 for case in done.values() if case == case_id)
+    has ``repeat`` attempts (``have`` of them, ids in ``done``), whatever their ids."""
     if have >= repeat:
         return []
     free = [n for n in range(1, repeat + 1) if attempt_id(run_id, case_id, n, repeat) not in done]
@@ -241,9 +242,13 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
                              "or choose another file", path=str(output))
         run_id = run_id or new_run_id()
         rid = run_id
-        # Repeats of a case run one after another: case order, then repeat number.
-        todo = [(case, number) for case in case_list
-                for number in pending_repeats(case.id, rid, repeat, done)]
+        have = Counter(done.values())
+        # pending_repeats gives exactly this many numbers per case.
+        todo_count = sum(max(0, repeat - have[case.id]) for case in case_list)
+        # Repeats of a case run one after another: case order, then repeat number. Made
+        # lazily, so many cases times many repeats never sit in memory at once.
+        todo = ((case, number) for case in case_list
+                for number in pending_repeats(case.id, rid, repeat, done, have[case.id]))
 
         def one(item: tuple[Case, int]) -> None:
             case, number = item
@@ -272,9 +277,14 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
                 one(item)
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                for future in [pool.submit(one, item) for item in todo]:
-                    future.result()
+                in_flight: deque[Future[None]] = deque()
+                for item in todo:
+                    if len(in_flight) >= workers * 4:
+                        in_flight.popleft().result()
+                    in_flight.append(pool.submit(one, item))
+                while in_flight:
+                    in_flight.popleft().result()
     return RunSummary(run_id=rid, written=counts["written"],
-                      skipped=len(case_list) * repeat - len(todo),
+                      skipped=len(case_list) * repeat - todo_count,
                       errors=counts["errors"], seconds=round(time.perf_counter() - started, 3),
                       dropped_bytes=dropped)
