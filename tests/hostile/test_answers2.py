@@ -13,7 +13,13 @@ import yaml
 
 from codegold.index import build_index
 from gitrepo import Repo
-from hostilekit import assert_clean_error, assert_no_traceback, assert_sentinels, plant_sentinels, run_cli
+from hostilekit import (
+    assert_clean_error,
+    assert_no_traceback,
+    assert_sentinels,
+    plant_sentinels,
+    run_cli,
+)
 
 SHA = "a" * 40
 
