@@ -118,3 +118,16 @@ def test_wait_for_index_returns_once_the_index_appears(tmp_path: Path) -> None:
     finally:
         timer.join()
     assert found.for_revision(REVISION) == root / "late"
+
+
+def test_eval_scores_a_repeated_run_without_warnings(cases_file: Path, tmp_path: Path) -> None:
+    from codegold.evaluate import evaluate_files
+
+    out = tmp_path / "a.jsonl"
+    run_cases(load_cases(str(cases_file)).cases, PythonRetriever(ANSWER), IndexSet.empty(), out,
+              label="x", require_index=False, repeat=3, run_id="R")
+    result = evaluate_files(str(cases_file), str(out))
+    assert result.warnings == []
+    by_id = result.by_id()
+    assert by_id["login"].attempt_id == "R/login#3" and len(by_id["login"].attempt_ids) == 3
+    assert {c.status for c in result.cases} == {"pass"}
