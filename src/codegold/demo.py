@@ -32,12 +32,15 @@ from codegold.model import RunResult, write_results
 
 if TYPE_CHECKING:
     from codegold.gate import Verdict
+    from codegold.model import Attempt
+    from codegold.model.answers import Answer
 
 StepStatus = Literal["done", "skipped", "failed"]
 MARKER = ".codegold-demo"
 # What the demo writes inside OUT; only these are removed when a demo folder is reused.
 OWNED = ("repo", "indexes", "attempts.jsonl", "results.json", "recorded", "diagnosis",
-         "gate.json", "report.html", "summary.md", "junit.xml")
+         "gate.json", "report.html", "summary.md", "junit.xml", "answers.jsonl",
+         "answer-results.json")
 SPEC_EXAMPLES = ("session-expiry", "webhook-parse-signature", "retry-policy-definition")
 
 
@@ -265,6 +268,79 @@ def evaluate_live(state: _State) -> _Done:
     return _Done(_summary_line(state.live), (str(results),))
 
 
+# The planted broken link: an answer naming an attempt that was never made.
+BROKEN_ANSWER_ID = "demo-answer/broken-link"
+
+
+def scripted_answers(result: RunResult, attempts: dict[str, Attempt]) -> list[Answer]:
+    """The demo's scripted answerer (no model): one answer per live, non-error attempt.
+
+    Its context is the first K ranked chunk ids (K: the case's cutoff), as an answer stage
+    would receive them. The fixed rule: the answerer reads the whole context but trusts
+    only its top chunk, so it answers correctly exactly when retrieval passed *and* the
+    first chunk is relevant evidence (first relevant rank 1). That makes every class
+    occur: a fail with forbidden or other-revision context is ``evidence_stale``, one
+    without the required evidence ``evidence_absent``, and one that had all the evidence
+    below rank 1 ``evidence_ignored``. One more answer, for the first case, names an
+    attempt that does not exist: the planted broken link.
+    """
+    from codegold.model.answers import Answer
+
+    answers: list[Answer] = []
+    for case in result.cases:
+        attempt = attempts.get(case.attempt_id or "")
+        if attempt is None or attempt.error is not None:
+            continue
+        context = [chunk.chunk_id for chunk in attempt.ranked[:case.cutoff]]
+        passed = case.status == "pass" and case.first_relevant_rank == 1
+        answers.append(Answer(answer_id=f"demo-answer/{case.case_id}", case_id=case.case_id,
+                              attempt_id=attempt.attempt_id, context_ids=context,
+                              verdict="pass" if passed else "fail", grader="scripted"))
+    if answers:
+        first = answers[0]
+        answers.append(Answer(answer_id=BROKEN_ANSWER_ID, case_id=first.case_id,
+                              attempt_id=f"{first.attempt_id}#never-made",
+                              context_ids=first.context_ids, verdict="fail", grader="scripted"))
+    return answers
+
+
+def answer_stage(state: _State) -> _Done:
+    """Answer every live attempt with the scripted answerer, link and classify the answers,
+    write answers.jsonl and answer-results.json, and tabulate the classes."""
+    from codegold.evaluate.answers import link_answers
+    from codegold.model import InputRef, iter_attempts, load_cases
+    from codegold.model.answers import encode_answer
+    from codegold.plumbing.outputs import write_text_atomic
+
+    if state.live is None:  # run_demo skips this step then; kept for a direct call
+        raise InputError("no live results to answer")
+    attempts_path = state.out / "attempts.jsonl"
+    attempts = {a.attempt_id: a for a in iter_attempts(str(attempts_path))}
+    answers = scripted_answers(state.live, attempts)
+    answers_path = state.out / "answers.jsonl"
+    write_text_atomic(answers_path, "".join(encode_answer(a).decode() + "\n" for a in answers))
+    case_set = load_cases(str(state.example / "cases.yaml"))
+    linked = link_answers(case_set, attempts.values(), answers,
+                          inputs={"cases": InputRef(path=case_set.path, sha256=case_set.sha256)})
+    results_path = state.out / "answer-results.json"
+    write_text_atomic(results_path,
+                      (msgspec.json.format(msgspec.json.encode(linked), indent=2) + b"\n").decode())
+    summary = linked.summary
+    detail = (f"{summary.answers} answers: {summary.linked} linked, {summary.broken} broken; "
+              f"{summary.passed} pass, {summary.failed} fail")
+    notes = [f"{name:17} {count:3}  -> {route}" for (name, count), route
+             in zip(summary.classes.items(), (_route(k) for k in summary.classes), strict=True)]
+    notes += [f"broken link: {f.answer_id}: {'; '.join(f.problems)}"
+              for f in linked.answers if f.linkage == "broken"]
+    return _Done(detail, (str(answers_path), str(results_path)), tuple(notes))
+
+
+def _route(answer_class: str) -> str:
+    from codegold.evaluate.answers import ROUTES
+
+    return ROUTES[answer_class]
+
+
 def replay_recorded(state: _State) -> _Done:
     from codegold.evaluate import evaluate_files
 
@@ -356,6 +432,8 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
                     unless=None if all_indexed else "needs an index of every pinned revision")
     steps.run("evaluate", evaluate_live,
               unless=None if ran.status == "done" else "needs the attempts of the live run")
+    steps.run("answer stage (scripted answerer)", answer_stage,
+              unless=None if state.live is not None else "the live run was not scored")
     steps.run("replay the recorded worked examples", replay_recorded)
     steps.run("diagnose (live)", diagnose_run_of("live"),
               unless=None if state.live is not None else "the live run was not scored")

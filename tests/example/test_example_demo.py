@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from codegold.cli.main import cli
-from codegold.demo import DemoOutcome, Step, prepare_out, run_demo
+from codegold.demo import BROKEN_ANSWER_ID, DemoOutcome, Step, prepare_out, run_demo
 from codegold.errors import InputError
 from codegold.model import load_results
 
@@ -27,7 +27,8 @@ def test_every_step_runs(demo: tuple[DemoOutcome, list[Step], float]) -> None:
     outcome, seen, seconds = demo
     assert [s.status for s in seen] == ["done"] * len(seen), [(s.name, s.detail) for s in seen]
     names = " | ".join(s.name for s in seen)
-    for step in ("build", "index v1", "index v2", "run cases", "evaluate", "recorded",
+    for step in ("build", "index v1", "index v2", "run cases", "evaluate", "answer stage",
+                 "recorded",
                  "diagnose (live)", "diagnose (recorded)", "gate", "report"):
         assert step in names
     assert outcome.live and outcome.skipped == () and outcome.failed == ()
@@ -61,6 +62,29 @@ def test_the_recorded_worked_examples_are_caught_and_explained(
     assert outcome.gate_passed is False  # the policy forbids what the recorded run shows
 
 
+def test_the_scripted_answers_show_every_class_and_the_planted_broken_link(
+        demo: tuple[DemoOutcome, list[Step], float]) -> None:
+    outcome, seen, _ = demo
+    results = json.loads((outcome.out / "answer-results.json").read_text())
+    summary = results["summary"]
+    assert summary["answers"] == 53 and summary["broken"] == 1
+    assert all(summary["classes"][name] > 0
+               for name in ("evidence_absent", "evidence_ignored", "evidence_stale"))
+    broken = [a for a in results["answers"] if a["linkage"] == "broken"]
+    assert [a["answer_id"] for a in broken] == [BROKEN_ANSWER_ID]
+    answers = [json.loads(line) for line in
+               (outcome.out / "answers.jsonl").read_text().splitlines()]
+    live = load_results(str(outcome.out / "results.json")).by_id()
+    for answer in answers[:-1]:
+        case = live[answer["case_id"]]
+        assert answer["attempt_id"] == case.attempt_id
+        assert answer["context_ids"] == [c.chunk_id for c in case.ranked[:case.cutoff]]
+    step = next(s for s in seen if s.name.startswith("answer stage"))
+    table = "\n".join(step.notes)
+    for name in ("evidence_absent", "evidence_ignored", "evidence_stale", "broken link"):
+        assert name in table
+
+
 def test_cli_prints_each_step_and_can_rerun_into_the_same_folder(tmp_path: Path) -> None:
     runner = CliRunner()
     first = runner.invoke(cli, ["demo", "--out", str(tmp_path / "d")])
@@ -68,6 +92,7 @@ def test_cli_prints_each_step_and_can_rerun_into_the_same_folder(tmp_path: Path)
     again = runner.invoke(cli, ["demo", "--out", str(tmp_path / "d")])
     assert again.exit_code == 0, again.output
     for text in ("build the example repository", "index v2", "gate", "report.html",
+                 "evidence_ignored", "answer-results.json",
                  "The spec's three worked examples"):
         assert text in again.output
 

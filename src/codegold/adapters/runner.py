@@ -1,12 +1,15 @@
 """Running cases through a retriever into ``attempts.jsonl``.
 
-One attempt per case, appended and flushed as soon as it is known, so an interrupted run
-loses at most the cases in flight; ``resume`` skips cases that already have an attempt
-in the output (a last line cut off mid-write is dropped first; one that only lacks its
+One attempt per case (``repeat`` of them with ``run --repeat N``: ids ``RUN/CASE#1`` ..
+``RUN/CASE#N``, one shared ``repeat_group``), appended and flushed as soon as it is known,
+so an interrupted run loses at most the cases in flight; ``resume`` skips cases that
+already have all their attempts in the output (a last line cut off mid-write is dropped first; one that only lacks its
 newline is kept). One writer at a time: the output is locked while a run appends to it. Cases run on ``workers``
 threads. Each case is served by the index built from its own revision; a case with no
 such index, or whose retriever crashes, hangs or answers nonsense, gets an *error
-attempt* (``error`` set, nothing ranked), which the scorer counts as ``invalid``.
+attempt* (``error`` set, nothing ranked), which the scorer counts as ``invalid``. Every
+attempt records ``queried_at``, the UTC time the retriever was asked, so scoring can tell
+an attempt that ran before its index was built.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, deque
+from collections.abc import Callable, Container, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -49,21 +53,48 @@ def existing_attempts(path: Path) -> tuple[set[str], str | None]:
     A last line that lacks its newline counts when it parses (the writer stopped between
     the line and its newline) and is ignored when it does not (it was cut mid-write).
     """
+    ids, run_id = existing_attempt_ids(path)
+    return set(ids.values()), run_id
+
+
+def existing_attempt_ids(path: Path) -> tuple[dict[str, str], str | None]:
+    """Attempt id -> case id of every attempt already in ``path``, and the run id found
+    there (reads only; a torn last line is ignored as in :func:`existing_attempts`)."""
     if not path.exists():
-        return set(), None
+        return {}, None
     data = path.read_bytes()
     lines = data.split(b"\n")
     tail = lines.pop() if lines else b""
     if tail.strip() and _parses(tail):
         lines.append(tail)
-    done: set[str] = set()
+    done: dict[str, str] = {}
     run_id = None
     for number, line in enumerate(lines, start=1):
         if line.strip():
             attempt = decode_attempt(line, path=str(path), line_number=number)
-            done.add(attempt.case_id)
+            done[attempt.attempt_id] = attempt.case_id
             run_id = run_id or attempt.run_id
     return done, run_id
+
+
+def attempt_id(run_id: str, case_id: str, number: int, repeat: int) -> str:
+    """``RUN/CASE`` for a single attempt; ``RUN/CASE#number`` (1-based) when repeated."""
+    return f"{run_id}/{case_id}" if repeat == 1 else f"{run_id}/{case_id}#{number}"
+
+
+def pending_repeats(case_id: str, run_id: str, repeat: int, done: Container[str],
+                    have: int) -> list[int]:
+    """Repeat numbers (1-based) still to run for ``case_id``: none once the case already
+    has ``repeat`` attempts (``have`` of them, ids in ``done``), whatever their ids."""
+    if have >= repeat:
+        return []
+    free = [n for n in range(1, repeat + 1) if attempt_id(run_id, case_id, n, repeat) not in done]
+    return free[: repeat - have]
+
+
+def utc_now_iso() -> str:
+    """Now, as ISO 8601 UTC with milliseconds (``2026-01-31T12:00:00.123Z``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _parses(line: bytes) -> bool:
@@ -110,6 +141,31 @@ def repair_tail(handle: BinaryIO, path: Path) -> int:
     return size - start
 
 
+def wait_for_indexes(root: Path, revisions: Iterable[str], seconds: float, *,
+                     poll: float = 0.5) -> IndexSet:
+    """Wait (polling ``root``) until a complete index of every one of ``revisions`` exists;
+    raise InputError naming the missing revisions when ``seconds`` pass first."""
+    needed = set(revisions)
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            indexes = IndexSet.from_path(root)
+        except InputError as err:  # not there yet, or nothing complete yet
+            if err.message.startswith("two indexes"):
+                raise
+            indexes = IndexSet.empty()
+        missing = sorted(needed - set(indexes.by_revision))
+        if not missing:
+            return indexes
+        left = deadline - time.monotonic()
+        if left <= 0:
+            shown = ", ".join(missing[:10]) + (f" (and {len(missing) - 10} more)"
+                                               if len(missing) > 10 else "")
+            raise InputError(f"no complete index after waiting {seconds:g}s for revision(s) "
+                             f"{shown}", path=str(root))
+        time.sleep(min(poll, left))
+
+
 def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalRequest:
     return RetrievalRequest(case_id=case.id, query=case.query, k=k, revision=case.revision,
                             repository=case.repository, context=case.context,
@@ -117,13 +173,16 @@ def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalReques
 
 
 def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: str,
-                label: str, default_k: int, require_index: bool) -> Attempt:
-    """Run one case; never raises for a retriever's failure (it becomes an error attempt)."""
+                label: str, default_k: int, require_index: bool, number: int = 1,
+                repeat: int = 1) -> Attempt:
+    """Run one case (attempt ``number`` of ``repeat``); never raises for a retriever's
+    failure (it becomes an error attempt)."""
     index_dir = indexes.for_revision(case.revision)
     k = max(case.cutoff, default_k)
     request = build_request(case, index_dir, k)
-    base = Attempt(attempt_id=f"{run_id}/{case.id}", case_id=case.id, run_id=run_id,
-                   retriever=label)
+    base = Attempt(attempt_id=attempt_id(run_id, case.id, number, repeat), case_id=case.id,
+                   run_id=run_id, retriever=label, queried_at=utc_now_iso(),
+                   repeat_group=f"{run_id}/{case.id}" if repeat > 1 else None)
     query = Query(raw=case.query)
     if index_dir is None and require_index:
         return msgspec.structs.replace(
@@ -157,14 +216,17 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
 
 def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, output: Path, *,
               label: str, resume: bool = False, workers: int = 1, run_id: str | None = None,
-              default_k: int = 10, require_index: bool = True,
+              default_k: int = 10, require_index: bool = True, repeat: int = 1,
               on_attempt: Callable[[Attempt], None] | None = None) -> RunSummary:
-    """Write one attempt per case to ``output``; return counts."""
+    """Write ``repeat`` attempts per case to ``output``; return counts (``skipped``
+    counts attempts already there when resuming)."""
     if workers < 1:
         raise InputError(f"--workers must be at least 1, found {workers}")
+    if repeat < 1:
+        raise InputError(f"--repeat must be at least 1, found {repeat}")
     started = time.perf_counter()
     case_list = list(cases)
-    done: set[str] = set()
+    done: dict[str, str] = {}
     dropped = 0
     lock = threading.Lock()
     counts = {"written": 0, "errors": 0}
@@ -173,23 +235,34 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
     with append_locked(output) as handle:
         if resume:
             dropped = repair_tail(handle, output)
-            done, previous = existing_attempts(output)
+            done, previous = existing_attempt_ids(output)
             run_id = run_id or previous
         elif os.fstat(handle.fileno()).st_size > 0:
             raise InputError("output already holds attempts; pass --resume to continue that run "
                              "or choose another file", path=str(output))
         run_id = run_id or new_run_id()
-        todo = [case for case in case_list if case.id not in done]
+        rid = run_id
+        have = Counter(done.values())
+        # pending_repeats gives exactly this many numbers per case.
+        todo_count = sum(max(0, repeat - have[case.id]) for case in case_list)
+        # Repeats of a case run one after another: case order, then repeat number. Made
+        # lazily, so many cases times many repeats never sit in memory at once.
+        todo = ((case, number) for case in case_list
+                for number in pending_repeats(case.id, rid, repeat, done, have[case.id]))
 
-        def one(case: Case) -> None:
+        def one(item: tuple[Case, int]) -> None:
+            case, number = item
             try:
-                attempt = attempt_for(case, retriever, indexes, run_id=run_id or "", label=label,
-                                      default_k=default_k, require_index=require_index)
+                attempt = attempt_for(case, retriever, indexes, run_id=rid, label=label,
+                                      default_k=default_k, require_index=require_index,
+                                      number=number, repeat=repeat)
             except CodegoldError as err:
                 # e.g. an index that cannot be opened: still this case's problem only.
-                attempt = Attempt(attempt_id=f"{run_id}/{case.id}", case_id=case.id,
-                                  run_id=run_id, retriever=label, query=Query(raw=case.query),
-                                  error=str(err))
+                attempt = Attempt(attempt_id=attempt_id(rid, case.id, number, repeat),
+                                  case_id=case.id, run_id=rid, retriever=label,
+                                  query=Query(raw=case.query), error=str(err),
+                                  queried_at=utc_now_iso(),
+                                  repeat_group=f"{rid}/{case.id}" if repeat > 1 else None)
             line = encode_attempt(attempt) + b"\n"
             with lock:
                 handle.write(line)
@@ -200,12 +273,18 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
                 on_attempt(attempt)
 
         if workers == 1:
-            for case in todo:
-                one(case)
+            for item in todo:
+                one(item)
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                for future in [pool.submit(one, case) for case in todo]:
-                    future.result()
-    return RunSummary(run_id=run_id, written=counts["written"], skipped=len(case_list) - len(todo),
+                in_flight: deque[Future[None]] = deque()
+                for item in todo:
+                    if len(in_flight) >= workers * 4:
+                        in_flight.popleft().result()
+                    in_flight.append(pool.submit(one, item))
+                while in_flight:
+                    in_flight.popleft().result()
+    return RunSummary(run_id=rid, written=counts["written"],
+                      skipped=len(case_list) * repeat - todo_count,
                       errors=counts["errors"], seconds=round(time.perf_counter() - started, 3),
                       dropped_bytes=dropped)

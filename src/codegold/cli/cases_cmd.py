@@ -341,15 +341,18 @@ def diff(old: str, new: str, as_json: bool) -> None:
     """List cases added, removed and relabelled between OLD and NEW, with each rationale.
 
     A relabelled case changed its evidence, forbidden list, revision or cutoff; the
-    previous rationale is shown beside the new one, for review in a pull request.
+    previous rationale is shown beside the new one, for review in a pull request, with
+    the label versions the new file added to the case's `supersedes` history (and a note
+    when a relabelled case keeps no record of the label it replaced).
 
     \b
     Example:
       git show main:evals/cases.yaml > /tmp/old.yaml
       codegold cases diff /tmp/old.yaml evals/cases.yaml
     """
-    from codegold.curate.split import diff_cases
+    from codegold.curate.split import describe_prior, diff_cases
     from codegold.model import load_cases
+    from codegold.plumbing.text import terminal_safe
 
     changes = diff_cases(load_cases(old).cases, load_cases(new).cases)
     if as_json:
@@ -364,6 +367,10 @@ def diff(old: str, new: str, as_json: bool) -> None:
             click.echo(f"    rationale: {change.rationale}")
         if change.supersedes and change.supersedes != change.rationale:
             click.echo(f"    was: {change.supersedes}")
+        for prior in change.prior_labels:
+            click.echo(f"    supersedes {terminal_safe(describe_prior(prior))}")
+        if change.history_missing:
+            click.echo("    (the replaced label is not kept in supersedes)")
     counts = {k: sum(c.change == k for c in changes)
               for k in ("added", "removed", "relabelled", "changed")}
     click.echo(", ".join(f"{n} {k}" for k, n in counts.items()))

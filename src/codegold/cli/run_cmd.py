@@ -67,12 +67,19 @@ class _Seconds(click.ParamType[float, Any]):
                    "the case's revision (symbols, role), and judge that instead of the "
                    "retriever's own metadata. Bare --resolve uses --index.")
 @click.option("--run-id", default=None, help="Run id recorded in every attempt.")
+@click.option("--repeat", type=click.IntRange(min=1, max=1000), default=1, show_default=True,
+              help="Attempts per case (ids RUN/CASE#1..#N, one repeat_group per case), to "
+                   "check with `codegold flaky`; --resume completes cases with fewer.")
+@click.option("--wait-for-index", "wait_for_index", type=_Seconds(), default=None,
+              metavar="SECONDS",
+              help="Before running, wait up to SECONDS for a complete index of every case "
+                   "revision under --index; exit 2 naming the missing ones.")
 @quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,
             retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
-            quiet: bool) -> None:
+            repeat: int, wait_for_index: float | None, quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
 
     Each case is served by the index built from its own revision; a case without one,
@@ -90,6 +97,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
       codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:node my.js"
       codegold run cases.yaml --repo . --index .codegold/indexes -o attempts.jsonl
       codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:./windows.py" --resolve
+      codegold run cases.yaml --index idx/ -o a.jsonl --repeat 3 --wait-for-index 600
     """
     from pathlib import Path
 
@@ -113,6 +121,13 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         from codegold.cli.index_cmd import build_case_revisions
 
         build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet)
+    if wait_for_index is not None:
+        if index is None:
+            raise InputError("--wait-for-index needs --index: the folder to wait on")
+        from codegold.adapters.runner import wait_for_indexes
+
+        wait_for_indexes(Path(index), {case.revision for case in case_set.cases},
+                         wait_for_index)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
@@ -135,11 +150,15 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
                             console=stderr_console(), transient=True)
         already = 0
         if resume and Path(output).exists():
-            from codegold.adapters.runner import existing_attempts
+            from codegold.adapters.runner import existing_attempt_ids
 
-            done, _ = existing_attempts(Path(output))
-            already = sum(1 for c in case_set.cases if c.id in done)
-        task = progress.add_task("running cases", total=len(case_set.cases), completed=already)
+            done, _ = existing_attempt_ids(Path(output))
+            counts: dict[str, int] = {}
+            for case_id in done.values():
+                counts[case_id] = counts.get(case_id, 0) + 1
+            already = sum(min(counts.get(c.id, 0), repeat) for c in case_set.cases)
+        task = progress.add_task("running cases", total=len(case_set.cases) * repeat,
+                                 completed=already)
         progress.start()
     errors: dict[str, str] = {}  # distinct message -> first case id, in arrival order
 
@@ -153,7 +172,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         summary = run_cases(
             case_set.cases, retriever, indexes, Path(output), label=spec, resume=resume,
             workers=workers, run_id=run_id, default_k=config.candidates.default_k,
-            require_index=is_reference, on_attempt=on_attempt)
+            require_index=is_reference, repeat=repeat, on_attempt=on_attempt)
     finally:
         if progress is not None:
             progress.stop()

@@ -11,6 +11,8 @@ from codegold.cli._common import config_option, handle_errors, json_option, stdo
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from codegold.model import Chunk
+    from codegold.model.manifest import Manifest
     from codegold.retrieve.reference import RetrievalResult
 
 
@@ -25,35 +27,114 @@ if TYPE_CHECKING:
 @click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
 @click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
 @json_option("Print the ranked chunks as JSON.")
+@click.option("--as-case", is_flag=True,
+              help="Print a case stanza (YAML) for the picked results instead, pinned to the "
+                   "index's revision, cutoff -k: paste it under `cases:` in a case file.")
+@click.option("--pick", default=None, metavar="RANKS",
+              help="With --as-case: the ranks to accept, e.g. 1,3 (default 1). They form one "
+                   "accepted group (any of them); split it into groups when each is required.")
 @handle_errors
 def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
-            config_path: str | None, dense: bool, embedder: str | None, as_json: bool) -> None:
+            config_path: str | None, dense: bool, embedder: str | None, as_json: bool,
+            as_case: bool, pick: str | None) -> None:
     """Search INDEX for QUERY: path:lines, symbol, role, score and an excerpt per result.
+
+    With --as-case, print a ready case stanza for the chosen results instead (file,
+    symbol and role of each, the query, and the index's repository and revision).
 
     \b
     Example:
       codegold search idx/ "how does createSession handle expired tokens" -k 5
       codegold search idx/ "SessionService.create" --open-file src/auth/login.ts --explain
+      codegold search idx/ "where is createSession defined" --as-case --pick 1,3
     """
     import msgspec
 
     from codegold.adapters.reference import reference_setup
+    from codegold.errors import InputError
     from codegold.index.store import IndexReader
     from codegold.retrieve.config import load_config
     from codegold.retrieve.reference import ReferenceRetriever
 
+    if pick is not None and not as_case:
+        raise InputError("--pick needs --as-case")
+    if as_case and as_json:
+        raise InputError("--as-case and --json cannot be combined: --as-case prints YAML")
+    ranks = _parse_pick(pick or "1", k) if as_case else []
     config = load_config(config_path)
     with IndexReader.open(index) as reader:
         config, make_dense = reference_setup(config, dense=dense, embedder=embedder)
         dense_signal = make_dense(reader) if make_dense is not None else None
         result = ReferenceRetriever(reader, config, dense=dense_signal).retrieve(
             query, k=k, open_file=open_file)
+        if as_case:
+            chunks = [s.chunk.to_chunk() for s in result.ranked]
+            if len(chunks) < max(ranks):
+                raise InputError(f"--pick {pick or '1'} asks for rank {max(ranks)}, but the "
+                                 f"search returned {len(chunks)} result(s)")
+            click.echo(case_stanza(query, reader.manifest, [chunks[r - 1] for r in ranks], k),
+                       nl=False)
+            return
         if as_json:
             chunks = [s.chunk.to_chunk(score=round(s.score, 6)) for s in result.ranked]
             click.echo(msgspec.json.encode({"rewritten": result.rewritten,
                                             "ranked": chunks}).decode())
             return
         _render(result, explain)
+
+
+_MAX_PICKS = 100
+
+
+def _parse_pick(text: str, k: int) -> list[int]:
+    """``1,3`` -> [1, 3]: distinct ranks from 1 to ``k``, in the order given."""
+    from codegold.errors import InputError
+
+    ranks: list[int] = []
+    parts = text.split(",")
+    if len(parts) > _MAX_PICKS:
+        raise InputError(f"--pick names {len(parts)} ranks; at most {_MAX_PICKS}")
+    for part in parts:
+        item = part.strip()
+        if not (item.isascii() and item.isdigit()) or len(item) > 6:
+            raise InputError(f"--pick expects ranks like 1,3; found {part[:20]!r}")
+        rank = int(item)
+        if not 1 <= rank <= k:
+            raise InputError(f"--pick rank {rank} is outside 1..{k} (-k {k})")
+        if rank not in ranks:
+            ranks.append(rank)
+    return ranks
+
+
+def case_stanza(query: str, manifest: Manifest, chunks: list[Chunk], cutoff: int) -> str:
+    """A case (YAML list item) accepting any of ``chunks``, pinned to ``manifest``'s
+    repository and revision, with ``cutoff``; a role the case format does not know is
+    left out."""
+    import re
+
+    import yaml
+
+    from codegold.errors import InputError
+    from codegold.model.cases import ROLES
+
+    if not manifest.revision:
+        raise InputError("the index's manifest names no revision to pin the case to")
+    slug = re.sub(r"[^a-z0-9]+", "-", query.lower()).strip("-")[:60].strip("-") or "new-case"
+    targets: list[dict[str, object]] = []
+    for chunk in chunks:
+        target: dict[str, object] = {"file": chunk.file}
+        if chunk.symbol:
+            target["symbol"] = chunk.symbol
+        if chunk.role in ROLES:
+            target["roles"] = [chunk.role]
+        targets.append(target)
+    case: dict[str, object] = {"id": slug, "query": query}
+    if manifest.repository:
+        case["repository"] = manifest.repository
+    case["revision"] = manifest.revision
+    case["cutoff"] = cutoff
+    case["accepted"] = targets
+    return yaml.safe_dump([case], sort_keys=False, allow_unicode=False, width=100)
 
 
 def _render(result: RetrievalResult, explain: bool) -> None:

@@ -12,6 +12,7 @@ import msgspec
 from codegold.errors import InputError
 from codegold.model import Case
 from codegold.model._files import load_structured
+from codegold.model.cases import PriorLabel
 
 SPLITS = ("train", "heldout")
 
@@ -66,10 +67,24 @@ class CaseChange(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     fields: list[str] = msgspec.field(default_factory=list)
     rationale: str | None = None
     supersedes: str | None = None
+    # Label versions the new file added to the case's ``supersedes`` history.
+    prior_labels: list[PriorLabel] = msgspec.field(default_factory=list)
+    # A relabelled case whose new version keeps no record of the label it replaced.
+    history_missing: bool = False
 
 
 _LABEL_FIELDS = ("groups", "forbidden", "revision", "cutoff")
-_OTHER_FIELDS = ("query", "query_class", "context", "tags", "repository")
+_OTHER_FIELDS = ("query", "query_class", "context", "tags", "repository", "supersedes")
+
+
+def describe_prior(prior: PriorLabel) -> str:
+    """One line for a superseded label version: when, at which revision, what was accepted."""
+    groups = "; ".join(
+        f"{g.id}{'' if g.required else ' (supporting)'}: " + " | ".join(
+            t.file + (f" {t.symbol}" if t.symbol else "") for t in g.any_of)
+        for g in prior.groups)
+    why = f" — {prior.rationale}" if prior.rationale else ""
+    return f"{prior.changed_at} at {prior.revision[:12]}: {groups}{why}"
 
 
 def diff_cases(old: Sequence[Case], new: Sequence[Case]) -> list[CaseChange]:
@@ -80,15 +95,19 @@ def diff_cases(old: Sequence[Case], new: Sequence[Case]) -> list[CaseChange]:
     for case in new:
         previous = before.get(case.id)
         if previous is None:
-            changes.append(CaseChange(case_id=case.id, change="added", rationale=case.rationale))
+            changes.append(CaseChange(case_id=case.id, change="added", rationale=case.rationale,
+                                      prior_labels=list(case.supersedes)))
             continue
         label = [f for f in _LABEL_FIELDS if getattr(previous, f) != getattr(case, f)]
         other = [f for f in _OTHER_FIELDS if getattr(previous, f) != getattr(case, f)]
         if label or other:
+            added = [p for p in case.supersedes if p not in previous.supersedes]
+            relabelled = previous.groups != case.groups or previous.revision != case.revision
             changes.append(CaseChange(case_id=case.id,
                                       change="relabelled" if label else "changed",
                                       fields=label + other, rationale=case.rationale,
-                                      supersedes=previous.rationale))
+                                      supersedes=previous.rationale, prior_labels=added,
+                                      history_missing=relabelled and not added))
     changes.extend(CaseChange(case_id=c.id, change="removed", rationale=c.rationale)
                    for c in old if c.id not in after)
     return changes

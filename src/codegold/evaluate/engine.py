@@ -42,9 +42,11 @@ class _CaseAttempts:
     order: list[str] = field(default_factory=list)           # attempt ids in file order
     retried: set[str] = field(default_factory=set)           # ids named by a retry_of
     candidates: dict[str, CaseResult] = field(default_factory=dict)  # not (yet) retried
+    repeat_groups: set[str | None] = field(default_factory=set)  # run --repeat groups seen
 
     def add(self, attempt: Attempt, result: CaseResult) -> None:
         self.order.append(attempt.attempt_id)
+        self.repeat_groups.add(attempt.repeat_group)
         if attempt.retry_of is not None:
             self.retried.add(attempt.retry_of)
             self.candidates.pop(attempt.retry_of, None)
@@ -93,14 +95,17 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
             results.append(scorers[case.id].missing())
             continue
         finals = [a for a in entry.order if a not in entry.retried]
-        if len(finals) != 1:
+        # Attempts repeated on purpose (one repeat group, `run --repeat`) are all final:
+        # the last one is scored without a warning (`codegold flaky` compares them).
+        repeated = len(entry.repeat_groups) == 1 and None not in entry.repeat_groups
+        if len(finals) != 1 and not (repeated and finals):
             chosen = finals[-1] if finals else entry.order[-1]
             warnings.append(
                 f"case {case.id!r}: {len(finals)} attempts are final (none names the other in "
                 f"retry_of); scored the last one in file order, {chosen!r}"
             )
         else:
-            chosen = finals[0]
+            chosen = finals[-1]
         # A final attempt is never retried, so it is still a candidate; with no final one
         # (a retry cycle) the last attempt in file order is scored, as the warning says.
         picked = entry.candidates.get(chosen, entry.last) if finals else entry.last

@@ -8,6 +8,7 @@ depth, which diagnosis uses to tell "just past the cutoff" from "never retrieved
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import msgspec
 
@@ -32,6 +33,37 @@ def _trim(chunk: Chunk) -> Chunk:
     if chunk.excerpt is not None and len(chunk.excerpt) > EXCERPT_LIMIT:
         return msgspec.structs.replace(chunk, excerpt=chunk.excerpt[:EXCERPT_LIMIT] + "…")
     return chunk
+
+
+def _moment(text: str | None) -> datetime | None:
+    """An ISO 8601 time as aware UTC (naive means UTC); None when absent or unreadable."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def index_problem(attempt: Attempt, revision: str) -> str | None:
+    """Why the attempt's index cannot vouch for a case pinned to ``revision`` (None when it
+    can). ``index_stale: ...`` when the index is of another revision; ``index_not_ready:
+    ...`` when the attempt queried before the index build completed (manifest
+    ``created_at``, compared to the second)."""
+    manifest = attempt.manifest
+    problem = manifest_problem(manifest, revision)
+    if manifest is None or problem is not None:
+        if manifest is not None and manifest.revision is not None \
+                and manifest.revision != revision and problem is not None:
+            return "index_stale: " + problem
+        return problem
+    queried, built = _moment(attempt.queried_at), _moment(manifest.created_at)
+    if queried is not None and built is not None \
+            and queried.replace(microsecond=0) < built.replace(microsecond=0):
+        return (f"index_not_ready: attempt queried at {attempt.queried_at}, before its index "
+                f"build completed at {manifest.created_at}")
+    return None
 
 
 class CaseScorer:
@@ -143,7 +175,7 @@ class CaseScorer:
         if attempt.error is not None:
             invalid_reason = f"retriever error: {attempt.error}"
         else:
-            invalid_reason = manifest_problem(attempt.manifest, revision)
+            invalid_reason = index_problem(attempt, revision)
         if invalid_reason is None and unknown:
             invalid_reason = (f"{len(unknown)} visible chunk(s) carry no revision, so revision "
                               "integrity cannot be checked")

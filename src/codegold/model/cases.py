@@ -8,6 +8,8 @@ A case file is YAML, JSON or JSONL (one case per line; a line holding ``defaults
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -73,6 +75,22 @@ class ContextSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     path_prefix: str | None = None
 
 
+ChangedAt = Annotated[str, Meta(
+    pattern=r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$",
+    description="when the labels were replaced: an ISO 8601 date or UTC time")]
+MAX_SUPERSEDES = 100
+
+
+class PriorLabelSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """An earlier version of a case's labels, kept in ``supersedes`` when they changed."""
+
+    revision: Revision
+    changed_at: ChangedAt
+    groups: Annotated[list[GroupSpec], Meta(min_length=1)] | None = None
+    accepted: Annotated[list[TargetSpec], Meta(min_length=1)] | None = None
+    rationale: str | None = None
+
+
 class CaseSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     id: Text
     query: Text
@@ -86,6 +104,7 @@ class CaseSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=
     forbidden: list[Text] | None = None
     tags: dict[str, TagValue] | None = None
     rationale: str | None = None
+    supersedes: Annotated[list[PriorLabelSpec], Meta(max_length=MAX_SUPERSEDES)] | None = None
 
 
 class DefaultsSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -126,6 +145,15 @@ class Context(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     path_prefix: str | None = None
 
 
+class PriorLabel(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A label version a case superseded: what was accepted, at which revision, why, when."""
+
+    revision: str
+    changed_at: str
+    groups: tuple[EvidenceGroup, ...]
+    rationale: str | None = None
+
+
 class Case(msgspec.Struct, frozen=True, kw_only=True):
     """A validated gold case with defaults applied."""
 
@@ -141,6 +169,7 @@ class Case(msgspec.Struct, frozen=True, kw_only=True):
     tags: dict[str, str] = msgspec.field(default_factory=dict)
     rationale: str | None = None
     line: int | None = None
+    supersedes: tuple[PriorLabel, ...] = ()  # earlier label versions, as written
 
     @property
     def required_groups(self) -> tuple[EvidenceGroup, ...]:
@@ -216,35 +245,19 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
     cutoff = spec.cutoff if spec.cutoff is not None else defaults.cutoff
     if cutoff is None:
         raise fail("no cutoff: set the production cutoff k on the case or in defaults", "cutoff")
-    if spec.groups is not None and spec.accepted is not None:
-        raise fail("use either 'groups' or the 'accepted' shorthand, not both", "groups")
-    group_specs: list[GroupSpec]
-    if spec.accepted is not None:
-        group_specs = [GroupSpec(id="accepted", any_of=spec.accepted, required=True)]
-    elif spec.groups is not None:
-        group_specs = spec.groups
-    else:
-        raise fail("no evidence: give 'groups' or 'accepted'", "groups")
-    groups = []
-    group_ids: set[str] = set()
-    for number, group in enumerate(group_specs):
-        where = f".groups[{number}]" if spec.groups is not None else ".accepted"
-        if group.id in group_ids:
-            raise fail(f"duplicate group id {group.id!r}", "groups", where)
-        group_ids.add(group.id)
-        if not group.any_of:
-            if group.required is None:
-                raise fail(f"group {group.id!r} has no 'required' flag and no targets", "groups",
-                           where)
-            raise fail(f"group {group.id!r} is empty: 'any_of' needs at least one target",
-                       "any_of", where)
-        targets = [Target(file=target.file, symbol=target.symbol, roles=tuple(target.roles or ()))
-                   for target in group.any_of]
-        groups.append(EvidenceGroup(id=group.id, required=group.required is not False,
-                                    any_of=tuple(targets)))
-    if not any(g.required for g in groups):
-        raise fail("every group is supporting (required: false); at least one must be required",
-                   "groups")
+    groups = _groups(spec.groups, spec.accepted, fail, "")
+    supersedes = []
+    for number, prior in enumerate(spec.supersedes or ()):
+        where = f".supersedes[{number}]"
+        try:
+            datetime.fromisoformat(prior.changed_at.replace(" ", "T"))
+        except ValueError:
+            raise fail(f"changed_at {prior.changed_at!r} is not a real date or time",
+                       "changed_at", where + ".changed_at") from None
+        supersedes.append(PriorLabel(
+            revision=prior.revision, changed_at=prior.changed_at,
+            groups=_groups(prior.groups, prior.accepted, fail, where),
+            rationale=prior.rationale))
     forbidden = tuple(dict.fromkeys([*(defaults.forbidden or ()), *(spec.forbidden or ())]))
     tags = {k: _tag_text(v) for k, v in (defaults.tags or {}).items()}
     tags.update({k: _tag_text(v) for k, v in (spec.tags or {}).items()})
@@ -264,4 +277,41 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
         tags=dict(sorted(tags.items())),
         rationale=spec.rationale,
         line=line,
+        supersedes=tuple(supersedes),
     )
+
+
+def _groups(groups_spec: list[GroupSpec] | None, accepted: list[TargetSpec] | None,
+            fail: Callable[[str, str, str], SchemaError], at: str) -> tuple[EvidenceGroup, ...]:
+    """Evidence groups from ``groups`` or the ``accepted`` shorthand (exactly one given),
+    located under ``at`` (the case itself, or one of its ``supersedes`` entries)."""
+    if groups_spec is not None and accepted is not None:
+        raise fail("use either 'groups' or the 'accepted' shorthand, not both", "groups", at)
+    group_specs: list[GroupSpec]
+    if accepted is not None:
+        group_specs = [GroupSpec(id="accepted", any_of=accepted, required=True)]
+    elif groups_spec is not None:
+        group_specs = groups_spec
+    else:
+        raise fail("no evidence: give 'groups' or 'accepted'", "groups", at)
+    groups = []
+    group_ids: set[str] = set()
+    for number, group in enumerate(group_specs):
+        where = at + (f".groups[{number}]" if groups_spec is not None else ".accepted")
+        if group.id in group_ids:
+            raise fail(f"duplicate group id {group.id!r}", "groups", where)
+        group_ids.add(group.id)
+        if not group.any_of:
+            if group.required is None:
+                raise fail(f"group {group.id!r} has no 'required' flag and no targets", "groups",
+                           where)
+            raise fail(f"group {group.id!r} is empty: 'any_of' needs at least one target",
+                       "any_of", where)
+        targets = [Target(file=target.file, symbol=target.symbol, roles=tuple(target.roles or ()))
+                   for target in group.any_of]
+        groups.append(EvidenceGroup(id=group.id, required=group.required is not False,
+                                    any_of=tuple(targets)))
+    if not any(g.required for g in groups):
+        raise fail("every group is supporting (required: false); at least one must be required",
+                   "groups", at)
+    return tuple(groups)
