@@ -108,3 +108,32 @@ def test_systems_with_no_common_case(files: dict[str, Path]) -> None:
     assert_no_traceback(proc)
     assert proc.returncode == 0
     assert "nothing to compare" in proc.stdout
+
+
+@pytest.mark.parametrize("extra", [
+    {"cost": {"tokens": -1}},
+    {"cost": {"usd": -0.5}},
+    {"cost": {"usd": "cheap"}},
+    {"cost": {"tokens": 1.5}},
+    {"cost": {"dollars": 1}},
+    {"cost": [1, 2]},
+    {"cost": {"usd": 1e300}},
+])
+def test_bad_cost_in_attempts_is_bad_input(tmp_path: Path, extra: dict[str, object]) -> None:
+    planted = plant_sentinels(tmp_path)
+    cases = write_cases(tmp_path, [case("a1", TARGET)], DEFAULTS)
+    att = write_attempts(tmp_path, [attempt("1", "a1", [chunk("hit", "src/a.py", "f")], **extra)])
+    out = tmp_path / "results.json"
+    assert_clean_error(run_cli("eval", cases, att, "-o", out, "-q"), contains=["cost"])
+    assert not out.exists()
+    assert_sentinels(planted)
+
+
+@pytest.mark.parametrize("timing", [{"total": -3.0}, {"wall": -1.0}, {"other": 5.0}, {}])
+def test_odd_timings_are_not_a_latency(tmp_path: Path, timing: dict[str, float]) -> None:
+    cases = write_cases(tmp_path, [case("a1", TARGET)], DEFAULTS)
+    att = write_attempts(tmp_path, [attempt("1", "a1", [chunk("hit", "src/a.py", "f")],
+                                            timing_ms=timing)])
+    proc = run_cli("eval", cases, att, "--json", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert '"latency_max_ms":null' in proc.stdout.replace(" ", "")
