@@ -210,6 +210,19 @@ def test_forbidden_chunks_only_inside_the_cutoff(tmp_path: Path) -> None:
     ("SessionService.createSession", ("auth.SessionService.createSession",), True),
     ("SessionService.createSession", ("OtherService.createSession",), False),
     ("createSession", ("other", "Svc.createSession"), True),
+    # separators: Class#method, Class::method, module:func all read as dotted
+    ("SessionService#createSession", ("auth.SessionService.createSession",), True),
+    ("SessionService.createSession", ("SessionService::createSession",), True),
+    ("auth::SessionService::createSession", ("auth.SessionService#createSession",), True),
+    ("pkg.mod:func", ("pkg.mod.func",), True),
+    ("mod:func", ("pkg.mod.func",), True),
+    ("createSession", ("SessionService#createSession",), True),
+    ("createSession", ("crate::session::createSession",), True),
+    # a qualified target still needs the qualifier, whatever the separator
+    ("SessionService#createSession", ("OtherService::createSession",), False),
+    ("SessionService::createSession", ("createSession",), False),
+    ("Svc:create", ("MySvc.create",), False),
+    ("create", ("Svc#recreate",), False),
 ])
 def test_symbol_suffix_on_dotted_boundary(wanted: str, symbols: tuple[str, ...],
                                           expected: bool) -> None:

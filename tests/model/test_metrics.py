@@ -81,14 +81,18 @@ def test_hand_computed_figures() -> None:
     assert get_metric("pass_rate").aggregate([]) is None
 
 
-def test_lower_is_better_only_for_failure_rates() -> None:
+def test_lower_is_better_only_for_failure_rates_latency_and_cost() -> None:
     lower = {m.name for m in METRICS if not m.higher_is_better}
-    assert lower == {"forbidden_rate", "revision_mismatch_rate"}
+    assert lower == {"forbidden_rate", "revision_mismatch_rate", "latency_p50_ms",
+                     "latency_p95_ms", "latency_max_ms", "cost_usd_total", "cost_tokens_mean"}
 
 
 def _new_run() -> RunResult:
     _, new = sample_runs()
-    return msgspec.structs.replace(new, summary=aggregate(new.cases))
+    # every case records a latency and a cost, so every registry figure has a value
+    cases = [msgspec.structs.replace(c, latency_ms=10.0 * (i + 1), cost_tokens=100 * i,
+                                     cost_usd=0.001 * i) for i, c in enumerate(new.cases)]
+    return msgspec.structs.replace(new, cases=cases, summary=aggregate(cases))
 
 
 def test_every_metric_appears_in_results_json() -> None:

@@ -1,4 +1,4 @@
-"""``codegold compare``: two results files, what changed and whether it is more than noise."""
+"""``codegold compare``: two or more results files, what changed and whether it is more than noise."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from codegold.cli._common import guard, handle_errors
 
 
 @click.command("compare")
-@click.argument("base", type=click.Path(dir_okay=False))
-@click.argument("new", type=click.Path(dir_okay=False))
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--baseline", default=None,
+              help="With two or more files: the results file every other is tested against "
+                   "(default: the first).")
 @click.option("--md", "markdown_out", type=click.Path(dir_okay=False, writable=True),
               help="Write the Markdown summary (for a pull-request comment) to this file.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, writable=True),
@@ -22,33 +24,64 @@ from codegold.cli._common import guard, handle_errors
 @click.option("--min-slice", default=10, show_default=True,
               help="Slices with fewer paired cases are reported but not tested.")
 @handle_errors
-def command(base: str, new: str, markdown_out: str | None, json_out: str | None, seed: int,
+def command(results: tuple[str, ...], baseline: str | None, markdown_out: str | None, json_out: str | None, seed: int,
             resamples: int, bootstrap: int, alpha: float, min_slice: int) -> None:
-    """Compare BASE and NEW results of the same gold cases.
+    """Compare results files of the same gold cases: BASE NEW, or several systems.
 
-    Lists cases newly failing, newly passing and whose first relevant rank moved, and for
-    hit rate, MRR, mean group recall, nDCG and forbidden rate gives the paired difference
+    With two files (BASE NEW) it lists cases newly failing, newly passing and whose first
+    relevant rank moved, and for hit rate, MRR, mean group recall, nDCG and forbidden rate gives the paired difference
     with a sign-flip randomization test and a bootstrap interval, overall and per slice,
     Holm-corrected. Prints Markdown to stdout unless --md names a file. Always exits 0:
     a gate policy, not a comparison, fails a build.
 
+    With three or more files it shows one table per metric (rows = systems, columns =
+    overall and each slice, with n), tests each system against --baseline (paired tests,
+    Holm-corrected across every system, metric and slice) and lists the cases whose
+    status differs between systems.
+
     \b
     Example:
       codegold compare main/results.json pr/results.json --md comment.md
+      codegold compare ref.json bm25.json windows.json --baseline ref.json
     """
-    from codegold.compare import compare_runs, dump_comparison, render_comparison_markdown
+    from codegold.compare import (
+        compare_runs,
+        compare_systems,
+        dump_comparison,
+        dump_multi_comparison,
+        render_comparison_markdown,
+        render_multi_comparison_markdown,
+    )
+    from codegold.errors import InputError
     from codegold.model import load_results
     from codegold.plumbing.outputs import write_bytes_atomic, write_text_atomic
 
-    guard(json_out, base, new, option="--json")
-    guard(markdown_out, base, new, json_out, option="--md")
-    comparison = compare_runs(
-        load_results(base), load_results(new), base_name=base, new_name=new, seed=seed,
-        n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice,
-    )
-    text = render_comparison_markdown(comparison)
+    if len(results) < 2:
+        raise InputError(f"compare: found {len(results)} results file(s); expected at least 2 "
+                         "(BASE NEW, or several systems with --baseline)")
+    chosen = results[0] if baseline is None else baseline
+    if chosen not in results:
+        raise InputError(f"--baseline found {chosen!r}, which is not one of the results files "
+                         f"given; expected one of: {', '.join(results)}", field="baseline")
+    guard(json_out, *results, option="--json")
+    guard(markdown_out, *results, json_out, option="--md")
+    data: bytes
+    if len(results) > 2:
+        multi = compare_systems(
+            [(name, load_results(name)) for name in results], baseline=chosen, seed=seed,
+            n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice)
+        text = render_multi_comparison_markdown(multi)
+        data = dump_multi_comparison(multi)
+    else:
+        base, new = results if chosen == results[0] else (results[1], results[0])
+        comparison = compare_runs(
+            load_results(base), load_results(new), base_name=base, new_name=new, seed=seed,
+            n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice,
+        )
+        text = render_comparison_markdown(comparison)
+        data = dump_comparison(comparison)
     if json_out:
-        write_bytes_atomic(json_out, dump_comparison(comparison))
+        write_bytes_atomic(json_out, data)
     if markdown_out:
         write_text_atomic(markdown_out, text)
     else:

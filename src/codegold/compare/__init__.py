@@ -4,7 +4,8 @@ Reads only :mod:`codegold.model`. See ``docs/report.md`` for the statistics used
 """
 
 from codegold.compare.engine import compare_runs
-from codegold.compare.markdown import render_comparison_markdown
+from codegold.compare.markdown import render_comparison_markdown, render_multi_comparison_markdown
+from codegold.compare.multi import MultiComparison, compare_systems, dump_multi_comparison
 from codegold.compare.records import (
     COMPARISON_FORMAT,
     CaseChange,
@@ -19,8 +20,12 @@ __all__ = [
     "CaseChange",
     "Comparison",
     "MetricDelta",
+    "MultiComparison",
     "SliceComparison",
     "compare_runs",
+    "compare_systems",
     "dump_comparison",
+    "dump_multi_comparison",
     "render_comparison_markdown",
+    "render_multi_comparison_markdown",
 ]

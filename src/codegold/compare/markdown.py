@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codegold.compare.multi import BaselineTest, MultiComparison
 from codegold.compare.records import CaseChange, Comparison, MetricDelta, SliceComparison
 from codegold.plumbing.text import md_text as _md
 from codegold.report.text import num as _num
@@ -81,6 +82,72 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     lines += _changes_table("Newly passing", passing)
     lines += _changes_table("Became invalid", invalid)
     lines += _changes_table("Rank moves", [*down, *up])
+    if c.warnings:
+        lines += ["Warnings:", ""] + [f"- {_md(w)}" for w in c.warnings] + [""]
+    lines.append(f"<sub>Paired sign-flip randomization test ({c.n_resamples} resamples), "
+                 f"percentile bootstrap CI ({c.n_bootstrap} resamples), seed {c.seed}.</sub>")
+    return "\n".join(lines) + "\n"
+
+
+def _multi_test_row(test: BaselineTest) -> str:
+    ci = ("n/a" if test.ci_low is None
+          else f"[{_signed(test.ci_low)}, {_signed(test.ci_high or 0.0)}]")
+    mark = ""
+    if test.improved is not None:
+        mark = f" ({'better' if test.improved else 'worse'}{', significant' if test.significant else ''})"
+    return (f"| {_md(test.system)} | {_md(test.slice)} ({test.paired}) | {test.metric} | "
+            f"{_num(test.base)} | {_num(test.new)} | {_signed(test.diff)}{mark} | {ci} | "
+            f"{_p(test.p_value)} | {_p(test.p_adjusted)} |")
+
+
+def render_multi_comparison_markdown(comparison: MultiComparison) -> str:
+    """One table per metric (systems × slices), tests against the baseline, differing cases."""
+    c = comparison
+    level = round(c.confidence * 100)
+    significant = [t for t in c.tests if t.significant]
+    lines = [
+        f"## codegold compare: {len(c.systems)} systems, baseline {_md(c.baseline)}",
+        "",
+        f"{len(c.differences)} case(s) differ in status between systems; "
+        f"{len(significant)} significant difference(s) from the baseline "
+        f"(Holm over {sum(t.p_value is not None for t in c.tests)} tests).",
+        "",
+    ]
+    for table in c.tables:
+        direction = "higher is better" if table.higher_is_better else "lower is better"
+        lines += [f"### {_md(table.label)} ({direction})", "",
+                  "| system | " + " | ".join(_md(col) for col in table.columns) + " |",
+                  "|---|" + "---:|" * len(table.columns)]
+        for row in table.rows:
+            name = row[0].system if row else ""
+            tag = " (baseline)" if name == c.baseline else ""
+            cells = " | ".join(f"{_num(f.value)} (n={f.n})" for f in row)
+            lines.append(f"| {_md(name)}{tag} | {cells} |")
+        lines.append("")
+    header = (f"| system | slice (paired) | metric | baseline | system | difference | {level}% CI "
+              "| p | p (Holm) |")
+    rule = "|---|---|---|---:|---:|---|---|---:|---:|"
+    overall = [t for t in c.tests if t.slice == "all"]
+    lines += [f"### Against the baseline ({_md(c.baseline)}), overall", "", header, rule,
+              *(_multi_test_row(t) for t in overall), ""]
+    moved = [t for t in significant if t.slice != "all"]
+    if moved:
+        lines += [f"Slices with a significant difference (Holm-adjusted p < {c.alpha:g}):", "",
+                  header, rule, *(_multi_test_row(t) for t in moved), ""]
+    else:
+        lines += ["No slice differs significantly from the baseline after Holm correction.", ""]
+    if c.differences:
+        lines += [f"<details><summary>Cases whose status differs ({len(c.differences)})</summary>",
+                  "", "| case | " + " | ".join(_md(s) for s in c.systems) + " |",
+                  "|---|" + "---|" * len(c.systems)]
+        for diff in c.differences[:_MAX_LISTED]:
+            cells = " | ".join(
+                "-" if s is None else f"{s} (rank {r or '-'})"
+                for s, r in zip(diff.statuses, diff.ranks, strict=True))
+            lines.append(f"| {_md(diff.case_id)} | {cells} |")
+        if len(c.differences) > _MAX_LISTED:
+            lines.append(f"| ... {len(c.differences) - _MAX_LISTED} more |" + " |" * len(c.systems))
+        lines += ["", "</details>", ""]
     if c.warnings:
         lines += ["Warnings:", ""] + [f"- {_md(w)}" for w in c.warnings] + [""]
     lines.append(f"<sub>Paired sign-flip randomization test ({c.n_resamples} resamples), "

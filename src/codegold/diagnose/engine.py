@@ -202,7 +202,7 @@ def diagnose_run(
         finding = explained.finding
         facts = replace(facts, definitions=explained.definitions, inventory=explained.inventory,
                         not_run=explained.not_run)
-        owner = owners.owner_of(finding.cause)
+        owner = owners.owner_of(finding.cause, facts.attempt.retriever if facts.attempt else None)
         bundle = build_bundle(result, facts, finding.cause, owner, usable)
         name = bundle_name(case.case_id)
         diagnosis = Diagnosis(

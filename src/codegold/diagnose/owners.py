@@ -5,6 +5,12 @@ The owners file (YAML or JSON)::
     format: 1
     owners: {stale_label: eval-dataset, reranker_demotion: ranking-team}
     default: search-team        # for causes the file does not list
+    retrievers:                 # per retriever id (the attempts' `retriever` label)
+      "command:node my.js": {retrieval_miss: team-x, default: team-x}
+
+A retriever's own entry wins for its cases. Its ``default`` takes every cause in that
+retriever's own chunking, ranking or metadata (:data:`RETRIEVER_CAUSES`); dataset,
+index-manifest and answer causes keep the file-wide routing.
 
 Without a file, each cause goes to its built-in owner (``indexing``, ``dataset``,
 ``parser-chunker``, ``retrieval``, ``reranker``, ``answer-generation``).
@@ -28,18 +34,44 @@ else:  # the cause names, as a Literal so the JSON Schema lists them
     CauseName = Annotated[Literal[tuple(CAUSE_BY_NAME)], Meta(description="cause")]
 
 
+if TYPE_CHECKING:
+    RetrieverKey = str
+else:  # a cause, or "default" for every cause in the retriever's own stages
+    RetrieverKey = Annotated[Literal[(*CAUSE_BY_NAME, "default")],
+                             Meta(description="cause, or default")]
+RetrieverId = Annotated[str, Meta(min_length=1, max_length=4096,
+                                  description="a retriever id as attempts record it")]
+
+# Causes that live in a retriever's own chunking, ranking or metadata: an external
+# retriever's owners take them (through the retriever's ``default``).
+RETRIEVER_CAUSES = frozenset({
+    "not_chunked", "metadata_mismatch", "split_context", "query_rewrite_loss",
+    "retrieval_miss", "reranker_demotion", "below_cutoff", "forbidden_source", "unexplained",
+})
+
+
 class OwnersFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     format: Literal[1]
     owners: dict[CauseName, Team] = msgspec.field(default_factory=dict)
     default: Team | None = None
+    retrievers: dict[RetrieverId, dict[RetrieverKey, Team]] = msgspec.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Owners:
     by_cause: dict[str, str] = field(default_factory=dict)
     default: str | None = None
+    # retriever id -> {cause or "default": team}
+    by_retriever: dict[str, dict[str, str]] = field(default_factory=dict)
 
-    def owner_of(self, cause: str) -> str:
+    def owner_of(self, cause: str, retriever: str | None = None) -> str:
+        """The team for ``cause``; ``retriever`` is the failing attempt's retriever id."""
+        own = self.by_retriever.get(retriever) if retriever is not None else None
+        if own is not None:
+            if cause in own:
+                return own[cause]
+            if "default" in own and cause in RETRIEVER_CAUSES:
+                return own["default"]
         if cause in self.by_cause:
             return self.by_cause[cause]
         if self.default is not None:
@@ -52,4 +84,5 @@ def load_owners(path: str) -> Owners:
     """Read an owners file; any mistake is a SchemaError naming the file, line and key."""
     spec = load_versioned(path, OwnersFile, what="owners",
                           hint="see `codegold schema owners`").value
-    return Owners(by_cause=dict(spec.owners), default=spec.default)
+    return Owners(by_cause=dict(spec.owners), default=spec.default,
+                  by_retriever={name: dict(entry) for name, entry in spec.retrievers.items()})

@@ -10,6 +10,10 @@ Rules (documented in docs/concepts.md):
   target ``SessionService.createSession`` accepts ``auth.SessionService.createSession``
   but never ``OtherService.createSession``. The file constraint is what tells two
   same-named functions in different modules apart.
+- Before that comparison both sides are normalised (:func:`normalize_symbol`): the
+  separators ``#`` (``Class#method``), ``::`` (``Class::method``) and ``:``
+  (``module:func``) all read as ``.``, so ``Svc#create`` and ``Svc::create`` name
+  ``Svc.create``. A bare name against a qualified one keeps the dotted-suffix rule.
 - A target's ``roles``, when given, must contain the chunk's role.
 - A forbidden pattern is a glob when it holds glob characters, else a literal string
   prefix (:meth:`PathPattern.forbidden`): ``src/legacy`` also forbids
@@ -27,8 +31,23 @@ def file_matches(pattern: str, path: str) -> bool:
     return PathPattern.target(pattern).matches(path)
 
 
+_SEPARATORS = ("::", "#", ":")
+
+
+def normalize_symbol(symbol: str) -> str:
+    """``Class#method``, ``Class::method`` and ``module:func`` in dotted form."""
+    if "#" not in symbol and ":" not in symbol:
+        return symbol
+    for separator in _SEPARATORS:
+        symbol = symbol.replace(separator, ".")
+    return symbol
+
+
 def symbol_matches(wanted: str, symbols: tuple[str, ...]) -> bool:
-    for symbol in symbols:
+    """Whether one of ``symbols`` names ``wanted`` (equal, or a dotted-suffix match)."""
+    wanted = normalize_symbol(wanted)
+    for raw in symbols:
+        symbol = normalize_symbol(raw)
         if symbol == wanted or (symbol.endswith(wanted) and symbol[-len(wanted) - 1] == "."):
             return True
     return False

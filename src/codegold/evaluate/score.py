@@ -214,7 +214,23 @@ class CaseScorer:
             slices=list(self.slices),
             case=case,
             group_ranks=[r for i, r in enumerate(group_rank) if required[i]],
+            latency_ms=attempt_latency(attempt),
+            cost_tokens=attempt.cost.tokens if attempt.cost else None,
+            cost_usd=attempt.cost.usd if attempt.cost else None,
         )
+
+
+def attempt_latency(attempt: Attempt) -> float | None:
+    """The attempt's latency: ``timing_ms["total"]``, else ``timing_ms["wall"]``.
+
+    None when neither is recorded, or when the figure is not a finite non-negative number
+    (a clock that ran backwards says nothing about speed).
+    """
+    timing = attempt.timing_ms or {}
+    value = timing.get("total", timing.get("wall"))
+    if value is None or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
 
 
 def score_case(case: Case, attempt: Attempt | None) -> CaseResult:

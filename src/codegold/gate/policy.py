@@ -23,6 +23,7 @@ relative to the policy file.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Literal
 
@@ -90,10 +91,18 @@ def _check_rule(doc: LoadedDocument, index: int, rule: Rule) -> None:
                    "(optionally NAME@K)") from None
     if rule.min is None and rule.max is None:
         raise _bad(doc, where, f"rule on {measure} sets neither 'min' nor 'max'")
+    rate = measure.render in ("rate", "percent")
     for name, bound in (("min", rule.min), ("max", rule.max)):
-        if bound is not None and not 0.0 <= bound <= 1.0:
+        if bound is None:
+            continue
+        if rate and not 0.0 <= bound <= 1.0:
             raise _bad(doc, f"{where}.{name}",
                        f"rule on {measure}: bounds are rates in [0, 1], found {bound}")
+        if not rate and not (math.isfinite(bound) and bound >= 0.0):
+            unit = "milliseconds" if measure.render == "ms" else "amounts"
+            raise _bad(doc, f"{where}.{name}",
+                       f"rule on {measure}: bounds are {unit}, a finite number >= 0, "
+                       f"found {bound}")
     if rule.min is not None and rule.max is not None and rule.min > rule.max:
         raise _bad(doc, f"{where}.min",
                    f"rule on {measure}: min {rule.min:g} is above max {rule.max:g}; "

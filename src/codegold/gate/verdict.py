@@ -16,7 +16,7 @@ from collections.abc import Callable
 from codegold.errors import InputError
 from codegold.gate.policy import Policy, Rule
 from codegold.model import Aggregates, CaseResult, RunResult, load_results
-from codegold.model.metrics import is_scored
+from codegold.model.metrics import Metric, is_scored
 from codegold.model.verdict import Check, Verdict
 
 _MAX_LISTED_SLICES = 30
@@ -33,6 +33,17 @@ def _members(result: RunResult, slice_key: str | None) -> tuple[Aggregates, list
         raise InputError(f"the policy names slice {slice_key!r}, which the results do not hold; "
                          f"slices in these results: {shown}{more}", field="slice")
     return metrics, [c for c in result.cases if slice_key in c.slices]
+
+
+def _culprit(measure: Metric, rule: Rule, case: CaseResult) -> bool:
+    """Whether ``case`` pulls the figure past the rule: for a recorded figure (latency,
+    cost) the cases whose own value is beyond the bound; else the metric's culprit test."""
+    if measure.recorded is None or measure.aggregation == "sum":
+        return measure.culprit(case)
+    value = measure.recorded(case)
+    if value is None:
+        return False
+    return (rule.max is not None and value > rule.max) or (rule.min is not None and value < rule.min)
 
 
 def _rule_check(result: RunResult, rule: Rule) -> Check:
@@ -57,7 +68,7 @@ def _rule_check(result: RunResult, rule: Rule) -> Check:
                      threshold=rule.threshold(), cases=[],
                      note="the metric has no value for this slice")
     ok = (rule.min is None or value >= rule.min) and (rule.max is None or value <= rule.max)
-    culprits = [] if ok else [c.case_id for c in scored if measure.culprit(c)]
+    culprits = [] if ok else [c.case_id for c in scored if _culprit(measure, rule, c)]
     return Check(rule=rule.describe(), passed=ok, figure=f"{value:.4f} (n={metrics.scored})",
                  threshold=rule.threshold(), cases=culprits)
 

@@ -7,7 +7,7 @@ retriever that crashed, hung or answered nonsense; its case is ``invalid``, not 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -104,6 +104,13 @@ class Query(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbi
     filters: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class Cost(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """What answering one attempt cost the retriever: tokens spent and/or money (US dollars)."""
+
+    tokens: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    usd: Annotated[float, msgspec.Meta(ge=0, le=1e9)] | None = None
+
+
 class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     attempt_id: str
     case_id: str
@@ -115,6 +122,7 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     candidates: list[Chunk] | None = None
     context_ids: list[str] | None = None
     timing_ms: dict[str, float] | None = None
+    cost: Cost | None = None          # optional: tokens and/or US dollars for this attempt
     retriever: str | None = None
     error: str | None = None
     queried_at: str | None = None     # ISO 8601 UTC time the retriever was asked

@@ -14,6 +14,7 @@ counted apart and never averaged in (:func:`is_scored`, :func:`scored_cases`).
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,8 +25,10 @@ from codegold.model.results import Aggregates, CaseResult
 
 Direction = Literal["higher", "lower"]
 # "mean": mean of a per-case value in [0, 1]; "share": share of cases for which a per-case
-# predicate holds (a mean of 0/1 values, named apart because it reads as a rate).
-Aggregation = Literal["mean", "share"]
+# predicate holds (a mean of 0/1 values, named apart because it reads as a rate);
+# "percentile", "max", "sum": of a recorded per-case figure (latency, cost) over the scored
+# cases that recorded it.
+Aggregation = Literal["mean", "share", "percentile", "max", "sum"]
 Rendering = Literal["rate", "percent", "number", "ms"]
 # "sign_flip": paired sign-flip randomization test + bootstrap CI in `codegold compare`;
 # None: shown, not tested (see the entry for why).
@@ -71,6 +74,12 @@ class Metric:
     # no meaning away from the case's cutoff.
     per_case_at: Callable[[CaseResult, int], float] | None = dataclasses.field(
         default=None, repr=False, compare=False)
+    # Figures a case may not record (latency, cost): the case's value or None, and how the
+    # recorded values are combined. Cases without a value are left out; no value, no figure.
+    recorded: Callable[[CaseResult], float | None] | None = dataclasses.field(
+        default=None, repr=False, compare=False)
+    reduce: Callable[[list[float]], float] | None = dataclasses.field(
+        default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         return self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
@@ -84,6 +93,9 @@ class Metric:
 
     def aggregate(self, cases: Sequence[CaseResult]) -> float | None:
         """The figure over the scored ones among ``cases``; None when none is scored."""
+        if self.recorded is not None and self.reduce is not None:
+            values = [v for v in (self.recorded(c) for c in cases if is_scored(c)) if v is not None]
+            return self.reduce(values) if values else None
         total = 0.0
         scored = 0
         for case in cases:
@@ -115,6 +127,41 @@ class Metric:
         if self.render == "number":
             return f"{value:g}"
         return f"{value:.{digits}f}"
+
+
+def nearest_rank(values: list[float], percent: float) -> float:
+    """The nearest-rank percentile: the smallest value with ``percent``% of values at or below.
+
+    Always one of the values (no interpolation), so equal inputs give equal bytes.
+    """
+    ordered = sorted(values)
+    rank = max(1, math.ceil(percent / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def _latency(case: CaseResult) -> float | None:
+    return case.latency_ms
+
+
+def _tokens(case: CaseResult) -> float | None:
+    return None if case.cost_tokens is None else float(case.cost_tokens)
+
+
+def _usd(case: CaseResult) -> float | None:
+    return case.cost_usd
+
+
+def _latency_metric(name: str, label: str, short: str, description: str,
+                    aggregation: Aggregation, reduce: Callable[[list[float]], float]) -> Metric:
+    # Not tested in compare: a percentile is not a mean of paired differences. Culprits of
+    # a failing gate rule are the cases beyond the rule's bound (see codegold.gate).
+    return Metric(name, label, short, description, "lower", aggregation, "ms", None,
+                  per_case=lambda c: c.latency_ms or 0.0, culprit=lambda c: False,
+                  recorded=_latency, reduce=reduce)
 
 
 def _flag(value: bool) -> float:
@@ -166,13 +213,34 @@ METRICS: tuple[Metric, ...] = (
            "lower", "share", "rate", None,
            per_case=lambda c: _flag(bool(c.revision_mismatches)),
            culprit=lambda c: bool(c.revision_mismatches)),
+    _latency_metric("latency_p50_ms", "latency p50", "p50 ms",
+                    "median retrieval latency in milliseconds (timing_ms total, else wall; "
+                    "nearest rank) over scored cases that recorded one",
+                    "percentile", lambda v: nearest_rank(v, 50)),
+    _latency_metric("latency_p95_ms", "latency p95", "p95 ms",
+                    "95th percentile retrieval latency in milliseconds (nearest rank) over "
+                    "scored cases that recorded one",
+                    "percentile", lambda v: nearest_rank(v, 95)),
+    _latency_metric("latency_max_ms", "latency max", "max ms",
+                    "slowest retrieval latency in milliseconds over scored cases that recorded one",
+                    "max", max),
+    Metric("cost_usd_total", "total cost USD", "USD",
+           "sum of the attempts' cost.usd over scored cases that recorded one",
+           "lower", "sum", "number", None,
+           per_case=lambda c: c.cost_usd or 0.0, culprit=lambda c: False,
+           recorded=_usd, reduce=math.fsum),
+    Metric("cost_tokens_mean", "tokens per case", "tokens",
+           "mean of the attempts' cost.tokens over scored cases that recorded one",
+           "lower", "mean", "number", None,
+           per_case=lambda c: float(c.cost_tokens or 0), culprit=lambda c: False,
+           recorded=_tokens, reduce=_mean),
 )
 
 _BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 # Short spellings people reach for, as in ir_measures' ``R@5``.
 ALIASES: dict[str, str] = {"hit": "hit_rate", "recall": "mean_group_recall", "MRR": "mrr",
                            "nDCG": "ndcg", "pass": "pass_rate", "forbidden": "forbidden_rate"}
-_SPEC = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*([0-9]+))?\s*$")
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*([0-9]+))?\s*$")
 
 
 def trend_figures(cases: Sequence[CaseResult]) -> dict[str, float | None]:

@@ -43,6 +43,10 @@ class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
     # Per required group (in case order), the 1-based rank of its first acceptable chunk
     # within the trend depth (max(cutoff, 20)), or null: the trend figures come from it.
     group_ranks: list[int | None] = msgspec.field(default_factory=list)
+    # From the final attempt: timing_ms "total" (else "wall"), and its optional cost.
+    latency_ms: float | None = None
+    cost_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,6 +64,13 @@ class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
     ndcg: float | None
     forbidden_rate: float | None
     revision_mismatch_rate: float | None
+    # Over scored cases that recorded them (None when none did): latency percentiles
+    # (nearest rank), the summed cost in US dollars and the mean tokens per case.
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
+    latency_max_ms: float | None = None
+    cost_usd_total: float | None = None
+    cost_tokens_mean: float | None = None
     # Trend figures at fixed depths ("hit_rate@1" ... "mean_group_recall@20"), whatever
     # each case's cutoff: for watching a ranking move, never gated (the gate gates at the
     # case's own cutoff).
