@@ -72,6 +72,16 @@ LANGUAGES: dict[str, LanguageSpec] = {
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$"),
+    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset(), _C_COMMENTS,
+                      r"^test_?|_test$|^Test"),
+    "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
+                        frozenset({"template_declaration"}), _C_COMMENTS,
+                        r"^test_?|_test$|^Test"),
+    "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
+                        frozenset({"comment", "attribute_list"}), r"^test|Test$",
+                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])"),
+    "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),
+                           frozenset({"line_comment", "block_comment"}), r"^test|Tests?$"),
 }
 
 STRUCTURAL_LANGUAGES: frozenset[str] = frozenset(LANGUAGES)
