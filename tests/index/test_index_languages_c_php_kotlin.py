@@ -139,3 +139,21 @@ def test_broken_and_deep_sources_still_index(name: str, source: bytes) -> None:
     result = chunk_file(f"src/{name}", source)
     assert result.entry.fate in {"indexed", "fallback"}
     assert result.chunks
+
+
+def test_c_typedefs_name_the_struct_they_wrap_and_function_pointer_types() -> None:
+    source = (b"typedef void (callback_fn)(int *, void *);\ntypedef void (*conn_fn)(int);\n"
+              b"typedef struct reply {\n    int type;\n} reply_t;\ntypedef int *intp;\n")
+    for path in ("src/types.c", "include/types.h"):
+        defs = found(chunk_file(path, source))
+        assert defs["callback_fn"][0] == defs["conn_fn"][0] == defs["intp"][0] == "type"
+        assert defs["reply"] == ("class", "definition", 3, 3, 5)
+        assert defs["reply_t"] == ("type", "definition", 3, 5, 5)  # header: its own line
+
+
+def test_c_header_guard_without_final_newline_keeps_structure() -> None:
+    source = b"#ifndef A_H\n#define A_H\nstatic int open_it(void) {\n    return 0;\n}\n#endif"
+    result = chunk_file("include/a.h", source)
+    assert result.entry.fate == "indexed"
+    assert found(result)["open_it"] == ("function", "definition", 3, 3, 5)
+    assert all(c.end_line <= 6 for c in result.chunks)  # the added newline is no line

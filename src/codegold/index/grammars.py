@@ -33,6 +33,8 @@ class LanguageSpec:
     convention of tests: in a test file, a definition whose short name matches it has
     role ``test``. ``test_markers`` matches an attached node's text (an attribute) that
     makes the definition below it a test in any file, its members included.
+    ``final_newline``: a file without a final newline is parsed with one added (the C
+    preprocessor grammar fails a whole ``#ifndef`` guard whose ``#endif`` ends the file).
     """
 
     module: str
@@ -43,6 +45,7 @@ class LanguageSpec:
     attached: frozenset[str]
     test_names: str | None = None
     test_markers: str | None = None
+    final_newline: bool = False  # the grammar needs one (a preprocessor's last ``#endif``)
 
 
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
@@ -72,11 +75,12 @@ LANGUAGES: dict[str, LanguageSpec] = {
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$"),
-    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset(), _C_COMMENTS,
-                      r"^test_?|_test$|^Test"),
+    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset({"type_definition"}),
+                      _C_COMMENTS,
+                      r"^test_?|_test$|^Test", final_newline=True),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
-                        frozenset({"template_declaration"}), _C_COMMENTS,
-                        r"^test_?|_test$|^Test"),
+                        frozenset({"template_declaration", "type_definition"}), _C_COMMENTS,
+                        r"^test_?|_test$|^Test", final_newline=True),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
                         r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])"),

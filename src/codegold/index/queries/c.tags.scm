@@ -1,5 +1,6 @@
 ; Definitions for C (and the C part of C++). Captures as in python.tags.scm. A function's
-; name sits under its declarator, behind up to two pointer/reference declarators.
+; name sits under its declarator, behind up to two pointer/reference declarators. A
+; typedef wraps the struct it names (`typedef struct s {...} s_t;` defines both names).
 (function_definition
   declarator: [(function_declarator declarator: (identifier) @name)
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
@@ -13,7 +14,12 @@
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
 (union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.type
 (enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @definition.type
-(type_definition declarator: (type_identifier) @name) @definition.type
+; A typedef's definition node is its name, so the struct it wraps (which starts first)
+; is the primary definition and the typedef name an extra one.
+(type_definition declarator: (type_identifier) @name @definition.type)
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition declarator: (function_declarator declarator: (parenthesized_declarator
+  [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type
 (preproc_function_def name: (identifier) @name) @definition.macro
 ; Conditional compilation (include guards, #ifdef blocks) holds definitions without
 ; naming them.
@@ -22,4 +28,4 @@
 (preproc_else) @definition.module @body
 (preproc_elif) @definition.module @body
 
-(preproc_def name: (identifier) @name) @module.constant
+(preproc_def name: (identifier) @name) @definition.macro
