@@ -52,6 +52,9 @@ DEFINITION_KINDS = frozenset({
 SKIP = frozenset({("Python", "namespace"), ("C", "member"), ("C++", "member"),
                   ("PHP", "alias"), ("PHP", "namespace")})
 SKIP_NAMES = frozenset({"<lambda>"})
+# File-scope tags count only where they are real definitions (C's `static` functions);
+# elsewhere they are imports, aliases and anonymous functions.
+FILE_SCOPE_LANGUAGES = frozenset({"c", "cpp"})
 CODEGOLD_KINDS = frozenset({"function", "method", "class", "interface", "type", "module",
                             "macro", "object"})
 SKIP_DIRS = frozenset({".git", "node_modules", "vendor", "dist", "build", "__pycache__"})
@@ -97,9 +100,10 @@ def _files(root: Path, language: str | None) -> list[Path]:
     return found
 
 
-def _ctags(path: Path) -> list[tuple[str, int, str]]:
+def _ctags(path: Path, language: str) -> list[tuple[str, int, str]]:
+    scope = [] if language in FILE_SCOPE_LANGUAGES else ["--extras=-F"]
     proc = subprocess.run(
-        ["ctags", "--output-format=json", "--fields=+nKl", "-f", "-", str(path)],
+        ["ctags", "--output-format=json", "--fields=+nKl", *scope, "-f", "-", str(path)],
         capture_output=True, text=True, check=False, timeout=60)
     tags = []
     for line in proc.stdout.splitlines():
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         by_name: dict[str, list[tuple[int, int, int]]] = collections.defaultdict(list)
         for d in ours:
             by_name[d.name].append((d.header_line, d.start_line, d.end_line))
-        tags = _ctags(path)
+        tags = _ctags(path, language)
         tag_lines = {(name, line) for name, line, _ in tags}
         counts = stats[language]
         counts["files"] += 1

@@ -157,3 +157,13 @@ def test_c_header_guard_without_final_newline_keeps_structure() -> None:
     assert result.entry.fate == "indexed"
     assert found(result)["open_it"] == ("function", "definition", 3, 3, 5)
     assert all(c.end_line <= 6 for c in result.chunks)  # the added newline is no line
+
+
+def test_cpp_lone_macro_lines_do_not_swallow_the_namespace() -> None:
+    source = (b"#include <string>\n\nFMT_BEGIN_NAMESPACE\nnamespace detail {\n"
+              b"int helper(int x) {\n    return x;\n}\n}  // namespace detail\n"
+              b"FMT_END_NAMESPACE\n")
+    result = chunk_file("include/fmt/args.h", source)
+    assert found(result)["detail.helper"] == ("function", "definition", 5, 5, 7)
+    lines = source.decode().splitlines()
+    assert all(line in lines for c in result.chunks for line in c.text.splitlines())

@@ -14,10 +14,10 @@ from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration
 from codegold.index.drafts import Draft, Lines, clip_header, fits, line_drafts, windows
 from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
-    LANGUAGES,
     STRUCTURAL_LANGUAGES,
     calls_query,
     error_query,
+    parse_source,
     parser,
     query_cursor,
 )
@@ -87,10 +87,7 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
                          "code): lines fallback")
         else:
-            source = data
-            if LANGUAGES[language].final_newline and not data.endswith(b"\n"):
-                source = data + b"\n"
-            root = parser(language).parse(source).root_node
+            root = parser(language).parse(parse_source(language, data)).root_node
             error_rows = _error_rows(root, language) if root.has_error else 0
             if error_rows > SYNTAX_ERROR_SHARE * len(lines):
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
