@@ -52,8 +52,10 @@ DEFINITION_KINDS = frozenset({
 SKIP = frozenset({("Python", "namespace"), ("C", "member"), ("C++", "member"),
                   ("PHP", "alias"), ("PHP", "namespace")})
 SKIP_NAMES = frozenset({"<lambda>"})
-# File-scope tags count only where they are real definitions (C's `static` functions);
-# elsewhere they are imports, aliases and anonymous functions.
+# Names ctags makes up for anonymous functions, classes and structs.
+_ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9a-f]+)$")
+# File-scope tags (``"file": true``) count only where they are real definitions (C's
+# `static` functions); elsewhere they are locals (a class inside a function).
 FILE_SCOPE_LANGUAGES = frozenset({"c", "cpp"})
 CODEGOLD_KINDS = frozenset({"function", "method", "class", "interface", "type", "module",
                             "macro", "object"})
@@ -101,9 +103,8 @@ def _files(root: Path, language: str | None) -> list[Path]:
 
 
 def _ctags(path: Path, language: str) -> list[tuple[str, int, str]]:
-    scope = [] if language in FILE_SCOPE_LANGUAGES else ["--extras=-F"]
     proc = subprocess.run(
-        ["ctags", "--output-format=json", "--fields=+nKl", *scope, "-f", "-", str(path)],
+        ["ctags", "--output-format=json", "--fields=+nKl", "-f", "-", str(path)],
         capture_output=True, text=True, check=False, timeout=60)
     tags = []
     for line in proc.stdout.splitlines():
@@ -113,7 +114,8 @@ def _ctags(path: Path, language: str) -> list[tuple[str, int, str]]:
             continue
         if (tag.get("_type") == "tag" and tag.get("kind") in DEFINITION_KINDS
                 and (tag.get("language"), tag.get("kind")) not in SKIP
-                and tag.get("name") not in SKIP_NAMES and not str(tag["name"]).startswith("__anon")):
+                and (not tag.get("file") or language in FILE_SCOPE_LANGUAGES)
+                and tag.get("name") not in SKIP_NAMES and not _ANONYMOUS.match(str(tag["name"]))):
             tags.append((str(tag["name"]), int(tag.get("line", 0)), str(tag["kind"])))
     return tags
 
