@@ -167,3 +167,10 @@ def test_cpp_lone_macro_lines_do_not_swallow_the_namespace() -> None:
     assert found(result)["detail.helper"] == ("function", "definition", 5, 5, 7)
     lines = source.decode().splitlines()
     assert all(line in lines for c in result.chunks for line in c.text.splitlines())
+
+
+def test_kotlin_test_annotation_first_or_last_among_several() -> None:
+    source = (b'class T {\n    @DisplayName("x")\n    @Test\n    fun a() {}\n\n'
+              b'    @Test @Timeout(5)\n    fun b() {}\n}\n')
+    defs = found(chunk_file("src/main/kotlin/T.kt", source))
+    assert defs["T.a"][1] == defs["T.b"][1] == "test"
