@@ -174,3 +174,9 @@ def test_kotlin_test_annotation_first_or_last_among_several() -> None:
               b'    @Test @Timeout(5)\n    fun b() {}\n}\n')
     defs = found(chunk_file("src/main/kotlin/T.kt", source))
     assert defs["T.a"][1] == defs["T.b"][1] == "test"
+
+
+def test_php_a_second_namespace_statement_replaces_the_first() -> None:
+    source = b"<?php\nnamespace A;\nclass X {}\nnamespace B\\C;\nclass Y {}\n" * 3
+    defs = found(chunk_file("src/x.php", source))
+    assert set(defs) == {"A.X", "B.C.Y"}

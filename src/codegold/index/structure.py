@@ -359,12 +359,13 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         pending.clear()
 
     covered = ctx.covered_until
+    base_names = ctx.names
     for index, node in enumerate(siblings):
         found = definitions[index]
         scope = walk.definitions.scope(node) if found is None else None
-        if scope is not None:
+        if scope is not None:  # a later namespace statement replaces an earlier one
             flush()
-            ctx = replace(ctx, names=(*ctx.names, *scope))
+            ctx = replace(ctx, names=(*base_names, *scope))
         if found is None:
             # An attached node belongs to the next definition when only attached nodes
             # without blank lines (``leads`` walked that chain up) separate them.
