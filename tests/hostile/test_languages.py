@@ -47,6 +47,14 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "csharp-unclosed": ("src/X.cs", lambda: b"namespace N { class C { void M() {" * 3_000),
     "go-comments-only": ("pkg/c.go", lambda: b"// c\n" * 50_000),
     "java-annotations": ("src/A.java", lambda: b"@A(" * 5_000 + b")" * 5_000 + b" class A {}\n"),
+    "c-ifdef-nest": ("include/x.h", lambda: b"#ifdef A\n" * 5_000 + b"int f(void);\n"),
+    "c-macro-lines": ("src/m.c", lambda: b"BEGIN_SCOPE\n" * 50_000 + b"int f(void) { return 0; }"),
+    "cpp-namespaces": ("src/n.cpp", lambda: b"namespace a { " * 5_000 + b"int f(); " + b"}" * 5_000),
+    "cpp-gtest-flood": ("src/x_test.cc", lambda: b"".join(
+        b"TEST(S%d, N%d) { EXPECT_EQ(1, 1); }\n" % (i, i) for i in range(5_000))),
+    "php-namespace-flood": ("src/x.php", lambda: b"<?php\n" + b"namespace A\\B;\n" * 20_000
+                            + b"class C { function f() {} }\n"),
+    "kotlin-annotations": ("src/A.kt", lambda: b"@Test " * 20_000 + b"fun f() {}\n"),
 }
 
 

@@ -17,6 +17,7 @@ from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
     calls_query,
     error_query,
+    parse_source,
     parser,
     query_cursor,
 )
@@ -86,7 +87,7 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
                          "code): lines fallback")
         else:
-            root = parser(language).parse(data).root_node
+            root = parser(language).parse(parse_source(language, data)).root_node
             error_rows = _error_rows(root, language) if root.has_error else 0
             if error_rows > SYNTAX_ERROR_SHARE * len(lines):
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"

@@ -33,6 +33,7 @@ class LanguageSpec:
     convention of tests: in a test file, a definition whose short name matches it has
     role ``test``. ``test_markers`` matches an attached node's text (an attribute) that
     makes the definition below it a test in any file, its members included.
+    ``preprocessed``: the bytes are parsed through :func:`parse_source`.
     """
 
     module: str
@@ -43,6 +44,7 @@ class LanguageSpec:
     attached: frozenset[str]
     test_names: str | None = None
     test_markers: str | None = None
+    preprocessed: bool = False  # C preprocessor: see :func:`parse_source`
 
 
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
@@ -72,6 +74,17 @@ LANGUAGES: dict[str, LanguageSpec] = {
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$"),
+    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset({"type_definition"}),
+                      _C_COMMENTS,
+                      r"^test_?|_test$|^Test", preprocessed=True),
+    "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
+                        frozenset({"template_declaration", "type_definition"}), _C_COMMENTS,
+                        r"^test_?|_test$|^Test", preprocessed=True),
+    "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
+                        frozenset({"comment", "attribute_list"}), r"^test|Test$",
+                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])"),
+    "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),
+                           frozenset({"line_comment", "block_comment"}), r"^test|Tests?$"),
 }
 
 STRUCTURAL_LANGUAGES: frozenset[str] = frozenset(LANGUAGES)
@@ -113,6 +126,24 @@ def parser(language: str) -> Parser:
     if found is None:
         found = parsers[language] = Parser(ts_language(language))
     return found
+
+
+# A line holding only an upper-case macro (``FMT_BEGIN_NAMESPACE``, ``EXTERN_C_BEGIN``)
+# opens or closes a scope the grammar cannot see; parsed as code it turns everything up to
+# its partner into one syntax error.
+_LONE_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.MULTILINE)
+
+
+def parse_source(language: str, data: bytes) -> bytes:
+    """The bytes tree-sitter parses for ``data``: ``data`` itself, except for languages
+    with a preprocessor (C, C++), where lines holding only an upper-case macro become
+    blanks of the same length (rows and byte offsets stay those of ``data``) and a final
+    newline is added when missing (the grammar fails a whole ``#ifndef`` guard whose
+    ``#endif`` ends the file)."""
+    if not LANGUAGES[language].preprocessed:
+        return data
+    source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
+    return source if source.endswith(b"\n") else source + b"\n"
 
 
 def _query_text(name: str) -> str:

@@ -32,9 +32,11 @@ from codegold.index.grammars import (
 _CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait"})
 # Kinds that name module code without a chunk of their own (``@module.<kind>``).
 _NAME_CAPTURES = ("module.variable", "module.constant")
+# A scope statement's name split into names (PHP ``A\\B``, C++ ``a::b``, C# ``A.B``).
+_SCOPE_SEPARATORS = re.compile(r"\\|::|\.")
 _IDENTIFIER_TYPES = frozenset({"type_identifier", "identifier", "primitive_type",
                                "property_identifier", "field_identifier", "constant",
-                               "scope_resolution"})
+                               "scope_resolution", "namespace_identifier"})
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,12 @@ class _Definitions:
         wrappers = LANGUAGES[language].wrappers
         found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, Definition]]] = {}
         self._names: dict[tuple[int, int], list[str]] = {}
+        self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
         for pattern, captures in query_cursor(tags_query(language)).matches(root):
+            if "scope" in captures and captures.get("name"):
+                parts = _SCOPE_SEPARATORS.split(_text(captures["name"][0]).strip())
+                self._scopes[_key(captures["scope"][0])] = tuple(p for p in parts if p)
+                continue
             for capture in _NAME_CAPTURES:
                 if capture in captures:
                     key = _key(_climb(captures[capture][0], wrappers))
@@ -183,6 +190,11 @@ class _Definitions:
             return replace(found, kind="method")
         return found
 
+    def scope(self, node: Node) -> tuple[str, ...] | None:
+        """Names a bodiless namespace statement (``namespace Acme\\Auth;``) puts in
+        front of every later definition at its level."""
+        return self._scopes.get(_key(node))
+
     def names(self, node: Node) -> list[str]:
         return self._names.get(_key(node), [])
 
@@ -208,6 +220,10 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     name = _text(name_nodes[0]).strip() if name_nodes else None
     qualifier_nodes = captures.get("qualifier", [])
     qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
+    if kind == "module" and name:
+        # A namespace's own path (``namespace A\\B {``, ``namespace a::b {``) qualifies
+        # like nested namespaces do.
+        name = ".".join(p for p in _SCOPE_SEPARATORS.split(name) if p) or None
     if kind == "impl":
         name, kind = None, "class"
     elif name is None:
@@ -343,8 +359,13 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         pending.clear()
 
     covered = ctx.covered_until
+    base_names = ctx.names
     for index, node in enumerate(siblings):
         found = definitions[index]
+        scope = walk.definitions.scope(node) if found is None else None
+        if scope is not None:  # a later namespace statement replaces an earlier one
+            flush()
+            ctx = replace(ctx, names=(*base_names, *scope))
         if found is None:
             # An attached node belongs to the next definition when only attached nodes
             # without blank lines (``leads`` walked that chain up) separate them.
@@ -419,7 +440,7 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
                 member_q = f"{prefix}.{name}" if prefix else name
                 spans.append(SymbolSpan(_short(member_q), member_q, kind,
                                         walk.role(inner, inner_ctx, _short(name)), lead,
-                                        inner.span.end_point.row, header))
+                                        _last_row(inner.span), header))
             if inner.container:
                 nested = inner.name or inner.qualifier
                 todo.append((inner, ".".join(p for p in (prefix, nested) if p), inner_ctx))
@@ -431,7 +452,7 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
                         level: list[Region | None], chunk_start: int) -> None:
     """Regions of one definition; ``lead`` starts its symbol span (attached comments
     included), ``chunk_start`` its chunk (a detached comment block above may join it)."""
-    end_row = found.span.end_point.row
+    end_row = _last_row(found.span)
     qualified = _qualify(ctx, found.name) if found.name else None
     role = walk.role(found, ctx, _short(found.name) if found.name else None)
     names: tuple[str, ...] = (qualified,) if qualified else ()
@@ -516,7 +537,7 @@ def _module_regions(nodes: list[Node], ctx: _Context, definitions: _Definitions,
 def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
                    level: list[Region | None]) -> None:
     start = nodes[0].start_point.row
-    end = nodes[-1].end_point.row
+    end = _last_row(nodes[-1])
     names: list[str] = []
     spans: dict[str, SymbolSpan] = {}
     if not ctx.in_class:
@@ -526,7 +547,7 @@ def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
                 names.append(qualified)
                 spans.setdefault(qualified, SymbolSpan(
                     name, qualified, "variable", "test" if ctx.test else "definition",
-                    node.start_point.row, node.end_point.row, node.start_point.row))
+                    node.start_point.row, _last_row(node), node.start_point.row))
     in_class = ctx.container_symbol is not None and ctx.in_class
     defines = tuple(spans.values())
     if in_class:

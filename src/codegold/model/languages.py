@@ -12,8 +12,11 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".rs": "rust",
     ".md": "markdown", ".markdown": "markdown", ".rst": "rest",
     ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
-    ".rb": "ruby", ".php": "php", ".cs": "csharp", ".kt": "kotlin", ".swift": "swift",
+    # Headers are C++ (as Universal Ctags reads them): the C++ grammar parses C headers too.
+    ".c": "c", ".h": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
+    ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".h++": "cpp", ".inl": "cpp", ".ipp": "cpp",
+    ".rb": "ruby", ".php": "php", ".phtml": "php", ".cs": "csharp", ".kt": "kotlin",
+    ".kts": "kotlin", ".swift": "swift",
     ".sh": "shell", ".sql": "sql", ".txt": "text",
 }
 

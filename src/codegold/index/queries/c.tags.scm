@@ -1,0 +1,31 @@
+; Definitions for C (and the C part of C++). Captures as in python.tags.scm. A function's
+; name sits under its declarator, behind up to two pointer/reference declarators. A
+; typedef wraps the struct it names (`typedef struct s {...} s_t;` defines both names).
+(function_definition
+  declarator: [(function_declarator declarator: (identifier) @name)
+               (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+               (pointer_declarator declarator: (pointer_declarator
+                 declarator: (function_declarator declarator: (identifier) @name)))]
+  body: (_) @body) @definition.function
+(declaration
+  declarator: [(function_declarator declarator: (identifier) @name)
+               (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))]
+  ) @declaration.function
+(struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
+(union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.type
+(enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @definition.type
+; A typedef's definition node is its name, so the struct it wraps (which starts first)
+; is the primary definition and the typedef name an extra one.
+(type_definition declarator: (type_identifier) @name @definition.type)
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition declarator: (function_declarator declarator: (parenthesized_declarator
+  [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type
+(preproc_function_def name: (identifier) @name) @definition.macro
+; Conditional compilation (include guards, #ifdef blocks) holds definitions without
+; naming them.
+(preproc_ifdef name: (identifier)) @definition.module @body
+(preproc_if condition: (_)) @definition.module @body
+(preproc_else) @definition.module @body
+(preproc_elif) @definition.module @body
+
+(preproc_def name: (identifier) @name) @definition.macro

@@ -1,0 +1,17 @@
+; Definitions for PHP. Captures as in python.tags.scm; @scope marks a bodiless
+; `namespace A\B;` whose @name qualifies every later definition in the file.
+(namespace_definition name: (namespace_name) @name !body) @scope
+(namespace_definition name: (namespace_name) @name body: (compound_statement) @body) @definition.module
+(namespace_definition body: (compound_statement) @body) @definition.module
+(class_declaration name: (name) @name body: (declaration_list) @body) @definition.class
+(interface_declaration name: (name) @name body: (declaration_list) @body) @definition.interface
+(trait_declaration name: (name) @name body: (declaration_list) @body) @definition.trait
+(enum_declaration name: (name) @name body: (enum_declaration_list) @body) @definition.type
+(method_declaration name: (name) @name body: (compound_statement) @body) @definition.method
+(method_declaration name: (name) @name) @declaration.method
+(function_definition name: (name) @name body: (compound_statement) @body) @definition.function
+(expression_statement (function_call_expression
+  function: (name) @_define
+  arguments: (arguments . (argument (string (string_content) @name))))
+  (#eq? @_define "define")) @module.constant
+(const_declaration (const_element (name) @name)) @module.constant

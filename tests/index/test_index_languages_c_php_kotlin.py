@@ -1,0 +1,182 @@
+"""C, C++, PHP and Kotlin by query file: qualified names, roles and spans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codegold.index import chunk_file
+from codegold.index.categories import categorize
+from codegold.index.records import FileChunks
+from codegold.model.languages import language_of
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def parse(fixture: str, path: str) -> FileChunks:
+    return chunk_file(path, (FIXTURES / fixture).read_bytes(), revision="r" * 40)
+
+
+def found(result: FileChunks) -> dict[str, tuple[str, str, int, int, int]]:
+    """qualified name -> (kind, role, start, header, end), the last definition of a name."""
+    return {d.qualified: (d.kind, d.role, d.start_line, d.header_line, d.end_line)
+            for d in result.definitions}
+
+
+def test_c_functions_types_macros_and_declarations() -> None:
+    result = parse("session.c", "src/session.c")
+    assert result.entry.chunker == "tree-sitter:c"
+    defs = found(result)
+    assert defs["make_token"] == ("function", "definition", 18, 19, 22)  # comment included
+    assert defs["create_session"][:2] == ("function", "definition")  # pointer declarator
+    assert defs["store_save"][:2] == ("function", "declaration")
+    assert defs["session_t"][0] == defs["kind"][0] == "type"
+    assert defs["MIN"] == ("macro", "definition", 5, 5, 5)  # not the next line
+    assert defs["test_create_session"][1] == "definition"
+    assert {r.name for r in result.references} >= {"make_token", "store_save", "calloc"}
+    tests = found(parse("session.c", "tests/session_test.c"))
+    assert tests["test_create_session"][1] == "test"
+
+
+def test_c_definitions_inside_include_guards_and_ifdefs() -> None:
+    source = (b"#ifndef SESSION_H\n#define SESSION_H\n\n#ifdef _WIN32\n"
+              b"int win_open(void) { return 0; }\n#else\nint posix_open(void) { return 1; }\n"
+              b"#endif\n\nstruct session { int ttl; };\n\n#endif\n")
+    result = chunk_file("src/session.c", source)
+    defs = found(result)
+    assert defs["win_open"] == ("function", "definition", 5, 5, 5)
+    assert defs["posix_open"][:2] == ("function", "definition")
+    assert defs["session"][0] == "class"
+
+
+def test_cpp_namespaces_classes_out_of_class_members_and_gtest() -> None:
+    result = parse("session_service.cpp", "src/session_service.cpp")
+    assert result.entry.chunker == "tree-sitter:cpp"
+    defs = found(result)
+    assert defs["acme.auth.Store"][:2] == ("class", "definition")
+    assert defs["acme.auth.Store.save"][:2] == ("method", "declaration")
+    assert defs["acme.auth.SessionService.createSession"] == (
+        "method", "definition", 19, 19, 23)
+    # The out-of-class definition (`int SessionService::ttl() const`) is the last one.
+    assert defs["acme.auth.SessionService.ttl"] == ("method", "definition", 32, 32, 32)
+    assert defs["acme.auth.SessionService.makeToken"][2:] == (34, 34, 36)
+    assert defs["acme.auth.clamp"][:2] == ("function", "definition")  # under template<>
+    assert defs["acme.auth.Kind"][0] == "type" and defs["acme.auth.Options"][0] == "class"
+    # gtest macros are tests named Suite.Name, in any file.
+    assert defs["SessionServiceTest.CreatesSession"][:2] == ("function", "test")
+    assert defs["SessionFixture.RefreshesSession"][1] == "test"
+    assert {r.name for r in result.references} >= {"makeToken", "save"}
+
+
+def test_php_file_namespace_qualifies_classes_and_phpunit_tests() -> None:
+    result = parse("SessionService.php", "src/Auth/SessionService.php")
+    assert result.entry.chunker == "tree-sitter:php"
+    defs = found(result)
+    assert defs["Acme.Auth.SessionService.createSession"] == (
+        "method", "definition", 34, 34, 39)
+    assert defs["Acme.Auth.SessionService"][2:4] == (23, 26)  # docblock included
+    assert defs["Acme.Auth.TokenStore.save"][:2] == ("method", "declaration")
+    assert defs["Acme.Auth.TokenStore"][0] == "interface"
+    assert defs["Acme.Auth.Expires.ttl"][1] == "definition"
+    assert defs["Acme.Auth.create_default_session"][0] == "function"
+    assert {r.name for r in result.references} >= {"makeToken", "save", "SessionService"}
+    tests = found(parse("SessionServiceTest.php", "src/SessionServiceTest.php"))
+    prefix = "Acme.Auth.Tests.SessionServiceTest"
+    assert tests[f"{prefix}.testCreateSession"][1] == "test"
+    assert tests[f"{prefix}.it_refreshes_a_session"][1] == "test"  # /** @test */
+
+
+def test_php_braced_namespaces_qualify_their_own_members_only() -> None:
+    source = (b"<?php\nnamespace A\\B {\n    class C {\n        function f() {}\n    }\n}\n"
+              b"namespace {\n    function g() {}\n}\n")
+    defs = found(chunk_file("src/a.php", source))
+    assert defs["A.B.C.f"][:2] == ("method", "definition")
+    assert defs["g"][:2] == ("function", "definition")
+
+
+def test_kotlin_classes_objects_and_test_annotations() -> None:
+    result = parse("SessionService.kt", "src/main/kotlin/acme/auth/SessionService.kt")
+    assert result.entry.chunker == "tree-sitter:kotlin"
+    defs = found(result)
+    assert defs["TokenStore"][0] == "interface"
+    assert defs["TokenStore.save"][:2] == ("method", "declaration")
+    assert defs["SessionService.createSession"] == ("method", "definition", 13, 13, 17)
+    assert defs["SessionService.default"][0] == "method"  # companion members: class's own
+    assert defs["Sessions"][0] == "object" and defs["Sessions.ttl"][0] == "method"
+    assert defs["Tokens"][0] == "type" and defs["toToken"][0] == "function"
+    # @Test makes a test in any file; an unannotated helper stays a definition.
+    assert defs["SessionServiceTest.createsSession"] == ("method", "test", 40, 41, 43)
+    assert defs["SessionServiceTest.helper"][1] == "definition"
+    assert {r.name for r in result.references} >= {"makeToken", "save", "SessionService"}
+
+
+@pytest.mark.parametrize(("path", "language"), [
+    ("src/a.c", "c"), ("include/a.h", "cpp"), ("src/a.cc", "cpp"), ("src/a.hpp", "cpp"),
+    ("src/a.cxx", "cpp"), ("src/A.php", "php"), ("src/A.kt", "kotlin"),
+    ("build.gradle.kts", "kotlin"),
+])
+def test_extensions(path: str, language: str) -> None:
+    assert language_of(path) == language
+
+
+@pytest.mark.parametrize("path", [
+    "src/session_test.cc", "src/session_unittest.cpp", "src/test_session.c",
+    "src/SessionServiceTest.php", "src/main/SessionServiceTest.kt",
+])
+def test_test_files_by_convention(path: str) -> None:
+    assert categorize(path, b"int x;\n", language_of(path)) == "test"
+
+
+@pytest.mark.parametrize(("name", "source"), [
+    ("a.c", b"int f(void) {" * 3_000),
+    ("a.cpp", b"namespace a {" * 3_000),
+    ("a.php", b"<?php\nnamespace A;\nnamespace B;\n" + b"function f() {" * 3_000),
+    ("a.kt", b"class A {" * 3_000),
+    ("a.c", b"#ifdef X\n" * 3_000),
+])
+def test_broken_and_deep_sources_still_index(name: str, source: bytes) -> None:
+    result = chunk_file(f"src/{name}", source)
+    assert result.entry.fate in {"indexed", "fallback"}
+    assert result.chunks
+
+
+def test_c_typedefs_name_the_struct_they_wrap_and_function_pointer_types() -> None:
+    source = (b"typedef void (callback_fn)(int *, void *);\ntypedef void (*conn_fn)(int);\n"
+              b"typedef struct reply {\n    int type;\n} reply_t;\ntypedef int *intp;\n")
+    for path in ("src/types.c", "include/types.h"):
+        defs = found(chunk_file(path, source))
+        assert defs["callback_fn"][0] == defs["conn_fn"][0] == defs["intp"][0] == "type"
+        assert defs["reply"] == ("class", "definition", 3, 3, 5)
+        assert defs["reply_t"] == ("type", "definition", 3, 5, 5)  # header: its own line
+
+
+def test_c_header_guard_without_final_newline_keeps_structure() -> None:
+    source = b"#ifndef A_H\n#define A_H\nstatic int open_it(void) {\n    return 0;\n}\n#endif"
+    result = chunk_file("include/a.h", source)
+    assert result.entry.fate == "indexed"
+    assert found(result)["open_it"] == ("function", "definition", 3, 3, 5)
+    assert all(c.end_line <= 6 for c in result.chunks)  # the added newline is no line
+
+
+def test_cpp_lone_macro_lines_do_not_swallow_the_namespace() -> None:
+    source = (b"#include <string>\n\nFMT_BEGIN_NAMESPACE\nnamespace detail {\n"
+              b"int helper(int x) {\n    return x;\n}\n}  // namespace detail\n"
+              b"FMT_END_NAMESPACE\n")
+    result = chunk_file("include/fmt/args.h", source)
+    assert found(result)["detail.helper"] == ("function", "definition", 5, 5, 7)
+    lines = source.decode().splitlines()
+    assert all(line in lines for c in result.chunks for line in c.text.splitlines())
+
+
+def test_kotlin_test_annotation_first_or_last_among_several() -> None:
+    source = (b'class T {\n    @DisplayName("x")\n    @Test\n    fun a() {}\n\n'
+              b'    @Test @Timeout(5)\n    fun b() {}\n}\n')
+    defs = found(chunk_file("src/main/kotlin/T.kt", source))
+    assert defs["T.a"][1] == defs["T.b"][1] == "test"
+
+
+def test_php_a_second_namespace_statement_replaces_the_first() -> None:
+    source = b"<?php\nnamespace A;\nclass X {}\nnamespace B\\C;\nclass Y {}\n" * 3
+    defs = found(chunk_file("src/x.php", source))
+    assert set(defs) == {"A.X", "B.C.Y"}
