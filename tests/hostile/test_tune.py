@@ -16,6 +16,8 @@ TIMEOUT = 60
     ("params:\n  fusion.nope: {low: 1, high: 2}\n", "does not take"),
     ("params:\n  fusion.rrf_k: {low: .nan, high: 2}\n", "space"),
     ("params:\n  fusion.rrf_k: {low: 1e999, high: 2}\n", "space"),
+    ("params:\n  fusion.rrf_k: {low: 1, high: 1e999, int: true}\n", "space"),
+    ("params:\n  fusion.rrf_k: {low: 1, high: 1e300, int: true}\n", "space"),
     ("params:\n  fusion.rrf_k: {choices: []}\n", "choices"),
     ("params:\n  fusion: {low: 1, high: 2}\n", "does not take"),
     ("params:\n  a: &a [*a]\n", "space"),

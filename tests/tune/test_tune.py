@@ -92,7 +92,7 @@ def test_hash_split_matches_cases_split() -> None:
 
 
 def _figures(metric: float) -> Figures:
-    return Figures(cases=10, metric=metric, pass_rate=metric, file_hit_rate=metric)
+    return Figures(cases=10, invalid=0, metric=metric, pass_rate=metric, file_hit_rate=metric)
 
 
 def test_divergence_warning() -> None:
@@ -139,3 +139,11 @@ def test_missing_optuna_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "optuna", None)
     with pytest.raises(MissingDependency, match=r"codegold\[tune\]"):
         _optuna()
+
+
+def test_cases_without_an_index_are_reported(acme_indexes: Path, tmp_path: Path) -> None:
+    cases = load_cases(str(CASES)).cases
+    only = sorted(p.name for p in acme_indexes.iterdir())[0]
+    result = tune(cases, IndexSet.from_path(acme_indexes / only), SMALL_SPACE, trials=1)
+    assert result.default_train.invalid + result.default_heldout.invalid > 0
+    assert any("invalid" in w for w in result.warnings)

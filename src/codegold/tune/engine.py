@@ -27,6 +27,7 @@ class Figures(msgspec.Struct, frozen=True, kw_only=True):
     """A configuration's figures on one split."""
 
     cases: int
+    invalid: int               # cases that could not be run or scored (e.g. no index)
     metric: float
     pass_rate: float
     file_hit_rate: float
@@ -102,7 +103,7 @@ def score(config: Any, cases: Sequence[Case], indexes: Any, metric: str) -> Figu
     result = evaluate_attempts(CaseSet(path="<tune>", sha256="", cases=tuple(cases)), attempts)
     value = getattr(result.summary, metric)
     hits = [_file_hit(r.case, [chunk.file for chunk in r.ranked]) for r in result.cases]
-    return Figures(cases=len(cases), metric=float(value or 0.0),
+    return Figures(cases=len(cases), invalid=result.summary.invalid, metric=float(value or 0.0),
                    pass_rate=float(result.summary.pass_rate or 0.0),
                    file_hit_rate=sum(hits) / len(hits) if hits else 0.0)
 
@@ -178,10 +179,16 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
                      f"cases ({default_train.metric:.3f}); the written configuration is the "
                      "default")
     tuned = configure(params)
+    default_heldout = score(default, heldout, indexes, metric)
+    for name, figures in (("training", default_train), ("held-out", default_heldout)):
+        if figures.invalid:
+            notes.append(f"{figures.invalid} of {figures.cases} {name} cases are invalid (no "
+                         "index for their revision, or unusable labels) and count as failures; "
+                         "`codegold run` + `codegold eval` name them")
     result = TuneResult(
         metric=metric, seed=seed, trials=trials, split_source=source, params=params,
         default_train=default_train,
-        default_heldout=score(default, heldout, indexes, metric),
+        default_heldout=default_heldout,
         tuned_train=score(tuned, train, indexes, metric),
         tuned_heldout=score(tuned, heldout, indexes, metric),
         warnings=[])
@@ -205,7 +212,8 @@ def render_config(result: TuneResult) -> str:
     import yaml
 
     def line(name: str, f: Figures) -> str:
-        return (f"#   {name:<8} {f.cases:>4} cases  {result.metric} {f.metric:.3f}  "
+        chosen = "" if result.metric == "pass_rate" else f"{result.metric} {f.metric:.3f}  "
+        return (f"#   {name:<8} {f.cases:>4} cases  {chosen}"
                 f"pass_rate {f.pass_rate:.3f}  file_hit {f.file_hit_rate:.3f}")
 
     header = [

@@ -8,6 +8,7 @@ list of ``choices``. Every key must be one the retriever config accepts.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -75,8 +76,9 @@ def check_space(params: dict[str, Param], where: str) -> dict[str, Param]:
                                  path=where, field=f"params.{key}")
             samples = list(param.choices)
         else:
-            if param.low is None or param.high is None or not param.low <= param.high:
-                raise InputError(f"expected numbers low <= high, found low={param.low} "
+            if (param.low is None or param.high is None or not math.isfinite(param.low)
+                    or not math.isfinite(param.high) or not param.low <= param.high):
+                raise InputError(f"expected finite numbers low <= high, found low={param.low} "
                                  f"high={param.high}", path=where, field=f"params.{key}")
             if param.log and param.low <= 0:
                 raise InputError("a log-scale range needs low > 0", path=where,
