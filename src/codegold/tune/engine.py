@@ -111,7 +111,8 @@ def score(config: Any, cases: Sequence[Case], indexes: Any, metric: str) -> Figu
 def _suggest(trial: Any, key: str, param: Param) -> Any:
     if param.choices is not None:
         return trial.suggest_categorical(key, list(param.choices))
-    assert param.low is not None and param.high is not None  # checked by check_space
+    if param.low is None or param.high is None:
+        raise InputError(f"search space setting {key!r} has neither choices nor low and high")
     if param.int:
         return trial.suggest_int(key, round(param.low), round(param.high), log=param.log)
     return round(trial.suggest_float(key, param.low, param.high, log=param.log), 3)
@@ -127,8 +128,7 @@ def _optuna() -> Any:
 
 
 def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric: str = "pass_rate",
-         trials: int = 50, seed: int = 0, train_value: str = "train",
-         base_config: Any = None) -> TuneResult:
+         trials: int = 50, seed: int = 0, train_value: str = "train") -> TuneResult:
     """Search ``space`` on the training split with seeded TPE; score the best and the
     default configuration on both splits."""
     from codegold.model.metrics import METRICS
@@ -142,18 +142,11 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
         raise InputError(f"--trials must be at least 1, found {trials}")
     optuna = _optuna()
     train, heldout, source = split_cases(cases, train_value=train_value, seed=0)
-    default = base_config if base_config is not None else load_config()
-    base = msgspec.to_builtins(default)
+    default = load_config()
     lower_is_better = metric in ("forbidden_rate", "revision_mismatch_rate")
 
     def configure(values: dict[str, Any]) -> Any:
-        from codegold.retrieve.config import _merge
-
-        data = _merge(base, nested(values))
-        try:
-            return msgspec.convert(data, type(default))
-        except msgspec.ValidationError as err:
-            raise InputError(f"search space gives a setting the config refuses: {err}") from None
+        return load_config(overrides=nested(values))
 
     def objective(trial: Any) -> float:
         values = {key: _suggest(trial, key, param) for key, param in sorted(space.items())}
