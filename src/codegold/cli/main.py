@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "codegold.cli.cases_cmd",
     "codegold.cli.link_cmd",
     "codegold.cli.flaky_cmd",
+    "codegold.cli.tune_cmd",
 )
 
 

@@ -1,0 +1,74 @@
+"""``codegold tune``: tune the reference retriever on a training split, judge on held-out."""
+
+from __future__ import annotations
+
+import click
+
+from codegold.cli._common import guard, handle_errors, index_option, output_option, quiet_option
+
+
+@click.command("tune")
+@click.argument("cases", type=click.Path(dir_okay=False))
+@index_option("An index directory, or a folder of index directories (one per revision).")
+@output_option("Tuned configuration (YAML) to write; `codegold run --config` reads it.",
+               required=True)
+@click.option("--space", "space_path", type=click.Path(dir_okay=False), default=None,
+              help="Search space (YAML); default: the built-in space (see docs/tuning.md).")
+@click.option("--split", "split_value", default="train", show_default=True,
+              help="Value of the cases' `split` tag that marks training cases; every other "
+                   "value is held out. Untagged case files are split 70/30 by hash.")
+@click.option("--trials", type=click.IntRange(min=1, max=100_000), default=50,
+              show_default=True, help="Configurations to try.")
+@click.option("--metric", default="pass_rate", show_default=True,
+              help="Figure to maximise on the training split: pass_rate, hit_rate, mrr, "
+                   "mean_group_recall, ndcg (forbidden_rate is minimised).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Sampler seed: the same seed gives the same configuration.")
+@quiet_option("No summary on the terminal.")
+@handle_errors
+def command(cases: str, index: str | None, output: str, space_path: str | None,
+            split_value: str, trials: int, metric: str, seed: int, quiet: bool) -> None:
+    """Search the reference retriever's settings on the training cases of CASES and
+    write the best configuration found.
+
+    Each trial runs the reference retriever over the training cases and scores it; the
+    chosen and the default configuration are then scored on the training and the
+    held-out cases side by side, with a warning when the training gain is more than
+    twice the held-out gain. Needs the `tune` extra (pip install 'codegold[tune]').
+
+    \b
+    Example:
+      codegold cases split cases.yaml --tag -o cases.split.yaml
+      codegold tune cases.split.yaml --index indexes/ --trials 20 -o tuned.yaml
+      codegold run cases.yaml --index indexes/ --config tuned.yaml -o attempts.jsonl
+    """
+    from codegold.errors import InputError
+    from codegold.index.catalog import IndexSet
+    from codegold.model import load_cases
+    from codegold.plumbing.outputs import write_text_atomic
+    from codegold.tune import load_space, render_config, tune
+
+    guard(output, cases, space_path, trees=(index,))
+    if index is None:
+        raise InputError("tune runs the reference retriever and needs --index (an index "
+                         "directory or a folder of them); build one with `codegold index`")
+    case_set = load_cases(cases)
+    space = load_space(space_path)
+    indexes = IndexSet.from_path(index)
+    result = tune(case_set.cases, indexes, space, metric=metric, trials=trials, seed=seed,
+                  train_value=split_value)
+    write_text_atomic(output, render_config(result))
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if quiet:
+        return
+    click.echo(f"{metric} over {trials} trials (seed {seed}, split by {result.split_source}):")
+    click.echo(f"{'':<10}{'train':>10}{'held-out':>10}   pass@cutoff train/held-out, "
+               "file hit train/held-out")
+    for name, tr, ho in (("default", result.default_train, result.default_heldout),
+                         ("tuned", result.tuned_train, result.tuned_heldout)):
+        click.echo(f"{name:<10}{tr.metric:>10.3f}{ho.metric:>10.3f}   "
+                   f"{tr.pass_rate:.3f}/{ho.pass_rate:.3f}, "
+                   f"{tr.file_hit_rate:.3f}/{ho.file_hit_rate:.3f}")
+    click.echo(f"({result.default_train.cases} training, {result.default_heldout.cases} "
+               f"held-out cases) written to {output}")
