@@ -135,3 +135,15 @@ def test_summary_folds_long_lists() -> None:
     visible = text[:text.index("<details>")]
     assert visible.count("| case-") == 20
     assert "40 more for unassigned" in text
+
+
+def test_passing_gate_checks_are_folded_below_the_failed_ones() -> None:
+    from codegold.model import Check, Verdict
+
+    report = dataclasses.replace(sample_report(), gate=Verdict(passed=False, checks=[
+        Check(rule="mrr >= 0.1", passed=True, figure="0.3", threshold=">= 0.1", cases=[]),
+        Check(rule="hit_rate >= 0.9", passed=False, figure="0.4", threshold=">= 0.9", cases=[])]))
+    page = render_html(report)
+    assert page.index("hit_rate &gt;= 0.9") < page.index("<details><summary>1 of 2 checks passed")
+    assert page.index("<details><summary>1 of 2 checks passed") < page.index("mrr &gt;= 0.1")
+    assert page.index("mrr &gt;= 0.1") < page.index('id="failing"')

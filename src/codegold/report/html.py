@@ -11,6 +11,7 @@ from html import escape
 from importlib import resources
 from urllib.parse import quote
 
+from codegold.model import Check
 from codegold.model.metrics import METRICS
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
@@ -111,16 +112,30 @@ def _trend(report: ReportInput) -> str:
 
 
 def _gate(report: ReportInput) -> str:
+    """The verdict and the checks that failed; the passing checks are folded away so the
+    failing cases stay in the first screen."""
     gate = report.gate
     if gate is None:
         return ""
-    verdict = "Gate passed" if gate.passed else "Gate failed"
+    verdict = "Gate failed" if not gate.passed else "Gate passed"
     policy = f" ({escape(report.gate_policy)})" if report.gate_policy else ""
-    rows = [[("pass" if c.passed else "<b>FAIL</b>"), escape(c.rule), escape(c.figure),
-             escape(c.threshold), escape(", ".join(c.cases[:10]) + (" …" if len(c.cases) > 10 else ""))]
-            for c in gate.checks]
-    return (f'<div class="verdict {"ok" if gate.passed else "bad"}">{verdict}{policy}</div>'
-            + _table(["", "rule", "figure", "threshold", "cases"], rows))
+
+    def rows(checks: list[Check]) -> list[list[str]]:
+        return [[("pass" if c.passed else "<b>FAIL</b>"), escape(c.rule), escape(c.figure),
+                 escape(c.threshold),
+                 escape(", ".join(c.cases[:10]) + (" …" if len(c.cases) > 10 else ""))]
+                for c in checks]
+
+    head = ["", "rule", "figure", "threshold", "cases"]
+    failed = [c for c in gate.checks if not c.passed]
+    passed = [c for c in gate.checks if c.passed]
+    html = f'<div class="verdict {"ok" if gate.passed else "bad"}">{verdict}{policy}</div>'
+    if failed:
+        html += _table(head, rows(failed))
+    if passed:
+        html += (f"<details><summary>{len(passed)} of {len(gate.checks)} checks passed</summary>"
+                 + _table(head, rows(passed)) + "</details>")
+    return html
 
 
 def _causes(report: ReportInput) -> str:
