@@ -142,7 +142,7 @@ def report_header(run: RunResult, results_path: str | Path | None = None) -> Rep
                 chunkers.add(f"{m.chunker.name} {m.chunker.version}")
             if m.created_at and not attempt.queried_at:
                 dates.append(m.created_at)
-    except InputError:
+    except (InputError, OSError, RecursionError):
         return base  # the file changed since it was scored: its facts are not this run's
     if digest.hexdigest() != run.inputs["attempts"].sha256:
         return base
