@@ -25,8 +25,9 @@ def _verdict(report: ReportInput) -> list[str]:
     if report.gate is None:
         return [f"**{'FAILING' if bad else 'PASSING'}**: {counts} (no gate policy given)"]
     failed = [c for c in report.gate.checks if not c.passed]
-    lines = [f"**Gate: {'PASSED' if report.gate.passed else 'FAILED'}**: {counts}"
-             + (f"; {len(failed)} of {len(report.gate.checks)} checks failed" if failed else "")]
+    lines = [f"**Gate: {'PASSED' if report.gate.passed else 'FAILED'}**"
+             + (f" ({len(failed)} of {len(report.gate.checks)} checks failed)" if failed else "")
+             + f": {counts}"]
     lines += [f"- {md(c.rule)}: {md(c.figure)} (needs {md(c.threshold)})" for c in failed]
     return lines
 
