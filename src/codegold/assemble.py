@@ -15,6 +15,7 @@ from codegold.model import RunResult, Verdict
 from codegold.model.comparison import Comparison
 from codegold.model.diagnoses import Diagnosis
 from codegold.report import ReportInput
+from codegold.report.model import UNKNOWN, ReportHeader, header_facts
 
 
 def chunk_matches(run: RunResult) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -88,6 +89,75 @@ def _read_bundle(directory: str | Path, relative: str) -> str | None:
 
 
 
+def _attempts_file(run: RunResult, results_path: str | Path | None) -> Path | None:
+    """The attempts file results.json names, where it still is (as given, or beside
+    results.json when the name is relative)."""
+    ref = run.inputs.get("attempts")
+    if ref is None or not ref.path:
+        return None
+    candidates = [Path(ref.path)]
+    if results_path is not None and not Path(ref.path).is_absolute():
+        candidates.append(Path(results_path).parent / ref.path)
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def report_header(run: RunResult, results_path: str | Path | None = None) -> ReportHeader:
+    """The report header: facts from results.json, completed from the attempts file it
+    names (the manifests and retriever ids recorded there) when that file is still there
+    and its sha256 is the one results.json recorded. Anything else stays ``unknown``."""
+    import hashlib
+
+    from codegold.errors import InputError
+    from codegold.model.attempts import iter_attempts
+
+    base = header_facts(run)
+    path = _attempts_file(run, results_path)
+    if path is None:
+        return base
+    digest = hashlib.sha256()
+    repos: set[str] = set()
+    revisions: set[str] = set()
+    builds: set[str] = set()
+    chunkers: set[str] = set()
+    retrievers: set[str] = set()
+    dates: list[str] = []
+    try:
+        for attempt in iter_attempts(str(path), digest=digest):
+            if attempt.retriever:
+                retrievers.add(attempt.retriever)
+            if attempt.queried_at:
+                dates.append(attempt.queried_at)
+            m = attempt.manifest
+            if m is None:
+                continue
+            if m.repository:
+                repos.add(m.repository)
+            if m.revision:
+                short = m.revision[:12]
+                given = m.revision_given
+                revisions.add(f"{short} ({given})" if given and given != m.revision else short)
+            if m.index_build_id:
+                builds.add(m.index_build_id)
+            if m.chunker is not None:
+                chunkers.add(f"{m.chunker.name} {m.chunker.version}")
+            if m.created_at and not attempt.queried_at:
+                dates.append(m.created_at)
+    except (InputError, OSError, RecursionError):
+        return base  # the file changed since it was scored: its facts are not this run's
+    if digest.hexdigest() != run.inputs["attempts"].sha256:
+        return base
+
+    def pick(found: set[str], fallback: str) -> str:
+        return ", ".join(sorted(found)) if found else fallback
+
+    return ReportHeader(
+        repository=pick(repos, base.repository), revision=pick(revisions, base.revision),
+        index_build=pick(builds, base.index_build), chunker=pick(chunkers, base.chunker),
+        retriever=pick(retrievers, base.retriever), retriever_config=UNKNOWN,
+        codegold_version=base.codegold_version, cases_digest=base.cases_digest,
+        date=max(dates) if dates else base.date)
+
+
 def report_input(run: RunResult, *, results_name: str, title: str = "codegold report",
                  comparison: Comparison | None = None, verdict: Verdict | None = None,
                  policy_name: str = "", diagnosis_dir: str | Path | None = None) -> ReportInput:
@@ -96,4 +166,4 @@ def report_input(run: RunResult, *, results_name: str, title: str = "codegold re
     return ReportInput(
         results=run, title=title, results_name=results_name, comparison=comparison,
         diagnoses=diagnoses, bundles=bundles, gate=verdict, gate_policy=policy_name,
-        matches=chunk_matches(run))
+        matches=chunk_matches(run), header=report_header(run, results_name))

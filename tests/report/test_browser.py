@@ -111,3 +111,57 @@ def test_screenshot(page: Path) -> None:
     target.unlink(missing_ok=True)
     _run(page.as_uri() + "#status=notpass", f"--screenshot={target}", "--window-size=1400,1000")
     assert target.exists() and target.stat().st_size > 10_000
+
+
+_PROBE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="r" src="{src}" style="position:absolute;left:0;top:0;width:1400px;height:900px;border:0"></iframe>
+<pre id="probe">waiting</pre>
+<script>
+function measure() {{
+  const doc = document.getElementById("r").contentDocument;
+  if (!doc || !doc.getElementById("failing")) {{ setTimeout(measure, 50); return; }}
+  const row = doc.querySelector("#failing tr:nth-child(2)");
+  const box = row.getBoundingClientRect();
+  const facts = Array.from(doc.querySelectorAll("#facts [data-fact]"))
+    .map(e => e.dataset.fact + "=" + e.querySelector("dd").textContent);
+  document.getElementById("probe").textContent = JSON.stringify({{
+    first: row.textContent, top: box.top, bottom: box.bottom, height: doc.defaultView.innerHeight,
+    visible: box.top >= 0 && box.bottom <= doc.defaultView.innerHeight, facts: facts}});
+}}
+window.addEventListener("load", measure);
+</script></body></html>"""
+
+
+def _probe(tmp_path: Path, report: ReportInput) -> dict[str, object]:
+    import html
+    import json
+
+    page = tmp_path / "report.html"
+    page.write_text(render_html(report), encoding="utf-8")
+    probe = tmp_path / "probe.html"
+    probe.write_text(_PROBE.format(src=page.name), encoding="utf-8")
+    dom = _run(probe.as_uri(), "--dump-dom", "--window-size=1400,900",
+               "--allow-file-access-from-files")
+    text = dom.split('<pre id="probe">')[1].split("</pre>")[0]
+    assert text != "waiting", dom[-2000:]
+    result: dict[str, object] = json.loads(html.unescape(text))
+    return result
+
+
+def test_first_failing_case_in_first_viewport(tmp_path: Path) -> None:
+    result = _probe(tmp_path, sample_report())
+    assert "refresh-below-cutoff" in str(result["first"])
+    assert result["visible"], result
+    facts = result["facts"]
+    assert isinstance(facts, list)
+    assert "revision=aaaaaaaaaaaa" in facts and "index build=build-1" in facts, facts
+    assert any(str(f).startswith("repository=") for f in facts)
+
+
+def test_first_failing_case_visible_with_many_slices_and_failures(tmp_path: Path) -> None:
+    # A large run with a long gate table must still show the first failure at once.
+    results = [make_result(make_case(f"case-{i:04d}", tags={"area": f"a{i % 30}"}),
+                           rank=None if i % 2 else 1) for i in range(400)]
+    result = _probe(tmp_path, ReportInput(results=make_run(results)))
+    assert "case-0001" in str(result["first"])
+    assert result["visible"], result

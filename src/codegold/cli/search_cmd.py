@@ -166,12 +166,27 @@ def _render(result: RetrievalResult, explain: bool) -> None:
                               sorted(item.contributions.items()))
             factors = ", ".join(f"{name}×{value:.2f}" for name, value in sorted(item.factors.items()))
             console.print(f"     signals: {parts or '-'}   rerank: {factors or '-'}", style="dim")
-        for line in _excerpt(chunk.text, terms):
+        for line in _excerpt(chunk.text, terms, chunk.start_line, chunk.end_line):
             console.print(Text("     ") + line)
 
 
-def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[Text]:
-    """The most query-dense lines of a chunk, with query terms highlighted."""
+def excerpt_line_numbers(text: str, start_line: int, end_line: int) -> list[int | None]:
+    """The file line number of each line of a chunk's text (split on ``\n``).
+
+    A chunk's text is its lines ``start_line..end_line``, preceded by the enclosing
+    declarations' header lines for a member or a later part of a split definition; those
+    header lines come from elsewhere in the file and get None.
+    """
+    count = len(text.split("\n"))
+    body = end_line - start_line + 1
+    offset = count - body if 0 < body <= count else 0
+    return [None if i < offset else start_line + i - offset for i in range(count)]
+
+
+def _excerpt(text: str, terms: set[str], start_line: int, end_line: int,
+             lines: int = 4) -> list[Text]:
+    """The most query-dense lines of a chunk, with their line numbers in the file and the
+    query terms highlighted; a header line repeated from elsewhere is marked ``·``."""
     import re
 
     from rich.text import Text
@@ -179,16 +194,21 @@ def _excerpt(text: str, terms: set[str], lines: int = 4) -> list[Text]:
     from codegold.index.tokens import code_tokens
     from codegold.plumbing.text import terminal_safe
 
-    source = text.splitlines() or [""]
+    source = text.split("\n")
+    numbers = excerpt_line_numbers(text, start_line, end_line)
+    width = len(str(max(end_line, 1)))
     scored = sorted(range(len(source)), key=lambda i: (
         -sum(t in terms for t in code_tokens(source[i])), i))
     chosen = sorted(scored[:lines])
     out: list[Text] = []
     for i in chosen:
         shown = terminal_safe(source[i][:160])
-        line = Text(shown)
+        number = numbers[i]
+        label = (str(number) if number is not None else "·").rjust(width)
+        line = Text(f"{label} │ ", style="dim")
+        body = Text(shown)
         for m in re.finditer(r"\w+", shown):
             if any(t in terms for t in code_tokens(m.group())):
-                line.stylize("bold yellow", m.start(), m.end())
-        out.append(line)
+                body.stylize("bold yellow", m.start(), m.end())
+        out.append(line + body)
     return out

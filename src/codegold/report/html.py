@@ -11,11 +11,12 @@ from html import escape
 from importlib import resources
 from urllib.parse import quote
 
+from codegold.model import Check
 from codegold.model.metrics import METRICS
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
 from codegold.report.svg import horizontal_bars, vertical_bars
-from codegold.report.text import num
+from codegold.report.text import num, rank_text
 
 _MAX_SLICE_BARS = 40
 
@@ -37,27 +38,104 @@ def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = No
     return "".join(out)
 
 
+def _header(report: ReportInput) -> str:
+    """What was measured, first: repository, revision, index build, retriever, version."""
+    return '<dl class="facts" id="facts">' + "".join(
+        f'<div data-fact="{escape(k)}"><dt>{escape(k)}</dt><dd class="mono">{escape(v)}</dd></div>'
+        for k, v in report.header_or_default().facts()) + "</dl>"
+
+
 def _cards(report: ReportInput) -> str:
     s = report.results.summary
     items = [("cases", str(s.cases)), ("pass", str(s.pass_)), ("fail", str(s.fail)),
              ("invalid", str(s.invalid)), ("missing", str(s.missing))]
-    items += [(m.label, m.format(m.read(s))) for m in METRICS]
-    return '<div class="cards">' + "".join(
-        f'<div class="card"><b>{escape(v)}</b><span class="muted">{escape(k)}</span></div>'
-        for k, v in items) + "</div>"
+    bad = {"fail", "invalid", "missing"}
+    cards = [f'<div class="card{" bad" if k in bad and v != "0" else ""}"><b>{escape(v)}</b>'
+             f'<span class="{"" if k in bad and v != "0" else "muted"}">{escape(k)}</span></div>'
+             for k, v in items]
+    cards += [f'<div class="card"><b>{escape(m.format(m.read(s)))}</b>'
+              f'<span class="muted">{escape(m.label)}</span></div>' for m in METRICS]
+    return '<div class="cards">' + "".join(cards) + "</div>"
+
+
+_MAX_FAILING_ROWS = 50
+
+
+def _failing(report: ReportInput) -> str:
+    """The cases to act on, before any figure: id, cause, owner, rank, what is missing."""
+    bad = [c for c in report.results.cases if c.status != "pass"]
+    if not bad:
+        return ""
+    rows = []
+    for case in bad[:_MAX_FAILING_ROWS]:
+        diagnosis = report.diagnoses.get(case.case_id)
+        rows.append([
+            f'<a class="mono" href="#q={quote(case.case_id, safe="")}">{escape(case.case_id)}</a>',
+            f'<span class="badge s-{escape(case.status)}">{escape(case.status)}</span>',
+            escape(report.cause_of(case) or "-"), escape(diagnosis.owner if diagnosis else "-"),
+            escape(rank_text(case)),
+            escape(", ".join(case.missing_groups) or "-"),
+            f'<span class="mono">{escape(", ".join(case.forbidden_chunk_ids) or "-")}</span>'])
+    more = (f'<p class="muted">{len(bad) - _MAX_FAILING_ROWS} more below in the case table.</p>'
+            if len(bad) > _MAX_FAILING_ROWS else "")
+    return (f'<div class="failing" id="failing"><h2>Failing cases ({len(bad)})</h2>'
+            + _table(["case", "status", "cause", "owner", "first relevant rank", "missing groups",
+                      "forbidden chunk"], rows) + more + "</div>")
+
+
+def _verdict(report: ReportInput) -> str:
+    """One line that decides: the gate's verdict, or the counts when no gate was run."""
+    if report.gate is not None:
+        return ""  # the gate section says it
+    s = report.results.summary
+    bad = s.fail + s.invalid + s.missing
+    text = (f"{bad} of {s.cases} cases not passing" if bad else f"all {s.cases} cases pass")
+    return f'<div class="verdict {"bad" if bad else "ok"}">{escape(text)} (no gate policy given)</div>'
+
+
+def _trend(report: ReportInput) -> str:
+    trend = report.results.summary.trend
+    if not trend:
+        return ""
+    names: dict[str, dict[int, float | None]] = {}
+    for key, value in trend.items():
+        name, _, depth = key.partition("@")
+        if depth.isdigit():
+            names.setdefault(name, {})[int(depth)] = value
+    depths = sorted({d for per in names.values() for d in per})
+    labels = {m.name: m.label for m in METRICS}
+    rows = [[escape(labels.get(n, n)), *(num(per.get(d)) for d in depths)]
+            for n, per in sorted(names.items())]
+    return ('<h2 id="trend">Trend figures (at fixed depths)</h2><p class="muted">For watching '
+            "change across runs; the gate and the figures above use each case's own cutoff.</p>"
+            + _table(["metric", *(f"@{d}" for d in depths)], rows, set(range(1, len(depths) + 1))))
 
 
 def _gate(report: ReportInput) -> str:
+    """The verdict and the checks that failed; the passing checks are folded away so the
+    failing cases stay in the first screen."""
     gate = report.gate
     if gate is None:
         return ""
-    verdict = "Gate passed" if gate.passed else "Gate failed"
+    verdict = "Gate failed" if not gate.passed else "Gate passed"
     policy = f" ({escape(report.gate_policy)})" if report.gate_policy else ""
-    rows = [[("pass" if c.passed else "<b>FAIL</b>"), escape(c.rule), escape(c.figure),
-             escape(c.threshold), escape(", ".join(c.cases[:10]) + (" …" if len(c.cases) > 10 else ""))]
-            for c in gate.checks]
-    return (f'<h2>Gate</h2><div class="verdict {"ok" if gate.passed else "bad"}">{verdict}{policy}</div>'
-            + _table(["", "rule", "figure", "threshold", "cases"], rows))
+
+    def rows(checks: list[Check]) -> list[list[str]]:
+        return [[("pass" if c.passed else "<b>FAIL</b>"), escape(c.rule), escape(c.figure),
+                 escape(c.threshold),
+                 escape(", ".join(c.cases[:10]) + (" …" if len(c.cases) > 10 else ""))]
+                for c in checks]
+
+    head = ["", "rule", "figure", "threshold", "cases"]
+    failed = [c for c in gate.checks if not c.passed]
+    passed = [c for c in gate.checks if c.passed]
+    html = f'<div class="verdict {"ok" if gate.passed else "bad"}">{verdict}{policy}</div>'
+    if failed:
+        html += _table(head, rows(failed))
+    if passed:
+        html += (f"<details><summary>{len(passed)} of {len(gate.checks)} checks passed</summary>"
+                 + _table(head, rows(passed)) + "</details>")
+    return html
 
 
 def _causes(report: ReportInput) -> str:
@@ -159,11 +237,12 @@ def render_html(report: ReportInput) -> str:
         f"<title>{escape(report.title)}: {escape(report.results_name)}</title>",
         f"<style>{_asset('report.css')}</style></head><body>",
         f"<h1>{escape(report.title)}</h1>",
-        f'<div class="muted">{escape(report.results_name)} · codegold {escape(run.codegold_version)}'
-        f" · {inputs}</div>",
+        _header(report),
+        _gate(report), _verdict(report), _failing(report),
         _cards(report),
         f"<ul class=muted>{warnings}</ul>" if warnings else "",
-        _gate(report), _comparison(report), _causes(report), _charts(report), _slices(report),
+        _comparison(report), _causes(report), _trend(report), _charts(report), _slices(report),
+        f'<p class="muted">{escape(report.results_name)} · {inputs}</p>',
         _CASES,
         f'<script id="cg-data" type="application/json">{embed_json(build_payload(report))}</script>',
         f"<script>{_asset('report.js')}</script>",

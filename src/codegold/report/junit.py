@@ -57,6 +57,9 @@ def render_junit(report: ReportInput) -> str:
            f'errors="{errors}" skipped="0">']
     # The run's figures, one property per registry metric, so CI dashboards can chart them.
     out.append("    <properties>")
+    # What was measured (unknown when nobody recorded it), then the run's figures.
+    out += [f'      <property name={_attr(k.replace(" ", "_"))} value={_attr(v)}/>'
+            for k, v in report.header_or_default().facts()]
     out.append(f'      <property name="scored" value="{run.summary.scored}"/>')
     out += [f'      <property name={_attr(m.name)} value={_attr(m.format(m.read(run.summary), 4))}/>'
             for m in METRICS]

@@ -1,75 +1,141 @@
-"""A short Markdown summary of a run (for a pull request or a chat message)."""
+"""summary.md: a pull-request comment a team decides on in a minute.
+
+Order for action: the verdict, what was measured, new failures versus the baseline,
+failing cases grouped by owner, slices weakest first (by pass rate, then failing count);
+the figures and the rest are folded into ``<details>`` so the comment stays short.
+"""
 
 from __future__ import annotations
 
+from codegold.model import CaseResult, SliceResult
 from codegold.model.metrics import METRICS
-from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown
+from codegold.report.model import ReportInput, cause_breakdown
 from codegold.report.text import md, num, rank_text
 
 _MAX_CASES = 20
-_MAX_SLICES = 10
+_SHOWN_SLICES = 5
+_MAX_SLICES = 40
+UNASSIGNED = "unassigned"
+
+
+def _verdict(report: ReportInput) -> list[str]:
+    s = report.results.summary
+    bad = s.fail + s.invalid + s.missing
+    counts = f"{s.pass_} of {s.cases} cases pass, {bad} not passing"
+    if report.gate is None:
+        return [f"**{'FAILING' if bad else 'PASSING'}**: {counts} (no gate policy given)"]
+    failed = [c for c in report.gate.checks if not c.passed]
+    lines = [f"**Gate: {'PASSED' if report.gate.passed else 'FAILED'}**"
+             + (f" ({len(failed)} of {len(report.gate.checks)} checks failed)" if failed else "")
+             + f": {counts}"]
+    lines += [f"- {md(c.rule)}: {md(c.figure)} (needs {md(c.threshold)})" for c in failed]
+    return lines
+
+
+def _facts(report: ReportInput) -> list[str]:
+    facts = report.header_or_default().facts()
+    return ["| " + " | ".join(md(k) for k, _ in facts) + " |",
+            "|" + "---|" * len(facts),
+            "| " + " | ".join(md(v) for _, v in facts) + " |"]
+
+
+def _owner(report: ReportInput, case: CaseResult) -> str:
+    diagnosis = report.diagnoses.get(case.case_id)
+    return diagnosis.owner if diagnosis and diagnosis.owner else UNASSIGNED
+
+
+def _case_rows(report: ReportInput, cases: list[CaseResult]) -> list[str]:
+    lines = ["| case | status | cause | first relevant rank | missing groups | forbidden chunk |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {md(c.case_id)} | {c.status} | {md(report.cause_of(c) or '-')} | {rank_text(c)} | "
+              f"{md(', '.join(c.missing_groups)) or '-'} | {md(', '.join(c.forbidden_chunk_ids)) or '-'} |"
+              for c in cases]
+    return lines
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    return ["<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>", ""]
+
+
+def _slice_key(sl: SliceResult) -> tuple[float, int, str]:
+    m = sl.metrics
+    return (m.pass_rate if m.pass_rate is not None else 2.0, -(m.fail + m.missing), sl.key)
+
+
+def _slice_rows(slices: list[SliceResult]) -> list[str]:
+    lines = ["| slice | n | pass rate | failing | invalid |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {md(sl.key)} | {sl.metrics.scored} | {num(sl.metrics.pass_rate)} | "
+              f"{sl.metrics.fail + sl.metrics.missing} | {sl.metrics.invalid} |" for sl in slices]
+    return lines
 
 
 def render_markdown(report: ReportInput) -> str:
-    """Gate verdict, counts, headline figures, causes, owners, weakest slices, failures."""
     run, s = report.results, report.results.summary
-    lines = [f"# {md(report.title)}: {md(report.results_name)}", ""]
-    if report.gate is not None:
-        failed = [c for c in report.gate.checks if not c.passed]
-        lines.append(f"**Gate: {'PASSED' if report.gate.passed else 'FAILED'}**"
-                     + (f" ({len(failed)} of {len(report.gate.checks)} checks failed)" if failed else ""))
-        lines += [f"- {md(c.rule)}: {md(c.figure)} (needs {md(c.threshold)})" for c in failed]
-        lines.append("")
-    lines += [
-        "| cases | pass | fail | invalid | missing |",
-        "|---:|---:|---:|---:|---:|",
-        f"| {s.cases} | {s.pass_} | {s.fail} | {s.invalid} | {s.missing} |",
-        "",
-        f"| figure (over {s.scored} scored cases, at each case's cutoff) | value |",
-        "|---|---:|",
+    lines = [f"# {md(report.title)}: {md(report.results_name)}", "", *_verdict(report), "",
+             *_facts(report), ""]
+    bad = [c for c in run.cases if c.status != "pass"]
+    new_ids: list[str] = []
+    if report.comparison is not None:
+        new_ids = [ch.case_id for ch in report.comparison.changes if ch.kind == "newly_failing"]
+        by_id = run.by_id()
+        newly = [by_id[i] for i in new_ids if i in by_id]
+        lines += [f"## New failures versus {md(report.comparison.base)} ({len(newly)})", ""]
+        if newly:
+            lines += [*_case_rows(report, newly[:_MAX_CASES]), ""]
+            if len(newly) > _MAX_CASES:
+                lines += _details(f"{len(newly) - _MAX_CASES} more new failures",
+                                  _case_rows(report, newly[_MAX_CASES:]))
+        else:
+            lines += ["None.", ""]
+    if bad:
+        lines += [f"## Failing cases by owner ({len(bad)})", ""]
+        groups: dict[str, list[CaseResult]] = {}
+        for case in bad:
+            groups.setdefault(_owner(report, case), []).append(case)
+        order = sorted(groups, key=lambda o: (o == UNASSIGNED, -len(groups[o]), o))
+        shown = 0
+        for owner in order:
+            cases = groups[owner]
+            lines += [f"### {md(owner)} ({len(cases)})", ""]
+            visible = cases[:max(_MAX_CASES - shown, 0)]
+            shown += len(visible)
+            if visible:
+                lines += [*_case_rows(report, visible), ""]
+            if len(cases) > len(visible):
+                lines += _details(f"{len(cases) - len(visible)} more for {md(owner)}",
+                                  _case_rows(report, cases[len(visible):]))
+    slices = sorted(run.slices, key=_slice_key)[:_MAX_SLICES]
+    if slices:
+        lines += ["## Slices, weakest first (pass rate, then failing count)", "",
+                  *_slice_rows(slices[:_SHOWN_SLICES]), ""]
+        if len(slices) > _SHOWN_SLICES:
+            lines += _details(f"{len(slices) - _SHOWN_SLICES} more slices",
+                              _slice_rows(slices[_SHOWN_SLICES:]))
+    figures = [
+        "| cases | pass | fail | invalid | missing |", "|---:|---:|---:|---:|---:|",
+        f"| {s.cases} | {s.pass_} | {s.fail} | {s.invalid} | {s.missing} |", "",
+        f"| figure (over {s.scored} scored cases, at each case's cutoff) | value |", "|---|---:|",
         *(f"| {md(m.label)} | {m.format(m.read(s))} |" for m in METRICS),
-        "",
     ]
+    if s.trend:
+        figures += ["", "Trend figures at fixed depths (for watching change; the gate uses each "
+                    "case's cutoff):", "", "| trend figure | value |", "|---|---:|",
+                    *(f"| {md(k)} | {num(v)} |" for k, v in sorted(s.trend.items()))]
     causes = cause_breakdown(report)
     if causes:
-        lines += ["## Failures by cause", "", "| cause | cases | owner |", "|---|---:|---|"]
-        lines += [f"| {md(r.cause)} | {r.cases} | {md(', '.join(r.owners)) or '-'} |" for r in causes]
-        lines.append("")
-    owners = owner_breakdown(report)
-    if owners:
-        lines += ["| owner | cases |", "|---|---:|"]
-        lines += [f"| {md(owner)} | {n} |" for owner, n in owners]
-        lines.append("")
+        figures += ["", "| cause | cases | owner |", "|---|---:|---|",
+                    *(f"| {md(r.cause)} | {r.cases} | {md(', '.join(r.owners)) or '-'} |" for r in causes)]
     if report.comparison is not None:
         c = report.comparison
         counts = {k: sum(ch.kind == k for ch in c.changes)
                   for k in ("newly_failing", "newly_passing", "rank_up", "rank_down")}
-        lines += [f"## Compared with {md(c.base)}", "",
-                  f"{counts['newly_failing']} newly failing, {counts['newly_passing']} newly passing, "
-                  f"{counts['rank_up']} ranked higher, {counts['rank_down']} ranked lower "
-                  f"({c.paired} paired cases).", ""]
-        lines += ["| metric | base | new | difference | p (Holm) |", "|---|---:|---:|---:|---:|"]
+        figures += ["", f"Compared with {md(c.base)}: {counts['newly_failing']} newly failing, "
+                    f"{counts['newly_passing']} newly passing, {counts['rank_up']} ranked higher, "
+                    f"{counts['rank_down']} ranked lower ({c.paired} paired cases).", "",
+                    "| metric | base | new | difference | p (Holm) |", "|---|---:|---:|---:|---:|"]
         for d in c.overall.metrics:
             mark = " (significant)" if d.significant else ""
-            lines.append(f"| {md(d.label)} | {num(d.base)} | {num(d.new)} | {d.diff:+.3f}{mark} | "
-                         f"{num(d.p_adjusted)} |")
-        lines.append("")
-    weakest = sorted((sl for sl in run.slices if sl.metrics.hit_rate is not None),
-                     key=lambda sl: (sl.metrics.hit_rate or 0.0, sl.key))[:_MAX_SLICES]
-    if weakest:
-        lines += ["## Weakest slices", "", "| slice | n | hit rate | MRR |", "|---|---:|---:|---:|"]
-        lines += [f"| {md(sl.key)} | {sl.metrics.scored} | {num(sl.metrics.hit_rate)} | "
-                  f"{num(sl.metrics.mrr)} |" for sl in weakest]
-        lines.append("")
-    bad = [c for c in run.cases if c.status != "pass"]
-    if bad:
-        lines += ["## Cases not passing", "", "| case | status | cause | first relevant rank | owner |",
-                  "|---|---|---|---|---|"]
-        for case in bad[:_MAX_CASES]:
-            diagnosis = report.diagnoses.get(case.case_id)
-            lines.append(f"| {md(case.case_id)} | {case.status} | {md(report.cause_of(case) or '-')} | "
-                         f"{rank_text(case)} | {md(diagnosis.owner) if diagnosis else '-'} |")
-        if len(bad) > _MAX_CASES:
-            lines.append(f"| ... {len(bad) - _MAX_CASES} more | | | | |")
-        lines.append("")
+            figures.append(f"| {md(d.label)} | {num(d.base)} | {num(d.new)} | {d.diff:+.3f}{mark} | "
+                           f"{num(d.p_adjusted)} |")
+    lines += _details("Figures, causes and comparison", figures)
     return "\n".join(lines)

@@ -16,7 +16,50 @@ from codegold.model.comparison import Comparison
 from codegold.model.diagnoses import Diagnosis
 from codegold.model.metrics import scored_cases
 
-__all__ = ["Check", "Comparison", "Diagnosis", "ReportInput", "Verdict"]
+__all__ = ["Check", "Comparison", "Diagnosis", "ReportHeader", "ReportInput", "Verdict",
+           "header_facts"]
+
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ReportHeader:
+    """Facts that say what was measured. Each is a display string; a fact nobody recorded
+    is ``unknown`` (never a guess). Several values (a run over two builds) are joined."""
+
+    repository: str = UNKNOWN
+    revision: str = UNKNOWN          # short sha, and the name it was given: "1a2b3c4d (v1.2)"
+    index_build: str = UNKNOWN       # index build id(s)
+    chunker: str = UNKNOWN           # "name version"
+    retriever: str = UNKNOWN
+    retriever_config: str = UNKNOWN  # config digest
+    codegold_version: str = UNKNOWN
+    cases_digest: str = UNKNOWN      # sha256 of the case file, first 12 hex digits
+    date: str = UNKNOWN              # when the retriever was asked (latest), else index build
+
+    def facts(self) -> list[tuple[str, str]]:
+        """(label, value) in display order; the same labels in every renderer."""
+        return [("repository", self.repository), ("revision", self.revision),
+                ("index build", self.index_build), ("chunker", self.chunker),
+                ("retriever", self.retriever), ("retriever config", self.retriever_config),
+                ("codegold", self.codegold_version), ("cases sha256", self.cases_digest),
+                ("date", self.date)]
+
+
+def _joined(values: list[str]) -> str:
+    seen = sorted({v for v in values if v})
+    return ", ".join(seen) if seen else UNKNOWN
+
+
+def header_facts(results: RunResult) -> ReportHeader:
+    """What results.json alone says: revision(s) and build id(s) the cases were scored
+    against, the codegold version and the case file's digest."""
+    cases_ref = results.inputs.get("cases")
+    return ReportHeader(
+        revision=_joined([(c.index_revision or "")[:12] for c in results.cases]),
+        index_build=_joined([c.index_build_id or "" for c in results.cases]),
+        codegold_version=results.codegold_version or UNKNOWN,
+        cases_digest=cases_ref.sha256[:12] if cases_ref and cases_ref.sha256 else UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -35,6 +78,10 @@ class ReportInput:
     gate: Verdict | None = None
     gate_policy: str = ""
     matches: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    header: ReportHeader | None = None  # None: what results.json alone says
+
+    def header_or_default(self) -> ReportHeader:
+        return self.header if self.header is not None else header_facts(self.results)
 
     def cause_of(self, case: CaseResult) -> str | None:
         """Diagnosed cause; ``undiagnosed`` for a failure with no diagnosis; None for a pass."""
