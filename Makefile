@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit install clean
+.PHONY: demo test test-all lint typecheck unit unit-all install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,17 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# The quick suite; the hostile-input suites (child processes, marked slow) run in test-all.
 unit: $(STAMP)
+	$(VENV)/bin/pytest -n 2 -m "not slow"
+
+unit-all: $(STAMP)
 	$(VENV)/bin/pytest -n 2
 
 test: lint typecheck unit
+
+# What CI runs: everything, the slow suites included.
+test-all: lint typecheck unit-all
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

@@ -22,6 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "curate": BASE | {"model", "plumbing", "index", "evaluate"},
     "report": BASE | {"model", "plumbing"},
     "compare": BASE | {"model", "plumbing", "report"},
+    "tune": BASE | {"model", "plumbing", "index", "retrieve", "adapters", "evaluate", "curate"},
     "assemble": BASE | {"model", "plumbing", "evaluate", "gate", "diagnose", "report"},
     "demo": BASE | {"model", "plumbing", "evaluate", "gate", "diagnose", "report", "index",
                     "retrieve", "adapters", "assemble"},

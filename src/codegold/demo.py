@@ -2,7 +2,7 @@
 
 :func:`run_demo` builds the example repository (``examples/acme-shop``), indexes it at its
 two pinned revisions, runs the gold cases through the reference retriever, scores them,
-replays the recorded run of the spec's three worked examples, diagnoses the failures,
+replays the recorded run of the three classic retrieval failures, diagnoses the failures,
 gates, and renders the HTML report. Each step reports a :class:`Step` through
 ``on_step`` as it finishes; a step that fails is recorded with its error and the steps
 that need its output are skipped with the reason, so the outcome always says what ran.
@@ -397,12 +397,12 @@ def report(state: _State) -> _Done:
     written = _render_report(scored, results_name, state.verdict, policy, state.diagnosis_dirs.get(label),
                              state.out, "codegold demo: acme-shop")
     if state.live is not None and state.recorded is not None:
-        # The replay gets its own report: the spec's worked examples, judged by the same policy.
+        # The replay gets its own report: the three classic retrieval failures, judged by the same policy.
         verdict = (decide(state.recorded, load_policy(str(state.policy_path)), None)
                    if state.verdict is not None else None)
         written += _render_report(state.recorded, "recorded/results.json", verdict, policy,
                                   state.diagnosis_dirs.get("recorded"), state.out / "recorded",
-                                  "codegold demo: the spec's worked examples (recorded run)")
+                                  "codegold demo: the three classic retrieval failures (recorded run)")
     state.report = state.out / "report.html"
     return _Done("open report.html in a browser", written)
 
@@ -453,7 +453,7 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
 
 
 def _example_lines(state: _State) -> tuple[CaseLine, ...]:
-    """The spec's worked examples as the closing summary shows them, recorded run first."""
+    """The three classic retrieval failures as the closing summary shows them, recorded run first."""
     lines: list[CaseLine] = []
     for label, result in (("recorded", state.recorded), ("live", state.live)):
         if result is None:

@@ -1,4 +1,4 @@
-"""`codegold demo` runs every step on the bundled example, offline, and tells the spec's story."""
+"""`codegold demo` runs every step on the bundled example, offline, and tells the story of three classic failures."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def test_cli_prints_each_step_and_can_rerun_into_the_same_folder(tmp_path: Path)
     assert again.exit_code == 0, again.output
     for text in ("build the example repository", "index v2", "gate", "report.html",
                  "evidence_ignored", "answer-results.json",
-                 "The spec's three worked examples"):
+                 "Three classic retrieval failures"):
         assert text in again.output
 
 

@@ -1,4 +1,4 @@
-"""The recorded run replays the spec's three worked examples with the outcomes it describes."""
+"""The recorded run replays three classic retrieval failures with the outcomes it describes."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def command(out: str, example: str | None, trust_example: bool, workers: int) ->
 
     Builds the acme-shop example repository (two pinned revisions), indexes both,
     runs its gold cases through the reference retriever, evaluates, replays the
-    recorded run of the spec's three worked examples, diagnoses failures, gates
+    recorded run of the three classic retrieval failures, diagnoses failures, gates
     against examples/acme-shop/policy.yaml and writes OUT/report.html. Offline.
     A failing gate is part of the story, so the demo exits 0 once every step ran;
     it exits 1 when a step failed.
@@ -82,7 +82,7 @@ def command(out: str, example: str | None, trust_example: bool, workers: int) ->
 
 def _closing(console: Console, outcome: DemoOutcome) -> None:
     if outcome.examples:
-        console.print("\n[bold]The spec's three worked examples[/]")
+        console.print("\n[bold]Three classic retrieval failures[/]")
         for line in outcome.examples:
             rank = line.first_relevant_rank if line.first_relevant_rank is not None else "none"
             console.print(f"  {rich_safe(line.run):8} {rich_safe(line.case_id):26} "

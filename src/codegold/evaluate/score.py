@@ -1,4 +1,4 @@
-"""Per-case scoring at the case's own cutoff (DESIGN.md "Scoring").
+"""Per-case scoring at the case's own cutoff (docs/concepts.md, "Per-case figures").
 
 Only the ranking the answer stage receives (``ranked[:cutoff]``) decides a case; the
 rest of the ranking is read only to report the rank of the first acceptable chunk at any
