@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
 from codegold.errors import InputError, SchemaError
-from codegold.model._files import LoadedDocument, load_structured, located_error
+from codegold.model._files import LoadedDocument, load_versioned, located_error
 from codegold.model.metrics import Metric, metric_names, parse_metric
 
 POLICY_FORMAT = 1
@@ -118,17 +118,10 @@ def _check_rule(doc: LoadedDocument, index: int, rule: Rule) -> None:
 
 
 def load_policy(path: str) -> Policy:
-    doc = load_structured(path, "gate policy")
-    if not isinstance(doc.data, dict):
-        raise SchemaError("expected a mapping with 'format: 1' and 'rules'", path=path)
-    data: dict[str, Any] = doc.data
-    try:
-        policy = msgspec.convert(data, Policy)
-    except msgspec.ValidationError as err:
-        raise located_error(doc, data, str(err)) from None
-    if policy.format != POLICY_FORMAT:
-        raise SchemaError(f"unsupported policy format {policy.format}; expected {POLICY_FORMAT}",
-                          path=path, field="format")
+    """Read a gate policy through the one loader; rule checks beyond the types are located too."""
+    loaded = load_versioned(path, Policy, what="gate policy",
+                            hint="see `codegold schema gate-policy`")
+    doc, policy = loaded.doc, loaded.value
     for index, rule in enumerate(policy.rules):
         _check_rule(doc, index, rule)
     if policy.max_failed_cases is not None and policy.max_failed_cases < 0:

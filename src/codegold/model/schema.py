@@ -44,6 +44,8 @@ register_format("retriever-config", "codegold.retrieve.config", "RetrieverConfig
                 "reference retriever configuration (`--config`; every key optional)")
 register_format("index-policy", "codegold.index.policy", "PolicyFileSpec",
                 "path policy file of `codegold index --policy`")
+register_format("gate-policy", "codegold.gate.policy", "Policy",
+                "gate policy of `codegold gate --policy`: floors, ceilings, zero tolerance, baseline")
 register_format("retrieval-request", "codegold.adapters.protocol", "RetrievalRequest",
                 "what codegold sends a command or HTTP retriever")
 register_format("retrieval-response", "codegold.adapters.protocol", "RetrievalResponse",
