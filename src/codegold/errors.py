@@ -5,7 +5,7 @@
     CodegoldError                 base: anything codegold reports to a user
     ├── InputError                a file or argument is not what was expected
     │   └── SchemaError           a file does not follow its documented format
-    ├── IndexError_               an index cannot be built or read
+    ├── CodeIndexError            an index cannot be built, read or trusted
     ├── RetrieverError            a retriever (reference or adapter) failed
     └── MissingDependency         an optional extra is not installed
 
@@ -57,7 +57,7 @@ class SchemaError(InputError):
     """A file does not follow its documented, versioned format."""
 
 
-class IndexError_(CodegoldError):
+class CodeIndexError(CodegoldError):
     """An index cannot be built, opened or trusted."""
 
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from codegold.cli.main import cli
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.index import IndexReader, PathPolicy, build_index, code_tokens
 from codegold.index import build as build_module
 from codegold.index.store import IndexWriter
@@ -115,7 +115,7 @@ def test_crash_midway_leaves_no_complete_index(repo: Repo, tmp_path: Path,
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [repo.path.parent / "shop"] or not any(
         p.name.startswith(".idx") for p in tmp_path.iterdir())
-    with pytest.raises(IndexError_, match="no index"):
+    with pytest.raises(CodeIndexError, match="no index"):
         IndexReader.open(out)
 
 
@@ -141,7 +141,7 @@ def test_incomplete_manifest_is_refused(repo: Repo, tmp_path: Path) -> None:
     manifest = json.loads((out / "manifest.json").read_text())
     manifest["complete"] = False
     (out / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(IndexError_, match="incomplete"):
+    with pytest.raises(CodeIndexError, match="incomplete"):
         IndexReader.open(out)
 
 

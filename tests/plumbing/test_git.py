@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.index import build_index
 from codegold.index.gitsnap import GitSnapshot
 from codegold.plumbing.git import git as run_git
@@ -62,13 +62,13 @@ def test_timeout_kills_git_and_says_so(tmp_path: Path, monkeypatch: pytest.Monke
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     started = time.monotonic()
-    with pytest.raises(IndexError_, match=r"git rev-parse in .* did not finish within 0.5s"):
+    with pytest.raises(CodeIndexError, match=r"git rev-parse in .* did not finish within 0.5s"):
         run_git(["rev-parse", "HEAD"], repo=tmp_path, timeout=0.5)
     assert time.monotonic() - started < 5
 
 
 def test_failure_is_one_sentence(tmp_path: Path) -> None:
-    with pytest.raises(IndexError_, match="git rev-parse failed in"):
+    with pytest.raises(CodeIndexError, match="git rev-parse failed in"):
         run_git(["rev-parse", "--verify", "--end-of-options", "nope"], repo=tmp_path)
 
 
@@ -122,6 +122,6 @@ def test_stalled_blob_stream_is_stopped(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(gitsnap, "BLOB_STALL_SECONDS", 0.5)
     snapshot = GitSnapshot(tmp_path, "a" * 40, "a" * 40)
     started = time.monotonic()
-    with pytest.raises(IndexError_, match="made no progress"):
+    with pytest.raises(CodeIndexError, match="made no progress"):
         list(snapshot.blobs(["b" * 40]))
     assert time.monotonic() - started < 10

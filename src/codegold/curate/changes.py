@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.index.chunker import chunk_file
 from codegold.index.store import SymbolDef
 from codegold.plumbing.git import git, is_full_sha
@@ -99,7 +99,7 @@ def git_output(repo: str, *args: str, timeout: float = 60) -> bytes:
     fails, since the repository is the user's input here."""
     try:
         return git(args, repo=repo, timeout=timeout).stdout
-    except IndexError_ as err:
+    except CodeIndexError as err:
         raise InputError(str(err)) from None
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 
 from codegold import __version__
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
 from codegold.index.chunkstore import ChunkStore
@@ -114,7 +114,7 @@ def repository_name(snapshot: GitSnapshot) -> str:
         done = git(["config", "--get", "remote.origin.url"], repo=snapshot.repo, timeout=60,
                    check=False)
         url = done.stdout.decode("utf-8", "replace").strip() if done.ok else ""
-    except IndexError_:
+    except CodeIndexError:
         url = ""
     local = url and ("://" not in url or url.startswith("file://")) and not _SCP_REMOTE.match(url)
     if url and not local:
@@ -138,13 +138,13 @@ def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
             version = previous.meta("chunker_version")
             if version != CHUNKER_VERSION:
                 if explicit:
-                    raise IndexError_(f"cannot reuse {source}: built by chunker version "
+                    raise CodeIndexError(f"cannot reuse {source}: built by chunker version "
                                       f"{version}, this build uses {CHUNKER_VERSION}")
                 return None
             return {entry.path: entry.blob_sha for entry in previous.iter_inventory()
                     if entry.blob_sha and entry.fate in ("indexed", "fallback", "skipped")
                     and entry.reason not in ("symlink: never followed",)}
-    except IndexError_:
+    except CodeIndexError:
         if explicit:
             raise
         return None
@@ -219,7 +219,7 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     ``repository`` overrides the repository name derived from the origin remote.
     ``store`` is a chunk store read before parsing a file and filled with what was parsed;
     the index written (and its build id) is the same with or without it.
-    Raises InputError for bad arguments or repositories, IndexError_ when git fails.
+    Raises InputError for bad arguments or repositories, CodeIndexError when git fails.
     """
     started = time.perf_counter()
     policy = policy or PathPolicy()
@@ -353,7 +353,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                     else:  # a damaged store entry: read this blob on its own, then rewrite it
                         sha, data = _one_blob(snapshot, item.sha)
                     if sha != item.sha:
-                        raise IndexError_(f"git returned object {sha} where {item.sha} was "
+                        raise CodeIndexError(f"git returned object {sha} where {item.sha} was "
                                           "expected")
                     result = _with_folder_rule(
                         chunk_file(item.path, data, revision=snapshot.revision,

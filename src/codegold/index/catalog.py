@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.index.store import MANIFEST_FILE, read_manifest
 from codegold.model import Manifest
 
@@ -18,7 +18,7 @@ def manifest_or_none(index_dir: Path) -> Manifest | None:
     """The manifest of ``index_dir``, or None when it has none or it cannot be read."""
     try:
         return read_manifest(index_dir)
-    except IndexError_:
+    except CodeIndexError:
         return None
 
 

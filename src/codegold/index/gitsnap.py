@@ -15,7 +15,7 @@ from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.plumbing.git import END_OF_OPTIONS, git, git_popen, is_full_sha
 from codegold.plumbing.process import kill_group
 
@@ -55,7 +55,7 @@ class GitSnapshot:
         that lacks it.
         """
         if shutil.which("git") is None:
-            raise IndexError_("git is not installed or not on PATH; codegold reads "
+            raise CodeIndexError("git is not installed or not on PATH; codegold reads "
                               "repositories through git plumbing")
         path = Path(repo)
         if not path.is_dir():
@@ -125,7 +125,7 @@ class GitSnapshot:
             return
         proc = git_popen(["cat-file", "--batch", "--buffer"], repo=self.repo)
         if proc.stdin is None or proc.stdout is None:  # pragma: no cover - pipes were asked for
-            raise IndexError_("git cat-file started without pipes")
+            raise CodeIndexError("git cat-file started without pipes")
         stdin = proc.stdin
         progress = [time.monotonic()]
         finished = threading.Event()
@@ -159,16 +159,16 @@ class GitSnapshot:
                 header = stdout.readline()
                 fields = header.split()
                 if stalled.is_set():
-                    raise IndexError_(f"git cat-file in {self.repo} made no progress for "
+                    raise CodeIndexError(f"git cat-file in {self.repo} made no progress for "
                                       f"{BLOB_STALL_SECONDS:g}s and was stopped")
                 if len(fields) != 3:
-                    raise IndexError_(f"git cat-file could not read object {sha}: "
+                    raise CodeIndexError(f"git cat-file could not read object {sha}: "
                                       f"{header.decode('utf-8', 'replace').strip()}")
                 size = int(fields[2])
                 data = stdout.read(size)
                 stdout.read(1)  # the newline git writes after each object
                 if stalled.is_set() or len(data) != size:
-                    raise IndexError_(f"git cat-file in {self.repo} stopped in the middle of "
+                    raise CodeIndexError(f"git cat-file in {self.repo} stopped in the middle of "
                                       f"object {sha}")
                 progress[0] = float("inf")  # our consumer's time is not git's stall
                 yield sha, data

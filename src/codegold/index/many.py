@@ -87,7 +87,7 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     first such case id: those must name commits exactly (an annotated tag's object id is
     refused with that case id). ``store`` is the chunk store folder (default
     ``folder/.chunkstore``; ``use_store=False`` builds each from scratch). Raises
-    InputError for bad arguments, IndexError_ when git fails.
+    InputError for bad arguments, CodeIndexError when git fails.
     """
     root = Path(folder)
     try:

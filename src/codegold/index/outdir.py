@@ -33,7 +33,7 @@ from pathlib import Path
 
 import msgspec
 
-from codegold.errors import IndexError_, InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.model import Manifest
 
 MANIFEST_NAME = "manifest.json"
@@ -198,7 +198,7 @@ def _tracked(repo: Path, target: Path) -> bool:
 
 @contextlib.contextmanager
 def build_lock(out: Path) -> Iterator[None]:
-    """Hold ``.NAME.lock`` beside ``out`` for one build; IndexError_ when another holds it.
+    """Hold ``.NAME.lock`` beside ``out`` for one build; CodeIndexError when another holds it.
 
     The lock file is removed when the build ends. A process that opened it just before
     the removal notices (the path no longer names the inode it locked) and tries again,
@@ -220,7 +220,7 @@ def build_lock(out: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as err:
             os.close(fd)
-            raise IndexError_(f"another codegold build is writing {out} (lock {lock_path} is "
+            raise CodeIndexError(f"another codegold build is writing {out} (lock {lock_path} is "
                               "held); wait for it to finish or choose another -o") from err
         try:
             same = os.stat(lock_path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
@@ -230,7 +230,7 @@ def build_lock(out: Path) -> Iterator[None]:
             break
         os.close(fd)  # locked a file another build just removed: take the new one
     else:
-        raise IndexError_(f"cannot take the build lock {lock_path}: it keeps changing")
+        raise CodeIndexError(f"cannot take the build lock {lock_path}: it keeps changing")
     try:
         yield
     finally:

@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
-from codegold.errors import IndexError_
+from codegold.errors import CodeIndexError
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.tokens import code_tokens, path_tokens, symbol_tokens
 from codegold.model import Manifest
@@ -80,10 +80,10 @@ _FILE_COLUMNS = "path, blob_sha, size, language, category, fate, reason, chunker
 
 
 def read_manifest(index_dir: Path) -> Manifest:
-    """The manifest of an index directory; IndexError_ when absent or unreadable."""
+    """The manifest of an index directory; CodeIndexError when absent or unreadable."""
     path = index_dir / MANIFEST_FILE
     if not path.exists() and not path.is_symlink():
-        raise IndexError_(f"no index at {index_dir}: {MANIFEST_FILE} is missing; build one "
+        raise CodeIndexError(f"no index at {index_dir}: {MANIFEST_FILE} is missing; build one "
                           "with 'codegold index REPO --revision REV -o DIR'")
     return load_manifest(path)
 
@@ -206,7 +206,7 @@ _CHUNK_SELECT = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
 
 
 class _GuardedCursor:
-    """A cursor whose SQLite errors (a file damaged after it was opened) become IndexError_."""
+    """A cursor whose SQLite errors (a file damaged after it was opened) become CodeIndexError."""
 
     def __init__(self, cursor: sqlite3.Cursor, db: Path) -> None:
         self._cursor = cursor
@@ -230,7 +230,7 @@ class _GuardedCursor:
 
 
 class _GuardedConnection:
-    """The reader's connection: every query reports a damaged file as one IndexError_."""
+    """The reader's connection: every query reports a damaged file as one CodeIndexError."""
 
     def __init__(self, conn: sqlite3.Connection, db: Path) -> None:
         self._conn = conn
@@ -249,7 +249,7 @@ def _guard(db: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as err:
-        raise IndexError_(f"cannot read {db}: {err}; the file is damaged or not a codegold "
+        raise CodeIndexError(f"cannot read {db}: {err}; the file is damaged or not a codegold "
                           "index, rebuild the index") from err
 
 
@@ -265,27 +265,27 @@ class IndexReader:
 
     @classmethod
     def open(cls, index_dir: str | Path) -> IndexReader:
-        """Open ``index_dir``; IndexError_ when it is missing, incomplete or unreadable."""
+        """Open ``index_dir``; CodeIndexError when it is missing, incomplete or unreadable."""
         path = Path(index_dir)
         if not path.is_dir():
-            raise IndexError_(f"no index at {path}: not a directory; build one with "
+            raise CodeIndexError(f"no index at {path}: not a directory; build one with "
                               "'codegold index REPO --revision REV -o DIR'")
         manifest = read_manifest(path)
         if not manifest.complete:
-            raise IndexError_(f"index at {path} is incomplete (manifest complete is not "
+            raise CodeIndexError(f"index at {path} is incomplete (manifest complete is not "
                               "true): its build did not finish; rebuild it")
         db = path / INDEX_FILE
         if not db.is_file():
-            raise IndexError_(f"index at {path} has no {INDEX_FILE}; rebuild it")
+            raise CodeIndexError(f"index at {path} has no {INDEX_FILE}; rebuild it")
         try:
             conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True,
                                    check_same_thread=False)
             row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         except sqlite3.Error as err:
-            raise IndexError_(f"cannot read {db}: {err}") from err
+            raise CodeIndexError(f"cannot read {db}: {err}") from err
         if row is None or row[0] != str(STORE_FORMAT):
             conn.close()
-            raise IndexError_(f"index at {path} has store format {row[0] if row else None!r}; "
+            raise CodeIndexError(f"index at {path} has store format {row[0] if row else None!r}; "
                               f"this codegold reads format {STORE_FORMAT}: rebuild it")
         try:
             _check_integrity(conn, manifest, db)
@@ -446,7 +446,7 @@ def _check_integrity(conn: sqlite3.Connection, manifest: Manifest, db: Path) -> 
 
     A truncated file is caught by comparing the page count SQLite expects with the file
     size; a file from another build by the build id and revision in ``meta``. Damage in
-    the middle of the file surfaces later as an IndexError_ from the reader's queries.
+    the middle of the file surfaces later as an CodeIndexError from the reader's queries.
     """
     try:
         page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
@@ -454,14 +454,14 @@ def _check_integrity(conn: sqlite3.Connection, manifest: Manifest, db: Path) -> 
         stored = dict(conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('index_build_id', 'revision')"))
     except (sqlite3.Error, TypeError, ValueError) as err:
-        raise IndexError_(f"cannot read {db}: {err}; rebuild the index") from err
+        raise CodeIndexError(f"cannot read {db}: {err}; rebuild the index") from err
     size = db.stat().st_size
     if page_size * pages > size:
-        raise IndexError_(f"{db} is truncated ({size} bytes, SQLite expects "
+        raise CodeIndexError(f"{db} is truncated ({size} bytes, SQLite expects "
                           f"{page_size * pages}); rebuild the index")
     for key in ("index_build_id", "revision"):
         if stored.get(key) != getattr(manifest, key):
-            raise IndexError_(f"{MANIFEST_FILE} and {INDEX_FILE} in {db.parent} disagree on "
+            raise CodeIndexError(f"{MANIFEST_FILE} and {INDEX_FILE} in {db.parent} disagree on "
                               f"{key} ({getattr(manifest, key)!r} vs {stored.get(key)!r}): one "
                               "of them was replaced or edited; rebuild the index")
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegold.errors import IndexError_
+from codegold.errors import CodeIndexError
 from codegold.plumbing.process import kill_group
 
 DEFAULT_TIMEOUT = 120.0
@@ -94,7 +94,7 @@ def git(args: Sequence[str], *, repo: str | Path, timeout: float = DEFAULT_TIMEO
         input: bytes | None = None, check: bool = True) -> GitResult:
     """Run ``git ARGS`` in ``repo`` and wait at most ``timeout`` seconds.
 
-    Raises :class:`IndexError_` with one sentence when git cannot start, runs past
+    Raises :class:`CodeIndexError` with one sentence when git cannot start, runs past
     ``timeout`` (the whole process group is killed) or, with ``check``, exits non-zero.
     """
     argv = git_argv(args, repo)
@@ -103,18 +103,18 @@ def git(args: Sequence[str], *, repo: str | Path, timeout: float = DEFAULT_TIMEO
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(),
                                 start_new_session=True)
     except OSError as err:
-        raise IndexError_(f"cannot run git: {err.strerror or err}") from None
+        raise CodeIndexError(f"cannot run git: {err.strerror or err}") from None
     try:
         out, err_bytes = proc.communicate(input=input, timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_group(proc)
         proc.communicate()
-        raise IndexError_(f"git {_name(args)} in {repo} did not finish within {timeout:g}s "
+        raise CodeIndexError(f"git {_name(args)} in {repo} did not finish within {timeout:g}s "
                           "and was stopped") from None
     result = GitResult(proc.returncode, out, err_bytes.decode("utf-8", "replace"))
     if check and not result.ok:
         detail = result.stderr.strip().splitlines()
-        raise IndexError_(f"git {_name(args)} failed in {repo}"
+        raise CodeIndexError(f"git {_name(args)} failed in {repo}"
                           + (f": {detail[-1]}" if detail else f" (exit {result.returncode})"))
     return result
 
@@ -127,7 +127,7 @@ def git_popen(args: Sequence[str], *, repo: str | Path) -> subprocess.Popen[byte
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=git_env(), start_new_session=True)
     except OSError as err:
-        raise IndexError_(f"cannot run git: {err.strerror or err}") from None
+        raise CodeIndexError(f"cannot run git: {err.strerror or err}") from None
 
 
 def _name(args: Sequence[str]) -> str:

@@ -36,7 +36,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from codegold.errors import IndexError_, InputError, MissingDependency, RetrieverError
+from codegold.errors import CodeIndexError, InputError, MissingDependency, RetrieverError
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model import EmbedderInfo
 from codegold.retrieve.caches import load_dense_cache
@@ -99,9 +99,9 @@ def _minilm_files() -> tuple[str, str]:
             tokenizer = read("tokenizer.json")
             pooling = _pooling(read)
     except (OSError, zipfile.BadZipFile) as err:
-        raise IndexError_(f"cannot read the MiniLM model shipped in {zip_path}: {err}") from None
+        raise CodeIndexError(f"cannot read the MiniLM model shipped in {zip_path}: {err}") from None
     if tokenizer is None:
-        raise IndexError_(f"{zip_path} lacks tokenizer.json")
+        raise CodeIndexError(f"{zip_path} lacks tokenizer.json")
     return tokenizer.decode("utf-8"), pooling
 
 
