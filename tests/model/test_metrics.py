@@ -121,9 +121,15 @@ def test_every_metric_appears_in_the_eval_summary_and_can_be_gated(tmp_path: Pat
     run = _new_run()
     console = Console(width=400, record=True)
     render_summary(console, run)
-    head = console.export_text().splitlines()[2]
+    text = console.export_text()
+    head = text.splitlines()[2]
+    below = next(line for line in text.splitlines() if line.startswith("all cases: "))
     for metric in METRICS:
-        assert metric.short in head, metric.name
+        # Rates are table columns; recorded figures (latency, cost) one line below the table.
+        if metric.recorded is None:
+            assert metric.short in head, metric.name
+        else:
+            assert metric.label in below, metric.name
 
     results = tmp_path / "results.json"
     results.write_bytes(dump_results(run))

@@ -69,7 +69,7 @@ def stdout_console() -> Any:
 
     console = Console()
     if not console.is_terminal:
-        console = Console(width=max(console.width, 140))
+        console = Console(width=max(console.width, 180))
     return console
 
 

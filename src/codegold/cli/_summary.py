@@ -13,12 +13,18 @@ def fmt_rate(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+# Rates fill the table; figures a run may not record (latency, cost) get one line below it,
+# so the table stays readable in a terminal.
+_TABLE = [m for m in METRICS if m.recorded is None]
+_RECORDED = [m for m in METRICS if m.recorded is not None]
+
+
 def _metrics_row(m: Aggregates) -> list[str]:
     return [str(m.cases), str(m.scored), str(m.pass_), str(m.fail), str(m.invalid), str(m.missing),
-            *(fmt_rate(metric.read(m)) for metric in METRICS)]
+            *(fmt_rate(metric.read(m)) for metric in _TABLE)]
 
 
-_HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", *(m.short for m in METRICS)]
+_HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", *(m.short for m in _TABLE)]
 
 
 def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -> None:
@@ -34,6 +40,11 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
     for s in result.slices:
         table.add_row(rich_text(s.key), *_metrics_row(s.metrics))
     console.print(table)
+    recorded = [(metric, metric.read(result.summary)) for metric in _RECORDED]
+    shown = [f"{metric.label} {metric.format(value)}" for metric, value in recorded
+             if value is not None]
+    if shown:
+        console.print("all cases: " + ", ".join(shown), highlight=False)
 
     failing = [c for c in result.cases if c.status != "pass"]
     if failing:

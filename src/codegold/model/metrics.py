@@ -182,7 +182,7 @@ METRICS: tuple[Metric, ...] = (
            "share of scored cases with an acceptable chunk for a required group within the cutoff",
            "higher", "share", "rate", "sign_flip",
            per_case=lambda c: _flag(c.hit), culprit=lambda c: not c.hit, per_case_at=_hit_at),
-    Metric("pass_rate", "pass rate", "pass",
+    Metric("pass_rate", "pass rate", "pass rate",
            "share of scored cases that pass: every required group satisfied, nothing forbidden "
            "and no other revision within the cutoff",
            # Not tested in compare: its changes are the newly failing / newly passing lists,
