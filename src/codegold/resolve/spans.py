@@ -65,16 +65,23 @@ class SpanResolver:
     def __init__(self, reader: IndexReader) -> None:
         self.reader = reader
         self.revision = reader.manifest.revision or ""
-        self._files: dict[str, _FileFacts | None] = {}
+        # path -> what the index holds for it, or why it holds nothing (read once per path)
+        self._files: dict[str, _FileFacts | str] = {}
         self._lock = threading.Lock()
 
-    def _facts(self, path: str) -> _FileFacts | None:
+    def _facts(self, path: str) -> _FileFacts | str:
+        """The file's facts, or the reason the index has none for it."""
         with self._lock:
             if path in self._files:
                 return self._files[path]
             entry = self.reader.inventory(path)
-            facts = None
-            if entry is not None and entry.fate in ("indexed", "fallback"):
+            facts: _FileFacts | str
+            if entry is None:
+                facts = f"{path} is not in the index of {self.revision[:12]}"
+            elif entry.fate not in ("indexed", "fallback"):
+                facts = (f"{path} was {entry.fate} at {self.revision[:12]}"
+                         + (f" ({entry.reason})" if entry.reason else ""))
+            else:
                 facts = _FileFacts(entry=entry,
                                    definitions=tuple(self.reader.definitions_in_file(path)),
                                    chunks=tuple(self.reader.chunks_in_file(path)))
@@ -88,12 +95,8 @@ class SpanResolver:
     def resolution(self, chunk: Chunk) -> Resolution:
         path = normalize_path(chunk.file)
         facts = self._facts(path)
-        if facts is None:
-            entry = self.reader.inventory(path)
-            why = (f"{path} is not in the index of {self.revision[:12]}" if entry is None
-                   else f"{path} was {entry.fate} at {self.revision[:12]}"
-                   + (f" ({entry.reason})" if entry.reason else ""))
-            return Resolution(rule="not_indexed", note=why)
+        if isinstance(facts, str):
+            return Resolution(rule="not_indexed", note=facts)
         category_role = CATEGORY_ROLES.get(facts.entry.category)
         if chunk.start_line is None or chunk.end_line is None:
             revision, source, note = self._revision(chunk, None)
