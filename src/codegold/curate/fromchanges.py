@@ -22,8 +22,8 @@ from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError, MissingDependency
 from codegold.index.categories import categorize
 from codegold.model.languages import language_of
+from codegold.plumbing.git import is_full_sha
 
-_SHA = re.compile(r"[0-9a-f]{40}")
 MAX_ALTERNATIVES = 8
 
 
@@ -40,7 +40,7 @@ def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]],
     A changed test file is supporting evidence (``required: false``): the tests a fix
     updates are not what a user asking about the behaviour needs first.
     """
-    if not _SHA.fullmatch(base):
+    if not is_full_sha(base):
         return [], "base revision is not a 40-hex commit sha"
     groups: list[dict[str, Any]] = []
     for change in parse_patch(patch):
@@ -142,7 +142,7 @@ def _repo_path(repository: str, repo: str | None, repos_dir: str | None) -> str 
 def _localization_groups(item: dict[str, Any], repo: str, base: str
                          ) -> tuple[list[dict[str, Any]], str | None]:
     """Groups from a localisation file's ``gold_files``/``gold_symbols`` (no patch given)."""
-    if not _SHA.fullmatch(base):
+    if not is_full_sha(base):
         return [], "base revision is not a 40-hex commit sha"
     symbols: dict[str, list[str]] = {}
     for entry in item.get("gold_symbols") or []:
@@ -226,7 +226,7 @@ def _commits(repo: str, since: str | None, paths: tuple[str, ...], limit: int
     out = git_output(repo, *args, timeout=120).decode("utf-8", "replace")
     for record in out.split("\x1e"):
         parts = record.strip("\n").split("\x00")
-        if len(parts) == 4 and _SHA.fullmatch(parts[0]):
+        if len(parts) == 4 and is_full_sha(parts[0]):
             yield parts[0], parts[1].split(), parts[2].strip(), parts[3].strip()
 
 

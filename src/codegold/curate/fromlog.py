@@ -10,7 +10,6 @@ feedback, what was retrieved. Every string that reaches the output is scrubbed f
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -21,6 +20,7 @@ import msgspec
 from codegold.curate.scrub import Removal, Scrubber
 from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError
+from codegold.plumbing.git import is_full_sha
 
 FIELDS: dict[str, tuple[str, ...]] = {
     "id": ("id", "trace_id", "span_id", "request_id"),
@@ -35,7 +35,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
 _POSITIVE = {"positive", "up", "thumbs_up", "good", "helpful", "accepted", "1", "true", "yes"}
 _NEGATIVE = {"negative", "down", "thumbs_down", "bad", "unhelpful", "rejected", "-1", "0",
              "false", "no"}
-_SHA = re.compile(r"[0-9a-f]{40}")
 MAX_TARGETS = 5
 
 
@@ -152,7 +151,7 @@ def draft_cases(records: Iterable[Any], *, scrubber: Scrubber, mapping: dict[str
             continue
         revision = _field(record, "revision", mapping)
         repo = _field(record, "repository", mapping) or repository
-        if not (isinstance(revision, str) and _SHA.fullmatch(revision)):
+        if not (is_full_sha(revision)):
             stamp = _field(record, "timestamp", mapping)
             revision = (resolve_time(str(stamp), repo if isinstance(repo, str) else None)
                         if stamp is not None and resolve_time is not None else None)
