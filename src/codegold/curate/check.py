@@ -17,7 +17,7 @@ import msgspec
 
 from codegold.evaluate.match import file_matches, symbol_matches
 from codegold.index.catalog import IndexSet
-from codegold.index.store import IndexReader, InventoryEntry, SymbolDef
+from codegold.index.store import IndexedChunk, IndexReader, InventoryEntry, SymbolDef
 from codegold.model import Case, Target
 from codegold.model.paths import PathPattern, is_glob, normalize_path
 
@@ -74,6 +74,11 @@ class LabelIndex:
         return {c.role for c in self.reader.chunks_in_file(definition.file)
                 if c.start_line <= definition.end_line and c.end_line >= definition.start_line
                 and (c.id == definition.chunk_id or definition.qualified in c.symbols)}
+
+    def chunks_named(self, paths: Iterable[str], symbol: str) -> list[IndexedChunk]:
+        """Chunks of ``paths`` whose own symbols name ``symbol`` (as the scorer reads them)."""
+        return [c for p in paths for c in self.reader.chunks_in_file(p)
+                if symbol_matches(symbol, (*((c.symbol,) if c.symbol else ()), *c.symbols))]
 
     def elsewhere(self, symbol: str) -> list[SymbolDef]:
         """Definitions anywhere whose short name is ``symbol``'s short name."""
@@ -133,15 +138,19 @@ def check_target(case: Case, group: str, target: Target, index: LabelIndex) -> I
         return
     found = [d for p in files for d in index.definitions(p)
              if symbol_matches(target.symbol, (d.qualified,))]
-    if not found:
+    # A docs heading or a config key is a chunk's symbol without a row in the symbol
+    # table; the scorer accepts such a chunk, so the label is not missing.
+    named = [] if found else index.chunks_named(files, target.symbol)
+    if not found and not named:
         yield _symbol_problem(target, files, index, base, rev)
         return
     if target.roles:
-        roles = set().union(*(index.roles_at(d) for d in found))
+        roles = (set().union(*(index.roles_at(d) for d in found)) if found
+                 else {c.role for c in named})
         if roles and not roles & set(target.roles):
-            where = found[0]
-            entry = index.entries.get(where.file)
-            why = f" ({where.file} is a {entry.category} file)" if entry is not None and \
+            where = found[0].file if found else named[0].file
+            entry = index.entries.get(where)
+            why = f" ({where} is a {entry.category} file)" if entry is not None and \
                 entry.category != "source" else ""
             yield base.finding("error", "role_mismatch", (
                 f"{target.symbol} is labelled {'/'.join(target.roles)} but at {rev} the index "
