@@ -16,6 +16,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import signal
 import sqlite3
 import sys
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ import pytest
 
 import codegold.index.build as build_module
 import codegold.index.chunker as chunker_module
+from codegold.errors import CodeIndexError, InputError
 from codegold.index import build_index
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE, token_fields
@@ -167,19 +169,23 @@ def example_and_awkward(tmp_path_factory: pytest.TempPathFactory) -> Sources:
 
 
 def _build(sources: Sources, repo: str, revision: str, out: Path, *,
-           reuse_from: Path | None = None, store: ChunkStore | None = None) -> Path:
+           reuse_from: Path | None = None, store: ChunkStore | None = None,
+           jobs: int | None = None) -> Path:
     build_index(sources.repos[repo], sources.revisions[revision], out, repository=repo,
-                reuse_from=reuse_from, store=store)
+                reuse_from=reuse_from, store=store, jobs=jobs)
     return out
 
 
-@pytest.mark.parametrize(("name", "repo", "revision"), [
-    ("acme-v1", "acme", "acme_v1"), ("acme-v2", "acme", "acme_v2"),
-    ("awkward-first", "awkward", "awkward_first"),
-    ("awkward-second", "awkward", "awkward_second")])
+@pytest.mark.parametrize(("name", "repo", "revision", "jobs"), [
+    ("acme-v1", "acme", "acme_v1", 1), ("acme-v2", "acme", "acme_v2", 1),
+    ("acme-v2", "acme", "acme_v2", 3),
+    ("awkward-first", "awkward", "awkward_first", 1),
+    ("awkward-first", "awkward", "awkward_first", 2),
+    ("awkward-second", "awkward", "awkward_second", 1)])
 def test_rows_match_the_recorded_build(example_and_awkward: Sources, tmp_path: Path, name: str,
-                                       repo: str, revision: str) -> None:
-    index = _build(example_and_awkward, repo, revision, tmp_path / "index")
+                                       repo: str, revision: str, jobs: int) -> None:
+    """One process or several worker processes: the same rows, in the same row order."""
+    index = _build(example_and_awkward, repo, revision, tmp_path / "index", jobs=jobs)
     _check_golden(name, table_digests(index))
 
 
@@ -191,12 +197,15 @@ def test_incremental_and_store_builds_hold_the_same_rows(example_and_awkward: So
     incremental = _build(repos, "awkward", "awkward_second", tmp_path / "incremental",
                          reuse_from=tmp_path / "first")
     store = ChunkStore.open(tmp_path / "store")
-    _build(repos, "awkward", "awkward_first", tmp_path / "store_first", store=store)
+    _build(repos, "awkward", "awkward_first", tmp_path / "store_first", store=store, jobs=2)
     via_store = _build(repos, "awkward", "awkward_second", tmp_path / "store_second",
                        store=store)
-    assert store.hits > 0
+    assert store.hits > 0 and store.unwritten == 0
     expected = table_digests(scratch)
     assert table_digests(via_store) == expected
+    # Entries written from worker results read back as the same rows.
+    again = _build(repos, "awkward", "awkward_first", tmp_path / "store_again", store=store)
+    assert table_digests(again) == table_digests(tmp_path / "store_first")
     assert table_digests(incremental, with_order=False) == \
         table_digests(scratch, with_order=False)
 
@@ -215,3 +224,29 @@ def test_token_rows_equal_tokenising_each_chunk_alone(example_and_awkward: Sourc
     assert len(chunks) == len(stored) > 100
     for chunk in chunks:
         assert stored[chunk.id] == token_fields(chunk), chunk.id
+
+
+def _die_on_handlers(path: str, data: bytes, **kwargs: str) -> object:
+    if path.endswith("handlers.py"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _ORIGINAL_CHUNK_FILE(path, data, **kwargs)
+
+
+_ORIGINAL_CHUNK_FILE = build_module.chunk_file
+
+
+def test_a_dead_worker_is_one_clear_error_and_leaves_no_index(
+        example_and_awkward: Sources, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Workers fork after the patch, so the one that gets handlers.py kills itself.
+    monkeypatch.setattr(build_module, "chunk_file", _die_on_handlers)
+    out = tmp_path / "index"
+    with pytest.raises(CodeIndexError, match="worker process died"):
+        _build(example_and_awkward, "awkward", "awkward_first", out, jobs=2)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_jobs_below_one_is_an_input_error(example_and_awkward: Sources, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="jobs is 0"):
+        _build(example_and_awkward, "awkward", "awkward_first", tmp_path / "index", jobs=0)
+    assert not (tmp_path / "index").exists()

@@ -59,6 +59,17 @@ _decoder = msgspec.msgpack.Decoder(StoredFile)
 _encoder = msgspec.msgpack.Encoder()
 
 
+def encode_stored(stored: StoredFile) -> bytes:
+    """The msgpack form of ``stored``: a store entry's payload (and how build workers
+    hand results to the parent, which then stores them without encoding again)."""
+    return _encoder.encode(stored)
+
+
+def decode_stored(payload: bytes) -> StoredFile:
+    """The inverse of :func:`encode_stored` for payloads this codegold encoded."""
+    return _decoder.decode(payload)
+
+
 def entry_key(path: str, blob_sha: str, chunker_version: str = CHUNKER_VERSION) -> str:
     """The store key of chunking ``path`` with blob ``blob_sha`` by ``chunker_version``."""
     raw = "\0".join((chunker_version, path, blob_sha)).encode("utf-8", "surrogateescape")
@@ -175,18 +186,22 @@ class ChunkStore:
 
     def put(self, result: FileChunks, tokens: Iterable[tuple[str, str, str]]) -> None:
         """Store ``result`` (its entry names path and blob sha) and its chunks' token
-        fields atomically.
+        fields atomically (see :meth:`put_encoded`)."""
+        if result.entry.blob_sha:
+            self.put_encoded(result.entry.path, result.entry.blob_sha,
+                             encode_stored(StoredFile(result, tuple(tokens))))
+
+    def put_encoded(self, path: str, blob_sha: str, payload: bytes) -> None:
+        """Store an entry already encoded with :func:`encode_stored`, atomically.
 
         A store that cannot be written (no space, no permission, a planted folder where
         the entry goes) costs only the reuse: the entry is counted in ``unwritten`` and
         the build goes on.
         """
-        blob = result.entry.blob_sha
-        if not blob:
+        if not blob_sha:
             return
-        payload = _encoder.encode(StoredFile(result, tuple(tokens)))
         digest = hashlib.sha256(payload).hexdigest().encode()
-        file = self._file(entry_key(result.entry.path, blob))
+        file = self._file(entry_key(path, blob_sha))
         tmp: str | None = None
         try:
             with contextlib.suppress(FileExistsError):
@@ -320,5 +335,5 @@ def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
 
 
 __all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "StoredFile",
-           "collect_garbage",
-           "default_store", "entry_key", "used_keys"]
+           "collect_garbage", "decode_stored", "default_store", "encode_stored", "entry_key",
+           "used_keys"]
