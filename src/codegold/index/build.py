@@ -415,8 +415,9 @@ def _expected(wanted: str, sha: str, data: bytes) -> tuple[str, bytes]:
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 _PARALLEL_MIN_FILES = 64
-# A batch sent to a worker: enough files to amortise the hand-over, few enough bytes to
-# keep every worker busy and memory bounded.
+# A batch sent to a worker: enough files to amortise the hand-over, few enough files
+# and bytes to keep every worker busy (about four batches each at least) and memory
+# bounded.
 _BATCH_FILES = 32
 _BATCH_BYTES = 1 << 20
 
@@ -465,13 +466,15 @@ def _parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | No
                 yield _chunk_blob(snapshot, path, sha, data), None
             return
 
+        per_batch = max(1, min(_BATCH_FILES, len(items) // (4 * pool.workers)))
+
         def batches() -> Iterator[list[_Job]]:
             batch: list[_Job] = []
             size = 0
             for path, data, sha in checked():
                 batch.append((path, data, snapshot.revision, sha))
                 size += len(data)
-                if len(batch) >= _BATCH_FILES or size >= _BATCH_BYTES:
+                if len(batch) >= per_batch or size >= _BATCH_BYTES:
                     yield batch
                     batch, size = [], 0
             if batch:

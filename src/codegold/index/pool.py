@@ -8,13 +8,18 @@ flight, so memory stays bounded however large the repository is.
 Workers are forked where the platform can (they start at once and share the grammars
 already loaded) and are started before the caller's blob reader starts its threads;
 elsewhere they are spawned. A worker that dies (killed, out of memory) is reported as one
-:class:`CodeIndexError`, never a traceback from the pool.
+:class:`CodeIndexError`, never a traceback from the pool. Workers leave Ctrl-C to the
+parent (which stops them) and exit on their own when the parent is gone (killed with no
+chance to stop them), so they never outlive a build or hold its output pipes open.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -29,6 +34,7 @@ Result = TypeVar("Result")
 # More processes than this buy little for one build: the parent (git, SQLite) becomes the
 # bottleneck, and each worker holds its own parsers and caches.
 MAX_WORKERS = 8
+_PARENT_CHECK_SECONDS = 0.5
 
 
 def available_cpus() -> int:
@@ -54,7 +60,10 @@ class OrderedPool:
         """Start ``workers`` processes now (before the caller starts threads)."""
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self.workers = workers
+        self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                             initializer=_worker_setup,
+                                             initargs=(os.getpid(),))
         self._window = window or 2 * workers
         # Fork every worker now rather than at the first submit, which may come after the
         # caller has started threads (forking a process with threads can deadlock).
@@ -71,9 +80,12 @@ class OrderedPool:
             for batch in batches:
                 pending.append(self._executor.submit(fn, batch))
                 while len(pending) >= self._window:
-                    yield _result(pending.popleft())
+                    yield pending.popleft().result()
             while pending:
-                yield _result(pending.popleft())
+                yield pending.popleft().result()
+        except BrokenProcessPool as err:
+            raise CodeIndexError("a chunking worker process died (killed, or out of memory?); "
+                                 "build again with fewer workers (jobs=1 uses none)") from err
         finally:
             for future in pending:
                 future.cancel()
@@ -88,12 +100,17 @@ class OrderedPool:
         self.close()
 
 
-def _result(future: Future[Result]) -> Result:
-    try:
-        return future.result()
-    except BrokenProcessPool as err:
-        raise CodeIndexError("a chunking worker process died (killed, or out of memory?); "
-                             "build again with fewer workers (jobs=1 uses none)") from err
+def _worker_setup(parent: int) -> None:
+    """In each worker: Ctrl-C is the parent's to handle, and a worker whose parent died
+    exits (a blocked worker would otherwise wait for work forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="codegold-parent-watch", daemon=True).start()
 
 
 __all__ = ["MAX_WORKERS", "OrderedPool", "available_cpus", "default_workers"]

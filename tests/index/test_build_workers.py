@@ -1,0 +1,95 @@
+"""The build's chunking workers never outlive the build, whatever happens to it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codegold.index import build_index
+from codegold.index.pool import OrderedPool
+from gitrepo import Repo
+
+MakeRepo = Callable[[str], Repo]
+
+# Each worker records its pid, then hangs in the middle of a file.
+_HANGING_BUILD = """
+import os, sys, time
+import codegold.index.build as build
+def hang(path, data, **kwargs):
+    open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+    time.sleep(120)
+build.chunk_file = hang
+build.build_index(sys.argv[2], "HEAD", sys.argv[3], jobs=2)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has exited; only its parent entry is left
+
+
+def _small_repo(make_repo: MakeRepo) -> Repo:
+    repo = make_repo("proj")
+    repo.commit({f"pkg/mod_{i}.py": f"def f_{i}():\n    return {i}\n" for i in range(8)})
+    return repo
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_workers_exit_when_the_build_process_is_killed(make_repo: MakeRepo,
+                                                      tmp_path: Path) -> None:
+    repo = _small_repo(make_repo)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _HANGING_BUILD, str(pids), str(repo.path),
+                             str(tmp_path / "index")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = [int(p.name) for p in pids.iterdir()]
+        assert len(workers) == 2, proc.stderr.read() if proc.poll() is not None else workers
+    finally:
+        proc.kill()
+    # The workers held the build's stdout and stderr too: reading them to the end
+    # returns only once every worker is gone.
+    started = time.monotonic()
+    proc.communicate(timeout=20)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+    assert time.monotonic() - started < 20
+
+
+def test_workers_leave_ctrl_c_to_the_parent() -> None:
+    with OrderedPool(2) as pool:
+        handlers = list(pool.map(signal.getsignal, [signal.SIGINT, signal.SIGINT]))
+    assert handlers == [signal.SIG_IGN, signal.SIG_IGN]
+    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+
+
+def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
+        make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import codegold.index.build as build_module
+
+    repo = _small_repo(make_repo)
+    monkeypatch.setattr(build_module, "chunk_file", _refuse)
+    with pytest.raises(RuntimeError, match="refused in worker"):
+        build_index(repo.path, "HEAD", tmp_path / "index", jobs=2)
+    assert [p.name for p in tmp_path.iterdir()] == ["proj"]  # no index, no temporary
+
+
+def _refuse(path: str, data: bytes, **kwargs: str) -> object:
+    raise RuntimeError(f"refused in worker {os.getpid()}")
