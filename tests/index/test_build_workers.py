@@ -93,3 +93,36 @@ def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
 
 def _refuse(path: str, data: bytes, **kwargs: str) -> object:
     raise RuntimeError(f"refused in worker {os.getpid()}")
+
+
+def test_left_to_itself_a_build_forks_only_a_single_threaded_process(
+        make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import codegold.index.build as build_module
+
+    repo = make_repo("many")
+    repo.commit({f"pkg/mod_{i}.py": f"def f_{i}():\n    return {i}\n" for i in range(70)})
+    pools: list[int] = []
+    original = build_module.OrderedPool
+
+    def recording(workers: int) -> OrderedPool:
+        pools.append(workers)
+        return original(workers)
+
+    monkeypatch.setattr(build_module, "OrderedPool", recording)
+    monkeypatch.setattr(build_module, "default_workers", lambda: 2)
+    first = build_index(repo.path, "HEAD", tmp_path / "a")
+    assert pools == [2]
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        second = build_index(repo.path, "HEAD", tmp_path / "b")
+        assert pools == [2]  # another thread runs: no fork
+        build_index(repo.path, "HEAD", tmp_path / "c", jobs=2)
+        assert pools == [2, 2]  # unless the caller insists
+    finally:
+        release.set()
+        other.join()
+    assert first.index_build_id == second.index_build_id

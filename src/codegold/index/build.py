@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import shutil
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
@@ -224,7 +225,8 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     the index written (and its build id) is the same with or without it.
     ``jobs`` is how many worker processes chunk files (1: none, the build runs in this
     process; None: one per CPU, up to 8, when there are enough files to repay starting
-    them); the index written is the same for every value.
+    them and this process runs no other thread); the index written is the same for every
+    value.
     Raises InputError for bad arguments or repositories, CodeIndexError when git fails.
     """
     started = time.perf_counter()
@@ -425,7 +427,11 @@ _BATCH_BYTES = 1 << 20
 def _workers(jobs: int | None, files: int) -> int:
     if jobs is not None:
         return jobs if files > 1 else 1
-    return default_workers() if files >= _PARALLEL_MIN_FILES else 1
+    # Left to itself, a build never forks a process that runs other threads (a Ray
+    # worker, a server): forking those can deadlock. Naming ``jobs`` insists.
+    if files < _PARALLEL_MIN_FILES or threading.active_count() > 1:
+        return 1
+    return default_workers()
 
 
 # One file's work, the same in this process and in a worker.
