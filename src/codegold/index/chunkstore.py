@@ -152,22 +152,20 @@ class ChunkStore:
                              path=str(path))
         return cls.open(path)
 
-    def _file(self, key: str) -> Path:
-        return self.root / key[:2] / (key + _SUFFIX)
+    def _file(self, key: str) -> tuple[str, str]:
+        """The shard folder and the entry file of ``key`` (strings: a build asks for
+        every file of a revision, and Path objects would cost more than the lookup)."""
+        shard = os.path.join(self.root, key[:2])
+        return shard, os.path.join(shard, key + _SUFFIX)
 
     def has(self, path: str, blob_sha: str) -> bool:
         """Whether an entry file exists (its content is checked only by :meth:`get`)."""
-        file = self._file(entry_key(path, blob_sha))
-        try:
-            return stat.S_ISDIR(os.lstat(file.parent).st_mode) and \
-                stat.S_ISREG(os.lstat(file).st_mode)
-        except OSError:
-            return False
+        return _is_entry(*self._file(entry_key(path, blob_sha)))
 
     def get(self, path: str, blob_sha: str) -> StoredFile | None:
         """The stored result for ``path`` at ``blob_sha``, or None when absent or damaged."""
-        file = self._file(entry_key(path, blob_sha))
-        if not self.has(path, blob_sha):
+        shard, file = self._file(entry_key(path, blob_sha))
+        if not _is_entry(shard, file):
             self.misses += 1
             return None
         try:
@@ -201,14 +199,14 @@ class ChunkStore:
         if not blob_sha:
             return
         digest = hashlib.sha256(payload).hexdigest().encode()
-        file = self._file(entry_key(path, blob_sha))
+        shard, file = self._file(entry_key(path, blob_sha))
         tmp: str | None = None
         try:
             with contextlib.suppress(FileExistsError):
-                file.parent.mkdir()
-            if not stat.S_ISDIR(os.lstat(file.parent).st_mode):
-                raise NotADirectoryError(str(file.parent))
-            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=file.parent)
+                os.mkdir(shard)
+            if not stat.S_ISDIR(os.lstat(shard).st_mode):
+                raise NotADirectoryError(shard)
+            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=shard)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(digest + b"\n" + payload)
             os.replace(tmp, file)  # replaces a planted link itself, never its target
@@ -265,6 +263,14 @@ class ChunkStore:
             except OSError:
                 continue
         return total
+
+
+def _is_entry(shard: str, file: str) -> bool:
+    """A regular file in a real shard folder (a planted link is never an entry)."""
+    try:
+        return stat.S_ISDIR(os.lstat(shard).st_mode) and stat.S_ISREG(os.lstat(file).st_mode)
+    except OSError:
+        return False
 
 
 def _belongs(stored: StoredFile, path: str, blob_sha: str) -> bool:
