@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from codegold.errors import CodeIndexError
 from codegold.index import build_index
 from codegold.index.pool import OrderedPool
 from gitrepo import Repo
@@ -132,3 +135,28 @@ def test_left_to_itself_a_build_forks_only_a_single_threaded_process(
         release.set()
         other.join()
     assert first.index_build_id == second.index_build_id
+
+
+class _NoFork(ProcessPoolExecutor):
+    def submit(self, fn: Callable[..., object], /, *args: object,
+               **kwargs: object) -> Future[object]:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+
+def test_workers_that_cannot_start(make_repo: MakeRepo, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import codegold.index.build as build_module
+    import codegold.index.pool as pool_module
+
+    repo = make_repo("many")
+    repo.commit({f"pkg/mod_{i}.py": f"def f_{i}():\n    return {i}\n" for i in range(70)})
+    expected = build_index(repo.path, "HEAD", tmp_path / "serial", jobs=1)
+    monkeypatch.setattr(pool_module, "ProcessPoolExecutor", _NoFork)
+    monkeypatch.setattr(build_module, "default_workers", lambda: 2)
+    # Left to the build, it chunks in its own process instead ...
+    found = build_index(repo.path, "HEAD", tmp_path / "auto")
+    assert (found.index_build_id, found.chunks) == (expected.index_build_id, expected.chunks)
+    # ... asked for workers, it says it cannot start them and leaves no index.
+    with pytest.raises(CodeIndexError, match="cannot start 2 chunking worker processes"):
+        build_index(repo.path, "HEAD", tmp_path / "asked", jobs=2)
+    assert not (tmp_path / "asked").exists()

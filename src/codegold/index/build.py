@@ -349,8 +349,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
 
     report("listing")
     to_read = [item for item, action in plan if action == "read"]
-    workers = _workers(jobs, len(to_read))
-    with OrderedPool(workers) if workers > 1 else contextlib.nullcontext() as pool:
+    pool = _start_pool(_workers(jobs, len(to_read)), insisted=jobs is not None)
+    with pool if pool is not None else contextlib.nullcontext():
         parsed = _parse(snapshot, to_read, pool)
         try:
             for item, action in plan:
@@ -432,6 +432,19 @@ def _workers(jobs: int | None, files: int) -> int:
     if files < _PARALLEL_MIN_FILES or threading.active_count() > 1:
         return 1
     return default_workers()
+
+
+def _start_pool(workers: int, *, insisted: bool) -> OrderedPool | None:
+    """Worker processes, or None to chunk in this process: when one worker would do, or
+    when they cannot start and the caller left the number to the build."""
+    if workers <= 1:
+        return None
+    try:
+        return OrderedPool(workers)
+    except CodeIndexError:
+        if insisted:
+            raise
+        return None
 
 
 # One file's work, the same in this process and in a worker.

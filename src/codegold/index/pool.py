@@ -57,7 +57,8 @@ class OrderedPool:
     """
 
     def __init__(self, workers: int, window: int | None = None) -> None:
-        """Start ``workers`` processes now (before the caller starts threads)."""
+        """Start ``workers`` processes now (before the caller starts threads);
+        CodeIndexError when they cannot start (a process limit, no memory)."""
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         self.workers = workers
@@ -67,7 +68,12 @@ class OrderedPool:
         self._window = window or 2 * workers
         # Fork every worker now rather than at the first submit, which may come after the
         # caller has started threads (forking a process with threads can deadlock).
-        self._executor.submit(int).result()
+        try:
+            self._executor.submit(int).result()
+        except (BrokenProcessPool, OSError) as err:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            raise CodeIndexError(f"cannot start {workers} chunking worker processes: {err}; "
+                                 "build with fewer workers (jobs=1 uses none)") from err
 
     def map(self, fn: Callable[[Item], Result], batches: Iterable[Item]
             ) -> Generator[Result, None, None]:
