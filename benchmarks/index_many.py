@@ -7,9 +7,10 @@ fresh temporary folder and its own process:
 - ``store``:   ``codegold index REPO --revisions TAGS -o DIR`` (one shared chunk store)
 - ``scratch``: ``codegold index REPO --revisions TAGS -o DIR --no-store``
 
-It repeats both ``--repeat`` times and prints median wall time, the disk each leaves
-(indexes, and the store on its own), the ratios, and checks that both give every tag the
-same build id.
+It repeats both ``--repeat`` times and prints a table of median wall time, median CPU
+time (the build process, its chunking workers and git: the figure to trust on a shared
+machine, where wall time depends on the neighbours), the disk each leaves (indexes, and
+the store on its own), the ratios, and checks that both give every tag the same build id.
 
     python benchmarks/index_many.py                           # 20 tags of pytest
     python benchmarks/index_many.py --tags 5 --repeat 1       # quicker
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,12 +45,19 @@ def disk_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def build(repo: str, tags: list[str], out: Path, store: bool) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build(repo: str, tags: list[str], out: Path, store: bool) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``codegold index --revisions`` run."""
     args = [sys.executable, "-m", "codegold.cli", "index", repo, "--revisions", ",".join(tags),
             "-o", str(out), "--quiet", *([] if store else ["--no-store"])]
+    cpu = _children_cpu()
     started = time.perf_counter()
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def build_ids(out: Path) -> dict[str, str]:
@@ -68,6 +77,7 @@ def main() -> None:
     tags = release_tags(ns.repo, ns.tags)
     print(f"{len(tags)} tags: {' '.join(tags)}")
     times: dict[str, list[float]] = {"store": [], "scratch": []}
+    cpus: dict[str, list[float]] = {"store": [], "scratch": []}
     disk: dict[str, int] = {}
     store_disk = 0
     ids: dict[str, dict[str, str]] = {}
@@ -75,20 +85,27 @@ def main() -> None:
         for mode in ("store", "scratch"):
             with tempfile.TemporaryDirectory(prefix=f"index-many-{mode}-") as tmp:
                 out = Path(tmp) / "indexes"
-                times[mode].append(build(ns.repo, tags, out, store=mode == "store"))
+                wall, cpu = build(ns.repo, tags, out, store=mode == "store")
+                times[mode].append(wall)
+                cpus[mode].append(cpu)
                 disk[mode] = disk_bytes(out)
                 ids[mode] = build_ids(out)
                 if mode == "store":
                     store_disk = disk_bytes(out / ".chunkstore")
     same = ids["store"] == ids["scratch"] and len(ids["store"]) == len(tags)
-    store_t = statistics.median(times["store"])
-    scratch_t = statistics.median(times["scratch"])
-    print(f"scratch: median {scratch_t:.1f}s ({scratch_t / len(tags):.2f}s per tag), "
-          f"disk {disk['scratch'] / 1e6:.1f} MB")
-    print(f"store:   median {store_t:.1f}s ({store_t / len(tags):.2f}s per tag), "
-          f"disk {disk['store'] / 1e6:.1f} MB of which store {store_disk / 1e6:.1f} MB")
-    print(f"time ratio store/scratch {store_t / scratch_t:.2f}; "
-          f"disk ratio {disk['store'] / disk['scratch']:.2f}; same build ids: {same}")
+    wall = {mode: statistics.median(values) for mode, values in times.items()}
+    cpu = {mode: statistics.median(values) for mode, values in cpus.items()}
+    print(f"{len(tags)} tags, medians of {ns.repeat} run(s) each\n")
+    print("| build | wall s | CPU s | CPU s per tag | disk MB (indexes + store) | store MB |")
+    print("|---|---|---|---|---|---|")
+    for mode, label in (("scratch", "from scratch (--no-store)"),
+                        ("store", "with the chunk store")):
+        shared = store_disk if mode == "store" else 0
+        print(f"| {label} | {wall[mode]:.1f} | {cpu[mode]:.1f} | {cpu[mode] / len(tags):.2f} "
+              f"| {disk[mode] / 1e6:.1f} | {shared / 1e6:.1f} |")
+    print(f"\nstore / scratch: wall {wall['store'] / wall['scratch']:.2f}, CPU "
+          f"{cpu['store'] / cpu['scratch']:.2f}, disk {disk['store'] / disk['scratch']:.2f}; "
+          f"same build ids: {same}")
     if not same:
         sys.exit(1)
 

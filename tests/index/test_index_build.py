@@ -103,11 +103,11 @@ def test_crash_midway_leaves_no_complete_index(repo: Repo, tmp_path: Path,
     calls = {"n": 0}
     original = IndexWriter.add_file
 
-    def failing(self: IndexWriter, result: object) -> None:
+    def failing(self: IndexWriter, result: object, tokens: object = None) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
-        original(self, result)  # type: ignore[arg-type]
+        original(self, result, tokens)  # type: ignore[arg-type]
 
     monkeypatch.setattr(IndexWriter, "add_file", failing)
     with pytest.raises(KeyboardInterrupt):

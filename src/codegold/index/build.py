@@ -11,13 +11,15 @@ from the store instead of being parsed again.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
 import re
 import shutil
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from codegold import __version__
 from codegold.errors import CodeIndexError, InputError
 from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
-from codegold.index.chunkstore import ChunkStore
+from codegold.index.chunkstore import ChunkStore, StoredFile, decode_stored, encode_stored
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
 from codegold.index.outdir import (
     build_lock,
@@ -37,6 +39,7 @@ from codegold.index.outdir import (
     temp_name,
 )
 from codegold.index.policy import PathPolicy
+from codegold.index.pool import OrderedPool, default_workers
 from codegold.index.records import FileChunks, InventoryEntry
 from codegold.index.store import (
     INDEX_FILE,
@@ -45,6 +48,7 @@ from codegold.index.store import (
     IndexReader,
     IndexWriter,
     read_manifest,
+    token_fields,
 )
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
 from codegold.model.languages import language_of
@@ -211,7 +215,7 @@ def _entry_without_content(item: TreeEntry, fate: str, reason: str) -> Inventory
 def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
                 policy: PathPolicy | None = None, progress: ProgressFn | None = None,
                 reuse_from: Path | None = None, repository: str | None = None,
-                store: ChunkStore | None = None) -> Manifest:
+                store: ChunkStore | None = None, jobs: int | None = None) -> Manifest:
     """Index ``repo`` at ``revision`` into ``out_dir`` and return the manifest written.
 
     ``reuse_from`` names a previous index whose rows are copied for unchanged blobs; when
@@ -219,9 +223,15 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     ``repository`` overrides the repository name derived from the origin remote.
     ``store`` is a chunk store read before parsing a file and filled with what was parsed;
     the index written (and its build id) is the same with or without it.
+    ``jobs`` is how many worker processes chunk files (1: none, the build runs in this
+    process; None: one per CPU, up to 8, when there are enough files to repay starting
+    them and this process runs no other thread); the index written is the same for every
+    value.
     Raises InputError for bad arguments or repositories, CodeIndexError when git fails.
     """
     started = time.perf_counter()
+    if jobs is not None and jobs < 1:
+        raise InputError(f"jobs is {jobs}; expected 1 or more worker processes")
     policy = policy or PathPolicy()
     created_at = _created_at()
     snapshot = GitSnapshot.open(repo, revision)
@@ -236,7 +246,7 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
         # Checked again under the lock: another build may have finished meanwhile.
         out = check_output(shown, snapshot.repo)
         return _build_locked(snapshot, identity, out, policy, progress, reuse_from,
-                             created_at, started, store)
+                             created_at, started, store, jobs)
 
 
 def check_store_apart(store: Path, out: Path) -> None:
@@ -252,7 +262,8 @@ def check_store_apart(store: Path, out: Path) -> None:
 
 def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathPolicy,
                   progress: ProgressFn | None, reuse_from: Path | None, created_at: str,
-                  started: float, store: ChunkStore | None = None) -> Manifest:
+                  started: float, store: ChunkStore | None = None,
+                  jobs: int | None = None) -> Manifest:
     explicit = reuse_from is not None
     reuse_source = reuse_from if reuse_from is not None else (
         out if (out / MANIFEST_FILE).exists() else None)
@@ -273,7 +284,7 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
         else:
             writer = IndexWriter(tmp / INDEX_FILE)
         manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started,
-                               created_at, store)
+                               created_at, store, jobs)
         writer.finish()
         writer = None
         _write_manifest(tmp / MANIFEST_FILE, manifest)
@@ -288,7 +299,8 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
 
 def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, policy: PathPolicy,
                 previous: dict[str, str] | None, progress: ProgressFn | None,
-                started: float, created_at: str, store: ChunkStore | None = None) -> Manifest:
+                started: float, created_at: str, store: ChunkStore | None = None,
+                jobs: int | None = None) -> Manifest:
     entries = snapshot.entries()
     plan: list[tuple[TreeEntry, str]] = []  # action: read | copy | store
     unread: list[InventoryEntry] = []  # paths decided without reading their content
@@ -327,49 +339,49 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
         writer.add_entry(entry)
 
     total = len(plan)
-    files_done = chunks = parsed = reused = 0
+    files_done = chunks = parsed_count = reused = 0
     last_report = 0.0
 
     def report(stage: str) -> None:
         if progress is not None:
-            progress(BuildProgress(stage, files_done, total, chunks, parsed, reused,
+            progress(BuildProgress(stage, files_done, total, chunks, parsed_count, reused,
                                    time.perf_counter() - started))
 
     report("listing")
-    blobs = snapshot.blobs(item.sha for item, action in plan if action == "read")
-    try:
-        for item, action in plan:
-            if action == "copy":
-                reused += 1
-            else:
-                stored = store.get(item.path, item.sha) if store and action == "store" else None
-                if stored is not None:
+    to_read = [item for item, action in plan if action == "read"]
+    pool = _start_pool(_workers(jobs, len(to_read)), insisted=jobs is not None)
+    with pool if pool is not None else contextlib.nullcontext():
+        parsed = _parse(snapshot, to_read, pool)
+        try:
+            for item, action in plan:
+                if action == "copy":
                     reused += 1
-                    result = stored.result
-                    writer.add_file(result, stored.tokens)
                 else:
-                    if action == "read":
-                        sha, data = next(blobs)
-                    else:  # a damaged store entry: read this blob on its own, then rewrite it
-                        sha, data = _one_blob(snapshot, item.sha)
-                    if sha != item.sha:
-                        raise CodeIndexError(f"git returned object {sha} where {item.sha} was "
-                                          "expected")
-                    result = _with_folder_rule(
-                        chunk_file(item.path, data, revision=snapshot.revision,
-                                   blob_sha=item.sha), data)
-                    tokens = writer.add_file(result)
-                    if store is not None:
-                        store.put(result, tokens)
-                    parsed += 1
-                chunks += len(result.chunks)
-            files_done += 1
-            now = time.perf_counter()
-            if now - last_report >= _PROGRESS_INTERVAL_S:
-                last_report = now
-                report("chunking")
-    finally:
-        blobs.close()
+                    stored = store.get(item.path, item.sha) if store and action == "store" \
+                        else None
+                    if stored is not None:
+                        reused += 1
+                        writer.add_file(stored.result, stored.tokens)
+                    else:
+                        if action == "read":
+                            stored, payload = next(parsed)
+                        else:  # a damaged store entry: parse this blob here, then rewrite it
+                            stored = _chunk_blob(snapshot, item.path,
+                                                 *_one_blob(snapshot, item.sha))
+                            payload = None
+                        writer.add_file(stored.result, stored.tokens)
+                        if store is not None:
+                            store.put_encoded(item.path, item.sha,
+                                              payload or encode_stored(stored))
+                        parsed_count += 1
+                    chunks += len(stored.result.chunks)
+                files_done += 1
+                now = time.perf_counter()
+                if now - last_report >= _PROGRESS_INTERVAL_S:
+                    last_report = now
+                    report("chunking")
+        finally:
+            parsed.close()
     indexed_files = writer.indexed_file_count()
     chunks = writer.chunk_count()
     build = build_id(identity, snapshot.revision, policy)
@@ -392,9 +404,107 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
 def _one_blob(snapshot: GitSnapshot, sha: str) -> tuple[str, bytes]:
     stream = snapshot.blobs([sha])
     try:
-        return next(stream)
+        return _expected(sha, *next(stream))
     finally:
         stream.close()
+
+
+def _expected(wanted: str, sha: str, data: bytes) -> tuple[str, bytes]:
+    if sha != wanted:
+        raise CodeIndexError(f"git returned object {sha} where {wanted} was expected")
+    return sha, data
+
+
+# Below this many files to parse, starting worker processes costs more than it saves.
+_PARALLEL_MIN_FILES = 64
+# A batch sent to a worker: enough files to amortise the hand-over, few enough files
+# and bytes to keep every worker busy (about four batches each at least) and memory
+# bounded.
+_BATCH_FILES = 32
+_BATCH_BYTES = 1 << 20
+
+
+def _workers(jobs: int | None, files: int) -> int:
+    if jobs is not None:
+        return jobs if files > 1 else 1
+    # Left to itself, a build never forks a process that runs other threads (a Ray
+    # worker, a server): forking those can deadlock. Naming ``jobs`` insists.
+    if files < _PARALLEL_MIN_FILES or threading.active_count() > 1:
+        return 1
+    return default_workers()
+
+
+def _start_pool(workers: int, *, insisted: bool) -> OrderedPool | None:
+    """Worker processes, or None to chunk in this process: when one worker would do, or
+    when they cannot start and the caller left the number to the build."""
+    if workers <= 1:
+        return None
+    try:
+        return OrderedPool(workers)
+    except CodeIndexError:
+        if insisted:
+            raise
+        return None
+
+
+# One file's work, the same in this process and in a worker.
+_Job = tuple[str, bytes, str, str]  # path, content, revision, blob sha
+
+
+def _chunk_job(job: _Job) -> StoredFile:
+    path, data, revision, blob_sha = job
+    result = _with_folder_rule(chunk_file(path, data, revision=revision, blob_sha=blob_sha),
+                               data)
+    return StoredFile(result, tuple(token_fields(chunk) for chunk in result.chunks))
+
+
+def _chunk_batch(jobs: list[_Job]) -> list[bytes]:
+    """A worker's task: chunk and tokenise each file, results encoded as store entries
+    (compact to send back, and stored by the parent without encoding again)."""
+    return [encode_stored(_chunk_job(job)) for job in jobs]
+
+
+def _chunk_blob(snapshot: GitSnapshot, path: str, sha: str, data: bytes) -> StoredFile:
+    return _chunk_job((path, data, snapshot.revision, sha))
+
+
+def _parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | None
+           ) -> Generator[tuple[StoredFile, bytes | None], None, None]:
+    """Chunk ``items`` in order: here, or in ``pool``'s workers (then with each result's
+    encoded form, ready for the chunk store)."""
+    blobs = snapshot.blobs(item.sha for item in items)
+
+    def checked() -> Iterator[tuple[str, bytes, str]]:
+        for item in items:
+            sha, data = _expected(item.sha, *next(blobs))
+            yield item.path, data, sha
+
+    try:
+        if pool is None:
+            for path, data, sha in checked():
+                yield _chunk_blob(snapshot, path, sha, data), None
+            return
+
+        per_batch = max(1, min(_BATCH_FILES, len(items) // (4 * pool.workers)))
+
+        def batches() -> Iterator[list[_Job]]:
+            batch: list[_Job] = []
+            size = 0
+            for path, data, sha in checked():
+                batch.append((path, data, snapshot.revision, sha))
+                size += len(data)
+                if len(batch) >= per_batch or size >= _BATCH_BYTES:
+                    yield batch
+                    batch, size = [], 0
+            if batch:
+                yield batch
+
+        with contextlib.closing(pool.map(_chunk_batch, batches())) as results:
+            for payloads in results:
+                for payload in payloads:
+                    yield decode_stored(payload), payload
+    finally:
+        blobs.close()
 
 
 def _write_manifest(path: Path, manifest: Manifest) -> None:

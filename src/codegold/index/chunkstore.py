@@ -59,6 +59,17 @@ _decoder = msgspec.msgpack.Decoder(StoredFile)
 _encoder = msgspec.msgpack.Encoder()
 
 
+def encode_stored(stored: StoredFile) -> bytes:
+    """The msgpack form of ``stored``: a store entry's payload (and how build workers
+    hand results to the parent, which then stores them without encoding again)."""
+    return _encoder.encode(stored)
+
+
+def decode_stored(payload: bytes) -> StoredFile:
+    """The inverse of :func:`encode_stored` for payloads this codegold encoded."""
+    return _decoder.decode(payload)
+
+
 def entry_key(path: str, blob_sha: str, chunker_version: str = CHUNKER_VERSION) -> str:
     """The store key of chunking ``path`` with blob ``blob_sha`` by ``chunker_version``."""
     raw = "\0".join((chunker_version, path, blob_sha)).encode("utf-8", "surrogateescape")
@@ -141,22 +152,20 @@ class ChunkStore:
                              path=str(path))
         return cls.open(path)
 
-    def _file(self, key: str) -> Path:
-        return self.root / key[:2] / (key + _SUFFIX)
+    def _file(self, key: str) -> tuple[str, str]:
+        """The shard folder and the entry file of ``key`` (strings: a build asks for
+        every file of a revision, and Path objects would cost more than the lookup)."""
+        shard = os.path.join(self.root, key[:2])
+        return shard, os.path.join(shard, key + _SUFFIX)
 
     def has(self, path: str, blob_sha: str) -> bool:
         """Whether an entry file exists (its content is checked only by :meth:`get`)."""
-        file = self._file(entry_key(path, blob_sha))
-        try:
-            return stat.S_ISDIR(os.lstat(file.parent).st_mode) and \
-                stat.S_ISREG(os.lstat(file).st_mode)
-        except OSError:
-            return False
+        return _is_entry(*self._file(entry_key(path, blob_sha)))
 
     def get(self, path: str, blob_sha: str) -> StoredFile | None:
         """The stored result for ``path`` at ``blob_sha``, or None when absent or damaged."""
-        file = self._file(entry_key(path, blob_sha))
-        if not self.has(path, blob_sha):
+        shard, file = self._file(entry_key(path, blob_sha))
+        if not _is_entry(shard, file):
             self.misses += 1
             return None
         try:
@@ -175,25 +184,29 @@ class ChunkStore:
 
     def put(self, result: FileChunks, tokens: Iterable[tuple[str, str, str]]) -> None:
         """Store ``result`` (its entry names path and blob sha) and its chunks' token
-        fields atomically.
+        fields atomically (see :meth:`put_encoded`)."""
+        if result.entry.blob_sha:
+            self.put_encoded(result.entry.path, result.entry.blob_sha,
+                             encode_stored(StoredFile(result, tuple(tokens))))
+
+    def put_encoded(self, path: str, blob_sha: str, payload: bytes) -> None:
+        """Store an entry already encoded with :func:`encode_stored`, atomically.
 
         A store that cannot be written (no space, no permission, a planted folder where
         the entry goes) costs only the reuse: the entry is counted in ``unwritten`` and
         the build goes on.
         """
-        blob = result.entry.blob_sha
-        if not blob:
+        if not blob_sha:
             return
-        payload = _encoder.encode(StoredFile(result, tuple(tokens)))
         digest = hashlib.sha256(payload).hexdigest().encode()
-        file = self._file(entry_key(result.entry.path, blob))
+        shard, file = self._file(entry_key(path, blob_sha))
         tmp: str | None = None
         try:
             with contextlib.suppress(FileExistsError):
-                file.parent.mkdir()
-            if not stat.S_ISDIR(os.lstat(file.parent).st_mode):
-                raise NotADirectoryError(str(file.parent))
-            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=file.parent)
+                os.mkdir(shard)
+            if not stat.S_ISDIR(os.lstat(shard).st_mode):
+                raise NotADirectoryError(shard)
+            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=shard)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(digest + b"\n" + payload)
             os.replace(tmp, file)  # replaces a planted link itself, never its target
@@ -250,6 +263,14 @@ class ChunkStore:
             except OSError:
                 continue
         return total
+
+
+def _is_entry(shard: str, file: str) -> bool:
+    """A regular file in a real shard folder (a planted link is never an entry)."""
+    try:
+        return stat.S_ISDIR(os.lstat(shard).st_mode) and stat.S_ISREG(os.lstat(file).st_mode)
+    except OSError:
+        return False
 
 
 def _belongs(stored: StoredFile, path: str, blob_sha: str) -> bool:
@@ -320,5 +341,5 @@ def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
 
 
 __all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "StoredFile",
-           "collect_garbage",
-           "default_store", "entry_key", "used_keys"]
+           "collect_garbage", "decode_stored", "default_store", "encode_stored", "entry_key",
+           "used_keys"]

@@ -16,6 +16,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -138,7 +139,7 @@ class IndexWriter:
                 f"INSERT INTO chunks(rowid, {_CHUNK_COLUMNS}) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(first + i, c.id, c.file, c.start_line, c.end_line, c.symbol,
-                  json.dumps(list(c.symbols)), c.kind, c.role, c.language, c.blob_sha,
+                  _json_strings(c.symbols), c.kind, c.role, c.language, c.blob_sha,
                   c.parent_id, c.prev_id, c.next_id, int(c.has_signature), c.text)
                  for i, c in enumerate(chunks)])
             conn.executemany("INSERT INTO tokens(rowid, symbols, path, body) VALUES (?,?,?,?)",
@@ -195,6 +196,12 @@ class IndexWriter:
     def abort(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self._conn.close()
+
+
+def _json_strings(items: Sequence[str]) -> str:
+    """``json.dumps(list(items))`` for strings, byte for byte (``", "`` between items,
+    non-ASCII escaped), without the encoder's per-call set-up: it runs once per chunk."""
+    return "[" + ", ".join(map(encode_basestring_ascii, items)) + "]"
 
 
 def _entry_row(entry: InventoryEntry) -> tuple[object, ...]:
