@@ -146,12 +146,15 @@ class RayExecutor:
 
 
 def _task_failure(err: BaseException, position: int) -> str:
-    """One sentence for a task Ray could not finish (worker died, bug in a job)."""
+    """One sentence for a task Ray could not finish (worker died, bug in a job): the
+    first line of what went wrong, never Ray's traceback text."""
     cause = getattr(err, "cause", None) or err
-    text = " ".join(str(cause).split())
-    if len(text) > 300:
-        text = text[:299] + "…"
-    return f"a Ray task failed (job {position + 1}): {type(cause).__name__}: {text}"
+    text = str(cause).split("Traceback (most recent call last)", 1)[0]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0].removesuffix("traceback:").strip() if lines else ""
+    if len(first) > 300:
+        first = first[:299] + "…"
+    return f"a Ray task failed (job {position + 1}): {type(cause).__name__}: {first}"
 
 
 __all__ = ["CONNECT_TIMEOUT_S", "RayExecutor", "import_ray"]
