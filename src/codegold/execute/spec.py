@@ -41,7 +41,7 @@ class ExecutorSpec(msgspec.Struct, frozen=True, kw_only=True):
 
 def parse_executor(text: str) -> ExecutorSpec:
     """Parse an ``--executor`` value; InputError saying what is accepted otherwise."""
-    value = text.strip()
+    value = text  # exact: a stray space or newline is more likely a mistake than a wish
     if value == "local":
         return ExecutorSpec(kind="local")
     if value == "ray":
