@@ -14,7 +14,7 @@ from scalekit import CASES, EPOCH, normalised_attempts
 
 from codegold.adapters.registry import RetrieverOptions, make_retriever
 from codegold.adapters.runner import run_cases
-from codegold.adapters.sharded import ShardJob, shard_dispatch
+from codegold.adapters.sharded import ShardJob, run_shard, shard_dispatch
 from codegold.errors import (
     CodegoldError,
     CodeIndexError,
@@ -26,7 +26,7 @@ from codegold.errors import (
 from codegold.execute import ExecutorSpec, LocalExecutor, open_executor, parse_executor
 from codegold.execute.base import error_payload, rebuild_error
 from codegold.index.catalog import IndexSet
-from codegold.index.many import build_many, build_revision, install_revision
+from codegold.index.many import RevisionJob, build_many, build_revision, install_revision
 from codegold.model import load_cases
 
 T = TypeVar("T")
@@ -142,8 +142,6 @@ def test_installing_never_replaces_a_folder_that_is_not_an_index(
         example_repo: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     repo, shas = example_repo
     commit = shas["v1"]
-    from codegold.index.many import RevisionJob
-
     built = build_revision(RevisionJob(str(repo), commit, None, None, None, None))
     target = tmp_path / "idx" / commit
     target.mkdir(parents=True)
@@ -220,3 +218,33 @@ def test_a_shard_whose_retriever_spec_is_bad_fails_the_run(indexes: Path,
                               default_k=10, require_index=True, repeat=1)
     with pytest.raises(InputError, match="unknown retriever"):
         _run(indexes, tmp_path / "a.jsonl", dispatch=dispatch)
+
+
+def test_a_worker_that_cannot_see_the_index_stops_the_run_naming_it(
+        indexes: Path, tmp_path: Path) -> None:
+    cases = load_cases(str(CASES)).cases
+    revision = cases[0].revision
+    job = ShardJob(spec="reference", options=RetrieverOptions(),
+                   indexes={revision: str(tmp_path / "elsewhere" / revision)}, resolve=None,
+                   items=((cases[0], 1),), run_id="R", label="reference", default_k=10,
+                   require_index=True, repeat=1)
+    with pytest.raises(InputError, match="not there on the worker"):
+        run_shard(job)
+
+
+def test_a_worker_that_cannot_see_the_repository_says_so(tmp_path: Path) -> None:
+    job = RevisionJob(str(tmp_path / "nowhere"), "a" * 40, None, None, None, None)
+    with pytest.raises(InputError, match="not there on the worker"):
+        build_revision(job)
+
+
+def test_a_worker_that_cannot_see_the_store_builds_the_same_index_without_it(
+        example_repo: tuple[Path, dict[str, str]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    repo, shas = example_repo
+    unseen = tmp_path / "other-node" / ".chunkstore"
+    built = build_revision(RevisionJob(str(repo), shas["v1"], None, None, str(unseen), EPOCH))
+    plain = build_revision(RevisionJob(str(repo), shas["v1"], None, None, None, EPOCH))
+    assert built.files == plain.files and built.reused == 0
+    assert not (tmp_path / "other-node").exists()

@@ -10,13 +10,14 @@ from ``--executor local`` only in the fields that record when and how long
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
 from codegold.adapters.runner import Dispatch, attempt_for, error_attempt
-from codegold.errors import CodegoldError
+from codegold.errors import CodegoldError, InputError
 from codegold.execute import Executor
 from codegold.index.catalog import IndexSet
 from codegold.model import Attempt, Case
@@ -43,6 +44,12 @@ class ShardJob:
 
 def run_shard(job: ShardJob) -> tuple[Attempt, ...]:
     """Run a shard's attempts in order on this worker and return them (writes nothing)."""
+    for revision in {case.revision for case, _ in job.items}:
+        path = job.indexes.get(revision)
+        if path is not None and not Path(path).is_dir():
+            raise InputError(f"the index of revision {revision} is not there on the worker "
+                             f"{socket.gethostname()}; with a Ray cluster, put --index on a "
+                             "filesystem every node mounts", path=path)
     retriever = make_retriever(job.spec, job.options)
     try:
         if job.resolve is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -196,11 +197,18 @@ def build_revision(job: RevisionJob) -> BuiltRevision:
         if event.stage == "done":
             counts[0], counts[1] = event.parsed, event.reused
 
+    if not Path(job.repo).is_dir():
+        raise InputError(f"the repository is not there on the worker {socket.gethostname()}; "
+                         "with a Ray cluster every node needs it at the same path (or a "
+                         "filesystem all nodes mount)", path=job.repo)
+    # A store the worker cannot see (another node, no shared filesystem) only costs the
+    # reuse: the index is the same without it.
+    store = ChunkStore.open(job.store) if job.store is not None and \
+        Path(job.store).parent.is_dir() else None
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     scratch = Path(tempfile.mkdtemp(prefix="codegold-build-"))
     try:
         _set_env("SOURCE_DATE_EPOCH", job.source_date_epoch)
-        store = ChunkStore.open(job.store) if job.store is not None else None
         out = scratch / job.commit
         manifest = build_index(job.repo, job.commit, out, policy=job.policy,
                                repository=job.repository, store=store, progress=report)
