@@ -248,3 +248,40 @@ def test_a_worker_that_cannot_see_the_store_builds_the_same_index_without_it(
     plain = build_revision(RevisionJob(str(repo), shas["v1"], None, None, None, EPOCH))
     assert built.files == plain.files and built.reused == 0
     assert not (tmp_path / "other-node").exists()
+
+
+def test_with_dense_retrieval_a_revision_is_never_split(indexes: Path) -> None:
+    class Recorder(RemoteDouble):
+        def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+            self.jobs.extend(jobs)  # runs nothing: only how the work was cut matters here
+            return iter(())
+
+    cases = load_cases(str(CASES)).cases
+    for dense, expected in ((False, 6), (True, 2)):
+        recorder = Recorder()
+        dispatch = shard_dispatch(recorder, "reference", RetrieverOptions(dense=dense),
+                                  IndexSet.from_path(indexes), resolve=None,
+                                  label="reference", default_k=10, require_index=True,
+                                  repeat=1, shard_size=5)
+        assert list(dispatch([(case, 1) for case in cases], "R")) == []
+        assert len(recorder.jobs) >= expected if not dense else len(recorder.jobs) == expected
+
+
+def test_a_local_ray_that_fails_to_start_is_one_sentence(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    fake = types.ModuleType("ray")
+
+    def init(**kwargs: Any) -> None:
+        # What Ray raises when its node does not come up in time on a loaded machine.
+        raise Exception("The current node timed out during startup.\nThis could happen...")
+
+    fake.is_initialized = lambda: False  # type: ignore[attr-defined]
+    fake.init = init  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with pytest.raises(CodegoldError) as caught, open_executor("ray"):
+        pass
+    message = str(caught.value)
+    assert message.startswith("cannot start a local Ray: The current node timed out")
+    assert "\n" not in message

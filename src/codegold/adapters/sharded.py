@@ -81,14 +81,18 @@ def shard_dispatch(executor: Executor, spec: str, options: RetrieverOptions,
     """A ``dispatch`` for :func:`codegold.adapters.runner.run_cases`: pending attempts
     grouped by revision into jobs on ``executor``, attempts yielded in the order given."""
 
+    # Dense vectors are computed by the first reader of an index and cached beside it:
+    # one shard per revision, so that two workers never compute the same cache at once.
+    size = shard_size if not options.dense else 1 << 62
+
     def dispatch(items: Sequence[tuple[Case, int]], run_id: str) -> Iterator[Attempt]:
         by_revision: dict[str, list[int]] = {}
         for position, (case, _) in enumerate(items):
             by_revision.setdefault(case.revision, []).append(position)
         shards: list[list[int]] = []
         for positions in by_revision.values():
-            shards.extend(positions[start:start + shard_size]
-                          for start in range(0, len(positions), shard_size))
+            shards.extend(positions[start:start + size]
+                          for start in range(0, len(positions), size))
         jobs = [_job(executor, [items[p] for p in shard], spec, options, indexes, resolve,
                      run_id, label, default_k, require_index, repeat) for shard in shards]
         # Attempts come back a shard at a time, in any order; they leave in input order.

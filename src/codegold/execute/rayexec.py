@@ -81,8 +81,9 @@ class RayExecutor:
             try:
                 ray.init(include_dashboard=False, log_to_driver=False,
                          logging_level=logging.ERROR)
-            except (ConnectionError, RuntimeError, ValueError) as err:
-                raise InputError(f"cannot start a local Ray: {err}", field="--executor") from err
+            except Exception as err:  # Ray raises bare Exception, e.g. on a startup timeout
+                message = " ".join(str(err).split())[:300] or type(err).__name__
+                raise CodegoldError(f"cannot start a local Ray: {message}") from err
             return cls(ray, str(spec), owns=True)
         host, port = spec.host, spec.port or 0
         outcome: list[BaseException | None] = []
