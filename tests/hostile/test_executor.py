@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from codegold.index import build_index
 from gitrepo import Repo
 from hostilekit import assert_clean_error, assert_sentinels, plant_sentinels, run_cli
 
@@ -24,6 +25,9 @@ def _repo(tmp_path: Path) -> tuple[Repo, str]:
 
 
 def _run_args(tmp_path: Path, executor: str) -> list[str]:
+    # A real index, so that the run gets as far as starting its executor.
+    repo, sha = _repo(tmp_path / "r")
+    build_index(repo.path, sha, tmp_path / "idx" / sha)
     return ["run", str(CASES), "--index", str(tmp_path / "idx"), "-o",
             str(tmp_path / "out" / "a.jsonl"), "--executor", executor]
 

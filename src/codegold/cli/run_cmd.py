@@ -125,12 +125,13 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     if index is None and is_reference:
         raise InputError("the reference retriever needs --index (an index directory or a "
                          "folder of them); build one with `codegold index`")
-    pool = start_executor(where)
+    pool = None  # started when first needed: every cheap check comes before Ray's start
     if repo is not None:
         if index is None:
             raise InputError("--repo needs --index: the folder that holds one index per revision")
         from codegold.cli.index_cmd import build_case_revisions
 
+        pool = start_executor(where)
         build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet,
                              executor=pool)
     if wait_for_index is not None:
@@ -154,9 +155,10 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         resolve_set = IndexSet.from_path(resolve) if resolve else indexes
         retriever = ResolvingRetriever(retriever, AttemptResolver(resolve_set))
     dispatch = None
-    if not pool.in_process:
+    if where.kind != "local":
         from codegold.adapters.sharded import shard_dispatch
 
+        pool = pool or start_executor(where)
         # The retriever above only checked the spec (it opens indexes on first use, so
         # holds nothing yet): each worker builds its own.
         dispatch = shard_dispatch(pool, spec, options, indexes,
