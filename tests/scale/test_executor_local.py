@@ -267,21 +267,40 @@ def test_with_dense_retrieval_a_revision_is_never_split(indexes: Path) -> None:
         assert len(recorder.jobs) >= expected if not dense else len(recorder.jobs) == expected
 
 
-def test_a_local_ray_that_fails_to_start_is_one_sentence(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def _fake_ray(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[str]:
+    """A ``ray`` module whose ``init`` fails ``failures`` times as Ray does when its node
+    does not come up in time on a loaded machine; returns the calls made."""
     import types
 
+    calls: list[str] = []
     fake = types.ModuleType("ray")
 
     def init(**kwargs: Any) -> None:
-        # What Ray raises when its node does not come up in time on a loaded machine.
-        raise Exception("The current node timed out during startup.\nThis could happen...")
+        calls.append("init")
+        if calls.count("init") <= failures:
+            raise Exception("The current node timed out during startup.\nThis could...")
 
-    fake.is_initialized = lambda: False  # type: ignore[attr-defined]
+    fake.is_initialized = lambda: "init" in calls  # type: ignore[attr-defined]
     fake.init = init  # type: ignore[attr-defined]
+    fake.shutdown = lambda: calls.append("shutdown")  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ray", fake)
+    return calls
+
+
+def test_a_local_ray_that_fails_to_start_twice_is_one_sentence(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_ray(monkeypatch, failures=2)
     with pytest.raises(CodegoldError) as caught, open_executor("ray"):
         pass
     message = str(caught.value)
     assert message.startswith("cannot start a local Ray: The current node timed out")
     assert "\n" not in message
+    assert calls == ["init", "shutdown", "init", "shutdown"]
+
+
+def test_a_local_ray_that_misses_its_start_once_is_tried_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_ray(monkeypatch, failures=1)
+    with open_executor("ray") as executor:
+        assert not executor.in_process
+    assert calls == ["init", "shutdown", "init", "shutdown"]  # the last: ours, on close

@@ -29,9 +29,20 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[Any]:
-    """One small local Ray for the module; executors find it running and leave it up."""
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024 * 1024,
-             log_to_driver=False, logging_level=logging.ERROR)
+    """One small local Ray for the module; executors find it running and leave it up.
+
+    Ray gives its node a fixed 30 s to start, which a loaded CI machine can miss: tried
+    twice, as ``--executor ray`` does."""
+    for attempt in range(2):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False,
+                     object_store_memory=100 * 1024 * 1024, log_to_driver=False,
+                     logging_level=logging.ERROR)
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt == 1:
+                raise
     try:
         yield ray
     finally:

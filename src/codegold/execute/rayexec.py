@@ -26,6 +26,7 @@ R = TypeVar("R")
 
 CONNECT_TIMEOUT_S = 20.0
 _PROBE_TIMEOUT_S = 5.0
+_LOCAL_START_TRIES = 2
 
 
 def import_ray() -> Any:
@@ -78,12 +79,19 @@ class RayExecutor:
             return cls(ray, str(spec), owns=False)
         if spec.host is None:
             # Not in a thread: a Ray started from one loses its connection on shutdown.
-            try:
-                ray.init(include_dashboard=False, log_to_driver=False,
-                         logging_level=logging.ERROR)
-            except Exception as err:  # Ray raises bare Exception, e.g. on a startup timeout
-                message = " ".join(str(err).split())[:300] or type(err).__name__
-                raise CodegoldError(f"cannot start a local Ray: {message}") from err
+            for attempt in range(_LOCAL_START_TRIES):
+                try:
+                    ray.init(include_dashboard=False, log_to_driver=False,
+                             logging_level=logging.ERROR)
+                    break
+                except Exception as err:  # Ray raises bare Exception on a startup timeout
+                    # Ray gives its node a fixed 30 s to come up, which a busy machine
+                    # can miss: clean up what started and try once more.
+                    with contextlib.suppress(Exception):
+                        ray.shutdown()
+                    if attempt + 1 == _LOCAL_START_TRIES:
+                        message = " ".join(str(err).split())[:300] or type(err).__name__
+                        raise CodegoldError(f"cannot start a local Ray: {message}") from err
             return cls(ray, str(spec), owns=True)
         host, port = spec.host, spec.port or 0
         outcome: list[BaseException | None] = []
