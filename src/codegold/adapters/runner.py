@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -214,16 +214,35 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
     )
 
 
-def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, output: Path, *,
-              label: str, resume: bool = False, workers: int = 1, run_id: str | None = None,
-              default_k: int = 10, require_index: bool = True, repeat: int = 1,
-              on_attempt: Callable[[Attempt], None] | None = None) -> RunSummary:
+def error_attempt(case: Case, run_id: str, label: str, number: int, repeat: int,
+                  err: CodegoldError) -> Attempt:
+    """The error attempt of a case whose run failed outside the retriever (e.g. an index
+    that cannot be opened): still this case's problem only."""
+    return Attempt(attempt_id=attempt_id(run_id, case.id, number, repeat), case_id=case.id,
+                   run_id=run_id, retriever=label, query=Query(raw=case.query), error=str(err),
+                   queried_at=utc_now_iso(),
+                   repeat_group=f"{run_id}/{case.id}" if repeat > 1 else None)
+
+
+# Runs pending (case, attempt number) pairs elsewhere and yields their attempts in the
+# order given (see codegold.adapters.sharded); the driver still writes every line.
+Dispatch = Callable[[Sequence[tuple[Case, int]], str], Iterator[Attempt]]
+
+
+def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: IndexSet,
+              output: Path, *, label: str, resume: bool = False, workers: int = 1,
+              run_id: str | None = None, default_k: int = 10, require_index: bool = True,
+              repeat: int = 1, on_attempt: Callable[[Attempt], None] | None = None,
+              dispatch: Dispatch | None = None) -> RunSummary:
     """Write ``repeat`` attempts per case to ``output``; return counts (``skipped``
-    counts attempts already there when resuming)."""
+    counts attempts already there when resuming). With ``dispatch`` (an executor's
+    workers run the cases) ``retriever`` and ``workers`` are not used."""
     if workers < 1:
         raise InputError(f"--workers must be at least 1, found {workers}")
     if repeat < 1:
         raise InputError(f"--repeat must be at least 1, found {repeat}")
+    if retriever is None and dispatch is None:
+        raise TypeError("run_cases needs a retriever or a dispatch")
     started = time.perf_counter()
     case_list = list(cases)
     done: dict[str, str] = {}
@@ -252,17 +271,17 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
 
         def one(item: tuple[Case, int]) -> None:
             case, number = item
+            if retriever is None:  # checked on entry; narrows the type here
+                raise TypeError("run_cases needs a retriever or a dispatch")
             try:
                 attempt = attempt_for(case, retriever, indexes, run_id=rid, label=label,
                                       default_k=default_k, require_index=require_index,
                                       number=number, repeat=repeat)
             except CodegoldError as err:
-                # e.g. an index that cannot be opened: still this case's problem only.
-                attempt = Attempt(attempt_id=attempt_id(rid, case.id, number, repeat),
-                                  case_id=case.id, run_id=rid, retriever=label,
-                                  query=Query(raw=case.query), error=str(err),
-                                  queried_at=utc_now_iso(),
-                                  repeat_group=f"{rid}/{case.id}" if repeat > 1 else None)
+                attempt = error_attempt(case, rid, label, number, repeat, err)
+            record(attempt)
+
+        def record(attempt: Attempt) -> None:
             line = encode_attempt(attempt) + b"\n"
             with lock:
                 handle.write(line)
@@ -272,7 +291,10 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
             if on_attempt is not None:
                 on_attempt(attempt)
 
-        if workers == 1:
+        if dispatch is not None:
+            for attempt in dispatch(list(todo), rid):
+                record(attempt)
+        elif workers == 1:
             for item in todo:
                 one(item)
         else:

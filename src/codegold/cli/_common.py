@@ -99,6 +99,21 @@ def index_option(help: str, *, dest: str = "index", file_okay: bool = True) -> C
                         help=help)
 
 
+def executor_option() -> Callable[[F], F]:
+    """``--executor local|ray|ray://HOST:PORT``: where the command's jobs run."""
+    from codegold.execute.spec import EXECUTOR_HELP
+
+    return click.option("--executor", default="local", show_default=True,
+                        metavar="WHERE", help=EXECUTOR_HELP)
+
+
+def start_executor(spec: Any) -> Any:
+    """The executor ``spec`` names (an ExecutorSpec), shut down when the command ends."""
+    from codegold.execute import open_executor
+
+    return click.get_current_context().with_resource(open_executor(spec))
+
+
 def config_option() -> Callable[[F], F]:
     """``--config FILE``: the reference retriever's YAML config."""
     return click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,

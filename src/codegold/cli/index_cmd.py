@@ -11,7 +11,14 @@ from typing import Any
 import click
 from click_default_group import DefaultGroup
 
-from codegold.cli._common import guard, handle_errors, json_option, quiet_option
+from codegold.cli._common import (
+    executor_option,
+    guard,
+    handle_errors,
+    json_option,
+    quiet_option,
+    start_executor,
+)
 from codegold.plumbing.text import terminal_safe as _safe
 
 
@@ -95,16 +102,18 @@ def _many_progress(quiet: bool) -> Iterator[Any]:
 
 
 def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *,
-                         quiet: bool) -> None:
+                         quiet: bool, executor: Any = None) -> None:
     """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
-    ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``."""
+    ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``, on
+    ``executor`` (an Executor; None: in this process)."""
     from codegold.index.many import build_many
 
     pinned: dict[str, str] = {}
     for case in cases:
         pinned.setdefault(case.revision, case.id)
     with _many_progress(quiet) as show:
-        build_many(repo, folder, sorted(pinned), pinned_by=pinned, progress=show)
+        build_many(repo, folder, sorted(pinned), pinned_by=pinned, progress=show,
+                   executor=executor)
 
 
 @click.command("build")
@@ -132,12 +141,13 @@ def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *
                    "(default: the index already at -o, if any).")
 @click.option("--repository", help="Repository name for the manifest (default: from the "
                                    "origin remote, else the directory name).")
+@executor_option()
 @quiet_option("No progress on stderr.")
 @handle_errors
 def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
                   cases_file: Path | None, output: Path, store: Path | None, no_store: bool,
                   policy: Path | None, reuse: Path | None, repository: str | None,
-                  quiet: bool) -> None:
+                  executor: str, quiet: bool) -> None:
     """Index REPO at REVISION into OUTPUT (manifest.json + index.sqlite), or at many
     revisions (--revisions, --cases) into OUTPUT/<commit>, one index each.
 
@@ -147,8 +157,10 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
       codegold index ~/src/shop --revision main -o idx/ --reuse old-idx/ --quiet
       codegold index ~/src/shop --revisions revisions.txt -o indexes/
       codegold index ~/src/shop --cases cases.yaml -o indexes/ --store ~/.cache/shop-chunks
+      codegold index ~/src/shop --revisions revisions.txt -o indexes/ --executor ray
     """
     from codegold.errors import InputError
+    from codegold.execute import parse_executor
     from codegold.index import build_index, load_policy
     from codegold.index.build import check_store_apart
     from codegold.index.chunkstore import ChunkStore
@@ -160,6 +172,10 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
                          f"(got {', '.join(given) or 'none'})")
     if store is not None and no_store:
         raise InputError("--store and --no-store contradict each other; give one")
+    where = parse_executor(executor)
+    if revision is not None and where.kind != "local":
+        raise InputError(f"--executor {where} applies to many-revision builds (--revisions "
+                         "or --cases); a single --revision builds here")
     inputs = (str(policy) if policy else None, str(cases_file) if cases_file else None)
     guard(str(output), *inputs, directory=True)
     if store is not None:
@@ -170,7 +186,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
             raise InputError("--reuse applies to a single --revision build; many-revision "
                              "builds share the chunk store instead")
         _build_many(repo, output, revisions_spec, cases_file, store, no_store, loaded,
-                    repository, quiet)
+                    repository, quiet, where)
         return
     if store is not None:
         check_store_apart(store, output)
@@ -185,7 +201,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
 
 def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file: Path | None,
                 store: Path | None, no_store: bool, policy: Any, repository: str | None,
-                quiet: bool) -> None:
+                quiet: bool, where: Any) -> None:
     from codegold.index.many import build_many, read_revisions
 
     pinned: dict[str, str] = {}
@@ -197,10 +213,11 @@ def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file
         revisions = sorted(pinned)
     else:
         revisions = read_revisions(revisions_spec or "")
+    pool = start_executor(where)
     with _many_progress(quiet) as show:
         result = build_many(repo, output, revisions, store=store, use_store=not no_store,
                             policy=policy, repository=repository, pinned_by=pinned,
-                            progress=show)
+                            progress=show, executor=pool)
     for manifest in result.built:
         click.echo(_safe(f"index written to {output / str(manifest.revision)}: "
                          f"{manifest.repository}@{manifest.revision} build "

@@ -10,11 +10,13 @@ import click
 
 from codegold.cli._common import (
     config_option,
+    executor_option,
     guard,
     handle_errors,
     index_option,
     output_option,
     quiet_option,
+    start_executor,
     stderr_console,
 )
 
@@ -74,17 +76,22 @@ class _Seconds(click.ParamType[float, Any]):
               metavar="SECONDS",
               help="Before running, wait up to SECONDS for a complete index of every case "
                    "revision under --index; exit 2 naming the missing ones.")
+@executor_option()
 @quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool, embedder: str | None, timeout: float,
             retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
-            repeat: int, wait_for_index: float | None, quiet: bool) -> None:
+            repeat: int, wait_for_index: float | None, executor: str, quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
 
     Each case is served by the index built from its own revision; a case without one,
     or whose retriever crashes, hangs or answers bad JSON, gets an error attempt (scored
     `invalid`) and the run goes on. Score the output with `codegold eval`.
+
+    With --executor ray, cases are sharded by revision and each shard runs on a Ray
+    worker that opens that revision's index (--workers does not apply); this process
+    writes ATTEMPTS.
 
     Exit codes: 0 when every case was answered, 3 when any case got an error attempt
     (the attempts are still written; the first distinct errors are printed; pass
@@ -98,29 +105,35 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
       codegold run cases.yaml --repo . --index .codegold/indexes -o attempts.jsonl
       codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:./windows.py" --resolve
       codegold run cases.yaml --index idx/ -o a.jsonl --repeat 3 --wait-for-index 600
+      codegold run cases.yaml --repo . --index indexes/ -o a.jsonl --executor ray
     """
     from pathlib import Path
 
     from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
     from codegold.adapters.runner import run_cases
     from codegold.errors import InputError
+    from codegold.execute import parse_executor
     from codegold.index.catalog import IndexSet
     from codegold.model import Attempt, load_cases
     from codegold.retrieve.config import load_config
 
     guard(output, cases, config_path, repo, trees=(index,))
+    where = parse_executor(executor)
     case_set = load_cases(cases)
     config = load_config(config_path)
     is_reference = spec.split(":", 1)[0] == "reference"
     if index is None and is_reference:
         raise InputError("the reference retriever needs --index (an index directory or a "
                          "folder of them); build one with `codegold index`")
+    pool = None  # started when first needed: every cheap check comes before Ray's start
     if repo is not None:
         if index is None:
             raise InputError("--repo needs --index: the folder that holds one index per revision")
         from codegold.cli.index_cmd import build_case_revisions
 
-        build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet)
+        pool = start_executor(where)
+        build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet,
+                             executor=pool)
     if wait_for_index is not None:
         if index is None:
             raise InputError("--wait-for-index needs --index: the folder to wait on")
@@ -132,14 +145,26 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
     retriever = make_retriever(spec, options)
+    resolve_set = None
     if resolve is not None:
         from codegold.adapters.resolving import ResolvingRetriever
         from codegold.resolve import AttemptResolver
 
         if not resolve and index is None:
             raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
-        retriever = ResolvingRetriever(
-            retriever, AttemptResolver(IndexSet.from_path(resolve) if resolve else indexes))
+        resolve_set = IndexSet.from_path(resolve) if resolve else indexes
+        retriever = ResolvingRetriever(retriever, AttemptResolver(resolve_set))
+    dispatch = None
+    if where.kind != "local":
+        from codegold.adapters.sharded import shard_dispatch
+
+        pool = pool or start_executor(where)
+        # The retriever above only checked the spec (it opens indexes on first use, so
+        # holds nothing yet): each worker builds its own.
+        dispatch = shard_dispatch(pool, spec, options, indexes,
+                                  resolve=resolve_set, label=spec,
+                                  default_k=config.candidates.default_k,
+                                  require_index=is_reference, repeat=repeat)
     progress = None
     task = None
     if not quiet:
@@ -172,7 +197,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         summary = run_cases(
             case_set.cases, retriever, indexes, Path(output), label=spec, resume=resume,
             workers=workers, run_id=run_id, default_k=config.candidates.default_k,
-            require_index=is_reference, repeat=repeat, on_attempt=on_attempt)
+            require_index=is_reference, repeat=repeat, on_attempt=on_attempt,
+            dispatch=dispatch)
     finally:
         if progress is not None:
             progress.stop()

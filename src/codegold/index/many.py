@@ -4,20 +4,32 @@ Each revision gets its own complete index at ``FOLDER/<commit sha>`` (what
 :class:`codegold.index.catalog.IndexSet` reads); the chunk store (default
 ``FOLDER/.chunkstore``) makes every build after the first parse only the blobs that
 changed. Revisions that already have a complete index there are skipped.
+
+With an executor that runs elsewhere (``--executor ray``), each revision is one job:
+the worker builds it in its own scratch folder (sharing the chunk store when it can
+reach it) and returns the index's files; this process installs them, atomically, as
+``FOLDER/<commit sha>``.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from codegold.errors import InputError
+from codegold.execute import Executor
 from codegold.index.build import BuildProgress, build_index
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.gitsnap import GitSnapshot
+from codegold.index.outdir import build_lock, check_output, remove_stale_temps, temp_name
 from codegold.index.policy import PathPolicy
+from codegold.index.store import INDEX_FILE, MANIFEST_FILE
 from codegold.model import Manifest
 
 
@@ -79,15 +91,18 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                store: str | Path | None = None, use_store: bool = True,
                policy: PathPolicy | None = None, repository: str | None = None,
                pinned_by: Mapping[str, str] | None = None,
-               progress: ManyProgressFn | None = None) -> ManyResult:
+               progress: ManyProgressFn | None = None,
+               executor: Executor | None = None) -> ManyResult:
     """Index ``repo`` at each of ``revisions`` into ``folder/<commit sha>``.
 
     Revisions are branch, tag or commit names, resolved to commits; ones with a complete
     index in ``folder`` are skipped. ``pinned_by`` maps revisions that cases pin to the
     first such case id: those must name commits exactly (an annotated tag's object id is
     refused with that case id). ``store`` is the chunk store folder (default
-    ``folder/.chunkstore``; ``use_store=False`` builds each from scratch). Raises
-    InputError for bad arguments, CodeIndexError when git fails.
+    ``folder/.chunkstore``; ``use_store=False`` builds each from scratch). An
+    ``executor`` that does not run in this process builds each revision as one job
+    (progress then moves a revision at a time). Raises InputError for bad arguments,
+    CodeIndexError when git fails.
     """
     root = Path(folder)
     try:
@@ -101,9 +116,14 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
         have = {}
     pinned = pinned_by or {}
     commits: list[str] = []
+    repo_dir: Path | None = None  # the repository as git found it, for check_output
     for revision in revisions:
         # A full sha already indexed needs no git call.
-        commit = revision if revision in have else GitSnapshot.open(repo, revision).revision
+        if revision in have:
+            commit = revision
+        else:
+            snapshot = GitSnapshot.open(repo, revision)
+            commit, repo_dir = snapshot.revision, snapshot.repo
         if revision in pinned and commit != revision:
             # e.g. `git rev-parse TAG` of an annotated tag: the tag object's id, not a
             # commit. Indexing it would leave every case pinned to it silently invalid.
@@ -115,6 +135,9 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
             commits.append(commit)
     chunks = ChunkStore.open(store if store is not None else default_store(root)) \
         if use_store and any(commit not in have for commit in commits) else None
+    if executor is not None and not executor.in_process:
+        return _build_elsewhere(executor, repo, repo_dir, root, commits, have, chunks,
+                                policy, repository, progress)
     built: list[Manifest] = []
     skipped: list[str] = []
     total = len(commits)
@@ -140,4 +163,124 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                       parsed=counts[0], reused=counts[1])
 
 
-__all__ = ["ManyProgress", "ManyProgressFn", "ManyResult", "build_many", "read_revisions"]
+@dataclass(frozen=True)
+class RevisionJob:
+    """One revision to build on a worker (picklable: paths as text)."""
+
+    repo: str
+    commit: str
+    policy: PathPolicy | None
+    repository: str | None
+    store: str | None
+    # The driver's SOURCE_DATE_EPOCH: a remote worker's environment may not carry it.
+    source_date_epoch: str | None
+
+
+@dataclass(frozen=True)
+class BuiltRevision:
+    """What a worker returns for a :class:`RevisionJob`: the manifest and the bytes of
+    each file of the finished index, and how many files it parsed and took from the store."""
+
+    commit: str
+    manifest: Manifest
+    files: tuple[tuple[str, bytes], ...]
+    parsed: int
+    reused: int
+
+
+def build_revision(job: RevisionJob) -> BuiltRevision:
+    """Build ``job``'s revision in a scratch folder of this (worker) process and return
+    its files; writes nothing else but chunk store entries."""
+    counts = [0, 0]
+
+    def report(event: BuildProgress) -> None:
+        if event.stage == "done":
+            counts[0], counts[1] = event.parsed, event.reused
+
+    if not Path(job.repo).is_dir():
+        raise InputError(f"the repository is not there on the worker {socket.gethostname()}; "
+                         "with a Ray cluster every node needs it at the same path (or a "
+                         "filesystem all nodes mount)", path=job.repo)
+    # A store the worker cannot see (another node, no shared filesystem) only costs the
+    # reuse: the index is the same without it.
+    store = ChunkStore.open(job.store) if job.store is not None and \
+        Path(job.store).parent.is_dir() else None
+    saved = os.environ.get("SOURCE_DATE_EPOCH")
+    scratch = Path(tempfile.mkdtemp(prefix="codegold-build-"))
+    try:
+        _set_env("SOURCE_DATE_EPOCH", job.source_date_epoch)
+        out = scratch / job.commit
+        manifest = build_index(job.repo, job.commit, out, policy=job.policy,
+                               repository=job.repository, store=store, progress=report)
+        files = tuple((name, (out / name).read_bytes()) for name in (MANIFEST_FILE, INDEX_FILE))
+    finally:
+        _set_env("SOURCE_DATE_EPOCH", saved)
+        shutil.rmtree(scratch, ignore_errors=True)
+    return BuiltRevision(job.commit, manifest, files, counts[0], counts[1])
+
+
+def _set_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+def install_revision(root: Path, built: BuiltRevision, repo_dir: Path) -> None:
+    """Write a worker's index files as ``root/<commit>``: into a temporary sibling, then
+    renamed into place under the build lock, so readers see no index or a whole one."""
+    out = check_output(root / built.commit, repo_dir)
+    with build_lock(out):
+        remove_stale_temps(out)
+        out = check_output(root / built.commit, repo_dir)
+        tmp = temp_name(out, "tmp")
+        try:
+            tmp.mkdir()
+            for name, data in built.files:
+                (tmp / name).write_bytes(data)
+            old = None
+            if out.exists():  # an incomplete index or an empty folder: swapped out
+                old = temp_name(out, "old")
+                out.rename(old)
+            tmp.rename(out)
+        except OSError as err:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise InputError(f"cannot install the index built for {built.commit}: "
+                             f"{err.strerror}", path=str(out)) from err
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None, root: Path,
+                     commits: Sequence[str], have: Mapping[str, Path],
+                     chunks: ChunkStore | None, policy: PathPolicy | None,
+                     repository: str | None, progress: ManyProgressFn | None) -> ManyResult:
+    total = len(commits)
+    skipped = [commit for commit in commits if commit in have]
+    for done, commit in enumerate(skipped):
+        if progress is not None:
+            progress(ManyProgress(commit, done + 1, total, skipped=True))
+    # Workers get absolute paths: their working folder is not ours.
+    jobs = [RevisionJob(str(Path(repo).resolve()), commit, policy, repository,
+                        str(chunks.root.resolve()) if chunks else None,
+                        os.environ.get("SOURCE_DATE_EPOCH"))
+            for commit in commits if commit not in have]
+    finished: dict[str, Manifest] = {}
+    counts = [0, 0]
+    for _, built in executor.map(build_revision, jobs):
+        install_revision(root, built, repo_dir or Path(repo))
+        finished[built.commit] = built.manifest
+        counts[0] += built.parsed
+        counts[1] += built.reused
+        if progress is not None:
+            progress(ManyProgress(built.commit, len(skipped) + len(finished), total))
+    return ManyResult(built=tuple(finished[job.commit] for job in jobs),
+                      skipped=tuple(skipped), store=chunks.root if chunks else None,
+                      parsed=counts[0], reused=counts[1])
+
+
+__all__ = ["BuiltRevision", "ManyProgress", "ManyProgressFn", "ManyResult", "RevisionJob",
+           "build_many", "build_revision", "install_revision", "read_revisions"]

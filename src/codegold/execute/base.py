@@ -1,0 +1,71 @@
+"""The executor interface and the in-process implementation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol, TypeVar
+
+from codegold.errors import (
+    CodegoldError,
+    CodeIndexError,
+    InputError,
+    RetrieverError,
+    SchemaError,
+)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Executor(Protocol):
+    """Runs ``fn`` over ``jobs`` somewhere and yields ``(position, result)`` pairs as jobs
+    finish (any order). A job's :class:`CodegoldError` is raised again in the caller, its
+    class and message kept; the remaining jobs are then abandoned.
+
+    ``fn`` must be a module-level function of an importable module and every job and
+    result picklable, so that a Ray worker can run it.
+    """
+
+    name: str
+    # True when jobs run in the caller's process and see its files; a caller may then
+    # keep its in-process path (streaming progress, writing in place).
+    in_process: bool
+
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class LocalExecutor:
+    """Each job in this process, one after another, in order."""
+
+    name = "local"
+    in_process = True
+
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+        for position, job in enumerate(jobs):
+            yield position, fn(job)
+
+    def close(self) -> None:
+        return None
+
+
+# Error classes that cross the wire by name; anything else comes back as its base.
+_BY_NAME: dict[str, type[CodegoldError]] = {
+    cls.__name__: cls for cls in (InputError, SchemaError, CodeIndexError, RetrieverError)
+}
+
+
+def error_payload(err: CodegoldError) -> tuple[str, str]:
+    """What a worker sends back for a job's error: its class name and its sentence
+    (exceptions with keyword-only constructors do not survive pickling as themselves)."""
+    return type(err).__name__, str(err)
+
+
+def rebuild_error(kind: str, message: str) -> CodegoldError:
+    """The driver's copy of a worker's error: the same class (when codegold has it by that
+    name) and the same sentence."""
+    cls = _BY_NAME.get(kind)
+    return cls(message) if cls is not None else CodegoldError(message)

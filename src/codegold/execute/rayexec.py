@@ -1,0 +1,169 @@
+"""The Ray executor: each job a Ray task, results gathered by the driver.
+
+Ray is imported here only, when ``--executor ray`` asks for it. ``ray`` starts a Ray on
+this machine (``ray.init()``; or joins the cluster ``RAY_ADDRESS`` names, as Ray itself
+does) unless this process already runs one; ``ray://HOST:PORT`` joins an existing
+cluster through its Ray Client server, after a plain TCP check so that a wrong address
+fails in seconds, and the whole connection is bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from codegold.errors import CodegoldError, InputError, MissingDependency
+from codegold.execute.base import error_payload, rebuild_error
+from codegold.execute.spec import ExecutorSpec
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+CONNECT_TIMEOUT_S = 20.0
+_PROBE_TIMEOUT_S = 5.0
+_LOCAL_START_TRIES = 2
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or MissingDependency naming the extra that brings it."""
+    try:
+        import ray
+    except ImportError as err:
+        raise MissingDependency("ray", "ray", "--executor ray") from err
+    return ray
+
+
+def _call(fn: Callable[[T], R], job: T) -> tuple[bool, Any]:
+    """What a Ray task runs: ``fn(job)``, a codegold error returned as data (its class
+    name and sentence) so the driver can raise it again as itself."""
+    try:
+        return True, fn(job)
+    except CodegoldError as err:
+        return False, error_payload(err)
+
+
+def _probe(host: str, port: int, timeout: float) -> None:
+    """A TCP connection to the Ray Client port, so that a closed port or an unknown host
+    is reported at once instead of after Ray's own long retries."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as err:
+        reason = err.strerror or type(err).__name__
+        raise InputError(f"cannot reach the Ray cluster at ray://{host}:{port}: {reason}; "
+                         "expected a running cluster's Ray Client address (the head node, "
+                         "port 10001 by default)", field="--executor") from err
+
+
+class RayExecutor:
+    """Runs jobs as Ray tasks (one CPU each) and yields results as they finish."""
+
+    in_process = False
+
+    def __init__(self, ray: Any, name: str, *, owns: bool) -> None:
+        self._ray = ray
+        self.name = name
+        self._owns = owns  # shut Ray down on close: this executor started it
+        self._remote: Any = None
+
+    @classmethod
+    def connect(cls, spec: ExecutorSpec, *, timeout: float = CONNECT_TIMEOUT_S) -> RayExecutor:
+        """Start a local Ray, or join the cluster ``spec`` names, within ``timeout``."""
+        ray = import_ray()
+        if ray.is_initialized():
+            return cls(ray, str(spec), owns=False)
+        if spec.host is None:
+            # Not in a thread: a Ray started from one loses its connection on shutdown.
+            for attempt in range(_LOCAL_START_TRIES):
+                try:
+                    ray.init(include_dashboard=False, log_to_driver=False,
+                             logging_level=logging.ERROR)
+                    break
+                except Exception as err:  # Ray raises bare Exception on a startup timeout
+                    # Ray gives its node a fixed 30 s to come up, which a busy machine
+                    # can miss: clean up what started and try once more.
+                    with contextlib.suppress(Exception):
+                        ray.shutdown()
+                    if attempt + 1 == _LOCAL_START_TRIES:
+                        message = " ".join(str(err).split())[:300] or type(err).__name__
+                        raise CodegoldError(f"cannot start a local Ray: {message}") from err
+            return cls(ray, str(spec), owns=True)
+        host, port = spec.host, spec.port or 0
+        outcome: list[BaseException | None] = []
+
+        def join() -> None:
+            try:
+                _probe(host, port, min(_PROBE_TIMEOUT_S, timeout))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ray.init(address=spec.address, logging_level=logging.ERROR,
+                             log_to_driver=False)
+                outcome.append(None)
+            except BaseException as err:  # handed to the caller's thread below
+                outcome.append(err)
+
+        worker = threading.Thread(target=join, name="codegold-ray-connect", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if not outcome:
+            raise InputError(f"no answer from the Ray cluster at {spec.address} within "
+                             f"{timeout:g}s; expected a running cluster's Ray Client "
+                             "address (the head node, port 10001 by default)",
+                             field="--executor")
+        error = outcome[0]
+        if isinstance(error, CodegoldError):
+            raise error
+        if error is not None:
+            message = " ".join(str(error).split())[:300] or type(error).__name__
+            raise InputError(f"cannot join the Ray cluster at {spec.address}: {message}",
+                             field="--executor") from error
+        return cls(ray, str(spec), owns=True)
+
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+        ray = self._ray
+        if self._remote is None:
+            self._remote = ray.remote(num_cpus=1)(_call)
+        fn_ref = ray.put(fn)
+        pending = {self._remote.remote(fn_ref, job): position
+                   for position, job in enumerate(jobs)}
+        try:
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                ref = ready[0]
+                position = pending.pop(ref)
+                try:
+                    ok, value = ray.get(ref)
+                except ray.exceptions.RayError as err:
+                    raise CodegoldError(_task_failure(err, position)) from err
+                if not ok:
+                    raise rebuild_error(*value)
+                yield position, value
+        finally:
+            for ref in pending:  # abandoned: an error above, or the caller stopped reading
+                # Best effort: the task may be done already, or Ray gone.
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+
+    def close(self) -> None:
+        if self._owns and self._ray.is_initialized():
+            self._ray.shutdown()
+
+
+def _task_failure(err: BaseException, position: int) -> str:
+    """One sentence for a task Ray could not finish (worker died, bug in a job): the
+    first line of what went wrong, never Ray's traceback text."""
+    cause = getattr(err, "cause", None) or err
+    text = str(cause).split("Traceback (most recent call last)", 1)[0]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0].removesuffix("traceback:").strip() if lines else ""
+    if len(first) > 300:
+        first = first[:299] + "…"
+    return f"a Ray task failed (job {position + 1}): {type(cause).__name__}: {first}"
+
+
+__all__ = ["CONNECT_TIMEOUT_S", "RayExecutor", "import_ray"]
