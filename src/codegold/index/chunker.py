@@ -209,7 +209,13 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
             continue
         signature = (clip_header(lines.text(*region.signature))
                      if region.signature is not None else None)
-        for index, (start, end, body) in enumerate(_split_points(lines, region)):
+        pieces = _split_points(lines, region)
+        # Each symbol points at the part holding its header line (fields of a long
+        # struct, names of long module code); the rest at the first part.
+        starts = [start for start, _, _ in pieces]
+        part_of = [max(0, bisect.bisect_right(starts, d.header_row) - 1) if i else 0
+                   for i, d in enumerate(region.defines)]
+        for index, (start, end, body) in enumerate(pieces):
             first = index == 0
             parts = [p for p in (prefix, None if first else signature, body) if p]
             drafts.append(Draft(
@@ -217,7 +223,8 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
                 symbols=region.symbols, role=region.role, text="\n".join(parts),
                 has_signature=first or signature is not None or region.role == "module",
                 group=region.rid, parent_group=region.parent,
-                defines=region.defines if first else ()))
+                defines=tuple(d for d, part in zip(region.defines, part_of, strict=True)
+                              if part == index)))
     return drafts
 
 

@@ -29,7 +29,12 @@ from codegold.index.grammars import (
 )
 
 # Kinds that hold members which become their own chunks (when the body has any).
-_CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait"})
+# An enum constant with a body of its own (Java ``PLUS { ... }``) holds members too.
+_CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait",
+                              "constant"})
+# Member kinds that are symbols of their container's chunk, never chunks of their own
+# (Go struct fields): a container holding only these stays one region.
+_FIELD_KINDS = frozenset({"field"})
 # Kinds that name module code without a chunk of their own (``@module.<kind>``).
 _NAME_CAPTURES = ("module.variable", "module.constant")
 # A scope statement's name split into names (PHP ``A\\B``, C++ ``a::b``, C# ``A.B``).
@@ -218,13 +223,19 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     kind = label.split(".", 1)[1]
     name_nodes = captures.get("name", [])
     name = _text(name_nodes[0]).strip() if name_nodes else None
+    if name and len(name) > 2 and name[0] == name[-1] == "`":
+        name = name[1:-1]  # Kotlin's quoted names (`-DeprecatedOkio`) as users say them
     qualifier_nodes = captures.get("qualifier", [])
     qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
     if kind == "module" and name:
         # A namespace's own path (``namespace A\\B {``, ``namespace a::b {``) qualifies
         # like nested namespaces do.
         name = ".".join(p for p in _SCOPE_SEPARATORS.split(name) if p) or None
-    if kind == "impl":
+    if kind == "impl" and qualifier:
+        # A Rust impl defines its type's implementation (named as the type, as ctags
+        # does) and qualifies its members by that type.
+        name = qualifier
+    elif kind == "impl":
         name, kind = None, "class"
     elif name is None:
         if kind not in _CONTAINER_KINDS:
@@ -252,6 +263,7 @@ class _Walk:
     test_names: re.Pattern[str] | None  # only when the file is a test file
     test_markers: re.Pattern[str] | None
     collector: _Collector
+    flatten: frozenset[str] = frozenset()
 
     def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
                ) -> Definition:
@@ -274,14 +286,29 @@ class _Walk:
         return "declaration" if found.declaration or self.declaration_file else "definition"
 
 
-def _members(body: Node) -> list[Node]:
+def _members(body: Node, flatten: frozenset[str]) -> list[Node]:
     members: list[Node] = []
     for child in body.named_children:
         if child.type in ("enum_body_declarations", "body_statement"):
             members.extend(child.named_children)
+        elif child.type in flatten:
+            members.extend(_branch_statements(child, flatten))
         else:
             members.append(child)
     return members
+
+
+def _branch_statements(branch: Node, flatten: frozenset[str]) -> list[Node]:
+    """The statements of a conditional's branch (a block, ``else:``, ``except E:``),
+    without conditions or exception patterns (the children a field names)."""
+    statements: list[Node] = []
+    for index, child in enumerate(branch.named_children):
+        if child.type in flatten:
+            # Branches nest only a few levels (clause, block), never with the code.
+            statements.extend(_branch_statements(child, flatten))
+        elif branch.field_name_for_named_child(index) is None:
+            statements.append(child)
+    return statements
 
 
 def _header_rows(core: Node, body: Node | None) -> tuple[int, int]:
@@ -314,9 +341,10 @@ def structural_regions(root: Node, language: str, *, declaration_file: bool,
     ``test_file``: the file is a test by its path, so definitions named by the
     language's test convention (``test_*``, ``Test*``) get role ``test``.
     """
-    walk = _Walk(_Definitions(root, language), LANGUAGES[language].attached, declaration_file,
+    spec = LANGUAGES[language]
+    walk = _Walk(_Definitions(root, language), spec.attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
-                 test_marker_pattern(language), _Collector())
+                 test_marker_pattern(language), _Collector(), spec.flatten)
     stack: list[tuple[list[Node], _Context]] = [(list(root.named_children), _Context())]
     while stack:
         siblings, ctx = stack.pop()
@@ -344,7 +372,7 @@ def _last_row(node: Node) -> int:
 def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
                 stack: list[tuple[list[Node], _Context]]) -> None:
     attached = walk.attached
-    definitions = [None if n.type in attached else walk.definitions.lookup(n, ctx)
+    definitions = [None if n.type in attached else _holding(walk.definitions.lookup(n, ctx), walk)
                    for n in siblings]
     leads = [_lead_start(siblings, i, attached) if d is not None else -1
              for i, d in enumerate(definitions)]
@@ -398,6 +426,18 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         walk.collector.next_rid += 1
 
 
+def _holding(found: Definition | None, walk: _Walk) -> Definition | None:
+    """``found``, unless it is a nameless block (a conditional, an ``#ifdef``) that holds
+    no definition: that is plain code."""
+    if found is None or found.name is not None or found.kind != "module" or found.body is None:
+        return found
+    member_ctx = _Context()
+    for member in _members(found.body, walk.flatten):
+        if member.type not in walk.attached and walk.definitions.lookup(member, member_ctx):
+            return found
+    return None
+
+
 def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
     """For each index, the first later index that is not an attached node (len if none):
     one backward pass, so long runs of comments cost linear time."""
@@ -428,7 +468,7 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
         if container.body is None:
             continue
         inner_ctx = _Context(in_class=True, test=outer.test or container.test)
-        members = _members(container.body)
+        members = _members(container.body, walk.flatten)
         for index, member in enumerate(members):
             inner = walk.definitions.lookup(member, inner_ctx)
             if inner is None or member.type in walk.attached:
@@ -466,16 +506,18 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)
-    members = _members(found.body) if found.body is not None else []
+    members = _members(found.body, walk.flatten) if found.body is not None else []
     member_ctx = _Context(in_class=True)
     member_defs = [walk.definitions.lookup(m, member_ctx)
                    if m.type not in walk.attached else None for m in members]
-    container = found.container and any(d is not None for d in member_defs)
+    holds = found.container and any(d is not None for d in member_defs)
+    container = holds and any(d is not None and d.kind not in _FIELD_KINDS for d in member_defs)
     # An anonymous object (``module.exports = {...}``) qualifies nothing but still holds
     # its members; an impl block without a name keeps one chunk per member.
-    small = (container and (qualified is not None or found.kind == "object")
-             and found.kind != "module" and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
-    if small:
+    whole = (holds and (qualified is not None or found.kind == "object")
+             and found.kind != "module")
+    small = container and whole and end_row - lead + 1 <= SMALL_CONTAINER_LINES
+    if small or (whole and not container):
         # A small class stays whole: one chunk that defines the class and its members.
         prefix = qualified or ".".join(ctx.names)
         for span in _small_container_members(found, prefix, replace(ctx, test=role == "test"),
@@ -492,13 +534,17 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
             defines=tuple(defines)))
         return
     level.append(None)
+    # A nameless block (a conditional, an ``#ifdef``) is transparent: what it holds
+    # belongs to the level holding it (a class's methods stay methods), and the code
+    # before its first definition is code of that level, not a header.
+    transparent = found.kind == "module" and qualified is None
     first = next((i for i, d in enumerate(member_defs) if d is not None), None)
     header_end = end_row
-    if first is not None:
+    if first is not None and not transparent:
         header_end = _lead_start(members, first, walk.attached) - 1
-    header_end = max(header_end, header[1])
+    header_end = max(header_end, header[1]) if not transparent else header[1]
     parent: int | None = None
-    meaningful = qualified is not None or header_end - lead >= 2
+    meaningful = qualified is not None or (header_end - lead >= 2 and not transparent)
     if meaningful:
         parent = walk.collector.add(
             start=chunk_start, end=header_end, kind=found.kind if found.kind != "module" else "class",
@@ -509,8 +555,10 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     child_ctx = _Context(
         names=(*ctx.names, qualifier) if qualifier else ctx.names,
         headers=(*ctx.headers, header), parent=parent if parent is not None else ctx.parent,
-        in_class=found.kind != "module", container_kind=found.kind,
-        container_symbol=qualified, covered_until=header_end, test=role == "test")
+        in_class=ctx.in_class if transparent else found.kind != "module",
+        container_kind=ctx.container_kind if transparent else found.kind,
+        container_symbol=ctx.container_symbol if transparent else qualified,
+        covered_until=header_end, test=role == "test")
     stack.append((members, child_ctx))
 
 

@@ -12,4 +12,4 @@
 ; SerializedName.value
 (annotation_type_element_declaration name: (identifier) @name) @declaration.method
 ; enum constants with a body of their own: Op.PLUS { ... }
-(enum_constant name: (identifier) @name body: (class_body) @body) @definition.class
+(enum_constant name: (identifier) @name body: (class_body) @body) @definition.constant
