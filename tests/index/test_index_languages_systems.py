@@ -117,3 +117,30 @@ def test_kotlin_source_fixes_keep_rows_and_offsets() -> None:
     assert prepared.count(b"\n") == source.count(b"\n")
     assert not parser("kotlin").parse(prepared).root_node.has_error
     assert parser("kotlin").parse(source).root_node.has_error  # what the fix is for
+
+
+def test_java_junit_annotations_make_tests_whatever_the_method_name() -> None:
+    for path in ("src/test/java/com/acme/ParserTest.java",
+                 "src/main/java/com/acme/ParserTest.java"):
+        found = table(parse("ParserTest.java", path))
+        assert found["ParserTest.parsesEmptyInput"] == [("method", "test", 4, 5, 5)]
+        assert found["ParserTest.parsesValues"][0][:4] == ("method", "test", 7, 9)
+        assert found["ParserTest.qualified"][0][1] == "test"  # @org.junit.jupiter.api.Test
+        assert found["ParserTest.Inner.deep"][0][1] == "test"
+    # Outside a test path only the annotation decides; inside one, a test class's members
+    # are tests.
+    assert found["ParserTest.helper"][0][1] == "definition"
+
+
+def test_source_fixes_and_annotation_patterns_stay_linear_on_hostile_input() -> None:
+    import time
+
+    started = time.perf_counter()
+    parse_source("kotlin", b"@" + b"a" * 500_000 + b"(")
+    parse_source("kotlin", b"@a" + b" " * 500_000)
+    parse_source("kotlin", b"internal " * 100_000 + b"expect constructor()\n")
+    annotations = b"".join(b"  @Ann%d\n" % i for i in range(2_000))
+    result = chunk_file("src/test/java/A.java",
+                        b"class A {\n" + annotations + b"  @Test\n  void t() {}\n}\n")
+    assert table(result)["A.t"][0][1] == "test"
+    assert time.perf_counter() - started < 10

@@ -80,8 +80,8 @@ _KOTLIN_PLATFORM_CONSTRUCTOR = re.compile(
 # An annotation on a property accessor (`val size\n  @JvmName("size")\n  get() = ...`)
 # fails the grammar when the property has no type; it names nothing, so it becomes blanks.
 _KOTLIN_ACCESSOR_ANNOTATION = re.compile(
-    rb"@[\w.:]+(?:\([^()\n]*\))?(?=\s*(?:(?:public|protected|internal|private)\s+)?"
-    rb"(?:get|set)\s*\()")
+    rb"@[\w.:]++(?:\([^()\n]*+\))?+(?=\s*+(?:(?:public|protected|internal|private)\s++)?+"
+    rb"(?:get|set)\s*+\()")
 
 
 def _prepare_kotlin(data: bytes) -> bytes:
