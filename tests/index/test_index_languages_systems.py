@@ -121,7 +121,7 @@ def test_kotlin_source_fixes_keep_rows_and_offsets() -> None:
 
 def test_java_junit_annotations_make_tests_whatever_the_method_name() -> None:
     for path in ("src/test/java/com/acme/ParserTest.java",
-                 "src/main/java/com/acme/ParserTest.java"):
+                 "src/main/java/com/acme/ParserChecks.java"):
         found = table(parse("ParserTest.java", path))
         assert found["ParserTest.parsesEmptyInput"] == [("method", "test", 4, 5, 5)]
         assert found["ParserTest.parsesValues"][0][:4] == ("method", "test", 7, 9)
