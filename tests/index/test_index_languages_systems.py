@@ -45,6 +45,9 @@ def test_go_struct_fields_are_symbols_of_their_struct_chunk() -> None:
     assert found["Shape.Area"] == [("method", "declaration", 18, 18, 18)]
     assert "Point.Text" not in found and "Label.Text" not in found
     assert not any(name.endswith(("Reader", "Closer", "hidden", "local")) for name in found)
+    # Names in a `const (...)` block have their own lines as header lines.
+    assert found["Origin"][0][:2] == found["Unit"][0][:2] == ("variable", "definition")
+    assert (found["Origin"][0][3], found["Unit"][0][3]) == (28, 29)
 
 
 def test_go_fields_of_a_long_struct_point_at_the_part_holding_them() -> None:

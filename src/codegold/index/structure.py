@@ -160,7 +160,7 @@ class _Definitions:
     def __init__(self, root: Node, language: str) -> None:
         wrappers = LANGUAGES[language].wrappers
         found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, Definition]]] = {}
-        self._names: dict[tuple[int, int], list[str]] = {}
+        self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
         for pattern, captures in query_cursor(tags_query(language)).matches(root):
             if "scope" in captures and captures.get("name"):
@@ -170,9 +170,11 @@ class _Definitions:
             for capture in _NAME_CAPTURES:
                 if capture in captures:
                     key = _key(_climb(captures[capture][0], wrappers))
-                    names = self._names.setdefault(key, [])
-                    names.extend(n for n in map(_text, captures.get("name", ())) if n
-                                 and n not in names)
+                    names = self._names.setdefault(key, {})
+                    for name_node in captures.get("name", ()):
+                        name = _text(name_node)
+                        if name:
+                            names.setdefault(name, name_node.start_point.row)
             definition = _definition(captures, wrappers)
             if definition is None:
                 continue
@@ -200,8 +202,9 @@ class _Definitions:
         front of every later definition at its level."""
         return self._scopes.get(_key(node))
 
-    def names(self, node: Node) -> list[str]:
-        return self._names.get(_key(node), [])
+    def names(self, node: Node) -> dict[str, int]:
+        """Names a module statement assigns, each with its declaration row."""
+        return self._names.get(_key(node), {})
 
 
 def _key(node: Node) -> tuple[int, int]:
@@ -590,12 +593,12 @@ def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
     spans: dict[str, SymbolSpan] = {}
     if not ctx.in_class:
         for node in nodes:
-            for name in definitions.names(node):
+            for name, row in definitions.names(node).items():
                 qualified = _qualify(ctx, name)
                 names.append(qualified)
                 spans.setdefault(qualified, SymbolSpan(
                     name, qualified, "variable", "test" if ctx.test else "definition",
-                    node.start_point.row, _last_row(node), node.start_point.row))
+                    node.start_point.row, _last_row(node), row))
     in_class = ctx.container_symbol is not None and ctx.in_class
     defines = tuple(spans.values())
     if in_class:
