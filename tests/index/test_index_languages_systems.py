@@ -147,3 +147,20 @@ def test_source_fixes_and_annotation_patterns_stay_linear_on_hostile_input() -> 
                         b"class A {\n" + annotations + b"  @Test\n  void t() {}\n}\n")
     assert table(result)["A.t"][0][1] == "test"
     assert time.perf_counter() - started < 10
+
+
+def test_no_chunk_is_only_comments_or_annotations() -> None:
+    result = parse("ByteString.kt", "okio/src/commonMain/kotlin/okio/Util.kt")
+    # An annotation with arguments on its own line joins the function below it.
+    assert table(result)["leftRotate"] == [("function", "definition", 36, 38, 38)]
+    for chunk in result.chunks:
+        rows = [row.strip() for row in chunk.text.splitlines() if row.strip()]
+        assert not all(row.startswith(("/*", "*", "//", "@")) for row in rows), chunk
+    # A long module statement split into parts keeps its doc comment with its first lines.
+    entries = "".join(f'    "entry{i}",\n' for i in range(2_000))
+    source = ("/// The default list.\n/// Second line.\n"
+              f"pub const DEFAULT: &[&str] = &[\n{entries}];\n").encode()
+    parts = chunk_file("src/default_types.rs", source).chunks
+    assert len(parts) > 1
+    assert all(any(not row.strip().startswith("//") for row in part.text.splitlines())
+               for part in parts)

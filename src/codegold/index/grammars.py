@@ -131,8 +131,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
                         r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])"),
     "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),
-                           frozenset({"line_comment", "block_comment"}), r"^test|Tests?$",
-                           prepare=_prepare_kotlin),
+                           # An annotation with arguments on its own line above a
+                           # top-level function parses as an annotated expression.
+                           frozenset({"line_comment", "block_comment", "annotated_expression"}),
+                           r"^test|Tests?$", prepare=_prepare_kotlin),
 }
 
 STRUCTURAL_LANGUAGES: frozenset[str] = frozenset(LANGUAGES)

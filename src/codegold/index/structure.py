@@ -582,11 +582,11 @@ def _module_regions(nodes: list[Node], ctx: _Context, definitions: _Definitions,
         if index + 1 < len(runs) and all(n.type in attached for n in run):
             runs[index + 1][:0] = run  # a comment block is never a chunk of its own
             continue
-        _module_region(run, ctx, definitions, level)
+        _module_region(run, ctx, definitions, level, attached)
 
 
 def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
-                   level: list[Region | None]) -> None:
+                   level: list[Region | None], attached: frozenset[str]) -> None:
     start = nodes[0].start_point.row
     end = _last_row(nodes[-1])
     names: list[str] = []
@@ -612,7 +612,21 @@ def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
     level.append(Region(
         rid=-1, start=start, end=end, kind=kind, symbol=symbol, symbols=symbols, role=role,
         headers=ctx.headers, parent=ctx.parent, signature=None,
-        cuts=tuple(sorted({n.start_point.row for n in nodes})), defines=defines))
+        cuts=_statement_cuts(nodes, attached), defines=defines))
+
+
+def _statement_cuts(nodes: list[Node], attached: frozenset[str]) -> tuple[int, ...]:
+    """Rows where a split may start a part: a statement's row, or the first row of the
+    comments right above it, so no part is only comments."""
+    cuts: set[int] = set()
+    lead: int | None = None
+    for node in nodes:
+        if node.type in attached:
+            lead = node.start_point.row if lead is None else lead
+        else:
+            cuts.add(node.start_point.row if lead is None else lead)
+            lead = None
+    return tuple(sorted(cuts))
 
 
 PACK_SMALL_LINES = 4
