@@ -164,3 +164,14 @@ def test_no_chunk_is_only_comments_or_annotations() -> None:
     assert len(parts) > 1
     assert all(any(not row.strip().startswith("//") for row in part.text.splitlines())
                for part in parts)
+
+
+def test_go_test_helpers_in_test_files_are_tests() -> None:
+    source = (b"package routes\n\nimport \"testing\"\n\n"
+              b"func testRouteOK(t *testing.T, method string) {\n\tt.Log(method)\n}\n\n"
+              b"func TestRoutes(t *testing.T) {\n\ttestRouteOK(t, \"GET\")\n}\n\n"
+              b"func newRouter() int {\n\treturn 1\n}\n")
+    found = table(chunk_file("routes_test.go", source))
+    assert found["testRouteOK"][0][1] == found["TestRoutes"][0][1] == "test"
+    assert found["newRouter"][0][1] == "definition"
+    assert table(chunk_file("routes.go", source))["testRouteOK"][0][1] == "definition"

@@ -111,7 +111,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
                         ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
     "go": LanguageSpec("tree_sitter_go", "language", "go", ("go",),
                        frozenset({"type_declaration", "field_declaration"}),
-                       _C_COMMENTS, r"^(Test|Benchmark|Example|Fuzz)"),
+                       # `testRoute(t, ...)` helpers in a _test.go file test too.
+                       _C_COMMENTS, r"^(Test|Benchmark|Example|Fuzz|test)"),
     "java": LanguageSpec("tree_sitter_java", "language", "java", ("java",), frozenset(),
                          _C_COMMENTS, r"^test|Test$|^Test"),
     "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
