@@ -175,3 +175,13 @@ def test_go_test_helpers_in_test_files_are_tests() -> None:
     assert found["testRouteOK"][0][1] == found["TestRoutes"][0][1] == "test"
     assert found["newRouter"][0][1] == "definition"
     assert table(chunk_file("routes.go", source))["testRouteOK"][0][1] == "definition"
+
+
+def test_php_definitions_under_conditionals_belong_to_their_level() -> None:
+    result = parse("functions.php", "src/functions.php")
+    found = table(result)
+    assert found["Acme.helper"] == [("function", "definition", 5, 6, 8)]  # docblock in span
+    assert found["Acme.other"][0][:2] == found["Acme.third"][0][:2] == ("function", "definition")
+    assert found["Acme.Modern.run"][0][:2] == ("method", "definition")
+    echo = next(c for c in result.chunks if c.start_line == 21)
+    assert (echo.kind, echo.end_line, echo.symbols) == ("module", 23, ())

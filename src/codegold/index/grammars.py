@@ -130,7 +130,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
                         r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
-                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])"),
+                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])",
+                        flatten=frozenset({"compound_statement", "colon_block", "else_clause",
+                                           "else_if_clause"})),
     "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),
                            # An annotation with arguments on its own line above a
                            # top-level function parses as an annotated expression.
