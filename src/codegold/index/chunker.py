@@ -213,8 +213,10 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
         # Each symbol points at the part holding its header line (fields of a long
         # struct, names of long module code); the rest at the first part.
         starts = [start for start, _, _ in pieces]
-        part_of = [max(0, bisect.bisect_right(starts, d.header_row) - 1) if i else 0
-                   for i, d in enumerate(region.defines)]
+        held: list[list[SymbolSpan]] = [[] for _ in pieces]
+        for i, define in enumerate(region.defines):
+            held[max(0, bisect.bisect_right(starts, define.header_row) - 1) if i else 0].append(
+                define)
         for index, (start, end, body) in enumerate(pieces):
             first = index == 0
             parts = [p for p in (prefix, None if first else signature, body) if p]
@@ -223,8 +225,7 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
                 symbols=region.symbols, role=region.role, text="\n".join(parts),
                 has_signature=first or signature is not None or region.role == "module",
                 group=region.rid, parent_group=region.parent,
-                defines=tuple(d for d, part in zip(region.defines, part_of, strict=True)
-                              if part == index)))
+                defines=tuple(held[index])))
     return drafts
 
 

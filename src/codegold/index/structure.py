@@ -302,15 +302,19 @@ def _members(body: Node, flatten: frozenset[str]) -> list[Node]:
 
 
 def _branch_statements(branch: Node, flatten: frozenset[str]) -> list[Node]:
-    """The statements of a conditional's branch (a block, ``else:``, ``except E:``),
-    without conditions or exception patterns (the children a field names)."""
+    """The statements of a conditional's branch (a block, ``else:``, ``except E:``), in
+    source order, without conditions or exception patterns (the children a field names).
+    Iterative: braces nested thousands deep (``{{{...}}}``) cost no recursion."""
     statements: list[Node] = []
-    for index, child in enumerate(branch.named_children):
-        if child.type in flatten:
-            # Branches nest only a few levels (clause, block), never with the code.
-            statements.extend(_branch_statements(child, flatten))
-        elif branch.field_name_for_named_child(index) is None:
-            statements.append(child)
+    todo: list[tuple[Node, bool]] = [(branch, True)]
+    while todo:
+        node, statement = todo.pop()
+        if node.type in flatten:
+            children = node.named_children
+            todo.extend((children[i], node.field_name_for_named_child(i) is None)
+                        for i in range(len(children) - 1, -1, -1))
+        elif statement:
+            statements.append(node)
     return statements
 
 
@@ -498,14 +502,15 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     end_row = _last_row(found.span)
     qualified = _qualify(ctx, found.name) if found.name else None
     role = walk.role(found, ctx, _short(found.name) if found.name else None)
-    names: tuple[str, ...] = (qualified,) if qualified else ()
+    # Lists, not tuples grown in a loop: a struct may hold tens of thousands of fields.
+    name_list = [qualified] if qualified else []
     defines = []
     if qualified:
         defines.append(SymbolSpan(_short(qualified), qualified, found.kind, role, lead, end_row,
                                   found.header_row))
     for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
-        names += (extra_q,)
+        name_list.append(extra_q)
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)
@@ -525,8 +530,9 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
         prefix = qualified or ".".join(ctx.names)
         for span in _small_container_members(found, prefix, replace(ctx, test=role == "test"),
                                              walk):
-            names += (span.qualified,)
+            name_list.append(span.qualified)
             defines.append(span)
+    names = tuple(name_list)
     if not container or found.body is None or small:
         level.append(Region(
             rid=-1, start=chunk_start, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
