@@ -198,7 +198,8 @@ def _within(regions: list[Region], last_row: int) -> list[Region]:
 def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
     drafts: list[Draft] = []
     for region in regions:
-        prefix = "\n".join(clip_header(lines.text(a, b)) for a, b in region.headers)
+        # Bounded as a whole: containers nest hundreds deep in hostile code.
+        prefix = clip_header("\n".join(clip_header(lines.text(a, b)) for a, b in region.headers))
         if fits(lines, region.start, region.end):
             body = lines.text(region.start, region.end)
             drafts.append(Draft(
