@@ -185,3 +185,16 @@ def test_php_definitions_under_conditionals_belong_to_their_level() -> None:
     assert found["Acme.Modern.run"][0][:2] == ("method", "definition")
     echo = next(c for c in result.chunks if c.start_line == 21)
     assert (echo.kind, echo.end_line, echo.symbols) == ("module", 23, ())
+
+
+def test_a_long_rust_impl_has_no_chunk_of_only_its_header() -> None:
+    methods = "".join(f"    pub fn m{i}(&self) -> u32 {{\n        let x = {i};\n        x + 1\n    }}\n\n"
+                      for i in range(12))
+    source = f"pub struct Store;\n\n#[cfg(feature = \"x\")]\nimpl Store {{\n{methods}}}\n".encode()
+    result = chunk_file("src/store.rs", source)
+    assert all(c.end_line - c.start_line >= 2 for c in result.chunks if c.kind == "impl")
+    impl = next(d for d in result.definitions if d.kind == "impl")
+    assert (impl.qualified, impl.start_line, impl.header_line) == ("Store", 3, 4)
+    carrier = next(c for c in result.chunks if c.id == impl.chunk_id)
+    assert "Store" in carrier.symbols and "Store.m0" in carrier.symbols
+    assert carrier.text.startswith("impl Store {")  # the header travels with the member

@@ -105,6 +105,8 @@ class _Context:
     container_symbol: str | None = None
     covered_until: int = -1
     test: bool = False
+    # Symbols of a container without a chunk of its own, carried by its first member's.
+    carry: tuple[SymbolSpan, ...] = ()
 
 
 @dataclass
@@ -428,7 +430,12 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         level[-1] = replace(last, end=max(last.end, pending[-1].end_point.row))
         pending.clear()
     flush()
-    for region in _pack(level):
+    packed = _pack(level)
+    if ctx.carry and packed:
+        first = packed[0]
+        packed[0] = replace(first, symbols=(*(d.qualified for d in ctx.carry), *first.symbols),
+                            defines=(*ctx.carry, *first.defines))
+    for region in packed:
         walk.collector.regions.append(replace(region, rid=walk.collector.next_rid))
         walk.collector.next_rid += 1
 
@@ -553,7 +560,11 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
         header_end = _lead_start(members, first, walk.attached) - 1
     header_end = max(header_end, header[1]) if not transparent else header[1]
     parent: int | None = None
-    meaningful = qualified is not None or (header_end - lead >= 2 and not transparent)
+    # An impl whose header is only its `impl X {` line (and attributes) gets no chunk of
+    # its own: its symbol rides on its first member's chunk, which repeats that header.
+    bare_impl = found.kind == "impl" and header_end - lead < 2
+    meaningful = (qualified is not None and not bare_impl) or (
+        header_end - lead >= 2 and not transparent)
     if meaningful:
         parent = walk.collector.add(
             start=chunk_start, end=header_end, kind=found.kind if found.kind != "module" else "class",
@@ -567,7 +578,7 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
         in_class=ctx.in_class if transparent else found.kind != "module",
         container_kind=ctx.container_kind if transparent else found.kind,
         container_symbol=ctx.container_symbol if transparent else qualified,
-        covered_until=header_end, test=role == "test")
+        covered_until=header_end, test=role == "test", carry=tuple(defines) if bare_impl else ())
     stack.append((members, child_ctx))
 
 
