@@ -58,7 +58,7 @@ _ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9
 # `static` functions); elsewhere they are locals (a class inside a function).
 FILE_SCOPE_LANGUAGES = frozenset({"c", "cpp"})
 CODEGOLD_KINDS = frozenset({"function", "method", "class", "interface", "type", "module",
-                            "macro", "object"})
+                            "macro", "object", "trait", "impl", "field"})
 SKIP_DIRS = frozenset({".git", "node_modules", "vendor", "dist", "build", "__pycache__"})
 
 

@@ -28,6 +28,15 @@ JAVA_EXAMPLE = b"package com.acme.demo;\n\npublic class Demo {}\n"
     ("src/main/java/com/example/shop/Cart.java", JAVA_PACKAGE, "source"),
     ("examples/src/main/java/com/acme/demo/Demo.java", JAVA_EXAMPLE, "docs"),
     ("docs/conf.py", b"project = 'x'\n", "docs"),
+    # A crate's or a package's own modules under src/ are code; Cargo's examples are not.
+    ("crates/printer/src/examples/mod.rs", b"pub fn demo() {}\n", "source"),
+    ("crates/printer/examples/demo.rs", b"fn main() {}\n", "docs"),
+    ("src/acme/examples/loader.py", b"x = 1\n", "source"),
+    ("examples/celery/src/task_app/tasks.py", b"x = 1\n", "docs"),
+    ("acme/examples/loader.py", b"from . import base\n", "source"),
+    ("acme/examples/demo.py", b"import acme\n", "docs"),
+    ("examples/Demo/App.php", b"<?php\nnamespace Acme\\Examples\\Demo;\n", "source"),
+    ("examples/demo/app.php", b"<?php\nnamespace Demo;\n", "docs"),
     ("doc/guide.md", b"# Guide\n", "docs"),
 ])
 def test_folder_names_need_content_to_agree(path: str, data: bytes, category: str) -> None:
@@ -38,6 +47,10 @@ def test_folder_rule_names_the_deciding_rule() -> None:
     assert "library package doc" in (folder_rule("doc/md_docs.go", GO_LIBRARY, "go") or "")
     assert "example" in (folder_rule("examples/quickstart/main.go", GO_EXAMPLE, "go") or "")
     assert "not vendored" in (folder_rule("src/external/api.ts", b"x", "typescript") or "")
+    assert "module examples::mod of its src/ tree" in (
+        folder_rule("crates/p/src/examples/mod.rs", b"", "rust") or "")
+    assert "relative import" in (
+        folder_rule("acme/examples/loader.py", b"from .base import x\n", "python") or "")
     assert "vendor" in (folder_rule("vendor/a/b.go", b"package b\n", "go") or "")
     assert folder_rule("src/app.py", b"x = 1\n", "python") is None
 

@@ -282,7 +282,7 @@ def test_java_header_lines_annotations_nested_members_and_enum_bodies() -> None:
     assert found["SerializedName.value"] == ("method", "declaration", 8)
     assert found["SerializedName.alternate"][1] == "declaration"
     assert found["Holder.Entry.key"] == ("method", "definition", 14)
-    assert found["Op.PLUS"][0] == "class" and found["Op.PLUS.apply"][2] == 20
+    assert found["Op.PLUS"][0] == "constant" and found["Op.PLUS.apply"][2] == 20
     load = next(d for d in result.definitions if d.qualified == "Service.load")
     assert (load.start_line, load.header_line, load.end_line) == (26, 31, 33)
     assert_no_comment_only_chunk(result, ("/*", "*", "//", "@"))

@@ -12,8 +12,11 @@ Folder names alone are weak evidence, so they decide only when the content agree
   is the project's own code).
 - Code under ``doc(s)/``, ``example(s)/`` or ``sample(s)/`` is a documentation example
   (``docs``) unless the file says it is a library package: a Go file whose package is not
-  ``main`` (``doc/`` of a CLI library is importable code), or a Java/Kotlin/Scala/C#
-  file whose declared package contains that folder name (``com/example/`` is a package).
+  ``main`` (``doc/`` of a CLI library is importable code), a Java/Kotlin/Scala/C#/PHP
+  file whose declared package or namespace contains that folder name (``com/example/``
+  is a package), a Rust or Python file whose folder sits inside a ``src/`` tree (a crate's
+  or a package's own modules; Cargo's examples live beside ``src/``), or a Python file
+  with a relative import (only package modules have one).
 
 A file's category decides its chunks' role when it is one of generated, vendored,
 migration, test, docs or config; only ``source`` (and ``other``) files take their role
@@ -59,8 +62,10 @@ _DOCS_DIRS = re.compile(r"(^|/)(docs?|documentation)/")
 # documentation example, never the authoritative definition of what it shows.
 _EXAMPLE_DIRS = re.compile(r"(^|/)(?P<name>docs?|documentation|examples?|samples?)/")
 _GO_PACKAGE = re.compile(rb"^package[ \t]+(\w+)", re.MULTILINE)
-_JVM_PACKAGE = re.compile(rb"^[ \t]*(?:package|namespace)[ \t]+([\w.]+)", re.MULTILINE)
-_PACKAGE_LANGUAGES = {"java", "kotlin", "scala", "csharp"}
+_JVM_PACKAGE = re.compile(rb"^[ \t]*(?:package|namespace)[ \t]+([\w.\\]+)", re.MULTILINE)
+_PACKAGE_LANGUAGES = {"java", "kotlin", "scala", "csharp", "php"}
+_SOURCE_TREE_LANGUAGES = {"rust", "python"}
+_PYTHON_RELATIVE_IMPORT = re.compile(rb"^[ \t]*from[ \t]+\.", re.MULTILINE)
 _DOC_NAMES = {"readme", "changelog", "changes", "history", "license", "licence", "copying",
               "authors", "contributing", "notice", "news", "code_of_conduct"}
 _CONFIG_NAMES = {"dockerfile", "makefile", ".gitignore", ".gitattributes", ".editorconfig",
@@ -112,21 +117,32 @@ def categorize(path: str, data: bytes, language: str | None) -> str:
 
 
 def _library_package(path: str, data: bytes, language: str | None) -> str | None:
-    """The package a file under a docs/examples folder declares when that makes it library
-    code rather than an example; None otherwise."""
+    """Why a file under a docs/examples folder is library code rather than an example
+    (``declares library package doc``, ``is module x::y of its src/ tree``); None when
+    it is an example."""
     head = data[:16384]
     if language == "go":
         match = _GO_PACKAGE.search(head)
         if match is not None and match.group(1) != b"main":
-            return match.group(1).decode("ascii", "replace")
+            return "declares library package " + match.group(1).decode("ascii", "replace")
         return None
     if language in _PACKAGE_LANGUAGES:
         match = _JVM_PACKAGE.search(head)
         folders = {m.group("name") for m in _EXAMPLE_DIRS.finditer(path)}
         if match is not None:
             declared = match.group(1).decode("ascii", "replace")
-            if folders & set(declared.lower().split(".")):
-                return declared
+            if folders & set(re.split(r"[.\\]", declared.lower())):
+                return f"declares library package {declared}"
+    if language in _SOURCE_TREE_LANGUAGES:
+        parents = PurePosixPath(path).parent.parts
+        first = next((i for i, part in enumerate(parents) if _EXAMPLE_DIRS.match(part + "/")),
+                     len(parents))
+        module = PurePosixPath(path).with_suffix("").parts
+        if "src" in parents[:first]:
+            below = ("::" if language == "rust" else ".").join(module[parents.index("src") + 1:])
+            return f"is module {below} of its src/ tree"
+        if language == "python" and _PYTHON_RELATIVE_IMPORT.search(head):
+            return f"is module {'.'.join(module[first:])} of a package (a relative import)"
     return None
 
 
@@ -148,7 +164,7 @@ def folder_rule(path: str, data: bytes, language: str | None) -> str | None:
         return f"category docs: code under {folder}/ (an example, not a library package)"
     package = _library_package(path, data, language)
     if category == "source" and package is not None:
-        return f"category source: under {folder}/ but declares library package {package}"
+        return f"category source: under {folder}/ but {package}"
     return None
 
 

@@ -198,7 +198,8 @@ def _within(regions: list[Region], last_row: int) -> list[Region]:
 def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
     drafts: list[Draft] = []
     for region in regions:
-        prefix = "\n".join(clip_header(lines.text(a, b)) for a, b in region.headers)
+        # Bounded as a whole: containers nest hundreds deep in hostile code.
+        prefix = clip_header("\n".join(clip_header(lines.text(a, b)) for a, b in region.headers))
         if fits(lines, region.start, region.end):
             body = lines.text(region.start, region.end)
             drafts.append(Draft(
@@ -209,7 +210,15 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
             continue
         signature = (clip_header(lines.text(*region.signature))
                      if region.signature is not None else None)
-        for index, (start, end, body) in enumerate(_split_points(lines, region)):
+        pieces = _split_points(lines, region)
+        # Each symbol points at the part holding its header line (fields of a long
+        # struct, names of long module code); the rest at the first part.
+        starts = [start for start, _, _ in pieces]
+        held: list[list[SymbolSpan]] = [[] for _ in pieces]
+        for i, define in enumerate(region.defines):
+            held[max(0, bisect.bisect_right(starts, define.header_row) - 1) if i else 0].append(
+                define)
+        for index, (start, end, body) in enumerate(pieces):
             first = index == 0
             parts = [p for p in (prefix, None if first else signature, body) if p]
             drafts.append(Draft(
@@ -217,7 +226,7 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
                 symbols=region.symbols, role=region.role, text="\n".join(parts),
                 has_signature=first or signature is not None or region.role == "module",
                 group=region.rid, parent_group=region.parent,
-                defines=region.defines if first else ()))
+                defines=tuple(held[index])))
     return drafts
 
 

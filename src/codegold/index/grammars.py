@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -33,7 +34,11 @@ class LanguageSpec:
     convention of tests: in a test file, a definition whose short name matches it has
     role ``test``. ``test_markers`` matches an attached node's text (an attribute) that
     makes the definition below it a test in any file, its members included.
-    ``preprocessed``: the bytes are parsed through :func:`parse_source`.
+    ``flatten`` are node types whose statements belong to the level holding them (the
+    branches of a conditional the tags query marks as a nameless ``module``): the walker
+    takes their statements as members and leaves out their conditions.
+    ``prepare``: rewrites the bytes before parsing (see :func:`parse_source`), keeping
+    every row and byte offset.
     """
 
     module: str
@@ -44,7 +49,45 @@ class LanguageSpec:
     attached: frozenset[str]
     test_names: str | None = None
     test_markers: str | None = None
-    preprocessed: bool = False  # C preprocessor: see :func:`parse_source`
+    prepare: Callable[[bytes], bytes] | None = None
+    flatten: frozenset[str] = frozenset()
+
+
+# A line holding only an upper-case macro (``FMT_BEGIN_NAMESPACE``, ``EXTERN_C_BEGIN``)
+# opens or closes a scope the grammar cannot see; parsed as code it turns everything up to
+# its partner into one syntax error.
+_LONE_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.MULTILINE)
+
+
+def _prepare_c(data: bytes) -> bytes:
+    """C and C++: lines holding only an upper-case macro become blanks of the same
+    length, and a final newline is added when missing (the grammar fails a whole
+    ``#ifndef`` guard whose ``#endif`` ends the file)."""
+    source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
+    return source if source.endswith(b"\n") else source + b"\n"
+
+
+# Kotlin Multiplatform's `actual`/`expect` before a primary constructor on its own line
+# (`class ByteString\ninternal actual constructor(`) fails the grammar for the whole
+# class; the modifier changes nothing codegold reads, so it becomes blanks.
+_KOTLIN_PLATFORM_CONSTRUCTOR = re.compile(
+    rb"^(?P<lead>[ \t]*(?:(?:public|protected|internal|private|@[\w.]+(?:\([^)\n]*\))?)"
+    rb"[ \t]+)*)(?P<platform>actual|expect)"
+    rb"(?=[ \t]+(?:(?:public|protected|internal|private)[ \t]+)*constructor\b)",
+    re.MULTILINE)
+
+
+# An annotation on a property accessor (`val size\n  @JvmName("size")\n  get() = ...`)
+# fails the grammar when the property has no type; it names nothing, so it becomes blanks.
+_KOTLIN_ACCESSOR_ANNOTATION = re.compile(
+    rb"@[\w.:]++(?:\([^()\n]*+\))?+(?=\s*+(?:(?:public|protected|internal|private)\s++)?+"
+    rb"(?:get|set)\s*+\()")
+
+
+def _prepare_kotlin(data: bytes) -> bytes:
+    source = _KOTLIN_PLATFORM_CONSTRUCTOR.sub(
+        lambda m: m.group("lead") + b" " * len(m.group("platform")), data)
+    return _KOTLIN_ACCESSOR_ANNOTATION.sub(lambda m: b" " * len(m.group(0)), source)
 
 
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
@@ -55,7 +98,10 @@ _JS_TESTS = r"^(test|it|describe)"
 LANGUAGES: dict[str, LanguageSpec] = {
     "python": LanguageSpec("tree_sitter_python", "language", "python", ("python",),
                            frozenset({"decorated_definition", "expression_statement"}),
-                           frozenset({"comment", "decorator"}), r"^(test|Test)"),
+                           frozenset({"comment", "decorator"}), r"^(test|Test)",
+                           flatten=frozenset({"block", "elif_clause", "else_clause",
+                                              "except_clause", "except_group_clause",
+                                              "finally_clause"})),
     "javascript": LanguageSpec("tree_sitter_javascript", "language", "javascript",
                                ("ecmascript", "javascript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
     "typescript": LanguageSpec("tree_sitter_typescript", "language_typescript", "javascript",
@@ -63,8 +109,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
                                _JS_TESTS),
     "tsx": LanguageSpec("tree_sitter_typescript", "language_tsx", "javascript",
                         ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
-    "go": LanguageSpec("tree_sitter_go", "language", "go", ("go",), frozenset({"type_declaration"}),
-                       _C_COMMENTS, r"^(Test|Benchmark|Example|Fuzz)"),
+    "go": LanguageSpec("tree_sitter_go", "language", "go", ("go",),
+                       frozenset({"type_declaration", "field_declaration"}),
+                       # `testRoute(t, ...)` helpers in a _test.go file test too.
+                       _C_COMMENTS, r"^(Test|Benchmark|Example|Fuzz|test)"),
     "java": LanguageSpec("tree_sitter_java", "language", "java", ("java",), frozenset(),
                          _C_COMMENTS, r"^test|Test$|^Test"),
     "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
@@ -76,15 +124,20 @@ LANGUAGES: dict[str, LanguageSpec] = {
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$"),
     "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset({"type_definition"}),
                       _C_COMMENTS,
-                      r"^test_?|_test$|^Test", preprocessed=True),
+                      r"^test_?|_test$|^Test", prepare=_prepare_c),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
                         frozenset({"template_declaration", "type_definition"}), _C_COMMENTS,
-                        r"^test_?|_test$|^Test", preprocessed=True),
+                        r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
-                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])"),
+                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])",
+                        flatten=frozenset({"compound_statement", "colon_block", "else_clause",
+                                           "else_if_clause"})),
     "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),
-                           frozenset({"line_comment", "block_comment"}), r"^test|Tests?$"),
+                           # An annotation with arguments on its own line above a
+                           # top-level function parses as an annotated expression.
+                           frozenset({"line_comment", "block_comment", "annotated_expression"}),
+                           r"^test|Tests?$", prepare=_prepare_kotlin),
 }
 
 STRUCTURAL_LANGUAGES: frozenset[str] = frozenset(LANGUAGES)
@@ -128,22 +181,11 @@ def parser(language: str) -> Parser:
     return found
 
 
-# A line holding only an upper-case macro (``FMT_BEGIN_NAMESPACE``, ``EXTERN_C_BEGIN``)
-# opens or closes a scope the grammar cannot see; parsed as code it turns everything up to
-# its partner into one syntax error.
-_LONE_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.MULTILINE)
-
-
 def parse_source(language: str, data: bytes) -> bytes:
-    """The bytes tree-sitter parses for ``data``: ``data`` itself, except for languages
-    with a preprocessor (C, C++), where lines holding only an upper-case macro become
-    blanks of the same length (rows and byte offsets stay those of ``data``) and a final
-    newline is added when missing (the grammar fails a whole ``#ifndef`` guard whose
-    ``#endif`` ends the file)."""
-    if not LANGUAGES[language].preprocessed:
-        return data
-    source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
-    return source if source.endswith(b"\n") else source + b"\n"
+    """The bytes tree-sitter parses for ``data``: ``data`` itself, or what the language's
+    ``prepare`` makes of it (rows and byte offsets stay those of ``data``)."""
+    prepare = LANGUAGES[language].prepare
+    return data if prepare is None else prepare(data)
 
 
 def _query_text(name: str) -> str:

@@ -16,7 +16,7 @@ CATEGORIES: tuple[str, ...] = (
 FATES: tuple[str, ...] = ("indexed", "excluded", "fallback", "skipped")
 CHUNK_KINDS: tuple[str, ...] = (
     "function", "method", "class", "interface", "type", "module", "section", "config",
-    "window", "pack", "variable", "macro", "object",
+    "window", "pack", "variable", "macro", "object", "impl", "constant",
 )
 
 

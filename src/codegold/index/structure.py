@@ -29,7 +29,12 @@ from codegold.index.grammars import (
 )
 
 # Kinds that hold members which become their own chunks (when the body has any).
-_CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait"})
+# An enum constant with a body of its own (Java ``PLUS { ... }``) holds members too.
+_CONTAINER_KINDS = frozenset({"class", "interface", "module", "impl", "object", "trait",
+                              "constant"})
+# Member kinds that are symbols of their container's chunk, never chunks of their own
+# (Go struct fields): a container holding only these stays one region.
+_FIELD_KINDS = frozenset({"field"})
 # Kinds that name module code without a chunk of their own (``@module.<kind>``).
 _NAME_CAPTURES = ("module.variable", "module.constant")
 # A scope statement's name split into names (PHP ``A\\B``, C++ ``a::b``, C# ``A.B``).
@@ -100,6 +105,8 @@ class _Context:
     container_symbol: str | None = None
     covered_until: int = -1
     test: bool = False
+    # Symbols of a container without a chunk of its own, carried by its first member's.
+    carry: tuple[SymbolSpan, ...] = ()
 
 
 @dataclass
@@ -155,7 +162,7 @@ class _Definitions:
     def __init__(self, root: Node, language: str) -> None:
         wrappers = LANGUAGES[language].wrappers
         found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, Definition]]] = {}
-        self._names: dict[tuple[int, int], list[str]] = {}
+        self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
         for pattern, captures in query_cursor(tags_query(language)).matches(root):
             if "scope" in captures and captures.get("name"):
@@ -165,9 +172,11 @@ class _Definitions:
             for capture in _NAME_CAPTURES:
                 if capture in captures:
                     key = _key(_climb(captures[capture][0], wrappers))
-                    names = self._names.setdefault(key, [])
-                    names.extend(n for n in map(_text, captures.get("name", ())) if n
-                                 and n not in names)
+                    names = self._names.setdefault(key, {})
+                    for name_node in captures.get("name", ()):
+                        name = _text(name_node)
+                        if name:
+                            names.setdefault(name, name_node.start_point.row)
             definition = _definition(captures, wrappers)
             if definition is None:
                 continue
@@ -195,8 +204,9 @@ class _Definitions:
         front of every later definition at its level."""
         return self._scopes.get(_key(node))
 
-    def names(self, node: Node) -> list[str]:
-        return self._names.get(_key(node), [])
+    def names(self, node: Node) -> dict[str, int]:
+        """Names a module statement assigns, each with its declaration row."""
+        return self._names.get(_key(node), {})
 
 
 def _key(node: Node) -> tuple[int, int]:
@@ -218,13 +228,19 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     kind = label.split(".", 1)[1]
     name_nodes = captures.get("name", [])
     name = _text(name_nodes[0]).strip() if name_nodes else None
+    if name and len(name) > 2 and name[0] == name[-1] == "`":
+        name = name[1:-1]  # Kotlin's quoted names (`-DeprecatedOkio`) as users say them
     qualifier_nodes = captures.get("qualifier", [])
     qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
     if kind == "module" and name:
         # A namespace's own path (``namespace A\\B {``, ``namespace a::b {``) qualifies
         # like nested namespaces do.
         name = ".".join(p for p in _SCOPE_SEPARATORS.split(name) if p) or None
-    if kind == "impl":
+    if kind == "impl" and qualifier:
+        # A Rust impl defines its type's implementation (named as the type, as ctags
+        # does) and qualifies its members by that type.
+        name = qualifier
+    elif kind == "impl":
         name, kind = None, "class"
     elif name is None:
         if kind not in _CONTAINER_KINDS:
@@ -252,6 +268,7 @@ class _Walk:
     test_names: re.Pattern[str] | None  # only when the file is a test file
     test_markers: re.Pattern[str] | None
     collector: _Collector
+    flatten: frozenset[str] = frozenset()
 
     def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
                ) -> Definition:
@@ -274,14 +291,33 @@ class _Walk:
         return "declaration" if found.declaration or self.declaration_file else "definition"
 
 
-def _members(body: Node) -> list[Node]:
+def _members(body: Node, flatten: frozenset[str]) -> list[Node]:
     members: list[Node] = []
     for child in body.named_children:
         if child.type in ("enum_body_declarations", "body_statement"):
             members.extend(child.named_children)
+        elif child.type in flatten:
+            members.extend(_branch_statements(child, flatten))
         else:
             members.append(child)
     return members
+
+
+def _branch_statements(branch: Node, flatten: frozenset[str]) -> list[Node]:
+    """The statements of a conditional's branch (a block, ``else:``, ``except E:``), in
+    source order, without conditions or exception patterns (the children a field names).
+    Iterative: braces nested thousands deep (``{{{...}}}``) cost no recursion."""
+    statements: list[Node] = []
+    todo: list[tuple[Node, bool]] = [(branch, True)]
+    while todo:
+        node, statement = todo.pop()
+        if node.type in flatten:
+            children = node.named_children
+            todo.extend((children[i], node.field_name_for_named_child(i) is None)
+                        for i in range(len(children) - 1, -1, -1))
+        elif statement:
+            statements.append(node)
+    return statements
 
 
 def _header_rows(core: Node, body: Node | None) -> tuple[int, int]:
@@ -314,9 +350,10 @@ def structural_regions(root: Node, language: str, *, declaration_file: bool,
     ``test_file``: the file is a test by its path, so definitions named by the
     language's test convention (``test_*``, ``Test*``) get role ``test``.
     """
-    walk = _Walk(_Definitions(root, language), LANGUAGES[language].attached, declaration_file,
+    spec = LANGUAGES[language]
+    walk = _Walk(_Definitions(root, language), spec.attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
-                 test_marker_pattern(language), _Collector())
+                 test_marker_pattern(language), _Collector(), spec.flatten)
     stack: list[tuple[list[Node], _Context]] = [(list(root.named_children), _Context())]
     while stack:
         siblings, ctx = stack.pop()
@@ -344,7 +381,7 @@ def _last_row(node: Node) -> int:
 def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
                 stack: list[tuple[list[Node], _Context]]) -> None:
     attached = walk.attached
-    definitions = [None if n.type in attached else walk.definitions.lookup(n, ctx)
+    definitions = [None if n.type in attached else _holding(walk.definitions.lookup(n, ctx), walk)
                    for n in siblings]
     leads = [_lead_start(siblings, i, attached) if d is not None else -1
              for i, d in enumerate(definitions)]
@@ -393,9 +430,26 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         level[-1] = replace(last, end=max(last.end, pending[-1].end_point.row))
         pending.clear()
     flush()
-    for region in _pack(level):
+    packed = _pack(level)
+    if ctx.carry and packed:
+        first = packed[0]
+        packed[0] = replace(first, symbols=(*(d.qualified for d in ctx.carry), *first.symbols),
+                            defines=(*ctx.carry, *first.defines))
+    for region in packed:
         walk.collector.regions.append(replace(region, rid=walk.collector.next_rid))
         walk.collector.next_rid += 1
+
+
+def _holding(found: Definition | None, walk: _Walk) -> Definition | None:
+    """``found``, unless it is a nameless block (a conditional, an ``#ifdef``) that holds
+    no definition: that is plain code."""
+    if found is None or found.name is not None or found.kind != "module" or found.body is None:
+        return found
+    member_ctx = _Context()
+    for member in _members(found.body, walk.flatten):
+        if member.type not in walk.attached and walk.definitions.lookup(member, member_ctx):
+            return found
+    return None
 
 
 def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
@@ -428,7 +482,7 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
         if container.body is None:
             continue
         inner_ctx = _Context(in_class=True, test=outer.test or container.test)
-        members = _members(container.body)
+        members = _members(container.body, walk.flatten)
         for index, member in enumerate(members):
             inner = walk.definitions.lookup(member, inner_ctx)
             if inner is None or member.type in walk.attached:
@@ -455,33 +509,37 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     end_row = _last_row(found.span)
     qualified = _qualify(ctx, found.name) if found.name else None
     role = walk.role(found, ctx, _short(found.name) if found.name else None)
-    names: tuple[str, ...] = (qualified,) if qualified else ()
+    # Lists, not tuples grown in a loop: a struct may hold tens of thousands of fields.
+    name_list = [qualified] if qualified else []
     defines = []
     if qualified:
         defines.append(SymbolSpan(_short(qualified), qualified, found.kind, role, lead, end_row,
                                   found.header_row))
     for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
-        names += (extra_q,)
+        name_list.append(extra_q)
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)
-    members = _members(found.body) if found.body is not None else []
+    members = _members(found.body, walk.flatten) if found.body is not None else []
     member_ctx = _Context(in_class=True)
     member_defs = [walk.definitions.lookup(m, member_ctx)
                    if m.type not in walk.attached else None for m in members]
-    container = found.container and any(d is not None for d in member_defs)
+    holds = found.container and any(d is not None for d in member_defs)
+    container = holds and any(d is not None and d.kind not in _FIELD_KINDS for d in member_defs)
     # An anonymous object (``module.exports = {...}``) qualifies nothing but still holds
     # its members; an impl block without a name keeps one chunk per member.
-    small = (container and (qualified is not None or found.kind == "object")
-             and found.kind != "module" and end_row - lead + 1 <= SMALL_CONTAINER_LINES)
-    if small:
+    whole = (holds and (qualified is not None or found.kind == "object")
+             and found.kind != "module")
+    small = container and whole and end_row - lead + 1 <= SMALL_CONTAINER_LINES
+    if small or (whole and not container):
         # A small class stays whole: one chunk that defines the class and its members.
         prefix = qualified or ".".join(ctx.names)
         for span in _small_container_members(found, prefix, replace(ctx, test=role == "test"),
                                              walk):
-            names += (span.qualified,)
+            name_list.append(span.qualified)
             defines.append(span)
+    names = tuple(name_list)
     if not container or found.body is None or small:
         level.append(Region(
             rid=-1, start=chunk_start, end=end_row, kind=found.kind, symbol=qualified, symbols=names,
@@ -492,13 +550,21 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
             defines=tuple(defines)))
         return
     level.append(None)
+    # A nameless block (a conditional, an ``#ifdef``) is transparent: what it holds
+    # belongs to the level holding it (a class's methods stay methods), and the code
+    # before its first definition is code of that level, not a header.
+    transparent = found.kind == "module" and qualified is None
     first = next((i for i, d in enumerate(member_defs) if d is not None), None)
     header_end = end_row
-    if first is not None:
+    if first is not None and not transparent:
         header_end = _lead_start(members, first, walk.attached) - 1
-    header_end = max(header_end, header[1])
+    header_end = max(header_end, header[1]) if not transparent else header[1]
     parent: int | None = None
-    meaningful = qualified is not None or header_end - lead >= 2
+    # An impl whose header is only its `impl X {` line (and attributes) gets no chunk of
+    # its own: its symbol rides on its first member's chunk, which repeats that header.
+    bare_impl = found.kind == "impl" and header_end - lead < 2
+    meaningful = (qualified is not None and not bare_impl) or (
+        header_end - lead >= 2 and not transparent)
     if meaningful:
         parent = walk.collector.add(
             start=chunk_start, end=header_end, kind=found.kind if found.kind != "module" else "class",
@@ -509,8 +575,10 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     child_ctx = _Context(
         names=(*ctx.names, qualifier) if qualifier else ctx.names,
         headers=(*ctx.headers, header), parent=parent if parent is not None else ctx.parent,
-        in_class=found.kind != "module", container_kind=found.kind,
-        container_symbol=qualified, covered_until=header_end, test=role == "test")
+        in_class=ctx.in_class if transparent else found.kind != "module",
+        container_kind=ctx.container_kind if transparent else found.kind,
+        container_symbol=ctx.container_symbol if transparent else qualified,
+        covered_until=header_end, test=role == "test", carry=tuple(defines) if bare_impl else ())
     stack.append((members, child_ctx))
 
 
@@ -531,23 +599,23 @@ def _module_regions(nodes: list[Node], ctx: _Context, definitions: _Definitions,
         if index + 1 < len(runs) and all(n.type in attached for n in run):
             runs[index + 1][:0] = run  # a comment block is never a chunk of its own
             continue
-        _module_region(run, ctx, definitions, level)
+        _module_region(run, ctx, definitions, level, attached)
 
 
 def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
-                   level: list[Region | None]) -> None:
+                   level: list[Region | None], attached: frozenset[str]) -> None:
     start = nodes[0].start_point.row
     end = _last_row(nodes[-1])
     names: list[str] = []
     spans: dict[str, SymbolSpan] = {}
     if not ctx.in_class:
         for node in nodes:
-            for name in definitions.names(node):
+            for name, row in definitions.names(node).items():
                 qualified = _qualify(ctx, name)
                 names.append(qualified)
                 spans.setdefault(qualified, SymbolSpan(
                     name, qualified, "variable", "test" if ctx.test else "definition",
-                    node.start_point.row, _last_row(node), node.start_point.row))
+                    node.start_point.row, _last_row(node), row))
     in_class = ctx.container_symbol is not None and ctx.in_class
     defines = tuple(spans.values())
     if in_class:
@@ -561,7 +629,21 @@ def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
     level.append(Region(
         rid=-1, start=start, end=end, kind=kind, symbol=symbol, symbols=symbols, role=role,
         headers=ctx.headers, parent=ctx.parent, signature=None,
-        cuts=tuple(sorted({n.start_point.row for n in nodes})), defines=defines))
+        cuts=_statement_cuts(nodes, attached), defines=defines))
+
+
+def _statement_cuts(nodes: list[Node], attached: frozenset[str]) -> tuple[int, ...]:
+    """Rows where a split may start a part: a statement's row, or the first row of the
+    comments right above it, so no part is only comments."""
+    cuts: set[int] = set()
+    lead: int | None = None
+    for node in nodes:
+        if node.type in attached:
+            lead = node.start_point.row if lead is None else lead
+        else:
+            cuts.add(node.start_point.row if lead is None else lead)
+            lead = None
+    return tuple(sorted(cuts))
 
 
 PACK_SMALL_LINES = 4

@@ -22,6 +22,11 @@
 (function_declaration name: (identifier) @name (function_body) @body) @definition.function
 (function_declaration name: (identifier) @name) @declaration.function
 (secondary_constructor) @definition.method
+; Enum entries with a body of their own (`BasicByteString { override fun ... }`) and
+; properties holding an anonymous object (`val sink = object : Sink { ... }`) hold members.
+(enum_entry (identifier) @name (class_body) @body) @definition.constant
+(property_declaration (variable_declaration (identifier) @name)
+  (object_literal (class_body) @body)) @definition.object
 (type_alias type: (identifier) @name) @definition.type
 
 (property_declaration (variable_declaration (identifier) @name)) @module.variable

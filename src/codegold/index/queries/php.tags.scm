@@ -15,3 +15,8 @@
   arguments: (arguments . (argument (string (string_content) @name))))
   (#eq? @_define "define")) @module.constant
 (const_declaration (const_element (name) @name)) @module.constant
+
+; Definitions under a conditional (`if (!function_exists('x')) { function x() {} }`)
+; belong to its level: the conditional is a nameless module whose branches the walker
+; flattens (`flatten` in codegold.index.grammars).
+(if_statement) @definition.module @body

@@ -11,3 +11,9 @@
   (assignment left: (identifier) @name right: (call))) @definition.variable)
 
 (expression_statement (assignment left: (identifier) @name)) @module.variable
+
+; Definitions under a conditional at module or class level (`if TYPE_CHECKING:`,
+; `try: ... except ImportError:`) belong to that level: the conditional is a nameless
+; module whose branches the walker flattens (`flatten` in codegold.index.grammars).
+(if_statement) @definition.module @body
+(try_statement) @definition.module @body

@@ -11,8 +11,15 @@
 (associated_type name: (type_identifier) @name) @declaration.type
 (macro_definition name: (identifier) @name) @definition.macro
 (trait_item name: (type_identifier) @name body: (declaration_list) @body) @definition.interface
+; An impl is named by its type (`impl Display for Token` defines `Token`, kind impl)
+; and qualifies its members by it (Token.fmt).
 (impl_item type: (_) @qualifier body: (declaration_list) @body) @definition.impl
 (mod_item name: (identifier) @name body: (declaration_list) @body) @definition.module
+; `mod wtr;` declares a module whose body is another file.
+(mod_item name: (identifier) @name !body) @declaration.module
 
 (const_item name: (identifier) @name) @module.constant
 (static_item name: (identifier) @name) @module.variable
+
+; `extern "C" { fn ext(x: i32); }` declares foreign functions at its own level.
+(foreign_mod_item body: (declaration_list) @body) @definition.module
