@@ -284,3 +284,21 @@ def test_keep_only_leaves_meta_alone(repo: Repo, tmp_path: Path) -> None:
     conn.close()
     assert {"format", "revision", "index_build_id"} <= keys
     assert files == {"server/server.go"}
+
+
+@pytest.mark.parametrize(("mirror", "expected"), [
+    ("acme+shop/repo", "acme/shop"),
+    ("acme__shop/repo.git", "acme/shop"),
+    ("mirrors/shop/repository", "shop"),
+])
+def test_a_mirror_under_a_generic_folder_name_is_named_after_the_folder_above(
+        repo: Repo, tmp_path: Path, mirror: str, expected: str) -> None:
+    """An index of ``owner+name/repo`` (a bare mirror without an origin) used to record
+    its repository as ``repo``."""
+    import subprocess
+    target = tmp_path / "m" / mirror
+    target.parent.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(target)], check=True)
+    subprocess.run(["git", "-C", str(target), "remote", "remove", "origin"], check=True)
+    manifest = build_index(target, "main", tmp_path / "idx")
+    assert manifest.repository == expected

@@ -103,6 +103,8 @@ def _created_at() -> str:
 
 
 _SCP_REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:")
+# Folder names that say nothing about the project (``mirrors/acme+shop/repo``).
+_GENERIC_FOLDERS = frozenset({"repo", "repository", "mirror", "clone", "checkout", "git", "source"})
 
 
 def repository_name(snapshot: GitSnapshot) -> str:
@@ -131,7 +133,17 @@ def repository_name(snapshot: GitSnapshot) -> str:
         parts.pop()
     if not parts:
         parts = [snapshot.repo.resolve().name or "repository"]
-    return parts[-1].removesuffix(".git") or "repository"
+    name = parts[-1].removesuffix(".git") or "repository"
+    if name.lower() in _GENERIC_FOLDERS and len(parts) >= 2:
+        # A mirror kept as ``owner+name/repo`` or ``owner__name/repo``: the folder above
+        # names the project, and its owner/name spelling is the repository's own.
+        parent = parts[-2].removesuffix(".git")
+        for mark in ("+", "__"):
+            owner, sep, rest = parent.partition(mark)
+            if sep and owner and rest:
+                return f"{owner}/{rest}"
+        return parent or name
+    return name
 
 
 def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
