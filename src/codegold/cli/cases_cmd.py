@@ -32,12 +32,15 @@ def command() -> None:
 def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json: bool) -> None:
     """Check every label of CASES against the index of its pinned revision, before any run.
 
-    For each target: the file exists and is indexed, the symbol is defined in it (with
-    the closest qualified names when it is not), the labelled role is what the index
-    gives; globs match a file; forbidden patterns match something, never a required
-    target, and a literal prefix does not catch more than one folder; no two cases ask
-    the same query or require the same evidence. Exit 0 no errors, 1 errors (or warnings
-    with --strict), 2 bad input.
+    For each target: the file exists and is indexed (a missing one is followed through
+    git's renames with --repo), the symbol is defined in it, not only imported, re-exported
+    or used there (with the closest names and where it is defined when it is not), the
+    labelled role is what the index gives; globs match a file; forbidden patterns match
+    something, never a required target, and a literal prefix does not catch more than one
+    folder; no two cases ask the same query or require the same evidence. With --repo,
+    every revision must be a commit of it, and a tag or branch name where a sha belongs
+    is named with its commit. Diagnosis reports the same label verdicts as stale_label.
+    Exit 0 no errors, 1 errors (or warnings with --strict), 2 bad input.
 
     \b
     Example:
@@ -46,19 +49,32 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
     """
     from pathlib import Path
 
-    from codegold.curate.check import check_cases
+    from codegold.curate.check import check_cases, explain_revision_error
     from codegold.errors import InputError
     from codegold.index.catalog import IndexSet
+    from codegold.labels import RepoView
     from codegold.model import load_cases
 
-    case_set = load_cases(cases)
+    try:
+        case_set = load_cases(cases)
+    except InputError as err:
+        if repo is None:
+            raise
+        raise explain_revision_error(err, RepoView(repo)) from None
     if index is None:
         raise InputError("cases check needs --index (an index directory or a folder of them)")
     if repo is not None:
         from codegold.cli.index_cmd import build_case_revisions
 
-        build_case_revisions(repo, Path(index), case_set.cases, quiet=as_json)
-    report = check_cases(case_set.cases, IndexSet.from_path(index))
+        # a revision the repository lacks is a finding of the check, not a build failure
+        view = RepoView(repo)
+        known = {rev for rev in {c.revision for c in case_set.cases} if view.has_commit(rev)}
+        # none known: let the build say what is wrong with the repository itself
+        build_case_revisions(repo, Path(index),
+                             [c for c in case_set.cases if c.revision in known or not known],
+                             quiet=as_json)
+    report = check_cases(case_set.cases, IndexSet.from_path(index),
+                         repo=RepoView(repo) if repo is not None else None)
     if as_json:
         import msgspec
 
