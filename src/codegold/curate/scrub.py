@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from codegold.errors import MissingDependency
+from codegold.errors import InputError, MissingDependency
 
 
 class Removal(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,6 +109,34 @@ def _looks_random(token: str) -> bool:
                for c in token]
     switches = sum(a != b for a, b in itertools.pairwise(classes))
     return switches / len(token) >= 0.3 and _entropy(token) >= 3.7
+
+
+MAX_NAME_CHARS = 200
+MAX_NAMES = 10_000
+MAX_NAMES_FILE_BYTES = 1024**2
+
+
+def read_names(path: str | None, given: Iterable[str] = ()) -> tuple[str, ...]:
+    """User names to scrub: ``given`` and one per line of ``path``, each checked to be a
+    name (a short line of text), so a stray file can never become a giant pattern."""
+    from codegold.model._files import decode_text, read_bytes
+
+    lines: list[tuple[str, str, int | None]] = [(n, "--name", None) for n in given]
+    if path is not None:
+        text = decode_text(read_bytes(path, "names", limit=MAX_NAMES_FILE_BYTES), path, "names")
+        lines += [(n, path, number) for number, n in enumerate(text.splitlines(), start=1)]
+    if len(lines) > MAX_NAMES:
+        raise InputError(f"{len(lines)} user names to scrub; at most {MAX_NAMES} are taken",
+                         path=path)
+    for name, where, number in lines:
+        if len(name.strip()) > MAX_NAME_CHARS or any(
+                ch < " " and ch != "\t" for ch in name):
+            raise InputError(f"a user name to scrub is one line of at most {MAX_NAME_CHARS} "
+                             f"characters; found {len(name)} characters"
+                             + (" with control characters" if any(ch < " " for ch in name)
+                                else ""), path=where if number else None, line=number,
+                             field=None if number else "--name")
+    return tuple(name for name, _, _ in lines)
 
 
 @dataclass

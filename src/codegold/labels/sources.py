@@ -46,6 +46,15 @@ class RepoView:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
+    @classmethod
+    def checked(cls, path: str | Path, option: str = "--repo") -> RepoView:
+        """A view of ``path``, refused (InputError) unless it is a git repository."""
+        view = cls(path)
+        if not Path(path).is_dir() or not view._git("rev-parse", "--git-dir").ok:
+            raise InputError(f"{option} {path} is not a git repository; expected a clone of "
+                             "the repository the cases are about", path=str(path))
+        return view
+
     def _git(self, *args: str) -> GitResult:
         return git(args, repo=self.path, timeout=GIT_TIMEOUT, check=False)
 
