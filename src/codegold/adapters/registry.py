@@ -12,6 +12,7 @@ import msgspec
 
 from codegold.adapters.protocol import Retriever
 from codegold.errors import InputError
+from codegold.plumbing.http import redact_url
 from codegold.retrieve.config import RetrieverConfig
 
 
@@ -72,11 +73,11 @@ def make_retriever(spec: str, options: RetrieverOptions | None = None) -> Retrie
     scheme, sep, rest = spec.partition(":")
     entry = SCHEMES.get(scheme)
     if entry is None:
-        raise InputError(f"unknown retriever {spec!r}; expected one of: reference, command:CMD, "
+        raise InputError(f"unknown retriever {redact_url(spec)!r}; expected one of: reference, command:CMD, "
                          "http://URL, https://URL, python:module:function")
     factory, whole = entry
     if not whole and scheme != "reference" and not (sep and rest):
-        raise InputError(f"retriever {spec!r} needs something after '{scheme}:'")
+        raise InputError(f"retriever {redact_url(spec)!r} needs something after '{scheme}:'")
     return factory(spec if whole else rest, options)
 
 

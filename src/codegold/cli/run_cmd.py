@@ -131,6 +131,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
+    from codegold.plumbing.http import redact_url
+
     retriever = make_retriever(spec, options)
     if resolve is not None:
         from codegold.adapters.resolving import ResolvingRetriever
@@ -170,7 +172,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
 
     try:
         summary = run_cases(
-            case_set.cases, retriever, indexes, Path(output), label=spec, resume=resume,
+            case_set.cases, retriever, indexes, Path(output), label=redact_url(spec), resume=resume,
             workers=workers, run_id=run_id, default_k=config.candidates.default_k,
             require_index=is_reference, repeat=repeat, on_attempt=on_attempt)
     finally:

@@ -45,10 +45,10 @@ _SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
     ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
     ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("gitlab_token", r"\bgl(?:pat|dt|rt|ptt|ft|imt|soat|cbt|oas|agent)-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"\b(?:xox[abposre]-|xapp-\d-)[A-Za-z0-9-]{10,}"),
     ("slack_webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
-    ("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("stripe_key", r"\b(?:(?:sk|rk|pk)_(?:live|test)_|whsec_)[0-9A-Za-z]{16,}"),
     ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
@@ -57,12 +57,16 @@ _SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
     ("twilio_key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
     ("azure_storage_key", r"(?<=AccountKey=)[A-Za-z0-9+/=]{40,}"),
-    ("bearer_token", r"(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}"),
-    ("basic_auth", r"(?<=Basic )[A-Za-z0-9+/]{8,}={0,2}"),
+    ("bearer_token", r"(?i:(?<=bearer )|(?<=bearer\t))[A-Za-z0-9._~+/=-]{8,}"),
+    ("basic_auth", r"(?i:(?<=basic ))[A-Za-z0-9+/]{8,}={0,2}"),
+    # any other scheme, or none: ``Authorization: Token abc…``, ``authorization=abc…``
+    ("authorization_header", r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+                             r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
     ("password", r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret|client_secret|"
                  r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
                  r"access[_-]?token|token|credentials?)[\"']?\s*[:=]\s*[\"']?"
-                 r"(?P<value>[^\s\"',;]{4,})"),
+                 # a quoted value is taken whole, spaces and all (a passphrase)
+                 r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
 )
 
 _PII_PATTERNS: tuple[tuple[str, str], ...] = (
