@@ -29,6 +29,15 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
 
 
+def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = False) -> str:
+    """``sha256:HEX`` of what decides a run's answers: the retriever spec and every setting
+    its factory reads (the reference retriever's whole configuration included)."""
+    import hashlib
+
+    used = {"retriever": spec, "options": options, "resolving": resolving}
+    return "sha256:" + hashlib.sha256(msgspec.json.encode(used)).hexdigest()
+
+
 def _reference(rest: str, options: RetrieverOptions) -> Retriever:
     from codegold.adapters.reference import build_reference
 

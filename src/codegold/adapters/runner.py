@@ -174,14 +174,15 @@ def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalReques
 
 def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: str,
                 label: str, default_k: int, require_index: bool, number: int = 1,
-                repeat: int = 1) -> Attempt:
+                repeat: int = 1, config_digest: str | None = None) -> Attempt:
     """Run one case (attempt ``number`` of ``repeat``); never raises for a retriever's
     failure (it becomes an error attempt)."""
     index_dir = indexes.for_revision(case.revision)
     k = max(case.cutoff, default_k)
     request = build_request(case, index_dir, k)
     base = Attempt(attempt_id=attempt_id(run_id, case.id, number, repeat), case_id=case.id,
-                   run_id=run_id, retriever=label, queried_at=utc_now_iso(),
+                   run_id=run_id, retriever=label, retriever_config=config_digest,
+                   queried_at=utc_now_iso(),
                    repeat_group=f"{run_id}/{case.id}" if repeat > 1 else None)
     query = Query(raw=case.query)
     if index_dir is None and require_index:
@@ -217,7 +218,8 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
 def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, output: Path, *,
               label: str, resume: bool = False, workers: int = 1, run_id: str | None = None,
               default_k: int = 10, require_index: bool = True, repeat: int = 1,
-              on_attempt: Callable[[Attempt], None] | None = None) -> RunSummary:
+              on_attempt: Callable[[Attempt], None] | None = None,
+              config_digest: str | None = None) -> RunSummary:
     """Write ``repeat`` attempts per case to ``output``; return counts (``skipped``
     counts attempts already there when resuming)."""
     if workers < 1:
@@ -255,11 +257,13 @@ def run_cases(cases: Iterable[Case], retriever: Retriever, indexes: IndexSet, ou
             try:
                 attempt = attempt_for(case, retriever, indexes, run_id=rid, label=label,
                                       default_k=default_k, require_index=require_index,
-                                      number=number, repeat=repeat)
+                                      number=number, repeat=repeat,
+                                      config_digest=config_digest)
             except CodegoldError as err:
                 # e.g. an index that cannot be opened: still this case's problem only.
                 attempt = Attempt(attempt_id=attempt_id(rid, case.id, number, repeat),
                                   case_id=case.id, run_id=rid, retriever=label,
+                                  retriever_config=config_digest,
                                   query=Query(raw=case.query), error=str(err),
                                   queried_at=utc_now_iso(),
                                   repeat_group=f"{rid}/{case.id}" if repeat > 1 else None)

@@ -101,7 +101,12 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     """
     from pathlib import Path
 
-    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
+    from codegold.adapters.registry import (
+        RetrieverOptions,
+        close_retriever,
+        config_digest,
+        make_retriever,
+    )
     from codegold.adapters.runner import run_cases
     from codegold.errors import InputError
     from codegold.index.catalog import IndexSet
@@ -174,7 +179,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         summary = run_cases(
             case_set.cases, retriever, indexes, Path(output), label=redact_url(spec), resume=resume,
             workers=workers, run_id=run_id, default_k=config.candidates.default_k,
-            require_index=is_reference, repeat=repeat, on_attempt=on_attempt)
+            require_index=is_reference, repeat=repeat, on_attempt=on_attempt,
+            config_digest=config_digest(spec, options, resolving=resolve is not None))
     finally:
         if progress is not None:
             progress.stop()
