@@ -64,7 +64,7 @@ def test_a_folder_with_other_files_is_refused_and_kept(tmp_path: Path) -> None:
     out = tmp_path / "notes"
     out.mkdir()
     (out / "mine.txt").write_text("keep", encoding="utf-8")
-    with pytest.raises(InputError, match="mine.txt"):
+    with pytest.raises(InputError, match=r"mine\.txt"):
         write_diagnosis_dir(*_diagnosis("first"), out)
     assert _tree(out) == {"mine.txt": b"keep"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]

@@ -166,3 +166,31 @@ def test_a_repo_option_that_is_no_repository_is_one_clean_error(tmp_path: Path,
         assert_clean_error(proc, contains="repo")
     assert not (tmp_path / "d.yaml").exists() and not (tmp_path / "idx").exists()
     assert_sentinels(planted)
+
+
+def test_check_shows_hostile_labels_as_text(tmp_path: Path) -> None:
+    """Case ids, paths and symbols are the case author's text: printed, never obeyed, and
+    a label that is long, absolute, climbing or full of escapes is just a missing file."""
+    from gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    sha = repo.commit({"pkg/core.py": "def compute_total(x):\n    return x + 1\n"})
+    index = tmp_path / "idx"
+    assert run_cli("index", repo.path, "--revision", sha, "-o", index / sha, "-q",
+                   timeout=TIMEOUT).returncode == 0
+    targets = ['"/etc/passwd"', '"../../outside.py"', '"pkg/\\e[2Jcore.py"',
+               '"pkg/' + "x" * 5000 + '.py"', '"pkg/core.py", symbol: "' + "y" * 20000 + '"',
+               '"pkg/core.py", symbol: "comp\\e]0;pwned\\a"']
+    lines = ["format: 1", f"defaults: {{repository: a/b, revision: '{sha}', cutoff: 5}}", "cases:"]
+    for n, target in enumerate(targets):
+        lines += [f'  - id: "c{n}\\e[31m"', "    query: q", f"    accepted: [{{file: {target}}}]"]
+    cases = tmp_path / "cases.yaml"
+    cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    planted = plant_sentinels(tmp_path / "keep")
+    proc = run_cli("cases", "check", cases, "--index", index, "--repo", repo.path,
+                   timeout=TIMEOUT)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "\x1b" not in proc.stdout and "\a" not in proc.stdout
+    assert "6 errors" in proc.stdout
+    assert_sentinels(planted)

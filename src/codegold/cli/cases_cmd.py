@@ -79,9 +79,12 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
 
         click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
     else:
+        from codegold.plumbing.text import terminal_safe
+
         for finding in report.findings:
             where = finding.case_id + (f" [{finding.group}]" if finding.group else "")
-            click.echo(f"{finding.severity}: {where}: {finding.message}")
+            # case ids, paths and symbols come from the case file and the repository
+            click.echo(terminal_safe(f"{finding.severity}: {where}: {finding.message}"))
         click.echo(f"cases check: {report.cases} cases, {report.errors} errors, "
                    f"{report.warnings} warnings")
     failed = report.errors > 0 or (strict and report.warnings > 0)
@@ -388,11 +391,11 @@ def diff(old: str, new: str, as_json: bool) -> None:
         return
     for change in changes:
         fields = f" ({', '.join(change.fields)})" if change.fields else ""
-        click.echo(f"{change.change} {change.case_id}{fields}")
+        click.echo(terminal_safe(f"{change.change} {change.case_id}{fields}"))
         if change.rationale:
-            click.echo(f"    rationale: {change.rationale}")
+            click.echo(f"    rationale: {terminal_safe(change.rationale)}")
         if change.supersedes and change.supersedes != change.rationale:
-            click.echo(f"    was: {change.supersedes}")
+            click.echo(f"    was: {terminal_safe(change.supersedes)}")
         for prior in change.prior_labels:
             click.echo(f"    supersedes {terminal_safe(describe_prior(prior))}")
         if change.history_missing:

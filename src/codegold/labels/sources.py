@@ -45,6 +45,7 @@ class RepoView:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._renames: dict[str, list[tuple[str, str]]] = {}
 
     @classmethod
     def checked(cls, path: str | Path, option: str = "--repo") -> RepoView:
@@ -101,20 +102,7 @@ class RepoView:
     def renamed_to(self, revision: str, path: str) -> str | None:
         """Where ``path`` went by ``revision``: git's rename detection over the history up
         to ``revision`` (newest rename of that path first, followed to its last name)."""
-        done = self._git("log", f"-n{RENAME_HISTORY}", "-M", "--diff-filter=R", "--name-status",
-                         "--format=", "-z", END_OF_OPTIONS, self._checked(revision))
-        if not done.ok:
-            return None
-        fields = done.stdout.decode("utf-8", errors="replace").split("\0")
-        renames: list[tuple[str, str]] = []
-        n = 0
-        while n + 2 < len(fields):
-            status = fields[n].lstrip("\n")
-            if status[:1] == "R" and status[1:].isdigit():
-                renames.append((fields[n + 1], fields[n + 2]))
-                n += 3
-            else:
-                n += 1
+        renames = self._renames_up_to(revision)
         # git log lists the newest commit first: walk the renames oldest first.
         current, seen = path, {path}
         for old, new in reversed(renames):
@@ -122,3 +110,23 @@ class RepoView:
                 current = new
                 seen.add(new)
         return None if current == path else current
+
+    def _renames_up_to(self, revision: str) -> list[tuple[str, str]]:
+        """Every ``(old, new)`` rename in the history up to ``revision``, newest first
+        (read once per revision: a case set may have many moved labels)."""
+        if revision not in self._renames:
+            done = self._git("log", f"-n{RENAME_HISTORY}", "-M", "--diff-filter=R",
+                             "--name-status", "--format=", "-z", END_OF_OPTIONS,
+                             self._checked(revision))
+            fields = done.stdout.decode("utf-8", errors="replace").split("\0") if done.ok else []
+            renames: list[tuple[str, str]] = []
+            n = 0
+            while n + 2 < len(fields):
+                status = fields[n].lstrip("\n")
+                if status[:1] == "R" and status[1:].isdigit():
+                    renames.append((fields[n + 1], fields[n + 2]))
+                    n += 3
+                else:
+                    n += 1
+            self._renames[revision] = renames
+        return self._renames[revision]
