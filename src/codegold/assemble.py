@@ -120,11 +120,14 @@ def report_header(run: RunResult, results_path: str | Path | None = None) -> Rep
     builds: set[str] = set()
     chunkers: set[str] = set()
     retrievers: set[str] = set()
+    configs: set[str] = set()
     dates: list[str] = []
     try:
         for attempt in iter_attempts(str(path), digest=digest):
             if attempt.retriever:
                 retrievers.add(attempt.retriever)
+            if attempt.retriever_config:
+                configs.add(attempt.retriever_config)
             if attempt.queried_at:
                 dates.append(attempt.queried_at)
             m = attempt.manifest
@@ -153,7 +156,7 @@ def report_header(run: RunResult, results_path: str | Path | None = None) -> Rep
     return ReportHeader(
         repository=pick(repos, base.repository), revision=pick(revisions, base.revision),
         index_build=pick(builds, base.index_build), chunker=pick(chunkers, base.chunker),
-        retriever=pick(retrievers, base.retriever), retriever_config=UNKNOWN,
+        retriever=pick(retrievers, base.retriever), retriever_config=pick(configs, UNKNOWN),
         codegold_version=base.codegold_version, cases_digest=base.cases_digest,
         date=max(dates) if dates else base.date)
 

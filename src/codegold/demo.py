@@ -240,7 +240,12 @@ def index_revision(tag: str) -> Work:
 
 
 def run_cases_live(state: _State) -> _Done:
-    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
+    from codegold.adapters.registry import (
+        RetrieverOptions,
+        close_retriever,
+        config_digest,
+        make_retriever,
+    )
     from codegold.adapters.runner import run_cases
     from codegold.index.catalog import IndexSet
     from codegold.model import load_cases
@@ -248,11 +253,13 @@ def run_cases_live(state: _State) -> _Done:
 
     attempts = state.out / "attempts.jsonl"
     config = load_config(None)
-    retriever = make_retriever("reference", RetrieverOptions(config=config))
+    options = RetrieverOptions(config=config)
+    retriever = make_retriever("reference", options)
     try:
         summary = run_cases(load_cases(str(state.example / "cases.yaml")).cases, retriever,
                             IndexSet.from_path(state.out / "indexes"), attempts, label="reference",
-                            workers=state.workers, run_id="demo", default_k=config.candidates.default_k)
+                            workers=state.workers, run_id="demo", default_k=config.candidates.default_k,
+                            config_digest=config_digest("reference", options))
     finally:
         close_retriever(retriever)
     return _Done(f"{summary.written} attempts, {summary.errors} retriever errors, {summary.seconds:.1f}s",

@@ -13,7 +13,7 @@ from codegold.adapters.protocol import (
     decode_response,
     encode_request,
 )
-from codegold.plumbing.http import DEFAULT_MAX_BYTES, HttpPolicy, parse_url, post_json
+from codegold.plumbing.http import DEFAULT_MAX_BYTES, HttpPolicy, parse_url, post_json, redact_url
 
 
 class HttpRetriever:
@@ -30,6 +30,6 @@ class HttpRetriever:
         return self.policy.timeout
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
-        source = f"retriever at {self.url}"
+        source = f"retriever at {redact_url(self.url)}"
         payload = post_json(self.url, encode_request(request), policy=self.policy, what=source)
         return decode_response(payload, source=source)

@@ -12,6 +12,7 @@ import msgspec
 
 from codegold.adapters.protocol import Retriever
 from codegold.errors import InputError
+from codegold.plumbing.http import redact_url
 from codegold.retrieve.config import RetrieverConfig
 
 
@@ -26,6 +27,15 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     embedder: str | None = None
     max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
     follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
+
+
+def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = False) -> str:
+    """``sha256:HEX`` of what decides a run's answers: the retriever spec and every setting
+    its factory reads (the reference retriever's whole configuration included)."""
+    import hashlib
+
+    used = {"retriever": spec, "options": options, "resolving": resolving}
+    return "sha256:" + hashlib.sha256(msgspec.json.encode(used)).hexdigest()
 
 
 def _reference(rest: str, options: RetrieverOptions) -> Retriever:
@@ -72,11 +82,11 @@ def make_retriever(spec: str, options: RetrieverOptions | None = None) -> Retrie
     scheme, sep, rest = spec.partition(":")
     entry = SCHEMES.get(scheme)
     if entry is None:
-        raise InputError(f"unknown retriever {spec!r}; expected one of: reference, command:CMD, "
+        raise InputError(f"unknown retriever {redact_url(spec)!r}; expected one of: reference, command:CMD, "
                          "http://URL, https://URL, python:module:function")
     factory, whole = entry
     if not whole and scheme != "reference" and not (sep and rest):
-        raise InputError(f"retriever {spec!r} needs something after '{scheme}:'")
+        raise InputError(f"retriever {redact_url(spec)!r} needs something after '{scheme}:'")
     return factory(spec if whole else rest, options)
 
 

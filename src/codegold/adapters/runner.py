@@ -174,14 +174,15 @@ def build_request(case: Case, index_dir: Path | None, k: int) -> RetrievalReques
 
 def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: str,
                 label: str, default_k: int, require_index: bool, number: int = 1,
-                repeat: int = 1) -> Attempt:
+                repeat: int = 1, config_digest: str | None = None) -> Attempt:
     """Run one case (attempt ``number`` of ``repeat``); never raises for a retriever's
     failure (it becomes an error attempt)."""
     index_dir = indexes.for_revision(case.revision)
     k = max(case.cutoff, default_k)
     request = build_request(case, index_dir, k)
     base = Attempt(attempt_id=attempt_id(run_id, case.id, number, repeat), case_id=case.id,
-                   run_id=run_id, retriever=label, queried_at=utc_now_iso(),
+                   run_id=run_id, retriever=label, retriever_config=config_digest,
+                   queried_at=utc_now_iso(),
                    repeat_group=f"{run_id}/{case.id}" if repeat > 1 else None)
     query = Query(raw=case.query)
     if index_dir is None and require_index:
@@ -215,11 +216,12 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
 
 
 def error_attempt(case: Case, run_id: str, label: str, number: int, repeat: int,
-                  err: CodegoldError) -> Attempt:
+                  err: CodegoldError, config_digest: str | None = None) -> Attempt:
     """The error attempt of a case whose run failed outside the retriever (e.g. an index
     that cannot be opened): still this case's problem only."""
     return Attempt(attempt_id=attempt_id(run_id, case.id, number, repeat), case_id=case.id,
-                   run_id=run_id, retriever=label, query=Query(raw=case.query), error=str(err),
+                   run_id=run_id, retriever=label, retriever_config=config_digest,
+                   query=Query(raw=case.query), error=str(err),
                    queried_at=utc_now_iso(),
                    repeat_group=f"{run_id}/{case.id}" if repeat > 1 else None)
 
@@ -233,7 +235,8 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
               output: Path, *, label: str, resume: bool = False, workers: int = 1,
               run_id: str | None = None, default_k: int = 10, require_index: bool = True,
               repeat: int = 1, on_attempt: Callable[[Attempt], None] | None = None,
-              dispatch: Dispatch | None = None) -> RunSummary:
+              dispatch: Dispatch | None = None,
+              config_digest: str | None = None) -> RunSummary:
     """Write ``repeat`` attempts per case to ``output``; return counts (``skipped``
     counts attempts already there when resuming). With ``dispatch`` (an executor's
     workers run the cases) ``retriever`` and ``workers`` are not used."""
@@ -276,9 +279,11 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
             try:
                 attempt = attempt_for(case, retriever, indexes, run_id=rid, label=label,
                                       default_k=default_k, require_index=require_index,
-                                      number=number, repeat=repeat)
+                                      number=number, repeat=repeat,
+                                      config_digest=config_digest)
             except CodegoldError as err:
-                attempt = error_attempt(case, rid, label, number, repeat, err)
+                attempt = error_attempt(case, rid, label, number, repeat, err,
+                                        config_digest)
             record(attempt)
 
         def record(attempt: Attempt) -> None:
@@ -293,6 +298,10 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
 
         if dispatch is not None:
             for attempt in dispatch(list(todo), rid):
+                # Workers do not know the digest of the driver's settings: stamp it here,
+                # so attempts are the same whichever executor ran them.
+                if config_digest is not None and attempt.retriever_config is None:
+                    attempt = msgspec.structs.replace(attempt, retriever_config=config_digest)
                 record(attempt)
         elif workers == 1:
             for item in todo:

@@ -32,12 +32,15 @@ def command() -> None:
 def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json: bool) -> None:
     """Check every label of CASES against the index of its pinned revision, before any run.
 
-    For each target: the file exists and is indexed, the symbol is defined in it (with
-    the closest qualified names when it is not), the labelled role is what the index
-    gives; globs match a file; forbidden patterns match something, never a required
-    target, and a literal prefix does not catch more than one folder; no two cases ask
-    the same query or require the same evidence. Exit 0 no errors, 1 errors (or warnings
-    with --strict), 2 bad input.
+    For each target: the file exists and is indexed (a missing one is followed through
+    git's renames with --repo), the symbol is defined in it, not only imported, re-exported
+    or used there (with the closest names and where it is defined when it is not), the
+    labelled role is what the index gives; globs match a file; forbidden patterns match
+    something, never a required target, and a literal prefix does not catch more than one
+    folder; no two cases ask the same query or require the same evidence. With --repo,
+    every revision must be a commit of it, and a tag or branch name where a sha belongs
+    is named with its commit. Diagnosis reports the same label verdicts as stale_label.
+    Exit 0 no errors, 1 errors (or warnings with --strict), 2 bad input.
 
     \b
     Example:
@@ -46,27 +49,42 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
     """
     from pathlib import Path
 
-    from codegold.curate.check import check_cases
+    from codegold.curate.check import check_cases, explain_revision_error
     from codegold.errors import InputError
     from codegold.index.catalog import IndexSet
+    from codegold.labels import RepoView
     from codegold.model import load_cases
 
-    case_set = load_cases(cases)
+    view = RepoView.checked(repo) if repo is not None else None
+    try:
+        case_set = load_cases(cases)
+    except InputError as err:
+        if view is None:
+            raise
+        raise explain_revision_error(err, view) from None
     if index is None:
         raise InputError("cases check needs --index (an index directory or a folder of them)")
-    if repo is not None:
+    if view is not None:
         from codegold.cli.index_cmd import build_case_revisions
 
-        build_case_revisions(repo, Path(index), case_set.cases, quiet=as_json)
-    report = check_cases(case_set.cases, IndexSet.from_path(index))
+        # a revision the repository lacks is a finding of the check, not a build failure
+        known = {rev for rev in {c.revision for c in case_set.cases} if view.has_commit(rev)}
+        # none known: let the build say what is wrong with the repository itself
+        build_case_revisions(view.path, Path(index),
+                             [c for c in case_set.cases if c.revision in known or not known],
+                             quiet=as_json)
+    report = check_cases(case_set.cases, IndexSet.from_path(index), repo=view)
     if as_json:
         import msgspec
 
         click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
     else:
+        from codegold.plumbing.text import terminal_safe
+
         for finding in report.findings:
             where = finding.case_id + (f" [{finding.group}]" if finding.group else "")
-            click.echo(f"{finding.severity}: {where}: {finding.message}")
+            # case ids, paths and symbols come from the case file and the repository
+            click.echo(terminal_safe(f"{finding.severity}: {where}: {finding.message}"))
         click.echo(f"cases check: {report.cases} cases, {report.errors} errors, "
                    f"{report.warnings} warnings")
     failed = report.errors > 0 or (strict and report.warnings > 0)
@@ -111,26 +129,27 @@ def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
       codegold cases from-log spans.json -o drafts.yaml --repo . \\
           --map query=attributes.gen_ai.prompt --map timestamp=start_time
     """
-    from pathlib import Path
 
     import msgspec
 
     from codegold.curate.fromlog import draft_cases, parse_mapping, read_log
-    from codegold.curate.scrub import Scrubber
+    from codegold.curate.scrub import Scrubber, read_names
     from codegold.curate.stanza import case_file_text
     from codegold.errors import InputError
-    from codegold.plumbing.outputs import write_text_atomic
+    from codegold.plumbing.outputs import guard_output, write_text_atomic
 
-    all_names = list(names)
-    if names_file is not None:
-        try:
-            all_names += Path(names_file).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as err:
-            raise InputError(f"cannot read the names file: {err}", path=names_file) from None
+    guard_output(output, inputs=(log, names_file, report_path))
+    if report_path is not None:
+        guard_output(report_path, inputs=(log, names_file), option="--report")
+    if repo is not None:
+        from codegold.labels import RepoView
+
+        RepoView.checked(repo)
+    all_names = read_names(names_file, names)
     mapping = parse_mapping(mappings)
     records = read_log(log)
     resolve = _time_resolver(repo) if repo is not None else None
-    drafts, report = draft_cases(records, scrubber=Scrubber(names=tuple(all_names)),
+    drafts, report = draft_cases(records, scrubber=Scrubber(names=all_names),
                                  mapping=mapping, resolve_time=resolve, repository=repository)
     if not drafts:
         reasons = "; ".join(f"{n} {why}" for why, n in report.skipped.items()) or "no records"
@@ -223,9 +242,15 @@ def import_swebench_cmd(instances: str, output: str, repo: str | None, repos_dir
     """
     from codegold.curate.fromchanges import import_swebench, read_instances
     from codegold.errors import InputError
+    from codegold.plumbing.outputs import guard_output
 
     if repo is None and repos_dir is None:
         raise InputError("give --repo (one repository) or --repos-dir (a folder of clones)")
+    guard_output(output, inputs=(instances,))
+    if repo is not None:
+        from codegold.labels import RepoView
+
+        RepoView.checked(repo)
     items = read_instances(instances)[:limit]
     cases, report = import_swebench(items, repo=repo, repos_dir=repos_dir)
     if not cases:
@@ -266,7 +291,9 @@ def mine(repo: str, output: str, since: str | None, paths: tuple[str, ...], max_
     """
     from codegold.curate.fromchanges import mine_history
     from codegold.errors import InputError
+    from codegold.plumbing.outputs import guard_output
 
+    guard_output(output, inputs=(repo,))
     cases, report = mine_history(repo, since=since, paths=paths, max_cases=max_cases,
                                  max_files=max_files, repository=repository)
     if not cases:
@@ -303,8 +330,10 @@ def split(cases: str, train: float, by: str | None, seed: int, output: str, tag:
     """
     from codegold.curate.split import assign, raw_cases
     from codegold.model import load_cases
-    from codegold.plumbing.outputs import write_text_atomic
+    from codegold.plumbing.outputs import guard_output, write_text_atomic
 
+    for path in [output] if tag else [f"{output}.{part}.yaml" for part in ("train", "heldout")]:
+        guard_output(path, inputs=(cases,))
     loaded = load_cases(cases)
     which = assign(loaded.cases, train, by=by, seed=seed)
     defaults, stanzas = raw_cases(cases)
@@ -362,11 +391,11 @@ def diff(old: str, new: str, as_json: bool) -> None:
         return
     for change in changes:
         fields = f" ({', '.join(change.fields)})" if change.fields else ""
-        click.echo(f"{change.change} {change.case_id}{fields}")
+        click.echo(terminal_safe(f"{change.change} {change.case_id}{fields}"))
         if change.rationale:
-            click.echo(f"    rationale: {change.rationale}")
+            click.echo(f"    rationale: {terminal_safe(change.rationale)}")
         if change.supersedes and change.supersedes != change.rationale:
-            click.echo(f"    was: {change.supersedes}")
+            click.echo(f"    was: {terminal_safe(change.supersedes)}")
         for prior in change.prior_labels:
             click.echo(f"    supersedes {terminal_safe(describe_prior(prior))}")
         if change.history_missing:

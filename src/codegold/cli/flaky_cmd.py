@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 import click
 
@@ -30,10 +31,23 @@ def command(cases: str, attempts: str, as_json: bool) -> None:
     """
     import msgspec
 
+    from codegold.errors import InputError
     from codegold.evaluate.flaky import find_flaky
-    from codegold.model import iter_attempts, load_cases
+    from codegold.model import Attempt, iter_attempts, load_cases
 
-    report = find_flaky(load_cases(cases), iter_attempts(attempts))
+    case_set = load_cases(cases)
+    read = 0
+
+    def counted() -> Iterator[Attempt]:
+        nonlocal read
+        for attempt in iter_attempts(attempts):
+            read += 1
+            yield attempt
+
+    report = find_flaky(case_set, counted())
+    if read == 0:
+        raise InputError("the attempts file holds no attempt; expected the JSONL a "
+                         "`codegold run --repeat N` wrote", path=attempts)
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
     else:

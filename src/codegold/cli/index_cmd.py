@@ -185,6 +185,10 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
         if reuse is not None:
             raise InputError("--reuse applies to a single --revision build; many-revision "
                              "builds share the chunk store instead")
+        if output.resolve() == repo.resolve():
+            raise InputError("-o is the repository being indexed; a folder of indexes goes "
+                             "beside it or below it (say .codegold/indexes), never the "
+                             "repository itself", path=str(output))
         _build_many(repo, output, revisions_spec, cases_file, store, no_store, loaded,
                     repository, quiet, where)
         return
@@ -214,10 +218,17 @@ def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file
     else:
         revisions = read_revisions(revisions_spec or "")
     pool = start_executor(where)
-    with _many_progress(quiet) as show:
-        result = build_many(repo, output, revisions, store=store, use_store=not no_store,
-                            policy=policy, repository=repository, pinned_by=pinned,
-                            progress=show, executor=pool)
+    fresh = not output.exists()
+    try:
+        with _many_progress(quiet) as show:
+            result = build_many(repo, output, revisions, store=store, use_store=not no_store,
+                                policy=policy, repository=repository, pinned_by=pinned,
+                                progress=show, executor=pool)
+    except BaseException:
+        # a build refused before writing anything leaves no empty folder behind
+        if fresh and output.is_dir() and not any(output.iterdir()):
+            output.rmdir()
+        raise
     for manifest in result.built:
         click.echo(_safe(f"index written to {output / str(manifest.revision)}: "
                          f"{manifest.repository}@{manifest.revision} build "

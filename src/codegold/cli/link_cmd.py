@@ -40,16 +40,24 @@ def command(cases: str, attempts: str, answers: str, output: str | None, as_json
 
     import msgspec
 
+    from codegold.errors import InputError
     from codegold.evaluate.answers import link_answers
     from codegold.model import InputRef, iter_attempts, load_cases
     from codegold.model.answers import iter_answers
 
     case_set = load_cases(cases)
+    if output:
+        from codegold.plumbing.outputs import guard_output
+
+        guard_output(output, inputs=(cases, attempts, answers))
     digest = hashlib.sha256()
     result = link_answers(
         case_set, iter_attempts(attempts, digest=digest), iter_answers(answers),
         inputs={"cases": InputRef(path=cases, sha256=case_set.sha256),
                 "attempts": InputRef(path=attempts, sha256=digest.hexdigest())})
+    if result.summary.answers == 0:
+        raise InputError("the answers file holds no answer; expected one JSON answer per line "
+                         "(see docs/answers.md)", path=answers)
     encoded = msgspec.json.format(msgspec.json.encode(result), indent=2) + b"\n"
     if output:
         from codegold.plumbing.outputs import write_text_atomic

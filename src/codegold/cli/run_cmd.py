@@ -109,7 +109,12 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     """
     from pathlib import Path
 
-    from codegold.adapters.registry import RetrieverOptions, close_retriever, make_retriever
+    from codegold.adapters.registry import (
+        RetrieverOptions,
+        close_retriever,
+        config_digest,
+        make_retriever,
+    )
     from codegold.adapters.runner import run_cases
     from codegold.errors import InputError
     from codegold.execute import parse_executor
@@ -144,6 +149,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=dense or embedder is not None, embedder=embedder)
+    from codegold.plumbing.http import redact_url
+
     retriever = make_retriever(spec, options)
     resolve_set = None
     if resolve is not None:
@@ -195,10 +202,11 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
 
     try:
         summary = run_cases(
-            case_set.cases, retriever, indexes, Path(output), label=spec, resume=resume,
+            case_set.cases, retriever, indexes, Path(output), label=redact_url(spec), resume=resume,
             workers=workers, run_id=run_id, default_k=config.candidates.default_k,
             require_index=is_reference, repeat=repeat, on_attempt=on_attempt,
-            dispatch=dispatch)
+            dispatch=dispatch,
+            config_digest=config_digest(spec, options, resolving=resolve is not None))
     finally:
         if progress is not None:
             progress.stop()

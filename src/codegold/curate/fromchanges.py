@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from codegold.curate.changes import changed_definitions, file_at, git_output, parse_patch
+from codegold.curate.jsonrecords import read_json_records
 from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError, MissingDependency
 from codegold.index.categories import categorize
@@ -85,27 +86,8 @@ def read_instances(path: str | Path) -> list[dict[str, Any]]:
         except Exception as err:
             raise InputError(f"cannot read Parquet file: {err}", path=str(path)) from None
         return rows
-    try:
-        raw = source.read_bytes()
-    except OSError as err:
-        raise InputError(f"cannot read instances file: {err.strerror}", path=str(path)) from None
-    text = raw.lstrip()
-    try:
-        if text[:1] == b"[":
-            return [r for r in msgspec.json.decode(text) if isinstance(r, dict)]
-        rows = []
-        for number, line in enumerate(raw.split(b"\n"), start=1):
-            if line.strip():
-                try:
-                    item = msgspec.json.decode(line)
-                except msgspec.DecodeError:
-                    raise InputError("not a JSON object (expected one instance per line)",
-                                     path=str(path), line=number) from None
-                if isinstance(item, dict):
-                    rows.append(item)
-        return rows
-    except msgspec.DecodeError:
-        raise InputError("not valid JSON", path=str(path)) from None
+    return [value for _, value in read_json_records(path, "instances", item="instance")
+            if isinstance(value, dict)]
 
 
 def _instance_fields(item: dict[str, Any]) -> tuple[str, str, str, str, str]:

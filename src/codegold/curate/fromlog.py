@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from codegold.curate.jsonrecords import read_json_records
 from codegold.curate.scrub import Removal, Scrubber
 from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError
@@ -210,27 +211,4 @@ def draft_cases(records: Iterable[Any], *, scrubber: Scrubber, mapping: dict[str
 
 def read_log(path: str | Path) -> list[Any]:
     """Records of a JSONL file or a JSON list; errors name the line, never its content."""
-    raw = Path(path)
-    try:
-        data = raw.read_bytes()
-    except OSError as err:
-        raise InputError(f"cannot read log file: {err.strerror}", path=str(path)) from None
-    text = data.lstrip()
-    if text[:1] == b"[":
-        try:
-            items = msgspec.json.decode(text)
-        except msgspec.DecodeError:
-            raise InputError("log file starts like a JSON list but is not valid JSON",
-                             path=str(path)) from None
-        return list(items)
-    records = []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(msgspec.json.decode(line))
-        except msgspec.DecodeError:
-            # The line itself may hold a secret: name it, never echo it.
-            raise InputError("not a JSON object (expected one JSON record per line)",
-                             path=str(path), line=number) from None
-    return records
+    return [value for _, value in read_json_records(path, "log")]

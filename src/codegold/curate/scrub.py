@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from codegold.errors import MissingDependency
+from codegold.errors import InputError, MissingDependency
 
 
 class Removal(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,10 +45,10 @@ _SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
     ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
     ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("gitlab_token", r"\bgl(?:pat|dt|rt|ptt|ft|imt|soat|cbt|oas|agent)-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"\b(?:xox[abposre]-|xapp-\d-)[A-Za-z0-9-]{10,}"),
     ("slack_webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
-    ("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("stripe_key", r"\b(?:(?:sk|rk|pk)_(?:live|test)_|whsec_)[0-9A-Za-z]{16,}"),
     ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
@@ -57,12 +57,16 @@ _SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
     ("twilio_key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
     ("azure_storage_key", r"(?<=AccountKey=)[A-Za-z0-9+/=]{40,}"),
-    ("bearer_token", r"(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}"),
-    ("basic_auth", r"(?<=Basic )[A-Za-z0-9+/]{8,}={0,2}"),
+    ("bearer_token", r"(?i:(?<=bearer )|(?<=bearer\t))[A-Za-z0-9._~+/=-]{8,}"),
+    ("basic_auth", r"(?i:(?<=basic ))[A-Za-z0-9+/]{8,}={0,2}"),
+    # any other scheme, or none: ``Authorization: Token abc…``, ``authorization=abc…``
+    ("authorization_header", r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+                             r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
     ("password", r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret|client_secret|"
                  r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
                  r"access[_-]?token|token|credentials?)[\"']?\s*[:=]\s*[\"']?"
-                 r"(?P<value>[^\s\"',;]{4,})"),
+                 # a quoted value is taken whole, spaces and all (a passphrase)
+                 r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
 )
 
 _PII_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -109,6 +113,34 @@ def _looks_random(token: str) -> bool:
                for c in token]
     switches = sum(a != b for a, b in itertools.pairwise(classes))
     return switches / len(token) >= 0.3 and _entropy(token) >= 3.7
+
+
+MAX_NAME_CHARS = 200
+MAX_NAMES = 10_000
+MAX_NAMES_FILE_BYTES = 1024**2
+
+
+def read_names(path: str | None, given: Iterable[str] = ()) -> tuple[str, ...]:
+    """User names to scrub: ``given`` and one per line of ``path``, each checked to be a
+    name (a short line of text), so a stray file can never become a giant pattern."""
+    from codegold.model._files import decode_text, read_bytes
+
+    lines: list[tuple[str, str, int | None]] = [(n, "--name", None) for n in given]
+    if path is not None:
+        text = decode_text(read_bytes(path, "names", limit=MAX_NAMES_FILE_BYTES), path, "names")
+        lines += [(n, path, number) for number, n in enumerate(text.splitlines(), start=1)]
+    if len(lines) > MAX_NAMES:
+        raise InputError(f"{len(lines)} user names to scrub; at most {MAX_NAMES} are taken",
+                         path=path)
+    for name, where, number in lines:
+        if len(name.strip()) > MAX_NAME_CHARS or any(
+                ch < " " and ch != "\t" for ch in name):
+            raise InputError(f"a user name to scrub is one line of at most {MAX_NAME_CHARS} "
+                             f"characters; found {len(name)} characters"
+                             + (" with control characters" if any(ch < " " for ch in name)
+                                else ""), path=where if number else None, line=number,
+                             field=None if number else "--name")
+    return tuple(name for name, _, _ in lines)
 
 
 @dataclass

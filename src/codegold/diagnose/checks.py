@@ -22,21 +22,20 @@ into a :class:`TargetFacts`; the checks only read it.
 
 from __future__ import annotations
 
-import difflib
-import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.evaluate.match import file_matches, symbol_matches, target_matches
+from codegold.evaluate.match import target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
+from codegold.labels import LabelSource, forbidding_pattern, judge_target
+from codegold.labels import TargetFacts as TargetFacts
+from codegold.labels import look_up as look_up_target
+from codegold.labels.lookup import defines, role_at, wants_definition
 from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Target
-from codegold.model.paths import PathPattern, is_glob, normalize_path
-
-_SUGGESTIONS = 3
-_LIKENESS_CHARS = 200
+from codegold.model.paths import normalize_path
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,12 @@ class CaseFacts:
         return self.result.case.revision
 
     @property
+    def source(self) -> LabelSource:
+        """Where the label look-up reads this case's revision from."""
+        return LabelSource(revision=self.revision, index=self.index, repo=self.repo,
+                           index_note=self.index_note)
+
+    @property
     def cutoff(self) -> int:
         return self.result.cutoff
 
@@ -112,180 +117,13 @@ class CaseFacts:
         return self.result.query
 
 
-@dataclass(frozen=True)
-class TargetFacts:
-    """One accepted target at the case revision, as far as the index or git can tell.
-
-    ``source`` says where definitions and chunks came from: ``index`` (the index of the
-    case revision), ``parse`` (the file at the case revision from ``--repo``, parsed by
-    codegold's chunker) or None (nothing to parse: no index, no repository).
-    """
-
-    target: Target
-    files: tuple[str, ...] | None  # paths the target names; None when nothing can list them
-    present: tuple[str, ...]  # of those, the ones that exist at the revision
-    existence_known: bool
-    entries: tuple[InventoryEntry, ...]  # inventory (index or parse) of the present files
-    chunks: tuple[IndexedChunk, ...]  # chunks of the present files
-    definitions: tuple[SymbolDef, ...]  # parser definitions of the target symbol there
-    source: str | None
-    suggestions: tuple[str, ...] = ()  # "did you mean" names or paths
-
-
 # --- looking a target up -----------------------------------------------------------------
 
 
-def _short(symbol: str) -> str:
-    return symbol.rsplit(".", 1)[-1]
-
-
-def _forbidding_pattern(facts: CaseFacts, target: Target) -> str | None:
-    """The case's forbidden pattern that its own target falls under, if any."""
-    for pattern in facts.result.case.forbidden:
-        if is_glob(target.file):
-            prefix = target.file.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
-            if "/" in prefix and PathPattern.forbidden(pattern).matches(
-                    prefix.rsplit("/", 1)[0] + "/"):
-                return pattern
-        elif PathPattern.forbidden(pattern).matches(normalize_path(target.file)):
-            return pattern
-    return None
-
-
-def _all_paths(facts: CaseFacts) -> list[str] | None:
-    if facts.index is not None:
-        return [e.path for e in facts.index.iter_inventory()]
-    if facts.repo is not None:
-        return facts.repo.paths(facts.revision)
-    return None
-
-
-def _exists(facts: CaseFacts, path: str) -> bool | None:
-    if facts.index is not None:
-        return facts.index.inventory(path) is not None
-    if facts.repo is not None:
-        return facts.repo.exists(facts.revision, path)
-    return None
-
-
-def _parse_from_repo(repo: RepoView, revision: str, path: str
-                     ) -> tuple[InventoryEntry, tuple[IndexedChunk, ...], tuple[SymbolDef, ...]] | None:
-    from codegold.index.chunker import chunk_file
-
-    text = repo.text(revision, path)
-    if text is None:
-        return None
-    parsed = chunk_file(path, text.encode("utf-8"), revision=revision)
-    return parsed.entry, parsed.chunks, parsed.definitions
-
-
-def _defines(chunk: IndexedChunk, symbol: str) -> bool:
-    return symbol_matches(symbol, chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()))
-
-
 def look_up(facts: CaseFacts, target: Target) -> TargetFacts:
-    """Gather what the index (or a parse of the file from ``--repo``) says about ``target``."""
-    if is_glob(target.file):
-        paths = _all_paths(facts)
-        files = None if paths is None else tuple(sorted(p for p in paths if file_matches(target.file, p)))
-    else:
-        files = (normalize_path(target.file),)
-    exists = {f: _exists(facts, f) for f in files or ()}
-    present = tuple(f for f in files or () if exists[f] is not False)
-    known = any(v is not None for v in exists.values())
-    entries: list[InventoryEntry] = []
-    chunks: list[IndexedChunk] = []
-    defs: list[SymbolDef] = []
-    source: str | None = None
-    if facts.index is not None:
-        source = "index"
-        for path in present:
-            entry = facts.index.inventory(path)
-            if entry is not None:
-                entries.append(entry)
-            chunks += facts.index.chunks_in_file(path)
-        if target.symbol is not None:
-            defs = [d for d in facts.index.definitions(target.symbol)
-                    if d.file in present and symbol_matches(target.symbol, (d.qualified,))]
-    elif facts.repo is not None and known:
-        source = "parse"
-        for path in present:
-            parsed = _parse_from_repo(facts.repo, facts.revision, path)
-            if parsed is None:
-                continue
-            entries.append(parsed[0])
-            chunks += parsed[1]
-            if target.symbol is not None:
-                defs += [d for d in parsed[2] if symbol_matches(target.symbol, (d.qualified,))]
-    looked = TargetFacts(target=target, files=files, present=present, existence_known=known,
-                         entries=tuple(entries), chunks=tuple(chunks), definitions=tuple(defs),
-                         source=source)
-    return replace(looked, suggestions=_suggest(facts, looked))
-
-
-def _suggest(facts: CaseFacts, t: TargetFacts) -> tuple[str, ...]:
-    """Closest real names for a label that names nothing: where the symbol is defined
-    instead, names defined in the file that resemble it, files with the same name."""
-    out: list[str] = []
-    symbol = t.target.symbol
-    if symbol is not None and not t.definitions and facts.index is not None:
-        out += [f"{d.qualified} ({d.file}:{d.start_line})"
-                for d in facts.index.definitions(_short(symbol))
-                if not (d.file in t.present and symbol_matches(symbol, (d.qualified,)))]
-    if symbol is not None and not t.definitions and t.chunks:
-        out += [f"{n} ({path})" for n, path in _closest_names(symbol, t.chunks)]
-    if t.files is not None and not t.present and not is_glob(t.target.file):
-        base = posixpath.basename(t.target.file)
-        paths = _all_paths(facts) or []
-        near = [p for p in paths if posixpath.basename(p) == base]
-        out += near or difflib.get_close_matches(t.target.file[:_LIKENESS_CHARS], paths, n=_SUGGESTIONS)
-    return tuple(dict.fromkeys(out))[:_SUGGESTIONS * 2]
-
-
-def _closest_names(symbol: str, chunks: Sequence[IndexedChunk]) -> list[tuple[str, str]]:
-    """The names defined in ``chunks`` closest to ``symbol`` (qualified or short form)."""
-    where: dict[str, str] = {}
-    for c in chunks:
-        for name in c.symbols or ((c.symbol,) if c.symbol else ()):
-            where.setdefault(name, c.file)
-
-    # Comparing is quadratic in the lengths: a hostile label or chunk name is cut short.
-    wanted, short = symbol[:_LIKENESS_CHARS], _short(symbol)[:_LIKENESS_CHARS]
-
-    def likeness(name: str) -> float:
-        return max(difflib.SequenceMatcher(None, wanted, name[:_LIKENESS_CHARS]).ratio(),
-                   difflib.SequenceMatcher(None, short, _short(name)[:_LIKENESS_CHARS]).ratio())
-
-    ranked = sorted(where, key=lambda n: (-likeness(n), n))
-    return [(n, where[n]) for n in ranked[:_SUGGESTIONS]]
-
-
-def _did_you_mean(t: TargetFacts) -> tuple[str, ...]:
-    return (f"did you mean: {'; '.join(t.suggestions)}",) if t.suggestions else ()
-
-
-def _structural(entries: Sequence[InventoryEntry], path: str) -> bool:
-    """Whether the parser read all of ``path``, so its symbol table can deny a definition.
-
-    A file cut into line windows has no symbol table, and one chunked around syntax
-    errors may have lost the definitions inside them: neither can deny."""
-    entry = next((e for e in entries if e.path == path), None)
-    return (entry is not None and entry.fate == "indexed"
-            and (entry.chunker or "").startswith("tree-sitter:")
-            and "syntax error" not in (entry.reason or ""))
-
-
-def _wants_definition(target: Target) -> bool:
-    """Whether the target's symbol names something defined in its file. A call-site,
-    reference or test target may name the symbol it uses, defined elsewhere."""
-    return not target.roles or bool({"definition", "declaration"} & set(target.roles))
-
-
-def _role_at(t: TargetFacts, d: SymbolDef) -> str | None:
-    """The role the index gives the chunk that holds ``d``'s header."""
-    holding = [c for c in t.chunks if c.file == d.file and c.start_line <= d.start_line <= c.end_line]
-    holder = next((c for c in holding if c.id == d.chunk_id), holding[0] if holding else None)
-    return holder.role if holder is not None else None
+    """What the index (or a parse of the file from ``--repo``) says about ``target``: the
+    same look-up ``codegold cases check`` makes (:mod:`codegold.labels`)."""
+    return look_up_target(facts.source, target)
 
 
 def _describe(c: Chunk | IndexedChunk) -> str:
@@ -325,7 +163,7 @@ def label_forbids_its_target(facts: CaseFacts) -> Outcome:
     target, the case fails as forbidden, yet the fault is the label's."""
     for group in facts.result.case.required_groups:
         for target in group.any_of:
-            pattern = _forbidding_pattern(facts, target)
+            pattern = forbidding_pattern(facts.result.case.forbidden, target)
             if pattern is not None:
                 return Finding("stale_label", f"the case forbids its own target {target.file} "
                                f"(forbidden pattern {pattern!r})",
@@ -338,45 +176,14 @@ def label_forbids_its_target(facts: CaseFacts) -> Outcome:
 
 
 def stale_label(facts: CaseFacts, t: TargetFacts) -> Outcome:
-    """The label contradicts the repository at its own revision (a dataset fault)."""
-    target, rev = t.target, _rev(facts)
-    if t.files is None:
-        return NotRun("stale_label", f"cannot list files at {rev}: {facts.index_note or 'no index'} "
-                      "and no --repo")
-    if not t.files or (t.existence_known and not t.present):
-        return Finding("stale_label", f"{target.file} does not exist at revision {rev}",
-                       (f"target file {target.file} is absent at the pinned revision {facts.revision}",
-                        *_did_you_mean(t)))
-    if not t.existence_known:
-        return NotRun("stale_label", f"no index at revision {rev} and no --repo to look in")
-    symbol = target.symbol
-    # Only files whose content was read can deny a definition; an excluded file is
-    # excluded_by_policy's question.
-    read = [e.path for e in t.entries if e.fate in ("indexed", "fallback")]
-    if (symbol is not None and _wants_definition(target) and not t.definitions and read
-            and not any(_defines(c, symbol) for c in t.chunks)):
-        # The parse decides; only a file the parser could not read (line windows) falls
-        # back to text, and then only to deny: a name absent from the text is not defined.
-        structural = [p for p in read if _structural(t.entries, p)]
-        text = "\n".join(c.text for c in t.chunks)
-        named = re.search(rf"\b{re.escape(_short(symbol))}\b", text) is not None
-        if structural or not named:
-            how = ("the parser's symbol table has no such definition" if structural
-                   else f"the name {_short(symbol)!r} does not occur in the file")
-            return Finding("stale_label", f"{symbol} is not defined in {target.file} at {rev}",
-                           (f"{how} in {', '.join(read)} at {facts.revision}", *_did_you_mean(t)))
-    if target.roles:
-        roles = {r for r in (_role_at(t, d) for d in t.definitions) if r is not None}
-        if symbol is None:
-            roles = {c.role for c in t.chunks}
-        if roles and not roles & set(target.roles):
-            where = (", ".join(f"{d.qualified} at {d.file}:{d.start_line}-{d.end_line}"
-                               for d in t.definitions) or ", ".join(t.present))
-            return Finding("stale_label", f"the label asks for role {'/'.join(target.roles)} but the "
-                           f"index gives {target.symbol or target.file} role {'/'.join(sorted(roles))}",
-                           (f"{where}: indexed role(s) {', '.join(sorted(roles))}; the label wants "
-                            f"{'/'.join(target.roles)}",))
-    return None
+    """The label contradicts the repository at its own revision (a dataset fault): the
+    verdict of :func:`codegold.labels.judge_target`, the one ``cases check`` reports."""
+    verdict = judge_target(facts.source, t)
+    if verdict is None:
+        return None
+    if not verdict.wrong:
+        return NotRun("stale_label", verdict.summary)
+    return Finding("stale_label", verdict.summary, verdict.evidence)
 
 
 def excluded_by_policy(facts: CaseFacts, t: TargetFacts) -> Outcome:
@@ -405,7 +212,7 @@ def not_chunked(facts: CaseFacts, t: TargetFacts) -> Outcome:
                            tuple(f"inventory: {e.path} chunks=0" for e in indexed))
         return None
     if not t.definitions:
-        if any(_defines(c, symbol) for c in t.chunks) or not _wants_definition(t.target):
+        if any(defines(c, symbol) for c in t.chunks) or not wants_definition(t.target):
             return None
         # stale_label ruled out a label error, so the parser never read this file's
         # structure (line windows): its definition cannot be located.
@@ -457,7 +264,7 @@ def metadata_mismatch(facts: CaseFacts, t: TargetFacts) -> Outcome:
             continue
         evidence = [f"returned {_describe(chunk)} covers {d.qualified} ({d.file}:{d.start_line}-{d.end_line})",
                     f"parser at {_rev(facts)}: {d.qualified} is a {d.kind} with role "
-                    f"{_role_at(t, d) or d.role}",
+                    f"{role_at(t, d) or d.role}",
                     f"target wants symbol={target.symbol} roles={'/'.join(target.roles) or 'any'}"]
         stored = facts.index.get(chunk.chunk_id) if facts.index is not None else None
         if stored is not None:

@@ -245,18 +245,61 @@ def bundle_name(case_id: str) -> str:
     return f"{slug}-{hashlib.sha256(case_id.encode('utf-8')).hexdigest()[:8]}"
 
 
+_BUNDLE_ENTRIES = frozenset({"diagnoses.json", "summary.md", "bundles"})
+
+
 def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], out_dir: str | Path) -> None:
-    """Write diagnoses.json, summary.md and one JSON + Markdown bundle per failure."""
+    """Write diagnoses.json, summary.md and one JSON + Markdown bundle per failure.
+
+    Everything is written into a temporary folder beside ``out_dir`` and renamed into
+    place, so a crash leaves the previous diagnosis (or none), never half of one. The
+    folder is replaced whole: one holding anything else than a diagnosis is refused.
+    """
+    import os
+    import secrets
+    import shutil
+    import tempfile
+
     root = Path(out_dir)
-    (root / "bundles").mkdir(parents=True, exist_ok=True)
-    for item in diagnosed:
-        d = item.diagnosis
-        if d.bundle_json:
-            (root / d.bundle_json).write_bytes(dump_json(item.bundle))
-        if d.bundle_markdown:
-            (root / d.bundle_markdown).write_text(render_bundle_markdown(item.bundle, d), encoding="utf-8")
-    (root / "diagnoses.json").write_bytes(dump_json(summary))
-    (root / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
+    if root.is_symlink() or (root.exists() and not root.is_dir()):
+        raise InputError("the diagnosis output is not a folder; expected a new, empty or "
+                         "diagnosis folder", path=str(root))
+    if root.is_dir():
+        foreign = sorted(p.name for p in root.iterdir() if p.name not in _BUNDLE_ENTRIES)
+        if foreign:
+            raise InputError(f"the folder holds {', '.join(foreign[:3])}"
+                             f"{' …' if len(foreign) > 3 else ''}, which is no part of a "
+                             "diagnosis; it is replaced whole, so choose a new or empty folder",
+                             path=str(root))
+    parent = root.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.tmp-", dir=parent))
+    except OSError as err:
+        raise InputError(f"cannot write the diagnosis: {err.strerror}", path=str(root)) from None
+    try:
+        (staging / "bundles").mkdir()
+        for item in diagnosed:
+            d = item.diagnosis
+            if d.bundle_json:
+                (staging / d.bundle_json).write_bytes(dump_json(item.bundle))
+            if d.bundle_markdown:
+                (staging / d.bundle_markdown).write_text(render_bundle_markdown(item.bundle, d),
+                                                         encoding="utf-8")
+        (staging / "diagnoses.json").write_bytes(dump_json(summary))
+        (staging / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
+        old = parent / f".{root.name}.old-{secrets.token_hex(6)}"
+        if root.is_dir():
+            os.rename(root, old)
+        os.rename(staging, root)
+    except OSError as err:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InputError(f"cannot write the diagnosis: {err.strerror or err}",
+                         path=str(root)) from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def load_diagnoses(directory: str | Path) -> DiagnosisSet:

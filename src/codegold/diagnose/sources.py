@@ -1,76 +1,8 @@
-"""Where diagnosis reads facts from: an index (the store's reader) and optionally git.
-
-:class:`IndexView` is the part of ``codegold.index.store.IndexReader`` diagnosis uses;
-tests pass a small in-memory double. :class:`RepoView` answers "does this path exist at
-that revision, and what does it say" with ``git cat-file``/``git ls-tree``.
-
-Revisions come from artifact files (results.json, attempts): each is checked to be a
-full 40-hex sha before git sees it, so a planted ``--output=...`` can never become an
-option.
-"""
+"""Where diagnosis reads facts from: the index and git views of :mod:`codegold.labels`
+(one definition, shared with ``codegold cases check``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Protocol
+from codegold.labels.sources import IndexView, RepoView
 
-from codegold.errors import InputError
-from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
-from codegold.model import Manifest
-from codegold.plumbing.git import END_OF_OPTIONS, GitResult, git, is_full_sha
-
-GIT_TIMEOUT = 60.0
-
-
-class IndexView(Protocol):
-    @property
-    def manifest(self) -> Manifest: ...
-
-    def get(self, chunk_id: str) -> IndexedChunk | None: ...
-
-    def chunks_in_file(self, path: str) -> list[IndexedChunk]: ...
-
-    def inventory(self, path: str) -> InventoryEntry | None: ...
-
-    def iter_inventory(self) -> Iterator[InventoryEntry]: ...
-
-    def definitions(self, name: str) -> list[SymbolDef]: ...
-
-
-class RepoView:
-    """Read-only questions to a git repository; every answer is at an explicit revision."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-
-    def _git(self, *args: str) -> GitResult:
-        return git(args, repo=self.path, timeout=GIT_TIMEOUT, check=False)
-
-    @staticmethod
-    def _checked(revision: str) -> str:
-        if not is_full_sha(revision):
-            raise InputError(f"revision {revision!r} is not a full 40-character hex commit "
-                             "sha; refusing to pass it to git")
-        return revision
-
-    def exists(self, revision: str, path: str) -> bool | None:
-        """True/False, or None when the revision itself is unknown to the repository."""
-        revision = self._checked(revision)
-        if not self._git("cat-file", "-e", END_OF_OPTIONS, f"{revision}^{{commit}}").ok:
-            return None
-        return self._git("cat-file", "-e", END_OF_OPTIONS, f"{revision}:{path}").ok
-
-    def text(self, revision: str, path: str) -> str | None:
-        # cat-file, not show: the blob's bytes as stored, no textconv filters run.
-        done = self._git("cat-file", "blob", END_OF_OPTIONS, f"{self._checked(revision)}:{path}")
-        if not done.ok:
-            return None
-        return done.stdout.decode("utf-8", errors="replace")
-
-    def paths(self, revision: str) -> list[str] | None:
-        done = self._git("ls-tree", "-r", "--name-only", "-z", END_OF_OPTIONS,
-                         self._checked(revision))
-        if not done.ok:
-            return None
-        return [p for p in done.stdout.decode("utf-8", errors="replace").split("\0") if p]
+__all__ = ["IndexView", "RepoView"]

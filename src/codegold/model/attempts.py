@@ -124,6 +124,8 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     timing_ms: dict[str, float] | None = None
     cost: Cost | None = None          # optional: tokens and/or US dollars for this attempt
     retriever: str | None = None
+    # "sha256:HEX" of the retriever configuration the run actually used (spec, settings)
+    retriever_config: str | None = None
     error: str | None = None
     queried_at: str | None = None     # ISO 8601 UTC time the retriever was asked
     repeat_group: str | None = None   # attempts of one case repeated on purpose (run --repeat)

@@ -153,9 +153,9 @@ def write_results(result: RunResult, path: str) -> None:
 
 def load_results(path: str) -> RunResult:
     from codegold.errors import SchemaError
-    from codegold.model._files import read_bytes, split_validation_error
+    from codegold.model._files import MAX_JSON_BYTES, read_bytes, split_validation_error
 
-    raw = read_bytes(path, "results")
+    raw = read_bytes(path, "results", limit=MAX_JSON_BYTES)
     try:
         result = msgspec.json.decode(raw, type=RunResult)
     except msgspec.ValidationError as err:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegold.errors import CodeIndexError
+from codegold.errors import CodeIndexError, InputError
 from codegold.plumbing.process import kill_group
 
 DEFAULT_TIMEOUT = 120.0
@@ -84,6 +84,11 @@ def git_env() -> dict[str, str]:
 
 def git_argv(args: Sequence[str], repo: str | Path) -> list[str]:
     """``git -C REPO -c SAFE... ARGS``."""
+    bad = next((a for a in args if "\0" in a), None)
+    if bad is not None:
+        # a NUL cannot reach a program's argv: a name read from a file is not a revision
+        raise InputError(f"{bad.split(chr(0))[0][:80]!r}... holds a NUL byte; expected a "
+                         "revision, path or name without control characters")
     argv = ["git", "-C", str(repo)]
     for setting in _SAFE_CONFIG:
         argv += ["-c", setting]

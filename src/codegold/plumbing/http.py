@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import re
 import socket
 import threading
 import time
@@ -54,6 +55,33 @@ def _origin(url: urllib.parse.SplitResult) -> tuple[str, str, int | None]:
     return url.scheme, (url.hostname or "").lower(), url.port or default
 
 
+_USERINFO = re.compile(r"(?<=://)[^\s/@?#]+@")
+_SECRET_PARAM = re.compile(
+    r"(?i)([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|auth|signature|sig|"
+    r"credential|session)[\w.-]*)=)[^&#\s]*")
+REDACTED = "<redacted>"
+
+
+def redact_url(text: str) -> str:
+    """``text`` with every URL's ``user:password@`` and the values of secret-looking query
+    parameters (``?token=``, ``&api_key=``, ``&sig=``…) replaced: what may be written to
+    attempts, errors and logs about an address."""
+    return _SECRET_PARAM.sub(rf"\1{REDACTED}", _USERINFO.sub(f"{REDACTED}@", text))
+
+
+def _redact_values(message: str, headers: Mapping[str, str]) -> str:
+    """``message`` without any request header value codegold sent (a server may echo the
+    request, Authorization included, into its error page)."""
+    for name, value in headers.items():
+        if name.lower() in ("content-type", "accept") or len(value) < 4:
+            continue
+        message = message.replace(value, REDACTED)
+        scheme, _, token = value.partition(" ")
+        if token and len(token) >= 4 and scheme.isalpha():
+            message = message.replace(token, REDACTED)
+    return redact_url(message)
+
+
 def parse_url(url: str) -> urllib.parse.SplitResult:
     """``url`` split, or :class:`InputError` when it is not an ``http(s)://host[:port]/path``
     URL without spaces or control characters."""
@@ -69,7 +97,7 @@ def parse_url(url: str) -> urllib.parse.SplitResult:
         elif any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
             problem = "it contains whitespace or control characters"
     if problem is not None:
-        raise InputError(f"{url!r} is not a usable URL: {problem}")
+        raise InputError(f"{redact_url(url)!r} is not a usable URL: {problem}")
     return parsed
 
 
@@ -81,7 +109,7 @@ def post_json(url: str, body: bytes, *, policy: HttpPolicy | None = None,
     last failure once the tries are spent; :class:`InputError` for a URL that is not one.
     """
     policy = policy or HttpPolicy()
-    who = what or f"server at {url}"
+    who = what or f"server at {redact_url(url)}"
     parsed = parse_url(url)
     all_headers = {"Content-Type": "application/json", "Accept": "application/json",
                    **(headers or {})}
@@ -96,7 +124,7 @@ def post_json(url: str, body: bytes, *, policy: HttpPolicy | None = None,
             if not failure.retry:
                 break
     tries = "1 try" if attempt == 0 else f"{attempt + 1} tries"
-    raise RetrieverError(f"{who} failed after {tries}: {last}")
+    raise RetrieverError(f"{who} failed after {tries}: {_redact_values(last, all_headers)}")
 
 
 def _try(url: urllib.parse.SplitResult, body: bytes, headers: Mapping[str, str],
