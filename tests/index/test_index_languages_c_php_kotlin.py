@@ -69,6 +69,22 @@ def test_cpp_namespaces_classes_out_of_class_members_and_gtest() -> None:
     assert {r.name for r in result.references} >= {"makeToken", "save"}
 
 
+def test_cpp_attribute_macros_before_declarations_keep_their_definitions() -> None:
+    result = parse("session_service.cpp", "include/acme/session_service.h")
+    assert result.entry.reason is None  # no syntax error left
+    defs = found(result)
+    assert defs["acme.widen"] == ("function", "definition", 63, 65, 67)  # ENABLE_IF in <>
+    assert defs["acme.version"][:2] == ("function", "declaration")  # ACME_API std::string
+    assert defs["acme.Buffer"][:4] == ("class", "definition", 71, 71)  # class ACME_API Buffer
+    # A constructor with an initializer list, a destructor, static, two macros in a row.
+    for member, header in (("Buffer", 73), ("~Buffer", 76), ("resize", 77), ("grow", 78),
+                           ("size", 79)):
+        assert defs[f"acme.Buffer.{member}"][:2] == ("method", "definition")
+        assert defs[f"acme.Buffer.{member}"][3] == header
+    lines = (FIXTURES / "session_service.cpp").read_text().splitlines()
+    assert all(line in lines for c in result.chunks for line in c.text.splitlines())
+
+
 def test_php_file_namespace_qualifies_classes_and_phpunit_tests() -> None:
     result = parse("SessionService.php", "src/Auth/SessionService.php")
     assert result.entry.chunker == "tree-sitter:php"

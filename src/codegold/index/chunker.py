@@ -142,9 +142,18 @@ def _error_rows(root: object, language: str) -> int:
 
     if not isinstance(root, Node):
         return 0
+    # Rows an error node holds outside the well-formed constructs inside it: tree-sitter
+    # recovers from a macro it cannot read by wrapping the rest of the scope, functions
+    # and classes that parsed fine included, in one error node.
     rows: set[int] = set()
     for node in query_cursor(error_query(language)).captures(root).get("error", []):
-        rows.update(range(node.start_point.row, node.end_point.row + 1))
+        for child in node.children:
+            if child.type == "ERROR" or (child.is_named and child.child_count > 0
+                                         ) or "comment" in child.type:
+                continue
+            rows.update(range(child.start_point.row, child.end_point.row + 1))
+        if not node.children:
+            rows.add(node.start_point.row)
     return len(rows)
 
 

@@ -131,18 +131,55 @@ def parser(language: str) -> Parser:
 # A line holding only an upper-case macro (``FMT_BEGIN_NAMESPACE``, ``EXTERN_C_BEGIN``)
 # opens or closes a scope the grammar cannot see; parsed as code it turns everything up to
 # its partner into one syntax error.
-_LONE_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.MULTILINE)
+# So does a line holding only a macro call (``FMT_PRAGMA_CLANG(diagnostic push)``), unless
+# a block follows it (gtest's ``TEST(Suite, Name)`` with its brace on the next line).
+_LONE_MACRO_LINE = re.compile(
+    rb"^[ \t]*[A-Z][A-Z0-9_]{2,}(?:\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*$(?![\r\n]+[ \t]*\{)",
+    re.MULTILINE)
+
+
+# Attribute macros (``FMT_CONSTEXPR``, ``FMT_API``, ``FMT_INLINE``, ``EXPORT_API``): an
+# upper-case name with an underscore, with or without arguments, that the preprocessor
+# turns into a specifier or attribute. The grammar reads one as a type name, so where a
+# type, a keyword or a constructor's initializer list follows, the declaration breaks.
+# They are blanked where a declaration starts (a line's start, or after ``static``,
+# ``inline``, ``template``, ...) when a name, a keyword or ``~`` follows
+# (``FMT_CONSTEXPR inline auto f()``, ``FMT_API std::string vformat()``,
+# ``FMT_CONSTEXPR20 T(T&& other) : base(other)``): a function keeps its name either way.
+# Also between ``class``/``struct`` and the name (``class FMT_API file``), after ``if``
+# (``if FMT_CONSTEXPR20 (...)``), and a macro call in a template parameter list
+# (``template <typename T, FMT_ENABLE_IF(...)>``).
+_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\n]|\([^()\n]*\))*\))?"
+_DECLARATION_START = (rb"(?m)(?:^[ \t]*|\b(?:template|static|inline|constexpr|consteval|"
+                      rb"constinit|virtual|explicit|friend|extern|mutable)[ \t]+)")
+_ATTRIBUTE_MACROS = (
+    re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
+    re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
+    re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
+    re.compile(rb"(,\s*[A-Z][A-Z0-9]*_[A-Z0-9_]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))\s*(?=>)"),
+)
+
+
+def _blank(match: re.Match[bytes], group: int = 0) -> bytes:
+    """``match`` with ``group`` turned into spaces (newlines kept: rows stay put)."""
+    start, end = match.span(group)
+    text = match.group(0)
+    offset = match.start(0)
+    return (text[:start - offset] + re.sub(rb"[^\n]", b" ", text[start - offset:end - offset])
+            + text[end - offset:])
 
 
 def parse_source(language: str, data: bytes) -> bytes:
     """The bytes tree-sitter parses for ``data``: ``data`` itself, except for languages
-    with a preprocessor (C, C++), where lines holding only an upper-case macro become
-    blanks of the same length (rows and byte offsets stay those of ``data``) and a final
-    newline is added when missing (the grammar fails a whole ``#ifndef`` guard whose
-    ``#endif`` ends the file)."""
+    with a preprocessor (C, C++), where lines holding only an upper-case macro and
+    attribute macros (see ``_ATTRIBUTE_MACROS``) become blanks of the same length (rows
+    and byte offsets stay those of ``data``) and a final newline is added when missing
+    (the grammar fails a whole ``#ifndef`` guard whose ``#endif`` ends the file)."""
     if not LANGUAGES[language].preprocessed:
         return data
     source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
+    for pattern in _ATTRIBUTE_MACROS:
+        source = pattern.sub(lambda m: _blank(m, 1), source)
     return source if source.endswith(b"\n") else source + b"\n"
 
 

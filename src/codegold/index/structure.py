@@ -276,12 +276,29 @@ class _Walk:
 
 def _members(body: Node) -> list[Node]:
     members: list[Node] = []
-    for child in body.named_children:
+    for child in _unwrap_errors(body.named_children):
         if child.type in ("enum_body_declarations", "body_statement"):
-            members.extend(child.named_children)
+            members.extend(_unwrap_errors(child.named_children))
         else:
             members.append(child)
     return members
+
+
+def _unwrap_errors(nodes: list[Node]) -> list[Node]:
+    """``nodes`` with each syntax error node replaced by what it holds: tree-sitter wraps
+    the rest of a scope in one error node when it cannot read a construct (an unknown
+    macro), and the functions and classes inside it parsed fine."""
+    if not any(n.type == "ERROR" for n in nodes):
+        return nodes
+    out: list[Node] = []
+    todo = list(reversed(nodes))
+    while todo:
+        node = todo.pop()
+        if node.type == "ERROR":
+            todo.extend(reversed(node.named_children))
+        else:
+            out.append(node)
+    return out
 
 
 def _header_rows(core: Node, body: Node | None) -> tuple[int, int]:
@@ -317,7 +334,8 @@ def structural_regions(root: Node, language: str, *, declaration_file: bool,
     walk = _Walk(_Definitions(root, language), LANGUAGES[language].attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
                  test_marker_pattern(language), _Collector())
-    stack: list[tuple[list[Node], _Context]] = [(list(root.named_children), _Context())]
+    stack: list[tuple[list[Node], _Context]] = [(_unwrap_errors(root.named_children),
+                                                  _Context())]
     while stack:
         siblings, ctx = stack.pop()
         _walk_level(siblings, ctx, walk, stack)
