@@ -85,6 +85,26 @@ def test_cpp_attribute_macros_before_declarations_keep_their_definitions() -> No
     assert all(line in lines for c in result.chunks for line in c.text.splitlines())
 
 
+def test_definitions_inside_a_syntax_error_node_are_kept() -> None:
+    # A preprocessor condition the grammar cannot read makes tree-sitter wrap the whole
+    # include guard in one syntax error node; the functions inside it parsed fine and
+    # stay definitions, and only the unparsed rows count as syntax errors.
+    source = (b"#ifndef ACME_H_\n#if ACME_HAS_INCLUDE(<string_view>) && \\\n"
+              b"    (ACME_CPLUSPLUS >= 201703L)\n#endif\n"
+              b"  constexpr wide(uint64_t hi, uint64_t lo) : lo_(lo), hi_(hi) {}\n"
+              b"void write2digits(char* out, size_t value) {\n}\n"
+              b"#if ACME_USE_INT128\n    while ((v >> 64) != 0) {\n#endif\n"
+              b"auto to_string(const T& value)\n    -> std::string {\n}\n"
+              + b"".join(b"int f%d(int x) {\n    return x + %d;\n}\n" % (i, i) for i in range(20))
+              + b"#endif  // ACME_H_\n")
+    result = chunk_file("include/acme.h", source)
+    assert result.entry.fate == "indexed"
+    defs = found(result)
+    assert defs["to_string"] == ("function", "definition", 11, 11, 13)
+    assert defs["f19"] == ("function", "definition", 71, 71, 73)
+    assert {f"f{i}" for i in range(20)} <= set(defs)
+
+
 def test_php_file_namespace_qualifies_classes_and_phpunit_tests() -> None:
     result = parse("SessionService.php", "src/Auth/SessionService.php")
     assert result.entry.chunker == "tree-sitter:php"
