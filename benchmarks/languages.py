@@ -215,7 +215,9 @@ def _ctags(path: Path, language: str, data: bytes
     counted: dict[tuple[str, int], str] = {}
     confirming: set[tuple[str, int]] = set()
     for tag in raw:
-        name, line, kind = str(tag["name"]), int(tag.get("line", 0)), str(tag.get("kind"))
+        # A namespace's tag names its whole path (`Newtonsoft.Json`): compare the last part.
+        name = re.split(r"\.|::|\\", str(tag["name"]))[-1] or str(tag["name"])
+        line, kind = int(tag.get("line", 0)), str(tag.get("kind"))
         if (name in SKIP_NAMES or _ANONYMOUS.match(name) or "anonymous" in tag.get("extras", "")
                 or name in _RESERVED or any(s <= line <= e for s, e in imports)):
             continue

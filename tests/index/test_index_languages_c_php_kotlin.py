@@ -187,6 +187,18 @@ def test_c_typedefs_name_the_struct_they_wrap_and_function_pointer_types() -> No
         assert defs["reply_t"] == ("type", "definition", 3, 5, 5)  # header: its own line
 
 
+def test_c_typedef_of_the_same_name_and_cpp_friend_functions() -> None:
+    source = (b"typedef struct dictEntry {\n    void *key;\n    struct dictEntry *next;\n"
+              b"} dictEntry;\n\nclass Adapter : public QObject {\n    friend\n"
+              b"    void addRead(void *adapter) {\n        a->addRead();\n    }\n};\n")
+    result = chunk_file("adapters/qt.h", source)
+    spans = sorted((d.qualified, d.kind, d.header_line) for d in result.definitions)
+    # The struct and the type `dictEntry` (its own line, where ctags and readers look).
+    assert ("dictEntry", "class", 1) in spans and ("dictEntry", "type", 4) in spans
+    assert ("Adapter.addRead", "method", 8) in spans
+    assert all(c.symbols.count("dictEntry") <= 1 for c in result.chunks)
+
+
 def test_c_header_guard_without_final_newline_keeps_structure() -> None:
     source = b"#ifndef A_H\n#define A_H\nstatic int open_it(void) {\n    return 0;\n}\n#endif"
     result = chunk_file("include/a.h", source)

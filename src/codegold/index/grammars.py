@@ -78,7 +78,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
                       _C_COMMENTS,
                       r"^test_?|_test$|^Test", preprocessed=True),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
-                        frozenset({"template_declaration", "type_definition"}), _C_COMMENTS,
+                        frozenset({"template_declaration", "type_definition",
+                                   "friend_declaration"}), _C_COMMENTS,
                         r"^test_?|_test$|^Test", preprocessed=True),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
@@ -169,12 +170,26 @@ def _blank(match: re.Match[bytes], group: int = 0) -> bytes:
             + text[end - offset:])
 
 
+# C#: a base list under a condition (``class W\n#if X\n    : IAsyncDisposable\n#endif\n{``)
+# breaks the class header in the grammar (the condition becomes the class name); its
+# ``#if`` / ``#endif`` lines are blanked, the base list kept.
+_CONDITIONAL_BASE_LIST = re.compile(
+    rb"(?m)^([ \t]*#if\b[^\n]*)\n((?:[ \t]*[:,][^\n]*\n)+)([ \t]*#endif\b[^\n]*)$")
+
+
+def _blank_directives(match: re.Match[bytes]) -> bytes:
+    return b" " * len(match.group(1)) + b"\n" + match.group(2) + b" " * len(match.group(3))
+
+
 def parse_source(language: str, data: bytes) -> bytes:
     """The bytes tree-sitter parses for ``data``: ``data`` itself, except for languages
     with a preprocessor (C, C++), where lines holding only an upper-case macro and
     attribute macros (see ``_ATTRIBUTE_MACROS``) become blanks of the same length (rows
     and byte offsets stay those of ``data``) and a final newline is added when missing
-    (the grammar fails a whole ``#ifndef`` guard whose ``#endif`` ends the file)."""
+    (the grammar fails a whole ``#ifndef`` guard whose ``#endif`` ends the file); for C#,
+    a conditional base list's directives (``_CONDITIONAL_BASE_LIST``)."""
+    if language == "csharp":
+        return _CONDITIONAL_BASE_LIST.sub(_blank_directives, data)
     if not LANGUAGES[language].preprocessed:
         return data
     source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)

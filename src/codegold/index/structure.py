@@ -180,8 +180,11 @@ class _Definitions:
             ordered = [d for _, d in sorted(cores.values(),
                                             key=lambda item: (item[1].core.start_byte, item[0]))]
             primary = ordered[0]
-            extra = tuple(dict.fromkeys((d.name, d.header_row, d.kind) for d in ordered[1:]
-                                        if d.name and d.name != primary.name))
+            # A second name of one statement; the same name again only on another line
+            # (C's `typedef struct s {...} s;` defines the struct and the type `s`).
+            extra = tuple(dict.fromkeys(
+                (d.name, d.header_row, d.kind) for d in ordered[1:]
+                if d.name and (d.name, d.header_row) != (primary.name, primary.header_row)))
             self._by_span[key] = replace(primary, extra=extra) if extra else primary
 
     def lookup(self, node: Node, ctx: _Context) -> Definition | None:
@@ -480,7 +483,7 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
                                   found.header_row))
     for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
-        names += (extra_q,)
+        names += (extra_q,) if extra_q not in names else ()
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)

@@ -1,0 +1,41 @@
+"""JavaScript, TypeScript, C# and Ruby by query file: what the language benchmark against
+Universal Ctags found missing, one pattern per assertion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegold.index import chunk_file
+from codegold.index.records import FileChunks
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def parse(fixture: str, path: str) -> FileChunks:
+    return chunk_file(path, (FIXTURES / fixture).read_bytes(), revision="r" * 40)
+
+
+def found(result: FileChunks) -> dict[str, tuple[str, str, int, int, int]]:
+    """qualified name -> (kind, role, start, header, end), the last definition of a name."""
+    return {d.qualified: (d.kind, d.role, d.start_line, d.header_line, d.end_line)
+            for d in result.definitions}
+
+
+def test_csharp_conditional_members_base_lists_and_test_attributes() -> None:
+    result = parse("SessionService.cs", "src/Auth/SessionService.cs")
+    defs = found(result)
+    # `#if` around a base list no longer turns the condition into the class name.
+    assert defs["Acme.Auth.Tests.SessionServiceTests"][:4] == ("class", "definition", 42, 42)
+    # Members inside #if / #else blocks; test attributes of NUnit, xUnit, MSTest.
+    prefix = "Acme.Auth.Tests.SessionServiceTests."
+    assert defs[prefix + "CreatesSessionAsync"][:4] == ("method", "test", 48, 49)
+    assert defs[prefix + "CreatesSession"][:4] == ("method", "test", 54, 55)
+    assert defs[prefix + "RefreshesSession"][:4] == ("method", "test", 58, 59)
+    assert defs[prefix + "Helper"][:2] == ("method", "definition")
+    assert defs[prefix + "SessionServiceTests"][3] == 63  # the destructor
+
+
+def test_csharp_file_scoped_namespace_qualifies_the_file() -> None:
+    source = b"namespace Acme.Auth;\n\npublic class Store\n{\n    public void Save() { }\n}\n"
+    defs = found(chunk_file("src/Store.cs", source))
+    assert defs["Acme.Auth.Store.Save"] == ("method", "definition", 5, 5, 5)
