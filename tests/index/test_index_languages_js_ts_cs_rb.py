@@ -39,3 +39,19 @@ def test_csharp_file_scoped_namespace_qualifies_the_file() -> None:
     source = b"namespace Acme.Auth;\n\npublic class Store\n{\n    public void Save() { }\n}\n"
     defs = found(chunk_file("src/Store.cs", source))
     assert defs["Acme.Auth.Store.Save"] == ("method", "definition", 5, 5, 5)
+
+
+def test_ruby_blocks_conditions_modifiers_and_scoped_names() -> None:
+    result = parse("session.rb", "lib/auth/session.rb")
+    defs = found(result)
+    assert defs["Auth.TokenStore"][:4] == ("class", "definition", 38, 38)  # Auth::TokenStore
+    assert defs["Auth.TokenStore.purge"][2:] == (43, 43, 45)  # `end if RUBY_VERSION ...`
+    assert defs["Auth.TokenStore.except"][3] == 48  # under `if`
+    assert defs["Auth.TokenStore.slice"][3] == 52  # under `else`
+    assert defs["Registry"][:4] == ("class", "definition", 58, 58)  # class ::Registry
+    assert defs["RedisStore.fetch"][3] == 65  # inside begin ... rescue
+    assert defs["FakeBody.call"][3] == 75  # inside RSpec.describe ... do
+    assert defs["call"][3] == 82  # Class.new do, assigned inside an `it` block
+    # A condition or block that holds no definition stays module code.
+    last = result.chunks[-1]
+    assert (last.start_line, last.role) == (90, "call_site")

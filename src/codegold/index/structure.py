@@ -367,6 +367,8 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
     attached = walk.attached
     definitions = [None if n.type in attached else walk.definitions.lookup(n, ctx)
                    for n in siblings]
+    definitions = [d if d is None or d.name is not None or _holds_definitions(d, walk)
+                   else None for d in definitions]
     leads = [_lead_start(siblings, i, attached) if d is not None else -1
              for i, d in enumerate(definitions)]
     following = _next_solid(siblings, attached)
@@ -417,6 +419,30 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
     for region in _pack(level):
         walk.collector.regions.append(replace(region, rid=walk.collector.next_rid))
         walk.collector.next_rid += 1
+
+
+def _holds_definitions(found: Definition, walk: _Walk) -> bool:
+    """A nameless container (an ``#if`` block, a Ruby ``do`` block, an IIFE) is a
+    container only when a named definition sits in it, at any depth of nameless ones;
+    otherwise it is ordinary code."""
+    todo = [found]
+    seen = 0
+    while todo and seen < _MAX_NAMELESS_SCAN:
+        current = todo.pop()
+        if current.body is None:
+            continue
+        for member in _members(current.body):
+            seen += 1
+            inner = walk.definitions.lookup(member, _Context())
+            if inner is None or member.type in walk.attached:
+                continue
+            if inner.name is not None:
+                return True
+            todo.append(inner)
+    return False
+
+
+_MAX_NAMELESS_SCAN = 10_000
 
 
 def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
