@@ -25,14 +25,18 @@ and abstract method signatures are). Left out, on principle and for every langua
   syntax tree);
 - names ctags makes up for anonymous functions, classes and structs (``extras``
   ``anonymous``, ``AnonymousFunction1a2b``, ``__anon1a2b``, Kotlin's ``<lambda>``) and
-  statement keywords as names (``if``, ``instanceof``: ctags misreading a statement);
+  statement keywords as names (``if``, ``instanceof``: ctags misreading a statement),
+  and upper-case macro calls ctags reads as functions or prototypes
+  (``FMT_TYPE_CONSTANT(int, int_type);`` declares no function of that name);
 - imports and aliases: names bound by an ``import`` or re-exported by ``export ... from``
   (``import { type X }`` defines nothing), Ruby ``alias``/``alias_method``, PHP ``use``,
   Python ``import x as y`` (ctags ``namespace``), PHP ``namespace`` statements (they
   qualify what follows and define nothing of their own);
 - local (file-scope) tags other than C/C++ ``static`` functions.
 
-One name differs by design: ctags names gtest's ``TEST(Suite, Name) {...}`` after the
+An overload set (a run of definitions of one name, each right after the previous one:
+TypeScript's overload signatures and their implementation) is one definition to ctags,
+tagged once: it is confirmed as a whole when one of it is. One name differs by design: ctags names gtest's ``TEST(Suite, Name) {...}`` after the
 macro (``TEST``), codegold ``Suite.Name``; such a tag matches a definition of role test
 within 2 lines.
 
@@ -63,7 +67,7 @@ import sys
 import time
 from pathlib import Path
 
-from codegold.index import chunk_file
+from codegold.index import SymbolDef, chunk_file
 from codegold.index.grammars import STRUCTURAL_LANGUAGES
 from codegold.index.grammars import parser as ts_parser
 from codegold.model.languages import language_of
@@ -96,6 +100,11 @@ SKIP_NAMES = frozenset({"<lambda>"})
 _ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9a-f]+)$")
 # Reserved words: a tag so named is ctags misreading a statement (`if (...) {`).
 _RESERVED = frozenset({"if", "for", "while", "switch", "typeof", "instanceof", "sizeof"})
+_WHITESPACE = re.compile(r"\s+")
+# An upper-case macro called at the top level (`FMT_TYPE_CONSTANT(int, int_type);`) is
+# read by ctags as a prototype or function named after the macro: it declares no such
+# function.
+_MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")
 # Tags whose scope is one of these kinds are nested inside a function body.
 CALLABLE_KINDS = frozenset({"function", "method", "singletonMethod", "generator", "getter",
                             "setter", "constructor", "func"})
@@ -217,9 +226,12 @@ def _ctags(path: Path, language: str, data: bytes
     for tag in raw:
         # A namespace's tag names its whole path (`Newtonsoft.Json`): compare the last part.
         name = re.split(r"\.|::|\\", str(tag["name"]))[-1] or str(tag["name"])
+        name = _WHITESPACE.sub("", name)  # `operator ==` is `operator==`
         line, kind = int(tag.get("line", 0)), str(tag.get("kind"))
         if (name in SKIP_NAMES or _ANONYMOUS.match(name) or "anonymous" in tag.get("extras", "")
-                or name in _RESERVED or any(s <= line <= e for s, e in imports)):
+                or name in _RESERVED or any(s <= line <= e for s, e in imports)
+                or (kind in ("prototype", "function") and _MACRO_NAME.match(name)
+                    and name not in GTEST_MACROS)):
             continue
         confirming.add((name, line))
         scope = str(tag.get("scope", ""))
@@ -232,6 +244,22 @@ def _ctags(path: Path, language: str, data: bytes
                 and (not tag.get("file") or language in FILE_SCOPE_LANGUAGES)):
             counted.setdefault((name, line), kind)
     return [(name, line, kind) for (name, line), kind in counted.items()], confirming
+
+
+def _overload_sets(ours: list[SymbolDef]) -> list[list[int]]:
+    """Indexes of overload sets: runs of definitions of one qualified name, each starting
+    within LINE_TOLERANCE lines after the previous one ends (TypeScript's overload
+    signatures and their implementation). ctags tags such a run once."""
+    order = sorted(range(len(ours)), key=lambda i: (ours[i].start_line, ours[i].end_line))
+    groups: list[list[int]] = []
+    for i in order:
+        last = groups[-1][-1] if groups else None
+        if (last is not None and ours[last].qualified == ours[i].qualified
+                and ours[i].start_line - ours[last].end_line <= LINE_TOLERANCE):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return [g for g in groups if len(g) > 1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         ours = [d for d in result.definitions if d.kind in CODEGOLD_KINDS]
         by_name: dict[str, list[tuple[int, int, int]]] = collections.defaultdict(list)
         for d in ours:
-            by_name[d.name].append((d.header_line, d.start_line, d.end_line))
+            by_name[_WHITESPACE.sub("", d.name)].append((d.header_line, d.start_line, d.end_line))
             if d.role == "test":
                 by_name["<test>"].append((d.header_line, d.start_line, d.end_line))
         tags, confirming = _ctags(path, language, data)
@@ -289,12 +317,17 @@ def main(argv: list[str] | None = None) -> int:
             if not hit:
                 counts[f"miss:{kind}"] += 1
                 misses[language].append(f"{rel}:{line} {kind} {name}")
-        for d in ours:
-            confirmed = any(abs(ln - d.header_line) <= LINE_TOLERANCE
-                            or (args.span and d.start_line <= ln <= d.end_line)
-                            for ln in near[d.name] + (near["<test>"] if d.role == "test" else []))
-            counts["confirmed"] += confirmed
-            if not confirmed:
+        confirmed = [any(abs(ln - d.header_line) <= LINE_TOLERANCE
+                         or (args.span and d.start_line <= ln <= d.end_line)
+                         for ln in near[_WHITESPACE.sub("", d.name)] + (near["<test>"] if d.role == "test" else []))
+                     for d in ours]
+        for group in _overload_sets(ours):
+            if any(confirmed[i] for i in group):
+                for i in group:
+                    confirmed[i] = True
+        for d, ok in zip(ours, confirmed, strict=True):
+            counts["confirmed"] += ok
+            if not ok:
                 extras[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")
     for language, counts in sorted(stats.items()):
         recall = counts["found"] / counts["ctags"] if counts["ctags"] else 1.0

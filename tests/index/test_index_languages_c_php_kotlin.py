@@ -85,6 +85,22 @@ def test_cpp_attribute_macros_before_declarations_keep_their_definitions() -> No
     assert all(line in lines for c in result.chunks for line in c.text.splitlines())
 
 
+def test_cpp_operators_defaulted_members_specializations_and_linkage() -> None:
+    result = parse("session_service.cpp", "include/acme/value.h")
+    assert result.entry.reason is None  # ACME_TRY {, unsigned(x), `int x ACME_BUILTIN)`
+    defs = found(result)
+    assert defs["acme.ignore_unused"][:4] == ("function", "definition", 93, 93)
+    assert defs["acme.Value.operator bool"] == ("method", "definition", 100, 100, 100)
+    assert defs["acme.Value.operator const char*"][:2] == ("method", "declaration")
+    assert defs["acme.Value.operator int"][:4] == ("method", "definition", 112, 112)
+    assert defs["acme.Value.~Value"][:4] == ("method", "declaration", 98, 98)  # = delete
+    assert defs["acme.Value.get"][2:] == (102, 102, 106)
+    assert defs["acme.num_bits"][:4] == ("function", "definition", 114, 114)
+    assert defs["LLVMFuzzerTestOneInput"][:4] == ("function", "definition", 118, 118)
+    spans = [(d.qualified, d.header_line) for d in result.definitions]
+    assert ("acme.Value.Value", 97) in spans and ("acme.Value.Value", 99) in spans
+
+
 def test_definitions_inside_a_syntax_error_node_are_kept() -> None:
     # A preprocessor condition the grammar cannot read makes tree-sitter wrap the whole
     # include guard in one syntax error node; the functions inside it parsed fine and

@@ -80,7 +80,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
                       r"^test_?|_test$|^Test", preprocessed=True),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
                         frozenset({"template_declaration", "type_definition",
-                                   "friend_declaration"}), _C_COMMENTS,
+                                   "friend_declaration", "linkage_specification"}),
+                        _C_COMMENTS,
                         r"^test_?|_test$|^Test", preprocessed=True),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
@@ -149,15 +150,21 @@ _LONE_MACRO_LINE = re.compile(
 # (``FMT_CONSTEXPR inline auto f()``, ``FMT_API std::string vformat()``,
 # ``FMT_CONSTEXPR20 T(T&& other) : base(other)``): a function keeps its name either way.
 # Also between ``class``/``struct`` and the name (``class FMT_API file``), after ``if``
-# (``if FMT_CONSTEXPR20 (...)``), and a macro call in a template parameter list
-# (``template <typename T, FMT_ENABLE_IF(...)>``).
+# (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``), after a parameter (``value(int x FMT_BUILTIN)``),
+# and a macro call in a template parameter list (``template <typename T,
+# FMT_ENABLE_IF(...)>``). Not a macro but as fatal: ``unsigned(x)``, a cast the grammar
+# cannot read, loses its ``unsigned`` (``(x)`` is the same expression to a reader).
 _MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\n]|\([^()\n]*\))*\))?"
 _DECLARATION_START = (rb"(?m)(?:^[ \t]*|\b(?:template|static|inline|constexpr|consteval|"
-                      rb"constinit|virtual|explicit|friend|extern|mutable)[ \t]+)")
+                      rb"constinit|virtual|explicit|friend|extern|mutable)[ \t]+|"
+                      rb"\btemplate[ \t]*<[^;{}\n]*>[ \t]+)")
 _ATTRIBUTE_MACROS = (
     re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
     re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
     re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
+    re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=\{)"),
+    re.compile(rb"(?<=\w)([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*[),])"),
+    re.compile(rb"\b(unsigned|signed)(?=\()"),
     re.compile(rb"(,\s*[A-Z][A-Z0-9]*_[A-Z0-9_]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))\s*(?=>)"),
 )
 

@@ -221,6 +221,9 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     kind = label.split(".", 1)[1]
     name_nodes = captures.get("name", [])
     name = _text(name_nodes[0]).strip() if name_nodes else None
+    if name and "(" in name:
+        # A name node that holds a parameter list too (C++ `operator bool() const`).
+        name = " ".join(name.split("(", 1)[0].split()) or None
     qualifier_nodes = captures.get("qualifier", [])
     qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
     if kind == "module" and name:
