@@ -55,3 +55,9 @@ def test_ruby_blocks_conditions_modifiers_and_scoped_names() -> None:
     # A condition or block that holds no definition stays module code.
     last = result.chunks[-1]
     assert (last.start_line, last.role) == (90, "call_site")
+
+
+def test_javascript_nested_member_assignments_and_define_property() -> None:
+    defs = found(parse("response.js", "lib/response.js"))
+    assert defs["response.message"] == ("method", "definition", 46, 46, 48)
+    assert defs["req.secure"][:4] == ("method", "definition", 50, 50)
