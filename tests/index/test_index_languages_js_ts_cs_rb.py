@@ -61,3 +61,14 @@ def test_javascript_nested_member_assignments_and_define_property() -> None:
     defs = found(parse("response.js", "lib/response.js"))
     assert defs["response.message"] == ("method", "definition", 46, 46, 48)
     assert defs["req.secure"][:4] == ("method", "definition", 50, 50)
+
+
+def test_javascript_chained_assignment_and_a_detached_doc_comment_after_module_code() -> None:
+    result = parse("response.js", "lib/response.js")
+    defs = found(result)
+    assert defs["req.header"][:4] == ("method", "definition", 62, 63)  # req.get = req.header =
+    # The doc comment between module code and the definition travels with the definition.
+    chunk = next(c for c in result.chunks if c.symbol == "req.header")
+    assert chunk.start_line == 58
+    assert all(not c.text.lstrip().startswith("/**") or "function" in c.text
+               for c in result.chunks)

@@ -48,7 +48,10 @@ class LanguageSpec:
 
 
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
-_JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_declaration"})
+# `assignment_expression`: a chained assignment (`req.get = req.header = function ...`)
+# defines what its inner assignment defines.
+_JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_declaration",
+                          "assignment_expression"})
 _JS_ATTACHED = frozenset({"comment", "decorator", "html_comment"})
 _JS_TESTS = r"^(test|it|describe)"
 

@@ -406,11 +406,15 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
             continue
         covered = max(covered, node.end_point.row)
         chunk_start = leads[index]
-        if pending and all(n.type in attached for n in pending):
+        tail = len(pending)
+        while tail > 0 and pending[tail - 1].type in attached:
+            tail -= 1
+        if tail < len(pending):
             # A comment or attribute block that attaches to nothing (a blank line after
-            # it) is never a chunk of its own: it travels with the next definition.
-            chunk_start = min(chunk_start, pending[0].start_point.row)
-            pending.clear()
+            # it) is never a chunk of its own: it travels with the next definition, also
+            # when module code comes before it.
+            chunk_start = min(chunk_start, pending[tail].start_point.row)
+            del pending[tail:]
         flush()
         found = walk.marked(found, siblings, index, leads[index])
         _definition_regions(found, leads[index], ctx, walk, stack, level, chunk_start)
