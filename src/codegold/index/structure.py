@@ -39,6 +39,10 @@ _IDENTIFIER_TYPES = frozenset({"type_identifier", "identifier", "primitive_type"
                                "scope_resolution", "namespace_identifier"})
 
 
+# Name nodes that hold the parameter list too (C++ conversion operators).
+_NAME_WITH_PARAMETERS = frozenset({"operator_cast"})
+
+
 @dataclass(frozen=True)
 class Definition:
     """What a node defines, as found by the language's tags query."""
@@ -221,7 +225,7 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     kind = label.split(".", 1)[1]
     name_nodes = captures.get("name", [])
     name = _text(name_nodes[0]).strip() if name_nodes else None
-    if name and "(" in name:
+    if name and name_nodes[0].type in _NAME_WITH_PARAMETERS:
         # A name node that holds a parameter list too (C++ `operator bool() const`).
         name = " ".join(name.split("(", 1)[0].split()) or None
     qualifier_nodes = captures.get("qualifier", [])
