@@ -98,6 +98,7 @@ def test_cpp_operators_defaulted_members_specializations_and_linkage() -> None:
     assert defs["acme.num_bits"][:4] == ("function", "definition", 114, 114)
     assert defs["LLVMFuzzerTestOneInput"][:4] == ("function", "definition", 118, 118)
     assert defs["Visitor.operator()"][:4] == ("method", "definition", 123, 123)
+    assert "MockStore" in defs and not any("MOCK" in name for name in defs)  # a macro call
     spans = [(d.qualified, d.header_line) for d in result.definitions]
     assert ("acme.Value.Value", 97) in spans and ("acme.Value.Value", 99) in spans
 

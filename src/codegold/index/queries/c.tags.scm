@@ -7,10 +7,12 @@
                (pointer_declarator declarator: (pointer_declarator
                  declarator: (function_declarator declarator: (identifier) @name)))]
   body: (_) @body) @definition.function
+; A prototype; not a typeless call of an upper-case macro (`MOCK_METHOD(void, f, ());`,
+; `DECLARE_THING(x);`), which declares no function of that name.
 (declaration
   declarator: [(function_declarator declarator: (identifier) @name)
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))]
-  ) @declaration.function
+  (#not-match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @declaration.function
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
 (union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.type
 (enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @definition.type
