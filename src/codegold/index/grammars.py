@@ -160,7 +160,7 @@ _LONE_MACRO_LINE = re.compile(
 _MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\n]|\([^()\n]*\))*\))?"
 _DECLARATION_START = (rb"(?m)(?:^[ \t]*|\b(?:template|static|inline|constexpr|consteval|"
                       rb"constinit|virtual|explicit|friend|extern|mutable)[ \t]+|"
-                      rb"\btemplate[ \t]*<[^;{}\n]*>[ \t]+)")
+                      rb"\btemplate[ \t]*<[^;{}\n]{0,200}>[ \t]+)")
 _ATTRIBUTE_MACROS = (
     re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
     re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
