@@ -103,6 +103,19 @@ def test_cpp_operators_defaulted_members_specializations_and_linkage() -> None:
     assert ("acme.Value.Value", 97) in spans and ("acme.Value.Value", 99) in spans
 
 
+def test_cpp_macro_calls_in_define_bodies_and_after_parameter_lists() -> None:
+    source = (b"#define ACTION_P9(name, ...) \\\n  GMOCK_INTERNAL_ACTION(name, P9, (__VA_ARGS__))\n\n"
+              b"#define ACTION_P10(name, ...) \\\n  GMOCK_INTERNAL_ACTION(name, P10, (__VA_ARGS__))\n\n"
+              b"bool Mock::IsNaggy(void* mock_obj)\n    GTEST_LOCK_EXCLUDED_(internal::mu) {\n"
+              b"  return true;\n}\n\nvoid check(int x) {\n  if (x) LOG_ERROR(x);\n}\n")
+    result = chunk_file("include/gmock/gmock.h", source)
+    spans = {(d.qualified, d.header_line) for d in result.definitions}
+    # A macro call continuing a #define stays: blanking it ended the macro early and
+    # swallowed the next one.
+    assert {("ACTION_P9", 1), ("ACTION_P10", 4), ("Mock.IsNaggy", 7), ("check", 12)} <= spans
+    assert "LOG_ERROR" in {r.name for r in result.references}  # a call after `if (x)`
+
+
 def test_definitions_inside_a_syntax_error_node_are_kept() -> None:
     # A preprocessor condition the grammar cannot read makes tree-sitter wrap the whole
     # include guard in one syntax error node; the functions inside it parsed fine and

@@ -138,9 +138,10 @@ def parser(language: str) -> Parser:
 # opens or closes a scope the grammar cannot see; parsed as code it turns everything up to
 # its partner into one syntax error.
 # So does a line holding only a macro call (``FMT_PRAGMA_CLANG(diagnostic push)``), unless
-# a block follows it (gtest's ``TEST(Suite, Name)`` with its brace on the next line).
+# a block follows it (gtest's ``TEST(Suite, Name)`` with its brace on the next line) or
+# it continues a ``#define`` (a blank continuation line would end the macro early).
 _LONE_MACRO_LINE = re.compile(
-    rb"^[ \t]*[A-Z][A-Z0-9_]{2,}(?:\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*$(?![\r\n]+[ \t]*\{)",
+    rb"(?<!\\\n)(?<!\\\r\n)^[ \t]*[A-Z][A-Z0-9_]{2,}(?:\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*$(?![\r\n]+[ \t]*\{)",
     re.MULTILINE)
 
 
@@ -153,7 +154,8 @@ _LONE_MACRO_LINE = re.compile(
 # (``FMT_CONSTEXPR inline auto f()``, ``FMT_API std::string vformat()``,
 # ``FMT_CONSTEXPR20 T(T&& other) : base(other)``): a function keeps its name either way.
 # Also between ``class``/``struct`` and the name (``class FMT_API file``), after ``if``
-# (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``), after a parameter (``value(int x FMT_BUILTIN)``),
+# (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``), after a parameter list
+# (``bool f(int x) GTEST_LOCK_EXCLUDED_(mu) {``), after a parameter (``value(int x FMT_BUILTIN)``),
 # and a macro call in a template parameter list (``template <typename T,
 # FMT_ENABLE_IF(...)>``). Not a macro but as fatal: ``unsigned(x)``, a cast the grammar
 # cannot read, loses its ``unsigned`` (``(x)`` is the same expression to a reader).
@@ -165,6 +167,10 @@ _ATTRIBUTE_MACROS = (
     re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
     re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
     re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*" + _MACRO
+               + rb")+)\s*(?=\{)"),
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)+((?:\s*" + _MACRO
+               + rb")+)\s*(?=;)"),
     re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=\{)"),
     re.compile(rb"(?<=\w)([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*[),])"),
     re.compile(rb"\b(unsigned|signed)(?=\()"),
