@@ -227,6 +227,8 @@ def test_c_typedef_of_the_same_name_and_cpp_friend_functions() -> None:
     # The struct and the type `dictEntry` (its own line, where ctags and readers look).
     assert ("dictEntry", "class", 1) in spans and ("dictEntry", "type", 4) in spans
     assert ("Adapter.addRead", "method", 8) in spans
+    ssize = found(chunk_file("include/compat.h", b"#ifdef _MSC_VER\ntypedef intptr_t ssize_t;\n#endif\n"))
+    assert ssize["ssize_t"][:4] == ("type", "definition", 2, 2)
     assert all(c.symbols.count("dictEntry") <= 1 for c in result.chunks)
 
 

@@ -19,6 +19,8 @@
 ; A typedef's definition node is its name, so the struct it wraps (which starts first)
 ; is the primary definition and the typedef name an extra one.
 (type_definition declarator: (type_identifier) @name @definition.type)
+; `typedef intptr_t ssize_t;`: the grammar reads the name as a built-in type.
+(type_definition declarator: (primitive_type) @name @definition.type)
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
 (type_definition declarator: (function_declarator declarator: (parenthesized_declarator
   [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type
