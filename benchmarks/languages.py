@@ -32,13 +32,16 @@ and abstract method signatures are). Left out, on principle and for every langua
   (``import { type X }`` defines nothing), Ruby ``alias``/``alias_method``, PHP ``use``,
   Python ``import x as y`` (ctags ``namespace``), PHP ``namespace`` statements (they
   qualify what follows and define nothing of their own);
-- local (file-scope) tags other than C/C++ ``static`` functions.
+- local (file-scope) tags other than C/C++ ``static`` functions;
+- files no ctags parser reads (TSX, ``.mts``, ``.cts``): nothing to compare with.
 
 An overload set (a run of definitions of one name, each right after the previous one:
 TypeScript's overload signatures and their implementation) is one definition to ctags,
-tagged once: it is confirmed as a whole when one of it is. One name differs by design: ctags names gtest's ``TEST(Suite, Name) {...}`` after the
-macro (``TEST``), codegold ``Suite.Name``; such a tag matches a definition of role test
-within 2 lines.
+tagged once: it is confirmed as a whole when one of it is. Names are compared without
+whitespace (ctags writes ``operator ==``) and a namespace's dotted name by its last part
+(``Newtonsoft.Json``). One name differs by design: ctags names gtest's
+``TEST(Suite, Name) {...}`` after the macro (``TEST``), codegold ``Suite.Name``; such a
+tag matches a definition of role test within 2 lines.
 
 Three more figures per language: ``tests`` is the share of test-looking definitions
 (a ``test*`` function or method in a test path, or one under a test marker such as
