@@ -245,7 +245,3 @@ def tags_query(language: str) -> Query:
     source = "\n".join(_query_text(f"{name}.tags.scm") for name in LANGUAGES[language].tags)
     return Query(ts_language(language), source)
 
-
-@cache
-def error_query(language: str) -> Query:
-    return Query(ts_language(language), "(ERROR) @error")
