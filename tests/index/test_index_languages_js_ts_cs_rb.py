@@ -72,3 +72,10 @@ def test_javascript_chained_assignment_and_a_detached_doc_comment_after_module_c
     assert chunk.start_line == 58
     assert all(not c.text.lstrip().startswith("/**") or "function" in c.text
                for c in result.chunks)
+
+
+def test_typescript_declare_module_is_named_without_quotes() -> None:
+    source = b'declare module "zod/v4" {\n  interface ZodType {\n    brand(): void;\n  }\n}\n'
+    defs = found(chunk_file("src/augment.d.ts", source))
+    assert defs["zod/v4"][:4] == ("module", "declaration", 1, 1)
+    assert defs["zod/v4.ZodType.brand"][:2] == ("method", "declaration")
