@@ -55,6 +55,15 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "php-namespace-flood": ("src/x.php", lambda: b"<?php\n" + b"namespace A\\B;\n" * 20_000
                             + b"class C { function f() {} }\n"),
     "kotlin-annotations": ("src/A.kt", lambda: b"@Test " * 20_000 + b"fun f() {}\n"),
+    # Attribute-macro blanking before parsing (a regular expression per pattern) must
+    # stay linear in the line length: these took hours when a template pattern was not.
+    "cpp-template-line": ("include/t.h", lambda: b"template <x> " * 100_000 + b"\n"),
+    "cpp-template-open": ("include/o.h", lambda: b"template <" * 100_000 + b">\n"),
+    "cpp-attribute-macros": ("include/m.h", lambda: b"A_B " * 200_000 + b"\n"
+                             + b", A_B(x\n" * 50_000 + b"x A_B" * 50_000 + b")\n"),
+    "csharp-conditional-bases": ("src/B.cs", lambda: b"#if X\n: A\n" * 50_000),
+    "ruby-nested-blocks": ("app/b.rb", lambda: b"a do\n" * 3_000 + b"def f; end\n"
+                           + b"end\n" * 3_000),
 }
 
 

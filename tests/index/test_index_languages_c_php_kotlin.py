@@ -69,6 +69,73 @@ def test_cpp_namespaces_classes_out_of_class_members_and_gtest() -> None:
     assert {r.name for r in result.references} >= {"makeToken", "save"}
 
 
+def test_cpp_attribute_macros_before_declarations_keep_their_definitions() -> None:
+    result = parse("session_service.cpp", "include/acme/session_service.h")
+    assert result.entry.reason is None  # no syntax error left
+    defs = found(result)
+    assert defs["acme.widen"] == ("function", "definition", 63, 65, 67)  # ENABLE_IF in <>
+    assert defs["acme.version"][:2] == ("function", "declaration")  # ACME_API std::string
+    assert defs["acme.Buffer"][:4] == ("class", "definition", 71, 71)  # class ACME_API Buffer
+    # A constructor with an initializer list, a destructor, static, two macros in a row.
+    for member, header in (("Buffer", 73), ("~Buffer", 76), ("resize", 77), ("grow", 78),
+                           ("size", 79)):
+        assert defs[f"acme.Buffer.{member}"][:2] == ("method", "definition")
+        assert defs[f"acme.Buffer.{member}"][3] == header
+    lines = (FIXTURES / "session_service.cpp").read_text().splitlines()
+    assert all(line in lines for c in result.chunks for line in c.text.splitlines())
+
+
+def test_cpp_operators_defaulted_members_specializations_and_linkage() -> None:
+    result = parse("session_service.cpp", "include/acme/value.h")
+    assert result.entry.reason is None  # ACME_TRY {, unsigned(x), `int x ACME_BUILTIN)`
+    defs = found(result)
+    assert defs["acme.ignore_unused"][:4] == ("function", "definition", 93, 93)
+    assert defs["acme.Value.operator bool"] == ("method", "definition", 100, 100, 100)
+    assert defs["acme.Value.operator const char*"][:2] == ("method", "declaration")
+    assert defs["acme.Value.operator int"][:4] == ("method", "definition", 112, 112)
+    assert defs["acme.Value.~Value"][:4] == ("method", "declaration", 98, 98)  # = delete
+    assert defs["acme.Value.get"][2:] == (102, 102, 106)
+    assert defs["acme.num_bits"][:4] == ("function", "definition", 114, 114)
+    assert defs["LLVMFuzzerTestOneInput"][:4] == ("function", "definition", 118, 118)
+    assert defs["Visitor.operator()"][:4] == ("method", "definition", 123, 123)
+    assert "MockStore" in defs and not any("MOCK" in name for name in defs)  # a macro call
+    spans = [(d.qualified, d.header_line) for d in result.definitions]
+    assert ("acme.Value.Value", 97) in spans and ("acme.Value.Value", 99) in spans
+
+
+def test_cpp_macro_calls_in_define_bodies_and_after_parameter_lists() -> None:
+    source = (b"#define ACTION_P9(name, ...) \\\n  GMOCK_INTERNAL_ACTION(name, P9, (__VA_ARGS__))\n\n"
+              b"#define ACTION_P10(name, ...) \\\n  GMOCK_INTERNAL_ACTION(name, P10, (__VA_ARGS__))\n\n"
+              b"bool Mock::IsNaggy(void* mock_obj)\n    GTEST_LOCK_EXCLUDED_(internal::mu) {\n"
+              b"  return true;\n}\n\nvoid check(int x) {\n  if (x) LOG_ERROR(x);\n}\n")
+    result = chunk_file("include/gmock/gmock.h", source)
+    spans = {(d.qualified, d.header_line) for d in result.definitions}
+    # A macro call continuing a #define stays: blanking it ended the macro early and
+    # swallowed the next one.
+    assert {("ACTION_P9", 1), ("ACTION_P10", 4), ("Mock.IsNaggy", 7), ("check", 12)} <= spans
+    assert "LOG_ERROR" in {r.name for r in result.references}  # a call after `if (x)`
+
+
+def test_definitions_inside_a_syntax_error_node_are_kept() -> None:
+    # A preprocessor condition the grammar cannot read makes tree-sitter wrap the whole
+    # include guard in one syntax error node; the functions inside it parsed fine and
+    # stay definitions, and only the unparsed rows count as syntax errors.
+    source = (b"#ifndef ACME_H_\n#if ACME_HAS_INCLUDE(<string_view>) && \\\n"
+              b"    (ACME_CPLUSPLUS >= 201703L)\n#endif\n"
+              b"  constexpr wide(uint64_t hi, uint64_t lo) : lo_(lo), hi_(hi) {}\n"
+              b"void write2digits(char* out, size_t value) {\n}\n"
+              b"#if ACME_USE_INT128\n    while ((v >> 64) != 0) {\n#endif\n"
+              b"auto to_string(const T& value)\n    -> std::string {\n}\n"
+              + b"".join(b"int f%d(int x) {\n    return x + %d;\n}\n" % (i, i) for i in range(20))
+              + b"#endif  // ACME_H_\n")
+    result = chunk_file("include/acme.h", source)
+    assert result.entry.fate == "indexed"
+    defs = found(result)
+    assert defs["to_string"] == ("function", "definition", 11, 11, 13)
+    assert defs["f19"] == ("function", "definition", 71, 71, 73)
+    assert {f"f{i}" for i in range(20)} <= set(defs)
+
+
 def test_php_file_namespace_qualifies_classes_and_phpunit_tests() -> None:
     result = parse("SessionService.php", "src/Auth/SessionService.php")
     assert result.entry.chunker == "tree-sitter:php"
@@ -149,6 +216,20 @@ def test_c_typedefs_name_the_struct_they_wrap_and_function_pointer_types() -> No
         assert defs["callback_fn"][0] == defs["conn_fn"][0] == defs["intp"][0] == "type"
         assert defs["reply"] == ("class", "definition", 3, 3, 5)
         assert defs["reply_t"] == ("type", "definition", 3, 5, 5)  # header: its own line
+
+
+def test_c_typedef_of_the_same_name_and_cpp_friend_functions() -> None:
+    source = (b"typedef struct dictEntry {\n    void *key;\n    struct dictEntry *next;\n"
+              b"} dictEntry;\n\nclass Adapter : public QObject {\n    friend\n"
+              b"    void addRead(void *adapter) {\n        a->addRead();\n    }\n};\n")
+    result = chunk_file("adapters/qt.h", source)
+    spans = sorted((d.qualified, d.kind, d.header_line) for d in result.definitions)
+    # The struct and the type `dictEntry` (its own line, where ctags and readers look).
+    assert ("dictEntry", "class", 1) in spans and ("dictEntry", "type", 4) in spans
+    assert ("Adapter.addRead", "method", 8) in spans
+    ssize = found(chunk_file("include/compat.h", b"#ifdef _MSC_VER\ntypedef intptr_t ssize_t;\n#endif\n"))
+    assert ssize["ssize_t"][:4] == ("type", "definition", 2, 2)
+    assert all(c.symbols.count("dictEntry") <= 1 for c in result.chunks)
 
 
 def test_c_header_guard_without_final_newline_keeps_structure() -> None:

@@ -16,7 +16,6 @@ from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
     calls_query,
-    error_query,
     parse_source,
     parser,
     query_cursor,
@@ -88,7 +87,7 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                          "code): lines fallback")
         else:
             root = parser(language).parse(parse_source(language, data)).root_node
-            error_rows = _error_rows(root, language) if root.has_error else 0
+            error_rows = _error_rows(root) if root.has_error else 0
             if error_rows > SYNTAX_ERROR_SHARE * len(lines):
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
                 notes.append(f"syntax error on {error_rows} of {len(lines)} lines: "
@@ -137,14 +136,30 @@ def is_minified(lines: Lines) -> bool:
     return False
 
 
-def _error_rows(root: object, language: str) -> int:
+def _error_rows(root: object) -> int:
     from tree_sitter import Node
 
     if not isinstance(root, Node):
         return 0
+    # Rows an error node holds outside the well-formed constructs inside it: tree-sitter
+    # recovers from a macro it cannot read by wrapping the rest of the scope, functions
+    # and classes that parsed fine included, in one error node. The walk descends only
+    # into subtrees holding an error (a query over the whole tree took quadratic time on
+    # deeply nested errors: `template <` repeated).
     rows: set[int] = set()
-    for node in query_cursor(error_query(language)).captures(root).get("error", []):
-        rows.update(range(node.start_point.row, node.end_point.row + 1))
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        children = node.children
+        if node.type == "ERROR":
+            for child in children:
+                if child.type == "ERROR" or (child.is_named and child.child_count > 0
+                                             ) or "comment" in child.type:
+                    continue
+                rows.update(range(child.start_point.row, child.end_point.row + 1))
+            if not children:
+                rows.add(node.start_point.row)
+        stack.extend(child for child in children if child.has_error)
     return len(rows)
 
 

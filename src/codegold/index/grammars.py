@@ -56,14 +56,80 @@ class LanguageSpec:
 # A line holding only an upper-case macro (``FMT_BEGIN_NAMESPACE``, ``EXTERN_C_BEGIN``)
 # opens or closes a scope the grammar cannot see; parsed as code it turns everything up to
 # its partner into one syntax error.
-_LONE_MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.MULTILINE)
+# So does a line holding only a macro call (``FMT_PRAGMA_CLANG(diagnostic push)``), unless
+# a block follows it (gtest's ``TEST(Suite, Name)`` with its brace on the next line) or
+# it continues a ``#define`` (a blank continuation line would end the macro early).
+_LONE_MACRO_LINE = re.compile(
+    rb"(?<!\\\n)(?<!\\\r\n)^[ \t]*[A-Z][A-Z0-9_]{2,}(?:\((?:[^()\n]|\([^()\n]*\))*\))?[ \t]*$(?![\r\n]+[ \t]*\{)",
+    re.MULTILINE)
+
+
+# Attribute macros (``FMT_CONSTEXPR``, ``FMT_API``, ``FMT_INLINE``, ``EXPORT_API``): an
+# upper-case name with an underscore, with or without arguments, that the preprocessor
+# turns into a specifier or attribute. The grammar reads one as a type name, so where a
+# type, a keyword or a constructor's initializer list follows, the declaration breaks.
+# They are blanked where a declaration starts (a line's start, or after ``static``,
+# ``inline``, ``template``, ...) when a name, a keyword or ``~`` follows
+# (``FMT_CONSTEXPR inline auto f()``, ``FMT_API std::string vformat()``,
+# ``FMT_CONSTEXPR20 T(T&& other) : base(other)``): a function keeps its name either way.
+# Also between ``class``/``struct`` and the name (``class FMT_API file``), after ``if``
+# (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``), after a parameter list
+# (``bool f(int x) GTEST_LOCK_EXCLUDED_(mu) {``), after a parameter (``value(int x FMT_BUILTIN)``),
+# and a macro call in a template parameter list (``template <typename T,
+# FMT_ENABLE_IF(...)>``). Not a macro but as fatal: ``unsigned(x)``, a cast the grammar
+# cannot read, loses its ``unsigned`` (``(x)`` is the same expression to a reader).
+_MACRO = rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\n]|\([^()\n]*\))*\))?"
+_DECLARATION_START = (rb"(?m)(?:^[ \t]*|\b(?:template|static|inline|constexpr|consteval|"
+                      rb"constinit|virtual|explicit|friend|extern|mutable)[ \t]+|"
+                      rb"\btemplate[ \t]*<[^;{}\n]{0,200}>[ \t]+)")
+_ATTRIBUTE_MACROS = (
+    re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
+    re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
+    re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*" + _MACRO
+               + rb")+)\s*(?=\{)"),
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)+((?:\s*" + _MACRO
+               + rb")+)\s*(?=;)"),
+    re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=\{)"),
+    re.compile(rb"(?<=\w)([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*[),])"),
+    re.compile(rb"\b(unsigned|signed)(?=\()"),
+    re.compile(rb"(,\s*[A-Z][A-Z0-9]*_[A-Z0-9_]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))\s*(?=>)"),
+)
+
+
+def _blank(match: re.Match[bytes], group: int = 0) -> bytes:
+    """``match`` with ``group`` turned into spaces (newlines kept: rows stay put)."""
+    start, end = match.span(group)
+    text = match.group(0)
+    offset = match.start(0)
+    return (text[:start - offset] + re.sub(rb"[^\n]", b" ", text[start - offset:end - offset])
+            + text[end - offset:])
+
+
+# C#: a base list under a condition (``class W\n#if X\n    : IAsyncDisposable\n#endif\n{``)
+# breaks the class header in the grammar (the condition becomes the class name); its
+# ``#if`` / ``#endif`` lines are blanked, the base list kept.
+_CONDITIONAL_BASE_LIST = re.compile(
+    rb"(?m)^([ \t]*#if\b[^\n]*)\n((?:[ \t]*[:,][^\n]*\n)+)([ \t]*#endif\b[^\n]*)$")
+
+
+def _blank_directives(match: re.Match[bytes]) -> bytes:
+    return b" " * len(match.group(1)) + b"\n" + match.group(2) + b" " * len(match.group(3))
+
+
+def _prepare_csharp(data: bytes) -> bytes:
+    """C#: a conditional base list's directives (``_CONDITIONAL_BASE_LIST``) become blanks."""
+    return _CONDITIONAL_BASE_LIST.sub(_blank_directives, data)
 
 
 def _prepare_c(data: bytes) -> bytes:
-    """C and C++: lines holding only an upper-case macro become blanks of the same
-    length, and a final newline is added when missing (the grammar fails a whole
-    ``#ifndef`` guard whose ``#endif`` ends the file)."""
+    """C and C++: lines holding only an upper-case macro (``_LONE_MACRO_LINE``) and
+    attribute macros (``_ATTRIBUTE_MACROS``) become blanks of the same length, and a final
+    newline is added when missing (the grammar fails a whole ``#ifndef`` guard whose
+    ``#endif`` ends the file)."""
     source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
+    for pattern in _ATTRIBUTE_MACROS:
+        source = pattern.sub(lambda m: _blank(m, 1), source)
     return source if source.endswith(b"\n") else source + b"\n"
 
 
@@ -91,7 +157,10 @@ def _prepare_kotlin(data: bytes) -> bytes:
 
 
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
-_JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_declaration"})
+# `assignment_expression`: a chained assignment (`req.get = req.header = function ...`)
+# defines what its inner assignment defines.
+_JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_declaration",
+                          "assignment_expression"})
 _JS_ATTACHED = frozenset({"comment", "decorator", "html_comment"})
 _JS_TESTS = r"^(test|it|describe)"
 
@@ -118,15 +187,19 @@ LANGUAGES: dict[str, LanguageSpec] = {
     "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
                          frozenset({*_C_COMMENTS, "attribute_item", "inner_attribute_item"}),
                          r"^test_", r"^#\[(([A-Za-z_]+::)*test(\(.*\))?|cfg\(test\))\]$"),
-    "ruby": LanguageSpec("tree_sitter_ruby", "language", "ruby", ("ruby",), frozenset(),
+    "ruby": LanguageSpec("tree_sitter_ruby", "language", "ruby", ("ruby",),
+                         frozenset({"if_modifier", "unless_modifier"}),
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
-                           frozenset(), frozenset({"comment"}), r"^Test|Tests?$"),
+                           frozenset(), frozenset({"comment"}), r"^Test|Tests?$",
+                           prepare=_prepare_csharp),
     "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset({"type_definition"}),
                       _C_COMMENTS,
                       r"^test_?|_test$|^Test", prepare=_prepare_c),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
-                        frozenset({"template_declaration", "type_definition"}), _C_COMMENTS,
+                        frozenset({"template_declaration", "type_definition",
+                                   "friend_declaration", "linkage_specification"}),
+                        _C_COMMENTS,
                         r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
@@ -218,7 +291,3 @@ def tags_query(language: str) -> Query:
     source = "\n".join(_query_text(f"{name}.tags.scm") for name in LANGUAGES[language].tags)
     return Query(ts_language(language), source)
 
-
-@cache
-def error_query(language: str) -> Query:
-    return Query(ts_language(language), "(ERROR) @error")

@@ -44,6 +44,10 @@ _IDENTIFIER_TYPES = frozenset({"type_identifier", "identifier", "primitive_type"
                                "scope_resolution", "namespace_identifier"})
 
 
+# Name nodes that hold the parameter list too (C++ conversion operators).
+_NAME_WITH_PARAMETERS = frozenset({"operator_cast"})
+
+
 @dataclass(frozen=True)
 class Definition:
     """What a node defines, as found by the language's tags query."""
@@ -189,8 +193,11 @@ class _Definitions:
             ordered = [d for _, d in sorted(cores.values(),
                                             key=lambda item: (item[1].core.start_byte, item[0]))]
             primary = ordered[0]
-            extra = tuple(dict.fromkeys((d.name, d.header_row, d.kind) for d in ordered[1:]
-                                        if d.name and d.name != primary.name))
+            # A second name of one statement; the same name again only on another line
+            # (C's `typedef struct s {...} s;` defines the struct and the type `s`).
+            extra = tuple(dict.fromkeys(
+                (d.name, d.header_row, d.kind) for d in ordered[1:]
+                if d.name and (d.name, d.header_row) != (primary.name, primary.header_row)))
             self._by_span[key] = replace(primary, extra=extra) if extra else primary
 
     def lookup(self, node: Node, ctx: _Context) -> Definition | None:
@@ -230,6 +237,9 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     name = _text(name_nodes[0]).strip() if name_nodes else None
     if name and len(name) > 2 and name[0] == name[-1] == "`":
         name = name[1:-1]  # Kotlin's quoted names (`-DeprecatedOkio`) as users say them
+    if name and name_nodes[0].type in _NAME_WITH_PARAMETERS:
+        # A name node that holds a parameter list too (C++ `operator bool() const`).
+        name = " ".join(name.split("(", 1)[0].split()) or None
     qualifier_nodes = captures.get("qualifier", [])
     qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
     if kind == "module" and name:
@@ -293,9 +303,9 @@ class _Walk:
 
 def _members(body: Node, flatten: frozenset[str]) -> list[Node]:
     members: list[Node] = []
-    for child in body.named_children:
+    for child in _unwrap_errors(body.named_children):
         if child.type in ("enum_body_declarations", "body_statement"):
-            members.extend(child.named_children)
+            members.extend(_unwrap_errors(child.named_children))
         elif child.type in flatten:
             members.extend(_branch_statements(child, flatten))
         else:
@@ -318,6 +328,23 @@ def _branch_statements(branch: Node, flatten: frozenset[str]) -> list[Node]:
         elif statement:
             statements.append(node)
     return statements
+
+
+def _unwrap_errors(nodes: list[Node]) -> list[Node]:
+    """``nodes`` with each syntax error node replaced by what it holds: tree-sitter wraps
+    the rest of a scope in one error node when it cannot read a construct (an unknown
+    macro), and the functions and classes inside it parsed fine."""
+    if not any(n.type == "ERROR" for n in nodes):
+        return nodes
+    out: list[Node] = []
+    todo = list(reversed(nodes))
+    while todo:
+        node = todo.pop()
+        if node.type == "ERROR":
+            todo.extend(reversed(node.named_children))
+        else:
+            out.append(node)
+    return out
 
 
 def _header_rows(core: Node, body: Node | None) -> tuple[int, int]:
@@ -354,7 +381,8 @@ def structural_regions(root: Node, language: str, *, declaration_file: bool,
     walk = _Walk(_Definitions(root, language), spec.attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
                  test_marker_pattern(language), _Collector(), spec.flatten)
-    stack: list[tuple[list[Node], _Context]] = [(list(root.named_children), _Context())]
+    stack: list[tuple[list[Node], _Context]] = [(_unwrap_errors(root.named_children),
+                                                  _Context())]
     while stack:
         siblings, ctx = stack.pop()
         _walk_level(siblings, ctx, walk, stack)
@@ -381,8 +409,10 @@ def _last_row(node: Node) -> int:
 def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
                 stack: list[tuple[list[Node], _Context]]) -> None:
     attached = walk.attached
-    definitions = [None if n.type in attached else _holding(walk.definitions.lookup(n, ctx), walk)
+    definitions = [None if n.type in attached else walk.definitions.lookup(n, ctx)
                    for n in siblings]
+    definitions = [d if d is None or d.name is not None or _holds_definitions(d, walk)
+                   else None for d in definitions]
     leads = [_lead_start(siblings, i, attached) if d is not None else -1
              for i, d in enumerate(definitions)]
     following = _next_solid(siblings, attached)
@@ -417,11 +447,15 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
             continue
         covered = max(covered, node.end_point.row)
         chunk_start = leads[index]
-        if pending and all(n.type in attached for n in pending):
+        tail = len(pending)
+        while tail > 0 and pending[tail - 1].type in attached:
+            tail -= 1
+        if tail < len(pending):
             # A comment or attribute block that attaches to nothing (a blank line after
-            # it) is never a chunk of its own: it travels with the next definition.
-            chunk_start = min(chunk_start, pending[0].start_point.row)
-            pending.clear()
+            # it) is never a chunk of its own: it travels with the next definition, also
+            # when module code comes before it.
+            chunk_start = min(chunk_start, pending[tail].start_point.row)
+            del pending[tail:]
         flush()
         found = walk.marked(found, siblings, index, leads[index])
         _definition_regions(found, leads[index], ctx, walk, stack, level, chunk_start)
@@ -440,16 +474,28 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         walk.collector.next_rid += 1
 
 
-def _holding(found: Definition | None, walk: _Walk) -> Definition | None:
-    """``found``, unless it is a nameless block (a conditional, an ``#ifdef``) that holds
-    no definition: that is plain code."""
-    if found is None or found.name is not None or found.kind != "module" or found.body is None:
-        return found
-    member_ctx = _Context()
-    for member in _members(found.body, walk.flatten):
-        if member.type not in walk.attached and walk.definitions.lookup(member, member_ctx):
-            return found
-    return None
+def _holds_definitions(found: Definition, walk: _Walk) -> bool:
+    """A nameless container (an ``#if`` block, a Ruby ``do`` block, an IIFE) is a
+    container only when a named definition sits in it, at any depth of nameless ones;
+    otherwise it is ordinary code."""
+    todo = [found]
+    seen = 0
+    while todo and seen < _MAX_NAMELESS_SCAN:
+        current = todo.pop()
+        if current.body is None:
+            continue
+        for member in _members(current.body, walk.flatten):
+            seen += 1
+            inner = walk.definitions.lookup(member, _Context())
+            if inner is None or member.type in walk.attached:
+                continue
+            if inner.name is not None:
+                return True
+            todo.append(inner)
+    return False
+
+
+_MAX_NAMELESS_SCAN = 10_000
 
 
 def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
@@ -517,7 +563,8 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
                                   found.header_row))
     for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
-        name_list.append(extra_q)
+        if extra_q not in name_list:  # a typedef's struct of the same name: once
+            name_list.append(extra_q)
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)

@@ -7,16 +7,20 @@
                (pointer_declarator declarator: (pointer_declarator
                  declarator: (function_declarator declarator: (identifier) @name)))]
   body: (_) @body) @definition.function
+; A prototype; not a typeless call of an upper-case macro (`MOCK_METHOD(void, f, ());`,
+; `DECLARE_THING(x);`), which declares no function of that name.
 (declaration
   declarator: [(function_declarator declarator: (identifier) @name)
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))]
-  ) @declaration.function
+  (#not-match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @declaration.function
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
 (union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.type
 (enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @definition.type
 ; A typedef's definition node is its name, so the struct it wraps (which starts first)
 ; is the primary definition and the typedef name an extra one.
 (type_definition declarator: (type_identifier) @name @definition.type)
+; `typedef intptr_t ssize_t;`: the grammar reads the name as a built-in type.
+(type_definition declarator: (primitive_type) @name @definition.type)
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
 (type_definition declarator: (function_declarator declarator: (parenthesized_declarator
   [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type

@@ -36,6 +36,23 @@
   ) @declaration.method
 (declaration
   declarator: (function_declarator declarator: (destructor_name) @name)) @declaration.method
+; `T() = default;`, `~T() = delete;`: declared, with no body of their own.
+(function_definition
+  declarator: (function_declarator
+    declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+  [(default_method_clause) (delete_method_clause)]) @declaration.method
+
+; Conversion operators (`operator bool() const`: named `operator bool`) and explicit
+; specializations (`template <> auto num_bits<int>()`: named `num_bits`).
+(function_definition declarator: (operator_cast) @name body: (_) @body) @definition.method
+(function_definition
+  declarator: (qualified_identifier scope: (_) @qualifier name: (operator_cast) @name)
+  body: (_) @body) @definition.method
+(declaration declarator: (operator_cast) @name) @declaration.method
+(field_declaration declarator: (operator_cast) @name) @declaration.method
+(function_definition
+  declarator: (function_declarator declarator: (template_function name: (identifier) @name))
+  body: (_) @body) @definition.function
 
 (namespace_definition name: (_) @name body: (declaration_list) @body) @definition.module
 (namespace_definition body: (declaration_list) @body) @definition.module

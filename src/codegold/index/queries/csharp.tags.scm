@@ -1,5 +1,15 @@
-; Definitions for C#. Captures as in python.tags.scm.
+; Definitions for C#. Captures as in python.tags.scm. Attributes are part of the
+; declaration node, so tests are found here: a method under [Test], [Fact], [Theory],
+; [TestMethod], [TestCase] or [TestCaseSource] (NUnit, xUnit, MSTest) is a test (listed
+; first: the first pattern matching a node wins).
+(method_declaration
+  (attribute_list (attribute name: [(identifier) (qualified_name)] @_attr))
+  name: (identifier) @name body: (_) @body
+  (#match? @_attr "(^|[.])(Test|Fact|Theory|TestMethod|TestCase|TestCaseSource|DataTestMethod)(Attribute)?$")) @definition.method @test
+
 (namespace_declaration name: (_) @name body: (declaration_list) @body) @definition.module
+; namespace Acme.Auth; qualifies every later definition of the file.
+(file_scoped_namespace_declaration name: (_) @name) @scope
 (class_declaration name: (identifier) @name body: (declaration_list) @body) @definition.class
 (struct_declaration name: (identifier) @name body: (declaration_list) @body) @definition.class
 (record_declaration name: (identifier) @name body: (declaration_list)? @body) @definition.class
@@ -9,4 +19,10 @@
 (method_declaration name: (identifier) @name body: (_) @body) @definition.method
 (method_declaration name: (identifier) @name) @declaration.method
 (constructor_declaration name: (identifier) @name body: (_) @body) @definition.method
+(destructor_declaration name: (identifier) @name body: (_) @body) @definition.method
 (property_declaration name: (identifier) @name) @definition.method
+(event_declaration name: (identifier) @name) @definition.method
+; Conditional compilation (#if blocks) holds members without naming them.
+(preproc_if) @definition.module @body
+(preproc_elif) @definition.module @body
+(preproc_else) @definition.module @body

@@ -52,6 +52,18 @@
   left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name)
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
   (#not-eq? @qualifier "exports") (#not-eq? @qualifier "module")) @definition.method
+; app.response.message = function: response.message (after the prototype and exports
+; patterns above, which win for the same node)
+(assignment_expression
+  left: (member_expression
+    object: (member_expression property: (property_identifier) @qualifier)
+    property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
+; Object.defineProperty(req, 'host', { get() {...} }): req.host
+(call_expression
+  function: (member_expression object: (identifier) @_object property: (property_identifier) @_define)
+  arguments: (arguments . (identifier) @qualifier . (string (string_fragment) @name) . (object) @body)
+  (#eq? @_object "Object") (#match? @_define "^define(Property|Getter)$")) @definition.method
 ; module.exports = function name() {}: name; module.exports = { a() {}, b: function () {} }
 (assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)

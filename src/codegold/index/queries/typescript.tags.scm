@@ -5,6 +5,8 @@
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name body: (_) @body) @definition.type
 (internal_module name: (_) @name body: (statement_block) @body) @definition.module
+; declare module "zod/v4" { ... }: the module zod/v4, without quotes
+(module name: (string (string_fragment) @name) body: (statement_block) @body) @definition.module
 (module name: (_) @name body: (statement_block) @body) @definition.module
 (ambient_declaration (function_signature name: (identifier) @name)) @declaration.function
 (ambient_declaration (class_declaration name: (_) @name body: (class_body) @body)) @declaration.class

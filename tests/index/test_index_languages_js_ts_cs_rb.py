@@ -1,0 +1,81 @@
+"""JavaScript, TypeScript, C# and Ruby by query file: what the language benchmark against
+Universal Ctags found missing, one pattern per assertion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegold.index import chunk_file
+from codegold.index.records import FileChunks
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def parse(fixture: str, path: str) -> FileChunks:
+    return chunk_file(path, (FIXTURES / fixture).read_bytes(), revision="r" * 40)
+
+
+def found(result: FileChunks) -> dict[str, tuple[str, str, int, int, int]]:
+    """qualified name -> (kind, role, start, header, end), the last definition of a name."""
+    return {d.qualified: (d.kind, d.role, d.start_line, d.header_line, d.end_line)
+            for d in result.definitions}
+
+
+def test_csharp_conditional_members_base_lists_and_test_attributes() -> None:
+    result = parse("SessionService.cs", "src/Auth/SessionService.cs")
+    defs = found(result)
+    # `#if` around a base list no longer turns the condition into the class name.
+    assert defs["Acme.Auth.Tests.SessionServiceTests"][:4] == ("class", "definition", 42, 42)
+    # Members inside #if / #else blocks; test attributes of NUnit, xUnit, MSTest.
+    prefix = "Acme.Auth.Tests.SessionServiceTests."
+    assert defs[prefix + "CreatesSessionAsync"][:4] == ("method", "test", 48, 49)
+    assert defs[prefix + "CreatesSession"][:4] == ("method", "test", 54, 55)
+    assert defs[prefix + "RefreshesSession"][:4] == ("method", "test", 58, 59)
+    assert defs[prefix + "Helper"][:2] == ("method", "definition")
+    assert defs[prefix + "SessionServiceTests"][3] == 63  # the destructor
+
+
+def test_csharp_file_scoped_namespace_qualifies_the_file() -> None:
+    source = b"namespace Acme.Auth;\n\npublic class Store\n{\n    public void Save() { }\n}\n"
+    defs = found(chunk_file("src/Store.cs", source))
+    assert defs["Acme.Auth.Store.Save"] == ("method", "definition", 5, 5, 5)
+
+
+def test_ruby_blocks_conditions_modifiers_and_scoped_names() -> None:
+    result = parse("session.rb", "lib/auth/session.rb")
+    defs = found(result)
+    assert defs["Auth.TokenStore"][:4] == ("class", "definition", 38, 38)  # Auth::TokenStore
+    assert defs["Auth.TokenStore.purge"][2:] == (43, 43, 45)  # `end if RUBY_VERSION ...`
+    assert defs["Auth.TokenStore.except"][3] == 48  # under `if`
+    assert defs["Auth.TokenStore.slice"][3] == 52  # under `else`
+    assert defs["Registry"][:4] == ("class", "definition", 58, 58)  # class ::Registry
+    assert defs["RedisStore.fetch"][3] == 65  # inside begin ... rescue
+    assert defs["FakeBody.call"][3] == 75  # inside RSpec.describe ... do
+    assert defs["call"][3] == 82  # Class.new do, assigned inside an `it` block
+    # A condition or block that holds no definition stays module code.
+    last = result.chunks[-1]
+    assert (last.start_line, last.role) == (90, "call_site")
+
+
+def test_javascript_nested_member_assignments_and_define_property() -> None:
+    defs = found(parse("response.js", "lib/response.js"))
+    assert defs["response.message"] == ("method", "definition", 46, 46, 48)
+    assert defs["req.secure"][:4] == ("method", "definition", 50, 50)
+
+
+def test_javascript_chained_assignment_and_a_detached_doc_comment_after_module_code() -> None:
+    result = parse("response.js", "lib/response.js")
+    defs = found(result)
+    assert defs["req.header"][:4] == ("method", "definition", 62, 63)  # req.get = req.header =
+    # The doc comment between module code and the definition travels with the definition.
+    chunk = next(c for c in result.chunks if c.symbol == "req.header")
+    assert chunk.start_line == 58
+    assert all(not c.text.lstrip().startswith("/**") or "function" in c.text
+               for c in result.chunks)
+
+
+def test_typescript_declare_module_is_named_without_quotes() -> None:
+    source = b'declare module "zod/v4" {\n  interface ZodType {\n    brand(): void;\n  }\n}\n'
+    defs = found(chunk_file("src/augment.d.ts", source))
+    assert defs["zod/v4"][:4] == ("module", "declaration", 1, 1)
+    assert defs["zod/v4.ZodType.brand"][:2] == ("method", "declaration")
