@@ -23,29 +23,40 @@ from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
 DenseFactory = Callable[[IndexReader], DenseSignal | None]
 
 
-def reference_setup(config: RetrieverConfig, *, dense: bool = False,
+def reference_setup(config: RetrieverConfig, *, dense: bool | None = None,
                     embedder: str | None = None) -> tuple[RetrieverConfig, DenseFactory | None]:
     """The one place that decides whether the reference retriever runs dense retrieval.
 
-    Dense is on when ``dense`` or ``embedder`` asks for it or the config enables it;
-    then the returned config has ``signals.dense.enabled`` set and the factory opens (or
-    builds) the vectors of an index with ``embedder`` (default: the config's).
+    ``dense`` True or an ``embedder`` forces it on (a missing extra is an error), False
+    forces it off; None follows ``signals.dense.enabled``: true, false, or ``auto`` (on
+    when the embedder can be loaded here: the ``dense`` extra and its model are installed).
+    The returned config says what was decided (``enabled`` true or false) and, when on,
+    the factory opens the dense signal of an index with ``embedder`` (default: the
+    config's).
     """
-    wanted = dense or embedder is not None or config.signals.dense.enabled
-    if not wanted:
-        return config, None
-    from codegold.retrieve.dense import dense_factory
-
     settings = config.signals.dense
-    factory = dense_factory(embedder or settings.embedder, batch_size=settings.batch_size,
-                            max_tokens=settings.max_tokens)
-    if not settings.enabled:
+    forced = dense is True or embedder is not None
+    wanted = forced or (dense is None and settings.enabled is not False)
+    factory = None
+    if wanted:
+        from codegold.errors import MissingDependency
+        from codegold.retrieve.dense import dense_factory
+
+        try:
+            factory = dense_factory(embedder or settings.embedder, batch_size=settings.batch_size,
+                                    max_tokens=settings.max_tokens, mode=settings.mode,
+                                    store=settings.store)
+        except MissingDependency:
+            if forced or settings.enabled is True:
+                raise
+    decided = factory is not None
+    if settings.enabled is not decided:
         config = msgspec.structs.replace(config, signals=msgspec.structs.replace(
-            config.signals, dense=msgspec.structs.replace(settings, enabled=True)))
+            config.signals, dense=msgspec.structs.replace(settings, enabled=decided)))
     return config, factory
 
 
-def build_reference(config: RetrieverConfig, *, dense: bool = False,
+def build_reference(config: RetrieverConfig, *, dense: bool | None = None,
                     embedder: str | None = None) -> ReferenceAdapter:
     """The reference retriever behind the protocol, dense included when asked for."""
     config, factory = reference_setup(config, dense=dense, embedder=embedder)
