@@ -38,12 +38,19 @@ def test_off_in_config_or_by_flag(factories: list[tuple[str, dict[str, Any]]]) -
     assert factory is None and config.signals.dense.enabled is False and factories == []
 
 
+@pytest.fixture
+def no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CODEGOLD_DENSE", raising=False)
+
+
+@pytest.mark.usefixtures("no_environment")
 def test_auto_is_on_when_the_extra_loads(factories: list[tuple[str, dict[str, Any]]]) -> None:
     assert RetrieverConfig().signals.dense.enabled == "auto"
     config, factory = reference_setup(RetrieverConfig())
     assert factory is not None and config.signals.dense.enabled is True  # recorded as on
 
 
+@pytest.mark.usefixtures("no_environment")
 def test_auto_is_off_when_the_extra_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     from codegold.errors import MissingDependency
 
@@ -82,3 +89,24 @@ def test_config_alone_turns_it_on_and_run_uses_the_same_builder(
     assert isinstance(retriever, ReferenceAdapter)
     assert retriever.dense_factory is not None and retriever.config.signals.dense.enabled
     assert [spec for spec, _ in factories] == [base.signals.dense.embedder]
+
+
+@pytest.mark.parametrize(("value", "on"), [("off", False), ("OFF", False), ("on", True),
+                                           ("auto", True), ("", True)])
+def test_the_environment_settles_auto(factories: list[tuple[str, dict[str, Any]]],
+                                      monkeypatch: pytest.MonkeyPatch, value: str,
+                                      on: bool) -> None:
+    monkeypatch.setenv("CODEGOLD_DENSE", value)
+    config, factory = reference_setup(RetrieverConfig())
+    assert (factory is not None) is on and config.signals.dense.enabled is on
+    # an explicit setting or flag wins over the environment
+    assert reference_setup(_with_dense(False))[1] is None
+    assert reference_setup(RetrieverConfig(), dense=True)[1] is not None
+
+
+def test_the_environment_must_say_on_off_or_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegold.errors import InputError
+
+    monkeypatch.setenv("CODEGOLD_DENSE", "maybe")
+    with pytest.raises(InputError, match="CODEGOLD_DENSE='maybe' is not one of on, off, auto"):
+        reference_setup(RetrieverConfig())

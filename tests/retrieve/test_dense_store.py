@@ -206,7 +206,8 @@ def test_sorted_batches_match_one_text_at_a_time() -> None:
 
 @needs_minilm
 def test_dense_by_default_is_deterministic(fixture_index: Path, fixture_repo: tuple[Path, str],
-                                           tmp_path: Path) -> None:
+                                           tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """`run` with the default config (dense: auto, on here) twice, the second time from
     the vector store: the same rankings, and byte-identical results."""
     from click.testing import CliRunner
@@ -214,6 +215,7 @@ def test_dense_by_default_is_deterministic(fixture_index: Path, fixture_repo: tu
     from codegold.cli.main import cli
     from codegold.model import iter_attempts
 
+    monkeypatch.delenv("CODEGOLD_DENSE")  # the default, as users get it
     copy = tmp_path / "index"
     shutil.copytree(fixture_index, copy)
     cases = tmp_path / "cases.yaml"
