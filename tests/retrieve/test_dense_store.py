@@ -251,3 +251,18 @@ cases:
     assert ran.exit_code == 0, ran.output
     assert all(a.manifest and a.manifest.embedder is None and "dense" not in (a.timing_ms or {})
                for a in iter_attempts(str(off)))  # recorded as off
+
+
+def test_the_default_store_is_shared_by_a_folder_of_indexes(fixture_index: Path,
+                                                           tmp_path: Path) -> None:
+    from codegold.retrieve.dense import default_store
+
+    alone = tmp_path / "alone" / "idx"
+    shutil.copytree(fixture_index, alone)
+    with IndexReader.open(alone) as reader:
+        assert default_store(reader) == alone / "dense" / "store"
+    folder = tmp_path / "indexes"
+    for revision in ("v1", "v2"):
+        shutil.copytree(fixture_index, folder / revision)
+    with IndexReader.open(folder / "v1") as reader:
+        assert default_store(reader) == folder.resolve() / ".vectorstore"

@@ -485,11 +485,21 @@ class LazyDense:
 
 def default_store(reader: IndexReader) -> Path:
     """Where vectors are shared by default: beside the indexes of a multi-revision folder
-    (one holding a chunk store), else inside the index folder."""
-    parent = reader.path.resolve().parent
-    if (parent / ".chunkstore").is_dir():
+    (one holding a chunk store or another index), else inside the index folder."""
+    here = reader.path.resolve()
+    parent = here.parent
+    if (parent / ".chunkstore").is_dir() or any(
+            sibling != here and (sibling / "manifest.json").is_file()
+            for sibling in _subfolders(parent)):
         return parent / ".vectorstore"
     return reader.path / "dense" / "store"
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if p.is_dir()][:1000]
+    except OSError:
+        return []
 
 
 DenseSignalImpl = DenseIndex | LazyDense
