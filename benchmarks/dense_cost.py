@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         for tokens, embedder in embedders.items():
             per_chunk.setdefault(f"full, sorted t{tokens}", []).append(
                 _timed(lambda e=embedder: e.embed(sample)) / len(sample))  # type: ignore[misc]
+        log("round: " + ", ".join(f"{name} {1 / v[-1]:.1f}/s" for name, v in per_chunk.items()))
     seconds = {name: statistics.median(v) for name, v in per_chunk.items()}
     rows: list[tuple[str, int, float]] = [
         (name, len(chunks), s * len(chunks)) for name, s in seconds.items()]
