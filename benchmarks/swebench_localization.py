@@ -188,8 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     if any("dense" in c for c in configs):
         from codegold.retrieve.dense import dense_factory
 
-        make_dense = dense_factory(args.embedder, batch_size=base.signals.dense.batch_size,
-                                   max_tokens=base.signals.dense.max_tokens, share_vectors=True)
+        settings = base.signals.dense
+        make_dense = dense_factory(args.embedder, batch_size=settings.batch_size,
+                                   max_tokens=settings.max_tokens, share_vectors=True,
+                                   mode=settings.mode, store=settings.store)
     totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     latency: dict[str, list[float]] = defaultdict(list)
     per_instance: list[dict[str, Any]] = []

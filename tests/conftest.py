@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Dense retrieval is on by default when its extra is installed; embedding costs seconds per
+# query on a CPU, so tests about something else run without it (child processes inherit
+# this). Dense tests force it with --dense, `enabled: true`, or by unsetting this.
+os.environ["CODEGOLD_DENSE"] = "off"
 
 
 @pytest.fixture

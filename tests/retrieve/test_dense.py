@@ -211,7 +211,9 @@ def test_search_and_run_with_dense(fixture_index: Path, fixture_repo: tuple[Path
                                  "--dense", "--explain", "-k", "3"])
     assert result.exit_code == 0, result.output
     assert "dense=" in result.output
-    assert list((copy / "dense").glob("*/vectors.npy"))
+    # lazy by default: the candidates' vectors went to the store inside the index folder
+    assert (copy / "dense" / "store" / "vectors.sqlite").is_file()
+    assert not list((copy / "dense").glob("*/vectors.npy"))
     cases = tmp_path / "cases.yaml"
     cases.write_text(f"""format: 1
 defaults: {{revision: {fixture_repo[1]}, cutoff: 3}}
@@ -226,4 +228,4 @@ cases:
     attempts = list(iter_attempts(str(out)))
     assert all(a.error is None and a.timing_ms and "dense" in a.timing_ms for a in attempts)
     assert all(a.manifest and a.manifest.embedder and a.manifest.embedder.dimensions == 384
-               for a in attempts)
+               and a.manifest.embedder.version.endswith("; lazy") for a in attempts)

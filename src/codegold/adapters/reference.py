@@ -7,6 +7,7 @@ connections are not shared across threads) and runs
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse
-from codegold.errors import RetrieverError
+from codegold.errors import InputError, RetrieverError
 from codegold.index.store import IndexReader
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.filters import Filters
@@ -23,29 +24,56 @@ from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
 DenseFactory = Callable[[IndexReader], DenseSignal | None]
 
 
-def reference_setup(config: RetrieverConfig, *, dense: bool = False,
+DENSE_ENVIRONMENT = "CODEGOLD_DENSE"
+
+
+def _from_environment(enabled: bool | str) -> bool | str:
+    """``signals.dense.enabled: auto`` as ``CODEGOLD_DENSE`` (on | off | auto) decides, for
+    CI jobs and test suites that want embeddings off (or required) without a config file."""
+    value = os.environ.get(DENSE_ENVIRONMENT, "").strip().lower()
+    if enabled != "auto" or value in ("", "auto"):
+        return enabled
+    if value not in ("on", "off"):
+        raise InputError(f"{DENSE_ENVIRONMENT}={value!r} is not one of on, off, auto")
+    return value == "on"
+
+
+def reference_setup(config: RetrieverConfig, *, dense: bool | None = None,
                     embedder: str | None = None) -> tuple[RetrieverConfig, DenseFactory | None]:
     """The one place that decides whether the reference retriever runs dense retrieval.
 
-    Dense is on when ``dense`` or ``embedder`` asks for it or the config enables it;
-    then the returned config has ``signals.dense.enabled`` set and the factory opens (or
-    builds) the vectors of an index with ``embedder`` (default: the config's).
+    ``dense`` True or an ``embedder`` forces it on (a missing extra is an error), False
+    forces it off; None follows ``signals.dense.enabled``: true, false, or ``auto`` (on
+    when the embedder can be loaded here: the ``dense`` extra and its model are installed;
+    the ``CODEGOLD_DENSE`` environment variable can settle ``auto`` to on or off).
+    The returned config says what was decided (``enabled`` true or false) and, when on,
+    the factory opens the dense signal of an index with ``embedder`` (default: the
+    config's).
     """
-    wanted = dense or embedder is not None or config.signals.dense.enabled
-    if not wanted:
-        return config, None
-    from codegold.retrieve.dense import dense_factory
-
     settings = config.signals.dense
-    factory = dense_factory(embedder or settings.embedder, batch_size=settings.batch_size,
-                            max_tokens=settings.max_tokens)
-    if not settings.enabled:
+    enabled = _from_environment(settings.enabled)
+    forced = dense is True or embedder is not None
+    wanted = forced or (dense is None and enabled is not False)
+    factory = None
+    if wanted:
+        from codegold.errors import MissingDependency
+        from codegold.retrieve.dense import dense_factory
+
+        try:
+            factory = dense_factory(embedder or settings.embedder, batch_size=settings.batch_size,
+                                    max_tokens=settings.max_tokens, mode=settings.mode,
+                                    store=settings.store)
+        except MissingDependency:
+            if forced or enabled is True:
+                raise
+    decided = factory is not None
+    if settings.enabled is not decided:
         config = msgspec.structs.replace(config, signals=msgspec.structs.replace(
-            config.signals, dense=msgspec.structs.replace(settings, enabled=True)))
+            config.signals, dense=msgspec.structs.replace(settings, enabled=decided)))
     return config, factory
 
 
-def build_reference(config: RetrieverConfig, *, dense: bool = False,
+def build_reference(config: RetrieverConfig, *, dense: bool | None = None,
                     embedder: str | None = None) -> ReferenceAdapter:
     """The reference retriever behind the protocol, dense included when asked for."""
     config, factory = reference_setup(config, dense=dense, embedder=embedder)

@@ -23,7 +23,7 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     timeout: float = 30.0
     retries: int = 2
     backoff: float = 0.5
-    dense: bool = False
+    dense: bool | None = None  # None: as the config says (signals.dense.enabled)
     embedder: str | None = None
     max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
     follow_redirects: bool = False  # http: same-origin 307/308 only, never another host

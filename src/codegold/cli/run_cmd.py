@@ -51,8 +51,10 @@ class _Seconds(click.ParamType[float, Any]):
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
 @config_option()
-@click.option("--dense", is_flag=True, help="Reference retriever: add dense retrieval "
-              "(needs codegold[dense]).")
+@click.option("--dense/--no-dense", default=None,
+              help="Reference retriever: force dense retrieval on (needs codegold[dense]) or "
+                   "off. Default: on when codegold[dense] is installed "
+                   "(signals.dense.enabled: auto).")
 @click.option("--embedder", default=None,
               help="Dense embedder: minilm-int8 (default) | dir:PATH (ONNX) | "
                    "openai:URL#MODEL (implies --dense).")
@@ -80,7 +82,7 @@ class _Seconds(click.ParamType[float, Any]):
 @quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
-            config_path: str | None, dense: bool, embedder: str | None, timeout: float,
+            config_path: str | None, dense: bool | None, embedder: str | None, timeout: float,
             retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
             repeat: int, wait_for_index: float | None, executor: str, quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
@@ -148,7 +150,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
                          wait_for_index)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
-                               dense=dense or embedder is not None, embedder=embedder)
+                               dense=True if embedder is not None else dense, embedder=embedder)
     from codegold.plumbing.http import redact_url
 
     retriever = make_retriever(spec, options)

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 @click.option("--open-file", default=None, help="The file the user has open (boosts nearby code).")
 @click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
 @config_option()
-@click.option("--dense", is_flag=True, help="Add dense retrieval (needs codegold[dense]).")
+@click.option("--dense/--no-dense", default=None,
+              help="Force dense retrieval on (needs codegold[dense]) or off. Default: on "
+                   "when codegold[dense] is installed.")
 @click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
 @json_option("Print the ranked chunks as JSON.")
 @click.option("--as-case", is_flag=True,
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
                    "accepted group (any of them); split it into groups when each is required.")
 @handle_errors
 def command(index: str, query: str, k: int, open_file: str | None, explain: bool,
-            config_path: str | None, dense: bool, embedder: str | None, as_json: bool,
+            config_path: str | None, dense: bool | None, embedder: str | None, as_json: bool,
             as_case: bool, pick: str | None) -> None:
     """Search INDEX for QUERY: path:lines, symbol, role, score and an excerpt per result.
 

@@ -87,10 +87,13 @@ class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    enabled: bool = False
+    enabled: bool | Literal["auto"] = "auto"
     embedder: str = "minilm-int8"
     batch_size: Positive = 32
-    max_tokens: Positive = 256
+    max_tokens: Annotated[int, Meta(ge=8, le=512)] = 128
+    mode: Literal["lazy", "full"] = "lazy"
+    candidates: Positive = 100
+    store: str | None = None
 
 
 class SignalsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):

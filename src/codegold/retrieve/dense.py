@@ -39,7 +39,7 @@ import numpy.typing as npt
 from codegold.errors import CodeIndexError, InputError, MissingDependency, RetrieverError
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model import EmbedderInfo
-from codegold.retrieve.caches import load_dense_cache
+from codegold.retrieve.caches import VectorStore, load_dense_cache, vector_key
 
 Vectors = npt.NDArray[np.float32]
 DENSE_FORMAT = 1
@@ -139,29 +139,41 @@ class OnnxEmbedder:
     """A sentence-transformers ONNX export run with onnxruntime."""
 
     def __init__(self, onnx_path: Path, *, tokenizer_json: str, pooling: str, model_id: str,
-                 max_tokens: int, batch_size: int) -> None:
+                 max_tokens: int, batch_size: int, query_tokens: int = 256) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as err:
             raise MissingDependency(err.name or "onnxruntime", "dense", "ONNX embedding models") from None
-        self.session = onnxruntime.InferenceSession(str(onnx_path),
+        options = onnxruntime.SessionOptions()
+        # A fixed thread count: the same inputs give the same vectors on one machine.
+        options.intra_op_num_threads = _threads()
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = onnxruntime.InferenceSession(str(onnx_path), options,
                                                     providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_str(tokenizer_json)
-        self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.enable_padding()
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
         self.pooling = pooling
         self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.query_tokens = max(query_tokens, max_tokens)
         self.id = model_id
         self.version = "onnxruntime-1"
-        probe = self._run(["probe"])
+        probe = self._run([[101, 102]])
         self.dimensions = int(probe.shape[1])
 
-    def _run(self, texts: list[str]) -> Vectors:
-        encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _run(self, rows: list[list[int]]) -> Vectors:
+        """One padded batch of token id rows (batches are sorted by length, so padding is
+        small; a row's vector does not depend on its batch neighbours)."""
+        width = max(len(r) for r in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for n, row in enumerate(rows):
+            ids[n, :len(row)] = row
+            mask[n, :len(row)] = 1
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
@@ -173,10 +185,38 @@ class OnnxEmbedder:
         m = mask[..., None].astype(np.float32)
         return _normalise((hidden * m).sum(1) / np.maximum(m.sum(1), 1.0))
 
+    def token_rows(self, texts: Sequence[str], limit: int) -> list[list[int]]:
+        """Token ids of each text, cut to ``limit`` tokens (the final [SEP] kept)."""
+        rows = []
+        for encoding in self.tokenizer.encode_batch(list(texts)):
+            ids = list(encoding.ids)
+            rows.append(ids if len(ids) <= limit else ids[:limit - 1] + ids[-1:])
+        return rows
+
+    def embed_rows(self, rows: list[list[int]]) -> Vectors:
+        if not rows:
+            return np.zeros((0, self.dimensions), np.float32)
+        order = sorted(range(len(rows)), key=lambda i: (len(rows[i]), i))
+        out = np.zeros((len(rows), self.dimensions), np.float32)
+        for start in range(0, len(order), self.batch_size):
+            part = order[start:start + self.batch_size]
+            out[part] = self._run([rows[i] for i in part])
+        return out
+
     def embed(self, texts: Sequence[str]) -> Vectors:
-        parts = [self._run(list(texts[i:i + self.batch_size]))
-                 for i in range(0, len(texts), self.batch_size)]
-        return np.concatenate(parts) if parts else np.zeros((0, self.dimensions), np.float32)
+        return self.embed_rows(self.token_rows(texts, self.max_tokens))
+
+    def embed_query(self, text: str) -> Vectors:
+        """A query may be a whole issue report: it is read further than a chunk."""
+        vector: Vectors = self.embed_rows(self.token_rows([text], self.query_tokens))[0]
+        return vector
+
+
+def _threads() -> int:
+    try:
+        return max(1, min(4, len(os.sched_getaffinity(0))))
+    except (AttributeError, OSError):
+        return max(1, min(4, os.cpu_count() or 1))
 
 
 def directory_embedder(path: str, *, max_tokens: int, batch_size: int) -> Embedder:
@@ -267,13 +307,73 @@ def _slug(text: str) -> str:
 
 
 def chunk_text(chunk: IndexedChunk) -> str:
-    """What is embedded for a chunk: its path and symbol give the model the context."""
+    """What is embedded for a chunk: its path and symbol give the model the context, then
+    the chunk from its first line (signature, docstring, first statements) as far as the
+    embedder's ``max_tokens`` reads."""
     head = chunk.file + (f" {chunk.symbol}" if chunk.symbol else "")
     return head + "\n" + chunk.text
 
 
+def _embed_query(embedder: Embedder, text: str) -> Vectors:
+    embed_query = getattr(embedder, "embed_query", None)
+    if embed_query is not None:
+        vector: Vectors = embed_query(text)
+        return vector
+    first: Vectors = embedder.embed([text])[0]
+    return first
+
+
+def embed_chunks(chunks: Sequence[IndexedChunk], embedder: Embedder, store: VectorStore | None,
+                 memo: dict[str, Vectors] | None = None) -> tuple[Vectors, int]:
+    """Vectors of ``chunks`` in order, and how many had to be embedded: the rest come from
+    ``memo`` (by chunk id, this process) or ``store`` (by embedder id and input text)."""
+    vectors = np.zeros((len(chunks), embedder.dimensions), dtype=np.float32)
+    missing: list[int] = []
+    for row, chunk in enumerate(chunks):
+        known = memo.get(chunk.id) if memo is not None else None
+        if known is not None:
+            vectors[row] = known
+        else:
+            missing.append(row)
+    keys: dict[int, bytes] = {}
+    if store is not None and missing:
+        keys = {row: vector_key(embedder.id, chunk_text(chunks[row])) for row in missing}
+        stored = store.get_many(list(keys.values()), embedder.dimensions)
+        still = []
+        for row in missing:
+            hit = stored.get(keys[row])
+            if hit is not None:
+                vectors[row] = hit
+            else:
+                still.append(row)
+        missing = still
+    if missing:
+        # Identical texts (copied functions, revisions of one file) are embedded once.
+        texts = list(dict.fromkeys(chunk_text(chunks[row]) for row in missing))
+        fresh = dict(zip(texts, embedder.embed(texts), strict=True))
+        for row in missing:
+            vectors[row] = fresh[chunk_text(chunks[row])]
+        if store is not None:
+            store.put_many({vector_key(embedder.id, text): vector for text, vector in fresh.items()})
+    if memo is not None:
+        memo.update((chunk.id, vectors[row]) for row, chunk in enumerate(chunks))
+    return vectors, len(missing)
+
+
+def _top(ids: Sequence[str], scores: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
+    """The ``limit`` best (id, score), ties broken by chunk id so rankings are stable."""
+    limit = min(limit, len(scores))
+    if limit <= 0:
+        return []
+    # Every chunk tied with the last one kept competes, so ties go by id, not by position.
+    threshold = np.partition(-scores, limit - 1)[limit - 1]
+    reach = np.nonzero(-scores <= threshold)[0]
+    order = sorted(reach.tolist(), key=lambda i: (-float(scores[i]), ids[i]))[:limit]
+    return [(ids[i], float(scores[i])) for i in order]
+
+
 class DenseIndex:
-    """Exact cosine search over one index's chunk vectors."""
+    """Exact cosine search over every chunk vector of one index (``mode: full``)."""
 
     def __init__(self, embedder: Embedder, chunk_ids: list[str], vectors: Vectors) -> None:
         self.embedder = embedder
@@ -284,12 +384,14 @@ class DenseIndex:
     @classmethod
     def open(cls, reader: IndexReader, embedder: Embedder, *, cache_root: Path | None = None,
              progress: Callable[[int, int], None] | None = None,
-             memo: dict[str, npt.NDArray[np.float32]] | None = None) -> DenseIndex:
+             memo: dict[str, npt.NDArray[np.float32]] | None = None,
+             store: VectorStore | None = None) -> DenseIndex:
         """Load the cached vectors for ``embedder``, computing and saving them when absent.
 
         ``memo`` maps chunk ids to vectors already computed by this embedder (chunk ids
         are content-addressed, so indexes of nearby revisions share most of them); it is
-        read before embedding and filled after.
+        read before embedding and filled after. ``store`` does the same across processes,
+        keyed by the embedded text.
         """
         folder = (cache_root or reader.path / "dense") / embedder.id
         meta_path, vectors_path = folder / "meta.json", folder / "vectors.npy"
@@ -301,36 +403,31 @@ class DenseIndex:
             if memo is not None:
                 memo.update(zip(found.chunk_ids, found.vectors, strict=True))
             return found
-        ids: list[str] = []
-        todo: list[tuple[int, str]] = []
-        vectors = np.zeros((reader.chunk_count(), embedder.dimensions), dtype=np.float32)
-        for row, chunk in enumerate(reader.iter_chunks()):
-            ids.append(chunk.id)
-            known = memo.get(chunk.id) if memo is not None else None
-            if known is not None:
-                vectors[row] = known
-            else:
-                todo.append((row, chunk_text(chunk)))
-        vectors = vectors[:len(ids)]
+        chunks = list(reader.iter_chunks())
+        ids = [chunk.id for chunk in chunks]
+        parts = []
         step = 512
-        for start in range(0, len(todo), step):
-            batch = todo[start:start + step]
-            vectors[[row for row, _ in batch]] = embedder.embed([text for _, text in batch])
+        for start in range(0, len(chunks), step):
+            parts.append(embed_chunks(chunks[start:start + step], embedder, store, memo)[0])
             if progress is not None:
-                progress(min(start + step, len(todo)), len(todo))
-        if memo is not None:
-            memo.update(zip(ids, vectors, strict=True))
-        folder.mkdir(parents=True, exist_ok=True)
-        # Write to temporary names and rename, so a killed build never leaves a torn cache.
-        tmp_vectors = folder / f"vectors.{os.getpid()}.{threading.get_ident()}.tmp"
-        with tmp_vectors.open("wb") as handle:
-            np.save(handle, vectors, allow_pickle=False)
-        os.replace(tmp_vectors, vectors_path)
-        meta = {"format": DENSE_FORMAT, "embedder": embedder.id, "dimensions": int(vectors.shape[1]),
-                "index_build_id": build_id, "chunks": len(ids), "chunk_ids": ids}
-        tmp_meta = folder / "meta.json.tmp"
-        tmp_meta.write_text(json.dumps(meta), "utf-8")
-        os.replace(tmp_meta, meta_path)
+                progress(min(start + step, len(chunks)), len(chunks))
+        vectors = (np.concatenate(parts) if parts
+                   else np.zeros((0, embedder.dimensions), dtype=np.float32))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            # Write to temporary names and rename, so a killed build never leaves a torn cache.
+            tmp_vectors = folder / f"vectors.{os.getpid()}.{threading.get_ident()}.tmp"
+            with tmp_vectors.open("wb") as handle:
+                np.save(handle, vectors, allow_pickle=False)
+            os.replace(tmp_vectors, vectors_path)
+            meta = {"format": DENSE_FORMAT, "embedder": embedder.id,
+                    "dimensions": int(vectors.shape[1]), "index_build_id": build_id,
+                    "chunks": len(ids), "chunk_ids": ids}
+            tmp_meta = folder / f"meta.{os.getpid()}.{threading.get_ident()}.tmp"
+            tmp_meta.write_text(json.dumps(meta), "utf-8")
+            os.replace(tmp_meta, meta_path)
+        except OSError:
+            pass  # a read-only index folder: the vectors serve this run and are not kept
         return cls(embedder, ids, vectors)
 
     def info(self) -> EmbedderInfo:
@@ -339,38 +436,112 @@ class DenseIndex:
                             dimensions=int(self.vectors.shape[1]) if self.vectors.ndim == 2
                             else self.embedder.dimensions)
 
-    def search(self, text: str, limit: int) -> list[tuple[str, float]]:
+    def search(self, text: str, limit: int,
+               candidates: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """The ``limit`` chunks nearest to ``text`` (all chunks: ``candidates`` is ignored)."""
         if not self.chunk_ids:
             return []
-        query = self.embedder.embed([text])[0]
-        scores = self.vectors @ query
-        limit = min(limit, len(scores))
-        top = np.argpartition(-scores, limit - 1)[:limit]
-        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), self.chunk_ids[i]))
-        return [(self.chunk_ids[i], float(scores[i])) for i in order]
+        return _top(self.chunk_ids, self.vectors @ _embed_query(self.embedder, text), limit)
 
 
-def dense_factory(spec: str, *, batch_size: int = 32, max_tokens: int = 256,
-                  cache_root: Path | None = None,
-                  share_vectors: bool = False) -> Callable[[IndexReader], DenseIndex]:
-    """A function opening the dense index of a reader, sharing one embedder across indexes.
+class LazyDense:
+    """Dense scores for the chunks the other signals reached (``mode: lazy``).
 
-    ``share_vectors`` keeps every computed vector in memory by chunk id so that indexes of
-    other revisions reuse them (for runs over many revisions of one repository).
+    Nothing is embedded when the index is opened. A query embeds the candidates it is given
+    that the vector store does not hold yet, then ranks them by cosine similarity, so a
+    run pays only for chunks some query reaches, once per distinct text.
+    """
+
+    def __init__(self, reader: IndexReader, embedder: Embedder, store: VectorStore | None,
+                 memo: dict[str, Vectors] | None = None) -> None:
+        self.reader = reader
+        self.embedder = embedder
+        self.store = store
+        self.memo = memo if memo is not None else {}
+        self.name = "dense"
+        self.embedded = 0
+
+    def info(self) -> EmbedderInfo:
+        """``version`` says the signal scored the lexical candidates only."""
+        return EmbedderInfo(name=self.embedder.id, version=f"{self.embedder.version}; lazy",
+                            dimensions=self.embedder.dimensions)
+
+    def search(self, text: str, limit: int,
+               candidates: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        if not candidates:
+            return []
+        ids = list(dict.fromkeys(candidates))
+        missing = [cid for cid in ids if cid not in self.memo]
+        if missing:
+            chunks = self.reader.get_many(missing)
+            _, embedded = embed_chunks(chunks, self.embedder, self.store, self.memo)
+            self.embedded += embedded
+        ids = [cid for cid in ids if cid in self.memo]
+        if not ids:
+            return []
+        matrix = np.stack([self.memo[cid] for cid in ids])
+        return _top(ids, matrix @ _embed_query(self.embedder, text), limit)
+
+
+def default_store(reader: IndexReader) -> Path:
+    """Where vectors are shared by default: beside the indexes of a multi-revision folder
+    (one holding a chunk store or another index), else inside the index folder."""
+    here = reader.path.resolve()
+    parent = here.parent
+    if (parent / ".chunkstore").is_dir() or any(
+            sibling != here and (sibling / "manifest.json").is_file()
+            for sibling in _subfolders(parent)):
+        return parent / ".vectorstore"
+    return reader.path / "dense" / "store"
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if p.is_dir()][:1000]
+    except OSError:
+        return []
+
+
+DenseSignalImpl = DenseIndex | LazyDense
+
+
+def dense_factory(spec: str, *, batch_size: int = 32, max_tokens: int = 128,
+                  cache_root: Path | None = None, share_vectors: bool = False,
+                  mode: str = "full", store: str | Path | None = None
+                  ) -> Callable[[IndexReader], DenseSignalImpl]:
+    """A function opening the dense signal of a reader, sharing one embedder across indexes.
+
+    ``mode`` ``full`` embeds every chunk when an index is first opened; ``lazy`` embeds
+    only the candidates queries pass in. Vectors go to the content-addressed vector store
+    ``store`` (default: :func:`default_store`). ``share_vectors`` also keeps every vector in
+    memory by chunk id so that indexes of other revisions reuse them in this process.
     """
     embedder = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
     memo: dict[str, npt.NDArray[np.float32]] | None = {} if share_vectors else None
     opened: dict[tuple[str, str | None], DenseIndex] = {}
+    stores: dict[Path, VectorStore] = {}
     lock = threading.Lock()
 
-    def open_for(reader: IndexReader) -> DenseIndex:
+    def store_for(reader: IndexReader) -> VectorStore:
+        folder = Path(store) if store is not None else default_store(reader)
+        with lock:
+            found = stores.get(folder)
+            if found is None:
+                found = stores[folder] = VectorStore(folder)
+            return found
+
+    def open_for(reader: IndexReader) -> DenseSignalImpl:
+        if mode == "lazy":
+            # One per reader: it reads chunk texts through that reader's connection.
+            return LazyDense(reader, embedder, store_for(reader), memo)
         # Worker threads each open their own reader of one index: embed it once, share it.
         key = (str(reader.path.resolve()), reader.manifest.index_build_id)
+        vectors = store_for(reader)
         with lock:
             found = opened.get(key)
             if found is None:
                 found = opened[key] = DenseIndex.open(reader, embedder, cache_root=cache_root,
-                                                      memo=memo)
+                                                      memo=memo, store=vectors)
             return found
 
     return open_for

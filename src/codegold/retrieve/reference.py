@@ -8,7 +8,7 @@ between threads; open one retriever per worker). Every weight comes from
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import msgspec
@@ -32,9 +32,21 @@ class DenseSignal(Protocol):
 
     name: str
 
-    def search(self, text: str, limit: int) -> list[tuple[str, float]]: ...
+    def search(self, text: str, limit: int,
+               candidates: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
 
     def info(self) -> EmbedderInfo: ...
+
+
+def _dense_pool(rankings: dict[str, signals.Hits], cfg: RetrieverConfig) -> list[str] | None:
+    """``mode: lazy``: the chunks dense retrieval scores, the best of the other signals
+    fused (``full`` searches every chunk: None)."""
+    if cfg.signals.dense.mode != "lazy":
+        return None
+    others = {name: hits for name, hits in rankings.items() if name != "dense"}
+    fused = (FUSERS["rrf"](others, cfg.fusion.weights, k=cfg.fusion.rrf_k)
+             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, cfg.fusion.weights))
+    return [f.chunk_id for f in fused[:cfg.signals.dense.candidates]]
 
 
 class RetrievalResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,7 +110,8 @@ class ReferenceRetriever:
                                                       sig.file, depth)
         if sig.dense.enabled and self.dense is not None:
             dense = self.dense
-            runs["dense"] = lambda: dense.search(query, depth)
+            runs["dense"] = lambda: dense.search(query, depth,
+                                                 candidates=_dense_pool(rankings, cfg))
         rankings: dict[str, signals.Hits] = {}
         for name, run in runs.items():
             rankings[name] = run()
