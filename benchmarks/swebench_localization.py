@@ -12,7 +12,9 @@ Configurations (each the same retriever with parts switched off in its config):
 - ``bm25``: the lexical signal alone (BM25 over the analysed query's terms: names first,
   template boilerplate and stop words out, capped); no rerank, no expansion.
 - ``identifier`` / ``symbol`` / ``path`` / ``file`` / ``dense``: that signal alone, no rerank.
-- ``hybrid``: every signal except dense, fused, reranked (the default config).
+- ``hybrid``: every signal except dense, fused, ranked as the config says (the default).
+- ``fusion`` / ``ltr``: ``hybrid`` with ``ranker.method`` set to that (hand-weighted fusion
+  and rerank multipliers, or the learnt ranking model).
 - ``hybrid+dense``: the default config with dense on (needs ``codegold[dense]``).
 
 Metrics per configuration, over instances:
@@ -66,7 +68,8 @@ TRAIN_FRACTION = 0.7
 SPLITS = ("train", "validation")
 CLASSES = ("traceback", "identifiers", "prose")
 KINDS = ("file_acc", "file_hit", "func_acc", "func_hit")
-ALL_CONFIGS = ("bm25-raw", "bm25", "identifier", "symbol", "path", "file", "dense", "hybrid", "hybrid+dense")
+ALL_CONFIGS = ("bm25-raw", "bm25", "identifier", "symbol", "path", "file", "dense", "hybrid",
+               "fusion", "ltr", "hybrid+dense")
 
 
 def split_of(instance_id: str) -> str:
@@ -102,13 +105,17 @@ def config_for(name: str, base: RetrieverConfig) -> RetrieverConfig:
         return replace(signals, **{s: replace(getattr(signals, s), enabled=s in keep)
                                    for s in SIGNALS})
 
+    lexical = {"lexical", "identifier", "symbol", "path", "file"}
     if name == "hybrid":
-        return replace(base, signals=only({"lexical", "identifier", "symbol", "path", "file"}))
+        return replace(base, signals=only(lexical))
+    if name in ("fusion", "ltr"):
+        return replace(base, signals=only(lexical), ranker=replace(base.ranker, method=name))
     if name == "hybrid+dense":
         return replace(base, signals=only(set(SIGNALS)))
     single = "lexical" if name == "bm25" else name
     return replace(base, signals=only({single}), rerank=replace(base.rerank, enabled=False),
-                   expansion=replace(base.expansion, enabled=False))
+                   expansion=replace(base.expansion, enabled=False),
+                   ranker=replace(base.ranker, method="fusion"))
 
 
 def symbol_matches(gold: str, chunk_symbols: Sequence[str]) -> bool:
