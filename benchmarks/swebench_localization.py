@@ -143,7 +143,7 @@ def score_instance(ranked: list[tuple[str, tuple[str, ...]]], gold_files: list[s
 
 
 def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
-                  log: Callable[[str], None]) -> dict[str, Path]:
+                  log: Callable[[str], None], *, build: bool = True) -> dict[str, Path]:
     policy = PathPolicy(include=("**/*.py",))
     last_by_repo: dict[str, Path] = {}
     built: dict[str, Path] = {}
@@ -155,6 +155,9 @@ def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
             continue
         out = cache / row["repo"].replace("/", "+") / row["base_commit"]
         if not (out / "manifest.json").is_file() or not _complete(out):
+            if not build:
+                log(f"skip {row['instance_id']}: no complete index in {cache} (--only-cached)")
+                continue
             started = time.perf_counter()
             try:
                 build_index(repo_dir, row["base_commit"], out, policy=policy,
@@ -235,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dense", action="store_true", help="also run dense and hybrid+dense")
     parser.add_argument("--embedder", default="minilm-int8")
     parser.add_argument("--config", type=Path, default=None, help="retriever config override")
+    parser.add_argument("--only-cached", action="store_true",
+                        help="skip instances whose index is not in --cache-dir yet (never build)")
     parser.add_argument("--split", choices=("train", "validation", "all"), default="all",
                         help="instances of this side of the 70/30 hash split (default all)")
     parser.add_argument("--json", type=Path, default=None, help="write per-instance results here")
@@ -255,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dense:
         configs += [c for c in ("dense", "hybrid+dense") if c not in configs]
     base = load_config(args.config)
-    indexes = build_indexes(rows, args.repos_dir, args.cache_dir, log)
+    indexes = build_indexes(rows, args.repos_dir, args.cache_dir, log, build=not args.only_cached)
     rows = [r for r in rows if r["instance_id"] in indexes]
     make_dense: Callable[[IndexReader], DenseSignal] | None = None
     if any("dense" in c for c in configs):

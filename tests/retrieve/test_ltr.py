@@ -80,7 +80,7 @@ def test_a_broken_model_file_is_refused_by_name(change: dict[str, Any], words: s
 def test_non_finite_numbers_are_refused() -> None:
     payload = json.dumps({"format": 1, "features": list(ltr.FEATURES),
                           "trees": [_stump(0, 0.5, 1.0, 2.0)]}).replace("2.0", "1e999")
-    with pytest.raises(SchemaError, match="inconsistent|ranking model"):
+    with pytest.raises(SchemaError, match=r"inconsistent|ranking model"):
         ltr.TreeModel.decode(payload.encode(), "model.json")
 
 
