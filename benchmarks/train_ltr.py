@@ -76,7 +76,8 @@ def label(chunk_file: str, symbols: tuple[str, ...], row: dict[str, Any]) -> int
 
 
 def collect(rows: list[dict[str, Any]], indexes: dict[str, Path]) -> dict[str, Any]:
-    config = load_config(overrides={"ranker": {"method": "fusion"}})
+    # Method ltr gathers the pool the model will rank; features() needs no model.
+    config = load_config(overrides={"ranker": {"method": "ltr"}})
     features, labels, groups, ids, file_ids, offset_parts = [], [], [], [], [], []
     for number, row in enumerate(rows, start=1):
         with IndexReader.open(indexes[row["instance_id"]]) as reader:

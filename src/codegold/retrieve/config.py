@@ -140,7 +140,7 @@ class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
 class RankerConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     method: Literal["ltr", "fusion"] = "ltr"
     model: str = "builtin"
-    pool: Positive = 200
+    pool: Positive = 100
     min_query_chars: Count = 200
 
 

@@ -236,7 +236,9 @@ class QueryFacts:
         self.names = {_short(name).lower() for name in analysis.identifiers}
         self.names.update(f.function.rsplit(".", 1)[-1].lower() for f in analysis.frames
                           if f.function)
-        self.qualified = {name.replace("::", ".").lower() for name in analysis.identifiers}
+        # Qualified names, matched as suffixes of a chunk's qualified symbol.
+        self.dotted = sorted({name.replace("::", ".").lower() for name in analysis.identifiers
+                              if "." in name or "::" in name})
         self.words = {w.lower() for w in _WORD.findall(analysis.raw)}
         self.frame_files = [f.file.replace("\\", "/") for f in analysis.frames]
         self.frames = float(bool(analysis.frames))
@@ -255,6 +257,7 @@ def feature_rows(candidates: Sequence[Any], rankings: Mapping[str, Sequence[tupl
     if not count:
         return rows
     column = {name: i for i, name in enumerate(FEATURES)}
+    ids = [item.chunk.id for item in candidates]
     for signal in RANK_SIGNALS:
         ranking = rankings.get(signal) or []
         if not ranking:
@@ -262,51 +265,74 @@ def feature_rows(candidates: Sequence[Any], rankings: Mapping[str, Sequence[tupl
         top = max(ranking[0][1], 1e-9)
         position = {cid: (rank, score) for rank, (cid, score) in enumerate(ranking, start=1)}
         norm, rr = column[f"{signal}_norm"], column[f"{signal}_rr"]
-        for row, item in enumerate(candidates):
-            found = position.get(item.chunk.id)
+        for row, chunk_id in enumerate(ids):
+            found = position.get(chunk_id)
             if found is not None:
                 rows[row, norm] = max(found[1], 0.0) / top
                 rows[row, rr] = 1.0 / found[0]
-    best = max(candidates[0].score, 1e-9)
-    by_file: dict[str, list[int]] = {}
+    fused = np.asarray([item.score for item in candidates], dtype=np.float64)
+    best = max(float(fused[0]), 1e-9)
+    rows[:, column["fused_norm"]] = fused / best
+    rows[:, column["fused_rr"]] = 1.0 / np.arange(1, count + 1)
+    # Per file, once: its best and summed fused score, its chunk count in the pool.
+    first: dict[str, int] = {}
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    in_file = np.zeros(count, dtype=np.float64)
     for row, item in enumerate(candidates):
-        by_file.setdefault(item.chunk.file, []).append(row)
+        file = item.chunk.file
+        first.setdefault(file, row)
+        sums[file] = sums.get(file, 0.0) + float(fused[row])
+        counts[file] = counts.get(file, 0) + 1
+        in_file[row] = counts[file]
     top_file = max((score for score, _ in file_scores.values()), default=0.0) or 1e-9
-    for row, item in enumerate(candidates):
+    rows[:, column["rank_in_file_rr"]] = 1.0 / in_file
+    named = facts.names
+    qualified = facts.dotted
+    words = facts.words
+    table = []
+    for item in candidates:
         chunk = item.chunk
-        mates = by_file[chunk.file]
-        file_score, file_rank = file_scores.get(chunk.file, (0.0, 0))
-        short = _short(chunk.symbol).lower() if chunk.symbol else ""
-        qualified = (chunk.symbol or "").replace("::", ".").lower()
-        stem = chunk.file.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-        if stem == "__init__":
-            stem = chunk.file.rsplit("/", 2)[-2].lower() if chunk.file.count("/") else ""
-        values = {
-            "fused_norm": item.score / best,
-            "fused_rr": 1.0 / (row + 1),
-            "file_bm25_norm": file_score / top_file,
-            "file_bm25_rr": 1.0 / file_rank if file_rank else 0.0,
-            "file_best_fused": candidates[mates[0]].score / best,
-            "file_fused_sum": sum(candidates[i].score for i in mates) / best,
-            "file_pool_chunks": math.log1p(len(mates)),
-            "rank_in_file_rr": 1.0 / (mates.index(row) + 1),
-            "kind_function": float(chunk.kind == "function"),
-            "kind_method": float(chunk.kind == "method"),
-            "kind_class": float(chunk.kind == "class"),
-            "kind_module": float(chunk.kind in ("module", "pack", "variable")),
-            "log_lines": math.log1p(chunk.end_line - chunk.start_line + 1),
-            "log_start": math.log1p(chunk.start_line),
-            "has_signature": float(chunk.has_signature),
-            "symbol_named": float(bool(short) and (short in facts.names or any(
-                qualified.endswith(q) for q in facts.qualified if "." in q))),
-            "symbol_in_text": float(bool(short) and short in facts.words),
-            "stem_named": float(len(stem) > 2 and stem in facts.words),
-            "frame_file": float(any(f == chunk.file or f.endswith("/" + chunk.file)
-                                    or chunk.file.endswith("/" + f.lstrip("./"))
-                                    for f in facts.frame_files)),
-            "query_frames": facts.frames,
-            "query_log_terms": facts.log_terms,
-        }
-        for name, value in values.items():
-            rows[row, column[name]] = value
+        file = chunk.file
+        file_score, file_rank = file_scores.get(file, (0.0, 0))
+        symbol = chunk.symbol or ""
+        short = _short(symbol).lower() if symbol else ""
+        stem = _stem(file)
+        kind = chunk.kind
+        table.append((
+            file_score / top_file,
+            1.0 / file_rank if file_rank else 0.0,
+            float(fused[first[file]]) / best,
+            sums[file] / best,
+            math.log1p(counts[file]),
+            kind == "function", kind == "method", kind == "class",
+            kind in ("module", "pack", "variable"),
+            math.log1p(chunk.end_line - chunk.start_line + 1),
+            math.log1p(chunk.start_line),
+            chunk.has_signature,
+            bool(short) and (short in named or (bool(qualified) and any(
+                symbol.replace("::", ".").lower().endswith(q) for q in qualified))),
+            bool(short) and short in words,
+            len(stem) > 2 and stem in words,
+            any(f == file or f.endswith("/" + file) or file.endswith("/" + f.lstrip("./"))
+                for f in facts.frame_files),
+        ))
+    rows[:, [column[name] for name in _PER_CHUNK]] = np.asarray(table, dtype=np.float64)
+    rows[:, column["query_frames"]] = facts.frames
+    rows[:, column["query_log_terms"]] = facts.log_terms
     return rows
+
+
+_PER_CHUNK = ("file_bm25_norm", "file_bm25_rr", "file_best_fused", "file_fused_sum",
+              "file_pool_chunks", "kind_function", "kind_method", "kind_class", "kind_module",
+              "log_lines", "log_start", "has_signature", "symbol_named", "symbol_in_text",
+              "stem_named", "frame_file")
+
+
+def _stem(path: str) -> str:
+    """A file's module name as a query would say it (``pkg/__init__.py`` is ``pkg``)."""
+    parts = path.rsplit("/", 2)
+    stem = parts[-1].rsplit(".", 1)[0].lower()
+    if stem == "__init__":
+        return parts[-2].lower() if len(parts) > 1 else ""
+    return stem

@@ -125,8 +125,9 @@ class ReferenceRetriever:
         fused = (fuser(rankings, weights, k=cfg.fusion.rrf_k) if cfg.fusion.method == "rrf"
                  else fuser(rankings, weights))
         size = max(_MIN_POOL, want * 5, cfg.candidates.record_candidates)
-        if self._model is not None:
-            size = max(size, cfg.ranker.pool)
+        if self._model is not None or cfg.ranker.method == "ltr":
+            # The model's features describe a pool of this size, whatever k is.
+            size = max(want, cfg.ranker.pool)
         pool = fused[:size]
         chunks = {c.id: c for c in self.reader.get_many([f.chunk_id for f in pool])}
         candidates = [Scored(chunk=chunks[f.chunk_id], score=f.score, contributions=f.contributions)
