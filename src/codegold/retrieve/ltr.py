@@ -146,18 +146,21 @@ class TreeModel:
         total = np.zeros(count, dtype=np.float64)
         if count == 0 or len(self._root) == 0:
             return total
-        values = rows[:, self._feature]
-        decisions = values <= self._threshold
+        # One row per tree node, one column per candidate (C order, so the walk below
+        # reads it through a flat index: node * count + candidate).
+        values = np.ascontiguousarray(rows.T)[self._feature]
+        decisions = values <= self._threshold[:, None]
         nan = np.isnan(values)
         if nan.any():
-            decisions = np.where(nan, self._nan_left, decisions)
+            decisions = np.where(nan, self._nan_left[:, None], decisions)
         flat = decisions.ravel()
-        base = (np.arange(count, dtype=np.int64) * len(self._feature))[:, None]
+        base = np.arange(count, dtype=np.int64)[:, None]
         node = np.repeat(self._root[None, :], count, axis=0)
         inner = node >= 0
         while inner.any():
             at = np.where(inner, node, 0)
-            step = np.where(flat.take(base + at), self._left.take(at), self._right.take(at))
+            step = np.where(flat.take(at * count + base), self._left.take(at),
+                            self._right.take(at))
             node = np.where(inner, step, node)
             inner = node >= 0
         scores = self._leaf.take(~node)
