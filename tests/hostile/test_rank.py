@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hostilekit import assert_clean_error, assert_sentinels, plant_sentinels, run_cli
 
 from codegold.retrieve.ltr import FEATURES
+from hostilekit import assert_clean_error, assert_sentinels, plant_sentinels, run_cli
 
 LONG_QUERY = "total " + "the report says the total is wrong when the window is empty " * 5
 
