@@ -47,6 +47,7 @@ from codegold.retrieve.reference import ReferenceRetriever
 
 SEED = 7
 PARAMS: dict[str, Any] = {
+    "monotone_constraints": [int(name in ltr.INCREASING) for name in ltr.FEATURES],
     "objective": "lambdarank",
     "metric": "ndcg",
     "ndcg_eval_at": [1, 5],
@@ -65,7 +66,7 @@ PARAMS: dict[str, Any] = {
     "num_threads": 1,
     "verbosity": -1,
 }
-ROUNDS = 200
+ROUNDS = 100
 
 
 def label(chunk_file: str, symbols: tuple[str, ...], row: dict[str, Any]) -> int:

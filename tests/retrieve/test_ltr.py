@@ -125,6 +125,20 @@ def test_the_shipped_model_matches_the_features_and_its_training_record() -> Non
     assert np.max(np.abs(model.predict(rows) - np.asarray(check["scores"]))) < 1e-9
 
 
+def test_more_evidence_never_lowers_the_shipped_models_score() -> None:
+    model = ltr.load_model(ltr.BUILTIN)
+    rng = np.random.default_rng(5)
+    base = np.asarray(model.spec.training["check"]["rows"], dtype=np.float64)
+    rows = np.vstack([base, rng.uniform(0, 1, size=(200, WIDTH))])
+    before = model.predict(rows)
+    for name in sorted(ltr.INCREASING):
+        column = ltr.FEATURES.index(name)
+        for step in (0.05, 0.3, 1.0):
+            bumped = rows.copy()
+            bumped[:, column] += step
+            assert np.all(model.predict(bumped) >= before - 1e-12), name
+
+
 @pytest.fixture
 def ltr_retriever(fixture_index: Path) -> Iterator[ReferenceRetriever]:
     with IndexReader.open(fixture_index) as reader:

@@ -49,6 +49,15 @@ FEATURES: tuple[str, ...] = (
     "symbol_named", "symbol_in_text", "stem_named", "frame_file",
     "query_frames", "query_log_terms",
 )
+# Features the model may only reward: more evidence never lowers a score (the trainer
+# sets LightGBM's monotone constraints from this). With ~100 training issues a learnt dip
+# ("a better lexical rank counts against a chunk") is noise, and it misranks
+# repositories unlike the training ones.
+INCREASING = frozenset({
+    *(f"{signal}_{kind}" for signal in RANK_SIGNALS for kind in ("norm", "rr")),
+    "fused_norm", "fused_rr", "file_bm25_norm", "file_bm25_rr", "file_best_fused",
+    "file_fused_sum", "rank_in_file_rr", "symbol_named", "symbol_in_text", "stem_named",
+    "frame_file"})
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
