@@ -8,6 +8,8 @@ that queries match many chunks the way they do in real code. Then times, per que
   index held in memory: the floor for a lexical search;
 - ``reference``: the reference retriever without dense (analysis, four signals, fusion,
   filters, rerank, expansion), with its default in-memory BM25 (cached beside the index);
+- ``reference/ltr``: the same with the learnt ranker on every query (by default it ranks
+  only issue-length queries, ``ranker.min_query_chars``);
 - ``reference/fts5``: the same with the SQLite FTS5 lexical backend (its in-memory FTS5
   table is built by the first query, timed apart);
 - ``reference+dense``: the same with the MiniLM dense signal (``--dense``; vectors are
@@ -171,6 +173,16 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             retriever.retrieve(query, k=args.k)
             timings["reference"].append((time.perf_counter() - started) * 1000)
+        # The learnt ranker runs on issue-length queries only (ranker.min_query_chars);
+        # here it ranks every query, so its cost shows whatever the query's length.
+        learnt = ReferenceRetriever(reader, load_config(overrides={
+            "ranker": {"method": "ltr", "min_query_chars": 0}}))
+        learnt.retrieve(queries[0], k=args.k)  # warm: the file-level lexical cache
+        timings["reference/ltr"] = []
+        for query in queries:
+            started = time.perf_counter()
+            learnt.retrieve(query, k=args.k)
+            timings["reference/ltr"].append((time.perf_counter() - started) * 1000)
         fts = ReferenceRetriever(reader, load_config(overrides={
             "signals": {"lexical": {"backend": "fts5"}, "identifier": {"backend": "fts5"}}}))
         timings["reference/fts5"] = []

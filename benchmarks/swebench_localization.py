@@ -12,7 +12,9 @@ Configurations (each the same retriever with parts switched off in its config):
 - ``bm25``: the lexical signal alone (BM25 over the analysed query's terms: names first,
   template boilerplate and stop words out, capped); no rerank, no expansion.
 - ``identifier`` / ``symbol`` / ``path`` / ``file`` / ``dense``: that signal alone, no rerank.
-- ``hybrid``: every signal except dense, fused, reranked (the default config).
+- ``hybrid``: every signal except dense, fused, ranked as the config says (the default).
+- ``fusion`` / ``ltr``: ``hybrid`` with ``ranker.method`` set to that (hand-weighted fusion
+  and rerank multipliers, or the learnt ranking model).
 - ``hybrid+dense``: the default config with dense on (needs ``codegold[dense]``).
 
 Metrics per configuration, over instances:
@@ -20,12 +22,21 @@ Metrics per configuration, over instances:
 - file Acc@k: every gold file is among the first k *distinct files* of the ranking (the
   README's baseline measure); file Hit@k: at least one is.
 - function Hit@k: a gold function (file + qualified symbol, or a method/class of it) is
-  in the first k *chunks*.
+  in the first k *chunks*; function Acc@k: every gold function is (instances without a
+  gold function count as misses).
+
+Splits: ``--split train|validation|all`` keeps the instances a hash of their id puts on
+that side (70 % train, the hash of ``codegold cases split``, seed 0); the tables are
+printed for train and validation separately, and per query class: ``traceback`` (the
+issue holds a stack-trace frame), ``identifiers`` (it names code: identifiers, paths)
+and ``prose`` (neither).
 
 Usage::
 
     python benchmarks/swebench_localization.py --repos-dir /work/.mirror --limit 40
     python benchmarks/swebench_localization.py --repos-dir DIR --configs bm25,hybrid --dense
+    python benchmarks/swebench_localization.py --repos-dir /work/.mirror \
+        --cache-dir /work/devcache --split validation --configs bm25,hybrid
 """
 
 from __future__ import annotations
@@ -41,17 +52,38 @@ from typing import Any
 
 import msgspec
 
+from codegold.curate.split import case_hash
 from codegold.index import IndexReader, PathPolicy, build_index
 from codegold.index.tokens import code_tokens
 from codegold.retrieve.config import RetrieverConfig, load_config
 from codegold.retrieve.lexindex import LexicalIndex
+from codegold.retrieve.query import analyze_query
 from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
 
 DEFAULT_DATA = Path("/work/shared/data/swebench-dev/instances.jsonl")
 KS = (1, 5, 10)
 DEPTH = 60
 SIGNALS = ("lexical", "identifier", "symbol", "path", "file", "dense")
-ALL_CONFIGS = ("bm25-raw", "bm25", "identifier", "symbol", "path", "file", "dense", "hybrid", "hybrid+dense")
+TRAIN_FRACTION = 0.7
+SPLITS = ("train", "validation")
+CLASSES = ("traceback", "identifiers", "prose")
+KINDS = ("file_acc", "file_hit", "func_acc", "func_hit")
+ALL_CONFIGS = ("bm25-raw", "bm25", "identifier", "symbol", "path", "file", "dense", "hybrid",
+               "fusion", "ltr", "hybrid+dense")
+
+
+def split_of(instance_id: str) -> str:
+    """``train`` or ``validation``: the hash split of ``codegold cases split`` (seed 0)."""
+    return "train" if case_hash(instance_id, 0) < TRAIN_FRACTION else "validation"
+
+
+def query_class(query: str) -> str:
+    analysis = analyze_query(query)
+    if analysis.frames:
+        return "traceback"
+    if analysis.identifiers or analysis.paths:
+        return "identifiers"
+    return "prose"
 
 
 def find_repo(repos_dir: Path, repo: str) -> Path | None:
@@ -73,13 +105,17 @@ def config_for(name: str, base: RetrieverConfig) -> RetrieverConfig:
         return replace(signals, **{s: replace(getattr(signals, s), enabled=s in keep)
                                    for s in SIGNALS})
 
+    lexical = {"lexical", "identifier", "symbol", "path", "file"}
     if name == "hybrid":
-        return replace(base, signals=only({"lexical", "identifier", "symbol", "path", "file"}))
+        return replace(base, signals=only(lexical))
+    if name in ("fusion", "ltr"):
+        return replace(base, signals=only(lexical), ranker=replace(base.ranker, method=name))
     if name == "hybrid+dense":
         return replace(base, signals=only(set(SIGNALS)))
     single = "lexical" if name == "bm25" else name
     return replace(base, signals=only({single}), rerank=replace(base.rerank, enabled=False),
-                   expansion=replace(base.expansion, enabled=False))
+                   expansion=replace(base.expansion, enabled=False),
+                   ranker=replace(base.ranker, method="fusion"))
 
 
 def symbol_matches(gold: str, chunk_symbols: Sequence[str]) -> bool:
@@ -99,14 +135,15 @@ def score_instance(ranked: list[tuple[str, tuple[str, ...]]], gold_files: list[s
         top = set(files[:k])
         out[f"file_acc@{k}"] = bool(gold) and gold <= top
         out[f"file_hit@{k}"] = bool(gold & top)
-        out[f"func_hit@{k}"] = any(
-            file == g["file"] and symbol_matches(g["symbol"], symbols)
-            for file, symbols in ranked[:k] for g in gold_symbols)
+        found = [any(file == g["file"] and symbol_matches(g["symbol"], symbols)
+                     for file, symbols in ranked[:k]) for g in gold_symbols]
+        out[f"func_hit@{k}"] = any(found)
+        out[f"func_acc@{k}"] = bool(found) and all(found)
     return out
 
 
 def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
-                  log: Callable[[str], None]) -> dict[str, Path]:
+                  log: Callable[[str], None], *, build: bool = True) -> dict[str, Path]:
     policy = PathPolicy(include=("**/*.py",))
     last_by_repo: dict[str, Path] = {}
     built: dict[str, Path] = {}
@@ -118,6 +155,9 @@ def build_indexes(instances: list[dict[str, Any]], repos_dir: Path, cache: Path,
             continue
         out = cache / row["repo"].replace("/", "+") / row["base_commit"]
         if not (out / "manifest.json").is_file() or not _complete(out):
+            if not build:
+                log(f"skip {row['instance_id']}: no complete index in {cache} (--only-cached)")
+                continue
             started = time.perf_counter()
             try:
                 build_index(repo_dir, row["base_commit"], out, policy=policy,
@@ -153,6 +193,38 @@ def _complete(index_dir: Path) -> bool:
         return False
 
 
+def print_table(records: list[dict[str, Any]], configs: list[str],
+                latency: dict[str, list[float]]) -> None:
+    n = len(records)
+    head = ["config", *(f"{label} @{k}" for label in ("file Acc", "file Hit", "func Acc", "func Hit")
+                        for k in KS), "p50 ms"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name in configs:
+        cells = [f"{100 * sum(r[name]['scores'][f'{kind}@{k}'] for r in records) / n:.1f}"
+                 for kind in KINDS for k in KS]
+        times = sorted(latency[name])
+        p50 = times[len(times) // 2] if times else 0.0
+        print(f"| {name} | " + " | ".join(cells) + f" | {p50:.0f} |")
+
+
+def print_classes(records: list[dict[str, Any]], configs: list[str]) -> None:
+    groups = {c: [r for r in records if r["class"] == c] for c in CLASSES}
+    print("| config | " + " | ".join(f"{c} (n={len(groups[c])})" for c in CLASSES) + " |")
+    print("|" + "---|" * (len(CLASSES) + 1))
+    for name in configs:
+        cells = []
+        for c in CLASSES:
+            members = groups[c]
+            if not members:
+                cells.append("-")
+                continue
+            acc = 100 * sum(r[name]["scores"]["file_acc@5"] for r in members) / len(members)
+            func = 100 * sum(r[name]["scores"]["func_acc@5"] for r in members) / len(members)
+            cells.append(f"{acc:.1f} / {func:.1f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -166,6 +238,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dense", action="store_true", help="also run dense and hybrid+dense")
     parser.add_argument("--embedder", default="minilm-int8")
     parser.add_argument("--config", type=Path, default=None, help="retriever config override")
+    parser.add_argument("--only-cached", action="store_true",
+                        help="skip instances whose index is not in --cache-dir yet (never build)")
+    parser.add_argument("--split", choices=("train", "validation", "all"), default="all",
+                        help="instances of this side of the 70/30 hash split (default all)")
     parser.add_argument("--json", type=Path, default=None, help="write per-instance results here")
     args = parser.parse_args(argv)
 
@@ -176,13 +252,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.repos:
         wanted = set(args.repos.split(","))
         rows = [r for r in rows if r["repo"] in wanted]
+    if args.split != "all":
+        rows = [r for r in rows if split_of(r["instance_id"]) == args.split]
     if args.limit:
         rows = rows[: args.limit]
     configs = [c for c in args.configs.split(",") if c]
     if args.dense:
         configs += [c for c in ("dense", "hybrid+dense") if c not in configs]
     base = load_config(args.config)
-    indexes = build_indexes(rows, args.repos_dir, args.cache_dir, log)
+    indexes = build_indexes(rows, args.repos_dir, args.cache_dir, log, build=not args.only_cached)
     rows = [r for r in rows if r["instance_id"] in indexes]
     make_dense: Callable[[IndexReader], DenseSignal] | None = None
     if any("dense" in c for c in configs):
@@ -192,7 +270,6 @@ def main(argv: list[str] | None = None) -> int:
         make_dense = dense_factory(args.embedder, batch_size=settings.batch_size,
                                    max_tokens=settings.max_tokens, share_vectors=True,
                                    mode=settings.mode, store=settings.store)
-    totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     latency: dict[str, list[float]] = defaultdict(list)
     per_instance: list[dict[str, Any]] = []
     for number, row in enumerate(rows, start=1):
@@ -203,9 +280,13 @@ def main(argv: list[str] | None = None) -> int:
                 dense = make_dense(reader)
                 log(f"[{number}/{len(rows)}] dense vectors ready in {time.perf_counter() - started:.1f}s")
             # Build (or load) the lexical cache before timing, as a long-running service would.
-            LexicalIndex.for_reader(reader, weights=base.signals.lexical.field_weights,
-                                    k1=base.signals.lexical.k1, b=base.signals.lexical.b)
-            record: dict[str, Any] = {"instance_id": row["instance_id"]}
+            for unit in ("chunk", "file"):
+                LexicalIndex.for_reader(reader, weights=base.signals.lexical.field_weights,
+                                        k1=base.signals.lexical.k1, b=base.signals.lexical.b,
+                                        unit=unit)
+            record: dict[str, Any] = {"instance_id": row["instance_id"],
+                                      "split": split_of(row["instance_id"]),
+                                      "class": query_class(row["query"])}
             for name in configs:
                 if name == "bm25-raw":
                     ranked, took = _bm25_raw(reader, row["query"], base)
@@ -217,26 +298,20 @@ def main(argv: list[str] | None = None) -> int:
                     ranked = [(s.chunk.file, (s.chunk.symbol, *s.chunk.symbols) if s.chunk.symbol
                                else s.chunk.symbols) for s in result.ranked]
                 scores = score_instance(ranked, row["gold_files"], row["gold_symbols"])
-                for key, value in scores.items():
-                    totals[name][key] += value
                 record[name] = {"scores": scores, "files": list(dict.fromkeys(f for f, _ in ranked))[:10]}
             per_instance.append(record)
         if number % 10 == 0:
             log(f"[{number}/{len(rows)}] scored")
-    n = len(rows)
-    print(f"\nSWE-bench dev localisation, n = {n} instances "
-          f"({len({r['repo'] for r in rows})} repositories)\n")
-    head = ["config", *(f"file Acc@{k}" for k in KS), *(f"file Hit@{k}" for k in KS),
-            *(f"func Hit@{k}" for k in KS), "p50 ms"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for name in configs:
-        t = totals[name]
-        cells = [f"{100 * t[f'{kind}@{k}'] / max(n, 1):.1f}"
-                 for kind in ("file_acc", "file_hit", "func_hit") for k in KS]
-        times = sorted(latency[name])
-        p50 = times[len(times) // 2] if times else 0.0
-        print(f"| {name} | " + " | ".join(cells) + f" | {p50:.0f} |")
+    print(f"\nSWE-bench dev localisation, n = {len(rows)} instances "
+          f"({len({r['repo'] for r in rows})} repositories)")
+    for split in SPLITS:
+        records = [r for r in per_instance if r["split"] == split]
+        if not records:
+            continue
+        print(f"\n{split}: n = {len(records)}\n")
+        print_table(records, configs, latency)
+        print(f"\n{split}, file Acc@5 / function Acc@5 by query class:\n")
+        print_classes(records, configs)
     if args.json:
         args.json.write_text(json.dumps(per_instance, indent=1))
     return 0

@@ -83,7 +83,7 @@ def shard_dispatch(executor: Executor, spec: str, options: RetrieverOptions,
 
     # Dense vectors are computed by the first reader of an index and cached beside it:
     # one shard per revision, so that two workers never compute the same cache at once.
-    size = shard_size if options.dense is False else 1 << 62  # None: auto, maybe on
+    size = shard_size if not options.dense else 1 << 62
 
     def dispatch(items: Sequence[tuple[Case, int]], run_id: str) -> Iterator[Attempt]:
         by_revision: dict[str, list[int]] = {}

@@ -140,6 +140,13 @@ class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     score_factor: Weight = 0.98
 
 
+class RankerConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    method: Literal["ltr", "fusion"] = "ltr"
+    model: str = "builtin"
+    pool: Positive = 100
+    min_query_chars: Count = 200
+
+
 class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole configuration; an override file may give any subset of it."""
 
@@ -149,11 +156,13 @@ class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     signals: SignalsConfig = SignalsConfig()
     fusion: FusionConfig = FusionConfig()
     rerank: RerankConfig = RerankConfig()
+    ranker: RankerConfig = RankerConfig()
     filters: FiltersConfig = FiltersConfig()
     expansion: ExpansionConfig = ExpansionConfig()
 
 
 FUSION_METHODS = ("rrf", "weighted")
+RANKER_METHODS = ("ltr", "fusion")
 LEXICAL_BACKENDS = ("memory", "fts5")
 
 

@@ -70,6 +70,7 @@ class LexicalIndex:
         self.file_names = file_names or []
         self.file_starts = file_starts if file_starts is not None else np.zeros(1, dtype=np.int64)
         self._file_number = {name: i for i, name in enumerate(self.file_names)}
+        self._rows: dict[str, int] | None = None
         self.vocab = vocab
         self.offsets = offsets
         self.docs = docs
@@ -253,6 +254,12 @@ class LexicalIndex:
                 start, end = self.offsets[row], self.offsets[row + 1]
                 scores[self.docs[start:end]] += self.impacts[start:end]
         return scores
+
+    def row_of(self, doc_id: str) -> int | None:
+        """The row of a document (a chunk id, or a path in the file unit) in ``scores``."""
+        if self._rows is None:
+            self._rows = {doc: row for row, doc in enumerate(self.chunk_ids)}
+        return self._rows.get(doc_id)
 
     def best_in_file(self, scores: npt.NDArray[np.float32], path: str,
                      count: int) -> list[tuple[str, float]]:

@@ -7,21 +7,25 @@ between threads; open one retriever per worker). Every weight comes from
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
 from codegold.index.store import IndexReader
 from codegold.model import EmbedderInfo
-from codegold.retrieve import signals
+from codegold.retrieve import ltr, signals
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
 from codegold.retrieve.fusion import FUSERS
+from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import QueryAnalysis, analyze_query
-from codegold.retrieve.rerank import Categories, Scored, rerank
+from codegold.retrieve.rerank import Categories, Scored, multipliers, rerank
 
 # Fused candidates read from the index per query, at least (filters may drop some).
 _MIN_POOL = 100
@@ -62,6 +66,16 @@ class RetrievalResult(msgspec.Struct, frozen=True, kw_only=True):
     timing_ms: dict[str, float]
 
 
+class Gathered(msgspec.Struct, frozen=True, kw_only=True):
+    """Fused, filtered candidates of one query and what ranking them needs."""
+
+    analysis: QueryAnalysis
+    filters: Filters
+    candidates: list[Scored]
+    rankings: dict[str, list[tuple[str, float]]]
+    timing_ms: dict[str, float]
+
+
 class ReferenceRetriever:
     def __init__(self, reader: IndexReader, config: RetrieverConfig, *,
                  dense: DenseSignal | None = None) -> None:
@@ -70,6 +84,8 @@ class ReferenceRetriever:
         self.dense = dense
         self._resolver: signals.PathResolver | None = None
         self._categories = Categories(config.rerank.category_patterns)
+        ranker = config.ranker
+        self._model = ltr.load_model(ranker.model) if ranker.method == "ltr" else None
 
     @property
     def resolver(self) -> signals.PathResolver:
@@ -77,11 +93,11 @@ class ReferenceRetriever:
             self._resolver = signals.PathResolver.of(self.reader)
         return self._resolver
 
-    def retrieve(self, query: str, *, k: int | None = None, open_file: str | None = None,
-                 filters: Filters | None = None) -> RetrievalResult:
+    def gather(self, query: str, *, want: int, filters: Filters | None = None,
+               timing: dict[str, float] | None = None) -> Gathered:
+        """Run the signals, fuse them and apply the filters: the candidates to rank."""
         cfg = self.config
-        want = max(1, k if k is not None else cfg.candidates.default_k)
-        timing: dict[str, float] = {}
+        timing = {} if timing is None else timing
         started = time.perf_counter()
 
         def lap(name: str, since: float) -> float:
@@ -121,23 +137,91 @@ class ReferenceRetriever:
         weights = cfg.fusion.weights
         fused = (fuser(rankings, weights, k=cfg.fusion.rrf_k) if cfg.fusion.method == "rrf"
                  else fuser(rankings, weights))
-        pool = fused[: max(_MIN_POOL, want * 5, cfg.candidates.record_candidates)]
+        size = max(_MIN_POOL, want * 5, cfg.candidates.record_candidates)
+        if self._model is not None or cfg.ranker.method == "ltr":
+            # The model's features describe a pool of this size, whatever k is.
+            size = max(want, cfg.ranker.pool)
+        pool = fused[:size]
         chunks = {c.id: c for c in self.reader.get_many([f.chunk_id for f in pool])}
         candidates = [Scored(chunk=chunks[f.chunk_id], score=f.score, contributions=f.contributions)
                       for f in pool if f.chunk_id in chunks and active.accepts(chunks[f.chunk_id])]
         if len(candidates) < want:
             candidates.extend(self._fill(active, want - len(candidates),
                                          {c.chunk.id for c in candidates}))
-        mark = lap("fusion", mark)
-        if cfg.rerank.enabled:
+        lap("fusion", mark)
+        return Gathered(analysis=analysis, filters=active, candidates=candidates,
+                        rankings=rankings, timing_ms=timing)
+
+    def features(self, gathered: Gathered, *, open_file: str | None = None
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                            list[dict[str, float]]]:
+        """The learning-to-rank features of each candidate, its offset and multipliers.
+
+        The rerank multipliers (role by intent, path categories, missing signature, open
+        file) are policy, not evidence: they are added to the model's score as the sum of
+        their logarithms (the offset; the model was trained on top of the same offsets),
+        so a configuration keeps its meaning under either ranker.
+        """
+        cfg = self.config
+        analysis = gathered.analysis
+        factors = [multipliers(item.chunk, config=cfg.rerank, intent=analysis.intent,
+                               asks_for=analysis.asks_for, open_file=open_file,
+                               categories=self._categories) for item in gathered.candidates]
+        offsets = np.asarray([sum(math.log(v) for v in f.values() if v > 0) for f in factors],
+                             dtype=np.float64)
+        rows = ltr.feature_rows(gathered.candidates, gathered.rankings,
+                                self._file_scores(gathered), ltr.QueryFacts(analysis))
+        return rows, offsets, factors
+
+    def _file_scores(self, gathered: Gathered) -> dict[str, tuple[float, int]]:
+        """Whole-file BM25 score and 1-based rank of each candidate's file."""
+        terms = gathered.analysis.terms
+        files = {item.chunk.file for item in gathered.candidates}
+        if not terms or not files:
+            return {}
+        lexical = self.config.signals.lexical
+        engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
+                                         k1=lexical.k1, b=lexical.b, unit="file")
+        scores = engine.scores(terms)
+        out: dict[str, tuple[float, int]] = {}
+        for file in files:
+            row = engine.row_of(file)
+            if row is not None and scores[row] > 0:
+                value = scores[row]
+                out[file] = (float(value), 1 + int(np.count_nonzero(scores > value)))
+        return out
+
+    def retrieve(self, query: str, *, k: int | None = None, open_file: str | None = None,
+                 filters: Filters | None = None) -> RetrievalResult:
+        cfg = self.config
+        want = max(1, k if k is not None else cfg.candidates.default_k)
+        timing: dict[str, float] = {}
+        started = time.perf_counter()
+        gathered = self.gather(query, want=want, filters=filters, timing=timing)
+        analysis, active, candidates = gathered.analysis, gathered.filters, gathered.candidates
+        mark = time.perf_counter()
+        # The model learnt from issue reports: a short question keeps the fused ranking.
+        model = self._model if len(query.strip()) >= cfg.ranker.min_query_chars else None
+        if model is not None and candidates:
+            rows, offsets, factors = self.features(gathered, open_file=open_file)
+            learnt = model.predict(rows)
+            ranked = []
+            for item, value, offset, found in zip(candidates, learnt.tolist(), offsets.tolist(),
+                                                  factors, strict=True):
+                ranked.append(Scored(chunk=item.chunk, score=round(value + offset, 6),
+                                     contributions=item.contributions,
+                                     factors={"ltr": round(value, 6), **found}))
+            ranked.sort(key=lambda s: (-s.score, s.chunk.id))
+        elif cfg.rerank.enabled:
             ranked = rerank(candidates, config=cfg.rerank, intent=analysis.intent,
                             asks_for=analysis.asks_for, open_file=open_file,
                             categories=self._categories)
         else:
             ranked = list(candidates)
-        mark = lap("rerank", mark)
+        now = time.perf_counter()
+        timing["rerank"] = round((now - mark) * 1000, 3)
         final, added = expand(self.reader, ranked, k=want, config=cfg.expansion, filters=active)
-        lap("expand", mark)
+        timing["expand"] = round((time.perf_counter() - now) * 1000, 3)
         timing["total"] = round((time.perf_counter() - started) * 1000, 3)
         return RetrievalResult(
             analysis=analysis,
@@ -146,7 +230,7 @@ class ReferenceRetriever:
             candidates=candidates[: max(cfg.candidates.record_candidates, want)],
             ranked=final,
             expanded_ids=added,
-            signal_hits={name: len(hits) for name, hits in rankings.items()},
+            signal_hits={name: len(hits) for name, hits in gathered.rankings.items()},
             timing_ms=timing,
         )
 

@@ -50,6 +50,34 @@ def _shared_segments(a: str, b: str) -> int:
     return count
 
 
+def multipliers(chunk: IndexedChunk, *, config: RerankConfig, intent: str,
+                asks_for: frozenset[str], open_file: str | None,
+                categories: Categories) -> dict[str, float]:
+    """The rerank multipliers of one chunk, by name (those equal to 1 left out)."""
+    preference = config.role_preference.get(intent, {})
+    factors: dict[str, float] = {}
+    role_factor = preference.get(chunk.role, 1.0)
+    if role_factor != 1.0:
+        factors[f"role:{chunk.role}"] = role_factor
+    for category in sorted(categories.of(chunk) - asks_for):
+        penalty = config.category_penalty.get(category, 1.0)
+        if penalty != 1.0:
+            factors[f"path:{category}"] = penalty
+    if open_file:
+        open_dir = open_file.rsplit("/", 1)[0] if "/" in open_file else ""
+        if chunk.file == open_file:
+            factors["open_file"] = config.open_file.same_file
+        elif open_dir and chunk.file.rsplit("/", 1)[0] == open_dir:
+            factors["open_dir"] = config.open_file.same_dir
+        else:
+            shared = _shared_segments(chunk.file, open_file)
+            if shared:
+                factors["open_prefix"] = 1.0 + config.open_file.per_shared_segment * shared
+    if not chunk.has_signature:
+        factors["no_signature"] = config.no_signature
+    return factors
+
+
 def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
            asks_for: frozenset[str], open_file: str | None,
            categories: Categories | None = None) -> list[Scored]:
@@ -58,35 +86,15 @@ def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
     ``categories`` is the compiled form of ``config.category_patterns``; pass one built
     once to avoid recompiling per query.
     """
-    preference = config.role_preference.get(intent, {})
     matcher = categories or Categories(config.category_patterns)
-    open_dir = open_file.rsplit("/", 1)[0] if open_file and "/" in open_file else ""
     boosted: list[Scored] = []
     for item in items:
-        chunk = item.chunk
-        factors: dict[str, float] = {}
-        role_factor = preference.get(chunk.role, 1.0)
-        if role_factor != 1.0:
-            factors[f"role:{chunk.role}"] = role_factor
-        for category in sorted(matcher.of(chunk) - asks_for):
-            penalty = config.category_penalty.get(category, 1.0)
-            if penalty != 1.0:
-                factors[f"path:{category}"] = penalty
-        if open_file:
-            if chunk.file == open_file:
-                factors["open_file"] = config.open_file.same_file
-            elif open_dir and chunk.file.rsplit("/", 1)[0] == open_dir:
-                factors["open_dir"] = config.open_file.same_dir
-            else:
-                shared = _shared_segments(chunk.file, open_file)
-                if shared:
-                    factors["open_prefix"] = 1.0 + config.open_file.per_shared_segment * shared
-        if not chunk.has_signature:
-            factors["no_signature"] = config.no_signature
+        factors = multipliers(item.chunk, config=config, intent=intent, asks_for=asks_for,
+                              open_file=open_file, categories=matcher)
         score = item.score
         for value in factors.values():
             score *= value
-        boosted.append(Scored(chunk=chunk, score=score, contributions=item.contributions,
+        boosted.append(Scored(chunk=item.chunk, score=score, contributions=item.contributions,
                               factors=factors))
     boosted.sort(key=lambda s: (-s.score, s.chunk.id))
     return same_file_decay(boosted, config.same_file_decay)

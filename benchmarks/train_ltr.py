@@ -1,0 +1,251 @@
+"""Train the reference retriever's ranking model (LightGBM LambdaRank) on the training split.
+
+Rows are the fused candidates of each SWE-bench development instance of the *training*
+side of the 70/30 hash split (``swebench_localization.split_of``); validation instances
+are never read. Labels: 2 for a chunk that holds a gold function, 1 for another chunk of
+a gold file, 0 otherwise. The features are :data:`codegold.retrieve.ltr.FEATURES`, computed
+by the retriever itself (``ReferenceRetriever.gather`` + ``features``), so training and
+inference see the same numbers.
+
+The trees are written as plain arrays (``codegold.retrieve.ltr`` evaluates them with
+numpy); the script checks that those predictions equal LightGBM's before writing.
+Hyperparameters (leaves, label gains, rounds) are chosen by 5-fold cross-validation
+over the training instances only (``--cv``; the criterion is file Acc@1 + file Acc@5 +
+function Acc@5 within the pool), or the defaults below are used.
+
+Usage::
+
+    python benchmarks/train_ltr.py --repos-dir /work/.mirror --cache-dir /work/devcache \\
+        --features /tmp/train.npz -o src/codegold/retrieve/ltr_model.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from swebench_localization import (
+    DEFAULT_DATA,
+    build_indexes,
+    split_of,
+    symbol_matches,
+)
+
+from codegold.index import IndexReader
+from codegold.retrieve import ltr
+from codegold.retrieve.config import load_config
+from codegold.retrieve.reference import ReferenceRetriever
+
+SEED = 7
+PARAMS: dict[str, Any] = {
+    "monotone_constraints": [int(name in ltr.INCREASING) for name in ltr.FEATURES],
+    "objective": "lambdarank",
+    "metric": "ndcg",
+    "ndcg_eval_at": [1, 5],
+    "label_gain": [0, 1, 3],
+    "lambdarank_truncation_level": 20,
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_data_in_leaf": 40,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "seed": SEED,
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 1,
+    "verbosity": -1,
+}
+ROUNDS = 100
+
+
+def label(chunk_file: str, symbols: tuple[str, ...], row: dict[str, Any]) -> int:
+    if any(chunk_file == g["file"] and symbol_matches(g["symbol"], symbols)
+           for g in row["gold_symbols"]):
+        return 2
+    return 1 if chunk_file in row["gold_files"] else 0
+
+
+def collect(rows: list[dict[str, Any]], indexes: dict[str, Path]) -> dict[str, Any]:
+    # Method ltr gathers the pool the model will rank; features() needs no model.
+    config = load_config(overrides={"ranker": {"method": "ltr"}})
+    features, labels, groups, ids, file_ids, offset_parts = [], [], [], [], [], []
+    for number, row in enumerate(rows, start=1):
+        with IndexReader.open(indexes[row["instance_id"]]) as reader:
+            retriever = ReferenceRetriever(reader, config)
+            gathered = retriever.gather(row["query"], want=60)
+            matrix, offsets, _ = retriever.features(gathered)
+        if not gathered.candidates:
+            continue
+        found = [label(s.chunk.file, (s.chunk.symbol, *s.chunk.symbols) if s.chunk.symbol
+                       else s.chunk.symbols, row) for s in gathered.candidates]
+        numbers: dict[str, int] = {}
+        file_ids.extend(numbers.setdefault(s.chunk.file, len(numbers)) for s in gathered.candidates)
+        features.append(matrix)
+        offset_parts.append(offsets)
+        labels.extend(found)
+        groups.append(len(found))
+        ids.append(row["instance_id"])
+        if number % 10 == 0:
+            print(f"[{number}/{len(rows)}] features", file=sys.stderr, flush=True)
+    return {"X": np.vstack(features), "offset": np.concatenate(offset_parts), "y": np.asarray(labels, dtype=np.int32),
+            "groups": np.asarray(groups, dtype=np.int64), "ids": np.asarray(ids),
+            "file_ids": np.asarray(file_ids, dtype=np.int64)}
+
+
+def digest(data: dict[str, Any]) -> str:
+    hasher = hashlib.sha256()
+    for key in ("X", "offset", "y", "groups"):
+        hasher.update(np.ascontiguousarray(data[key]).tobytes())
+    hasher.update("\n".join(data["ids"].tolist()).encode())
+    return hasher.hexdigest()
+
+
+def _slices(groups: np.ndarray) -> list[tuple[int, int]]:
+    ends = np.cumsum(groups)
+    return [(int(e - g), int(e)) for g, e in zip(groups, ends, strict=True)]
+
+
+def file_acc_at(scores: np.ndarray, data: dict[str, Any], k: int) -> float:
+    """Share of groups whose first k distinct files (by score) hold every label-1+ file
+    that the pool holds, and at least one; a cheap proxy for file Acc@k."""
+    hits = 0
+    for (start, end), _ in zip(_slices(data["groups"]), data["ids"], strict=True):
+        order = np.argsort(-scores[start:end], kind="stable")
+        files: list[int] = []
+        labels = data["y"][start:end]
+        file_ids = data["file_ids"][start:end]
+        for i in order:
+            if file_ids[i] not in files:
+                files.append(file_ids[i])
+        gold = {file_ids[i] for i in range(end - start) if labels[i] > 0}
+        hits += bool(gold) and gold <= set(files[:k])
+    return hits / len(data["groups"])
+
+
+def func_acc_at(scores: np.ndarray, data: dict[str, Any], k: int) -> float:
+    """Share of groups whose first k rows hold every label-2 row (a gold function), and
+    at least one: a proxy for function Acc@k."""
+    hits = 0
+    for start, end in _slices(data["groups"]):
+        top = set(np.argsort(-scores[start:end], kind="stable")[:k].tolist())
+        gold = set(np.flatnonzero(data["y"][start:end] == 2).tolist())
+        hits += bool(gold) and gold <= top
+    return hits / len(data["groups"])
+
+
+def train(data: dict[str, Any], params: dict[str, Any], rounds: int) -> Any:
+    import lightgbm
+
+    # The rerank multipliers' offsets are the base the trees learn on (LightGBM's
+    # init_score), as the retriever adds them to the trees' score.
+    dataset = lightgbm.Dataset(data["X"], label=data["y"], group=data["groups"],
+                               init_score=data["offset"], feature_name=list(ltr.FEATURES),
+                               free_raw_data=False)
+    return lightgbm.train(params, dataset, num_boost_round=rounds)
+
+
+def subset(data: dict[str, Any], keep: np.ndarray) -> dict[str, Any]:
+    slices = _slices(data["groups"])
+    rows = np.concatenate([np.arange(*slices[i]) for i in np.flatnonzero(keep)])
+    return {"X": data["X"][rows], "offset": data["offset"][rows], "y": data["y"][rows], "groups": data["groups"][keep],
+            "ids": data["ids"][keep], "file_ids": data["file_ids"][rows]}
+
+
+def cross_validate(data: dict[str, Any], grid: list[tuple[dict[str, Any], int]],
+                   folds: int = 5) -> tuple[dict[str, Any], int]:
+    fold_of = np.asarray([int(hashlib.sha256(i.encode()).hexdigest(), 16) % folds
+                          for i in data["ids"].tolist()])
+    best: tuple[float, int] = (-1.0, 0)
+    for number, (extra, rounds) in enumerate(grid):
+        params = {**PARAMS, **extra}
+        total = 0.0
+        for fold in range(folds):
+            train_part = subset(data, fold_of != fold)
+            test_part = subset(data, fold_of == fold)
+            booster = train(train_part, params, rounds)
+            scores = booster.predict(test_part["X"], raw_score=True) + test_part["offset"]
+            total += (file_acc_at(scores, test_part, 1) + file_acc_at(scores, test_part, 5)
+                      + func_acc_at(scores, test_part, 5)) * len(test_part["groups"])
+        value = total / len(data["groups"])
+        print(f"cv {extra} rounds={rounds}: {value:.4f}", file=sys.stderr, flush=True)
+        if value > best[0]:
+            best = (value, number)
+    extra, rounds = grid[best[1]]
+    return {**PARAMS, **extra}, rounds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--repos-dir", type=Path, required=True)
+    parser.add_argument("--cache-dir", type=Path, default=Path(".cache/swebench-indexes"))
+    parser.add_argument("--features", type=Path, default=None,
+                        help="cache of the training rows (.npz): read when present, else written")
+    parser.add_argument("--repos", default=None, help="comma-separated owner/name filter")
+    parser.add_argument("--only-cached", action="store_true",
+                        help="skip instances whose index is not in --cache-dir yet (never build)")
+    parser.add_argument("--cv", action="store_true", help="choose hyperparameters by 5-fold CV")
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+
+    if args.features is not None and args.features.is_file():
+        loaded = np.load(args.features, allow_pickle=False)
+        data = {key: loaded[key] for key in loaded.files}
+    else:
+        rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if split_of(r["instance_id"]) == "train"]
+        if args.repos:
+            rows = [r for r in rows if r["repo"] in set(args.repos.split(","))]
+        indexes = build_indexes(rows, args.repos_dir, args.cache_dir,
+                                lambda m: print(m, file=sys.stderr), build=not args.only_cached)
+        rows = [r for r in rows if r["instance_id"] in indexes]
+        data = collect(rows, indexes)
+        if args.features is not None:
+            np.savez(args.features, **data)
+    params, rounds = PARAMS, ROUNDS
+    if args.cv:
+        grid = [({"num_leaves": leaves, "label_gain": gain}, r)
+                for leaves in (7, 15) for gain in ([0, 1, 3], [0, 1, 7]) for r in (100, 300)]
+        params, rounds = cross_validate(data, grid)
+    booster = train(data, params, rounds)
+    trees = ltr.from_lightgbm(booster.dump_model())
+    spec = {"format": ltr.LTR_FORMAT, "features": list(ltr.FEATURES), "trees": trees,
+            "training": {"data_sha256": digest(data), "instances": len(data["groups"]),
+                         "rows": len(data["y"]), "split": "train (70/30 hash split, seed 0)",
+                         "rounds": rounds,
+                         "params": {k: v for k, v in sorted(params.items())
+                                    if k not in ("num_threads", "verbosity")},
+                         "lightgbm": __import__("lightgbm").__version__}}
+    # A few rows with LightGBM's own scores, so a test can check the numpy trees
+    # without LightGBM installed.
+    picked = np.linspace(0, len(data["y"]) - 1, 24).astype(int)
+    spec["training"]["check"] = {  # type: ignore[index]
+        "rows": data["X"][picked].tolist(),
+        "scores": booster.predict(data["X"][picked], raw_score=True).tolist()}
+    payload = msgspec.json.format(msgspec.json.encode(spec), indent=0)
+    model = ltr.TreeModel.decode(payload, str(args.output))
+    ours, theirs = model.predict(data["X"]), booster.predict(data["X"], raw_score=True)
+    gap = float(np.max(np.abs(ours - theirs)))
+    if gap > 1e-9:
+        print(f"numpy trees differ from LightGBM by {gap}", file=sys.stderr)
+        return 1
+    args.output.write_bytes(payload + b"\n")
+    print(f"wrote {args.output}: {len(trees)} trees, {len(data['groups'])} instances, "
+          f"{len(data['y'])} rows; numpy = LightGBM within {gap:.1e}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
