@@ -483,14 +483,19 @@ _DATA_LANGUAGES = frozenset({None, "yaml", "json", "toml", "markdown", "text", "
                              "ini", "xml", "restructuredtext"})
 
 
+def redact_blob(path: str, data: bytes) -> tuple[bytes, list[str]]:
+    """``data`` (the file at ``path``) with secret values replaced, line count kept, and
+    the kinds replaced; the same bytes when none was found."""
+    text = data.decode("utf-8", "surrogateescape")
+    clean, kinds = secrets.redact(text, code=language_of(path) not in _DATA_LANGUAGES)
+    return (clean.encode("utf-8", "surrogateescape"), kinds) if kinds else (data, [])
+
+
 def _chunk_job(job: _Job) -> StoredFile:
     path, data, revision, blob_sha, redact = job
     kinds: list[str] = []
     if redact:  # before chunking: no chunk, token, symbol or embedding ever sees a value
-        text = data.decode("utf-8", "surrogateescape")
-        clean, kinds = secrets.redact(text, code=language_of(path) not in _DATA_LANGUAGES)
-        if kinds:
-            data = clean.encode("utf-8", "surrogateescape")
+        data, kinds = redact_blob(path, data)
     result = _with_folder_rule(chunk_file(path, data, revision=revision, blob_sha=blob_sha),
                                data)
     if kinds:

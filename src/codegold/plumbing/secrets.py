@@ -21,6 +21,11 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import Any, TypeVar
+
+import msgspec
+
+T = TypeVar("T")
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -161,9 +166,9 @@ def redact(text: str, *, code: bool = False) -> tuple[str, list[str]]:
     return replace_spans(text, find_secrets(text, code=code))
 
 
-def redact_text(text: str) -> str:
+def redact_text(text: str, *, code: bool = False) -> str:
     """``text`` with every secret value found replaced (the kinds dropped)."""
-    return redact(text)[0]
+    return redact(text, code=code)[0]
 
 
 def redact_bytes(data: bytes) -> bytes:
@@ -173,6 +178,55 @@ def redact_bytes(data: bytes) -> bytes:
     return clean.encode("utf-8", "surrogateescape") if kinds else data
 
 
+# Files whose text is data or prose, where ``password: value`` counts even unquoted; an
+# excerpt of any other file is read as program text (``code=True``).
+DATA_SUFFIXES = (".env", ".yaml", ".yml", ".json", ".toml", ".ini", ".cfg", ".conf", ".txt",
+                 ".md", ".rst", ".properties", ".xml", ".sh", ".bash", ".zsh", ".tf",
+                 ".tfvars", ".npmrc", ".netrc", ".pypirc")
+
+
+def is_program_text(path: str) -> bool:
+    """Whether the file at ``path`` holds program text (by its name)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." in name.lstrip(".") and not name.endswith(DATA_SUFFIXES) \
+        and not name.startswith(".env")
+
+
+def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
+    """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted;
+    the kinds replaced are appended to ``kinds``. A mapping with a ``file`` and an
+    ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as that file's text."""
+    found = kinds if kinds is not None else []
+    if isinstance(data, str):
+        clean, more = redact(data)
+        found.extend(more)
+        return clean
+    if isinstance(data, list | tuple):
+        return [redact_data(item, found) for item in data]
+    if isinstance(data, dict):
+        out: dict[Any, Any] = {}
+        code = isinstance(data.get("file"), str) and is_program_text(data["file"])
+        for key, value in data.items():
+            if code and key in ("excerpt", "text") and isinstance(value, str):
+                clean, more = redact(value, code=True)
+                found.extend(more)
+                out[key] = clean
+            else:
+                out[key] = redact_data(value, found)
+        return out
+    return data
+
+
+def redact_struct(value: T) -> T:
+    """``value`` (a msgspec Struct or dataclass, nested records included) with every
+    string in it redacted; the same object when nothing was found."""
+    kinds: list[str] = []
+    data = redact_data(msgspec.to_builtins(value), kinds)
+    if not kinds:
+        return value
+    return msgspec.convert(data, type(value))
+
+
 def summary(kinds: list[str]) -> str:
     """``3 (aws_access_key, password x2)``: how many values of which kinds (no values)."""
     counts = Counter(kinds)
@@ -180,6 +234,7 @@ def summary(kinds: list[str]) -> str:
     return f"{len(kinds)} ({', '.join(parts)})"
 
 
-__all__ = ["PLACEHOLDER", "SECRET_PATTERNS", "Span", "find_high_entropy", "find_secrets",
-           "looks_random", "merge_spans", "redact", "redact_bytes", "redact_text",
-           "replace_spans", "summary"]
+__all__ = ["DATA_SUFFIXES", "PLACEHOLDER", "SECRET_PATTERNS", "Span", "find_high_entropy",
+           "find_secrets", "is_program_text", "looks_random", "merge_spans", "redact",
+           "redact_bytes", "redact_data", "redact_struct", "redact_text", "replace_spans",
+           "summary"]
