@@ -16,7 +16,13 @@ import pytest
 import yaml
 
 from gitrepo import Repo
-from hostilekit import assert_no_traceback, assert_sentinels, plant_sentinels, run_cli
+from hostilekit import (
+    assert_clean_error,
+    assert_no_traceback,
+    assert_sentinels,
+    plant_sentinels,
+    run_cli,
+)
 
 # Built from parts so this file itself is not a credential a scanner would flag.
 AWS = "AKIA" + "Q7RZ2XW4LMN5P3TB"
@@ -80,7 +86,7 @@ def _leak_text() -> str:
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile-secrets")
     repo = Repo(root / "repo")
-    repo.commit({
+    head = repo.commit({
         ".env": f"AWS_ACCESS_KEY_ID={AWS}\nDB_PASSWORD={ENV_PASSWORD}\n",
         ".env.production": f"SLACK_TOKEN={SLACK}\n",
         "deploy/server.pem": PEM,
@@ -96,7 +102,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "retriever.py").write_text(RETRIEVER.replace(
         "STDERR", STDERR_TOKEN).replace('"LEAK"', json.dumps(_leak_text())), encoding="utf-8")
     (root / "cases.yaml").write_text(yaml.safe_dump({
-        "format": 1, "defaults": {"repository": "acme/app", "revision": "HEAD", "cutoff": 1},
+        "format": 1, "defaults": {"repository": "acme/app", "revision": head, "cutoff": 1},
         "cases": [
             {"id": "login", "query": "where is the login password checked",
              "accepted": [{"file": "src/app/settings.py", "symbol": "login_handler"}]},
@@ -138,7 +144,7 @@ def test_planted_secrets_never_reach_an_output(world: Path) -> None:
     cli("index", "parse", world / "repo" / "src/app/settings.py", "--text")
     cli("search", out / "idx", "password token login database aws key")
     cli("run", "cases.yaml", "--index", out / "idx", "-o", out / "attempts.jsonl",
-        "--retriever", f"command:{sys.executable} retriever.py")
+        "--retriever", f"command:{sys.executable} retriever.py", codes=(3,))  # 3: error attempts
     cli("run", "cases.yaml", "--index", out / "idx", "-o", out / "ref-attempts.jsonl")
     cli("eval", "cases.yaml", out / "attempts.jsonl", "-o", out / "results.json", codes=(0, 1))
     cli("eval", "cases.yaml", out / "ref-attempts.jsonl", "-o", out / "ref-results.json",
@@ -202,9 +208,10 @@ def test_policy_can_turn_secret_handling_off(world: Path, tmp_path: Path) -> Non
 
 def test_error_lines_are_redacted(tmp_path: Path) -> None:
     cases = tmp_path / "cases.yaml"
-    cases.write_text(f"format: 1\ncases: [{{id: a, query: q, accepted: {AWS}}}\n",
-                     encoding="utf-8")
+    cases.write_text(f"format: 1\ncases:\n  - id: a\n    query: q\n    revision: {AWS}\n"
+                     "    accepted: [{file: a.py}]\n", encoding="utf-8")
+    (tmp_path / "attempts.jsonl").write_text("", encoding="utf-8")
     proc = run_cli("eval", cases, tmp_path / "attempts.jsonl", "-o", tmp_path / "r.json")
-    assert_no_traceback(proc)
-    assert proc.returncode == 2
+    line = assert_clean_error(proc, contains="revision")
+    assert "<SECRET:aws_access_key>" in line  # the error quotes the value: redacted
     _no_secret_in(proc.stdout + proc.stderr, "the error line")

@@ -9,8 +9,8 @@ is reported is the kind and the count, never the value. A multi-line value (a pr
 block) is replaced by the placeholder followed by as many line breaks as it spanned, so
 line numbers after it hold.
 
-``code=True`` is for program text: a ``password = …`` assignment counts only when its value
-is a quoted literal (``password = get_password()`` is code, not a secret). This is best
+``code=True`` is for program text: a ``password = …`` assignment whose value is an
+expression (``password = get_password()``, ``token = self.token``) is code, not a secret. This is best
 effort over known formats, not a guarantee.
 """
 
@@ -63,9 +63,11 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
 
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
 PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
-# Quoted values in program text that are code, not secrets: format strings, templates,
-# environment look-ups and the like.
+# Assignment values in program text that are code, not secrets: format strings and
+# templates when quoted; calls, subscripts and names (letters, ``_`` and ``.`` only:
+# ``password = password``, ``token = self.token``) when not.
 _CODE_VALUE = re.compile(r"[{}$%<>]|^\s*$")
+_CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[:,;]?$")
 
 
 @lru_cache(maxsize=1)
@@ -101,20 +103,26 @@ def _quoted(text: str, start: int, end: int) -> bool:
         and text[end] == text[start - 1]
 
 
+def _code_value(value: str, *, quoted: bool) -> bool:
+    """Whether an assignment's value in program text is code rather than a secret."""
+    return bool((_CODE_VALUE if quoted else _CODE_EXPRESSION).search(value))
+
+
 def find_secrets(text: str, *, code: bool = False) -> list[Span]:
     """Spans of secret values in ``text`` by known formats, as ``(start, end, kind)``,
     sorted and not overlapping (where two overlap, they are merged under the first kind).
 
     With ``code=True`` (program text) an assignment-style value (``password``, ``token``,
-    ``api_key`` …) counts only when it is a quoted literal that is not a template."""
+    ``api_key`` …) counts when it is a quoted literal that is not a template, or an
+    unquoted value that is not an expression (a name, a call, a subscript)."""
     spans: list[Span] = []
     for kind, pattern in _compiled():
         for match in pattern.finditer(text):
             start, end = match.span("value") if "value" in pattern.groupindex else match.span()
             if end <= start:
                 continue
-            if code and kind in ("password", "authorization_header") and (
-                    not _quoted(text, start, end) or _CODE_VALUE.search(text[start:end])):
+            if code and kind in ("password", "authorization_header") and _code_value(
+                    text[start:end], quoted=_quoted(text, start, end)):
                 continue
             if PLACEHOLDER.fullmatch(text[start:end]):
                 continue
