@@ -61,6 +61,35 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
                  r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
 )
 
+# Literal text one of which a match must hold (checked in the lowered text when the kind
+# is matched case-insensitively): most files hold none, and a substring test is far
+# cheaper than a regular expression scan.
+_HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
+    "private_key": (False, ("PRIVATE KEY",)),
+    "url_credentials": (False, ("://",)),
+    "jwt": (False, ("eyJ",)),
+    "aws_access_key": (False, ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")),
+    "google_api_key": (False, ("AIza",)),
+    "github_token": (False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    "gitlab_token": (False, ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-",
+                             "glsoat-", "glcbt-", "gloas-", "glagent-")),
+    "slack_token": (False, ("xox", "xapp-")),
+    "slack_webhook": (False, ("hooks.slack.com",)),
+    "stripe_key": (False, ("_live_", "_test_", "whsec_")),
+    "anthropic_key": (False, ("sk-ant-",)),
+    "openai_key": (False, ("sk-",)),
+    "huggingface_token": (False, ("hf_",)),
+    "npm_token": (False, ("npm_",)),
+    "pypi_token": (False, ("pypi-",)),
+    "sendgrid_key": (False, ("SG.",)),
+    "twilio_key": (False, ("SK", "AC")),
+    "azure_storage_key": (False, ("AccountKey=",)),
+    "bearer_token": (True, ("bearer",)),
+    "basic_auth": (True, ("basic ",)),
+    "authorization_header": (True, ("authorization",)),
+    "password": (True, ("pass", "pwd", "secret", "key", "token", "credential")),
+}
+
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
 PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
 # Assignment values in program text that are code, not secrets: format strings and
@@ -116,7 +145,11 @@ def find_secrets(text: str, *, code: bool = False) -> list[Span]:
     ``api_key`` …) counts when it is a quoted literal that is not a template, or an
     unquoted value that is not an expression (a name, a call, a subscript)."""
     spans: list[Span] = []
+    lowered = text.lower()
     for kind, pattern in _compiled():
+        folded, hints = _HINTS.get(kind, (False, ("",)))
+        if not any(hint in (lowered if folded else text) for hint in hints):
+            continue
         for match in pattern.finditer(text):
             start, end = match.span("value") if "value" in pattern.groupindex else match.span()
             if end <= start:
