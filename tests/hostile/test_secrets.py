@@ -215,3 +215,17 @@ def test_error_lines_are_redacted(tmp_path: Path) -> None:
     line = assert_clean_error(proc, contains="revision")
     assert "<SECRET:aws_access_key>" in line  # the error quotes the value: redacted
     _no_secret_in(proc.stdout + proc.stderr, "the error line")
+
+
+def test_drafts_mined_from_history_hold_no_secret(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.commit({"src/auth.py": "def check(user):\n    return user == 'admin'\n"}, "initial")
+    repo.commit({"src/auth.py": "def check(user):\n    return user in ('admin', 'root')\n"},
+                f"fix check: root could not log in (GH-12)\n\nrotated {GITHUB} and AWS {AWS}\n"
+                f"password: {YAML_PASSWORD}\n")
+    proc = run_cli("cases", "mine", repo.path, "-o", tmp_path / "mined.yaml", timeout=120)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = (tmp_path / "mined.yaml").read_text(encoding="utf-8")
+    assert "fix check" in text and "<SECRET:github_token>" in text, text
+    _no_secret_in(text + proc.stdout + proc.stderr, "mined drafts")
