@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -229,3 +231,46 @@ def test_drafts_mined_from_history_hold_no_secret(tmp_path: Path) -> None:
     text = (tmp_path / "mined.yaml").read_text(encoding="utf-8")
     assert "fix check" in text and "<SECRET:github_token>" in text, text
     _no_secret_in(text + proc.stdout + proc.stderr, "mined drafts")
+
+
+_BODIES: list[str] = []
+
+
+class _Embeddings(BaseHTTPRequestHandler):
+    """An OpenAI-compatible embeddings endpoint that keeps every request body it gets."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        _BODIES.append(raw.decode("utf-8", "replace"))
+        body = json.loads(raw)
+        data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.5]}
+                for i, t in enumerate(body["input"])]
+        payload = json.dumps({"data": data, "model": body["model"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def test_nothing_reaches_an_external_embedder_in_clear(world: Path, tmp_path: Path) -> None:
+    proc = run_cli("index", world / "repo", "--revision", "HEAD", "-o", tmp_path / "idx",
+                   timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        proc = run_cli("search", tmp_path / "idx", "login password settings", "--dense",
+                       "--embedder", f"openai:{url}#test-model", timeout=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    sent = "\n".join(_BODIES)
+    assert "login_handler" in sent  # chunk texts were sent, redacted
+    _no_secret_in(sent + proc.stdout + proc.stderr, "the embedder's requests")
