@@ -274,3 +274,59 @@ def test_nothing_reaches_an_external_embedder_in_clear(world: Path, tmp_path: Pa
     sent = "\n".join(_BODIES)
     assert "login_handler" in sent  # chunk texts were sent, redacted
     _no_secret_in(sent + proc.stdout + proc.stderr, "the embedder's requests")
+
+
+class _Answers(BaseHTTPRequestHandler):
+    """A retriever service whose answers and error pages quote secrets."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if request["case_id"] == "stderr":
+            payload, status = f"upstream refused key {AWS} password={ENV_PASSWORD}".encode(), 400
+        else:
+            payload, status = json.dumps({"ranked": [
+                {"chunk_id": "h1", "file": ".env", "start_line": 1, "end_line": 2,
+                 "excerpt": f"AWS_ACCESS_KEY_ID={AWS}\nDB_PASSWORD={ENV_PASSWORD}\n"}],
+                "rewritten": f"token {GITHUB}"}).encode(), 200
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+PYTHON_RETRIEVER = f'''
+def answer(request):
+    if request["case_id"] == "stderr":
+        raise RuntimeError("cannot connect with {JWT}")
+    return [{{"chunk_id": "p1", "file": "config/app.yaml", "start_line": 1, "end_line": 2,
+             "excerpt": "password: {YAML_PASSWORD}\\nkey: {SLACK}"}}]
+'''
+
+
+def test_http_and_python_retrievers_answers_are_redacted(world: Path, tmp_path: Path) -> None:
+    (tmp_path / "leaky_retriever.py").write_text(PYTHON_RETRIEVER, encoding="utf-8")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    procs = []
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/retrieve"
+        for name, retriever in (("http", url), ("python", "python:leaky_retriever:answer")):
+            procs.append(run_cli(
+                "run", world / "cases.yaml", "-o", tmp_path / f"{name}.jsonl",
+                "--retriever", retriever, "--retries", "0", cwd=tmp_path,
+                env={"PYTHONPATH": str(tmp_path)}, timeout=120))
+    finally:
+        server.shutdown()
+        server.server_close()
+    for proc in procs:
+        assert_no_traceback(proc)
+        assert proc.returncode in (0, 3), proc.stderr[-2000:]
+        _no_secret_in(proc.stdout + proc.stderr, "the terminal")
+    for name in ("http", "python"):
+        text = (tmp_path / f"{name}.jsonl").read_text(encoding="utf-8")
+        assert "<SECRET:" in text, text  # the answers were written, values replaced
+        _no_secret_in(text, f"{name} attempts")
