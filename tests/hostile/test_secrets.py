@@ -330,3 +330,37 @@ def test_http_and_python_retrievers_answers_are_redacted(world: Path, tmp_path: 
         text = (tmp_path / f"{name}.jsonl").read_text(encoding="utf-8")
         assert "<SECRET:" in text, text  # the answers were written, values replaced
         _no_secret_in(text, f"{name} attempts")
+
+
+def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
+                                                                  tmp_path: Path) -> None:
+    """An attempts file codegold did not write (another tool's, or edited) still leaves no
+    secret in results, reports or diagnoses."""
+    cases = yaml.safe_load((world / "cases.yaml").read_text(encoding="utf-8"))
+    revision = cases["defaults"]["revision"]
+    leak = _leak_text()
+    chunk = {"chunk_id": "c1", "file": "src/app/settings.py", "start_line": 8, "end_line": 11,
+             "revision": revision, "excerpt": leak, "symbol": "login_handler"}
+    lines = [
+        {"attempt_id": "a1", "case_id": "login", "ranked": [chunk], "candidates": [chunk],
+         "query": {"raw": "where is the login password checked", "rewritten": leak}},
+        {"attempt_id": "a2", "case_id": "stderr", "ranked": [], "error": f"failed: {leak}"},
+    ]
+    (tmp_path / "attempts.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    printed = []
+    for args in (
+            ("eval", world / "cases.yaml", "attempts.jsonl", "-o", "results.json"),
+            ("eval", world / "cases.yaml", "attempts.jsonl", "--json"),
+            ("diagnose", "results.json", "-o", "diag"),
+            ("report", "results.json", "-o", "report.html", "--md", "summary.md",
+             "--junit", "junit.xml", "--diagnosis", "diag")):
+        proc = run_cli(*args, cwd=tmp_path, timeout=120)
+        assert_no_traceback(proc)
+        assert proc.returncode in (0, 1), (args, proc.stderr[-2000:])
+        printed.append(proc.stdout + proc.stderr)
+    _no_secret_in("\n".join(printed), "the terminal")
+    written = _no_secret_under(tmp_path, skip={tmp_path / "attempts.jsonl"})
+    assert {"results.json", "report.html", "summary.md", "junit.xml", "diagnoses.json"} <= {
+        p.name for p in written}
+    assert "<SECRET:private_key>" in (tmp_path / "results.json").read_text(encoding="utf-8")
