@@ -40,11 +40,14 @@ def test_private_key_keeps_line_numbers() -> None:
 
 def test_code_mode_ignores_expressions_but_not_literals() -> None:
     code = ("token = get_token()\npassword = password\napi_key: Optional[str] = None\n"
-            "url = f\"{base}?token={token}\"\n")
+            "url = f\"{base}?token={token}\"\ndef f(token: \"Token\"): pass\n"
+            "kind = token = \"NAME\"\nsecret = self.secret\nif token == \"else\": pass\n")
     assert find_secrets(code, code=True) == []
     literal = 'password = "correct horse battery"\n'
     clean, kinds = redact(literal, code=True)
     assert "horse" not in clean and kinds == ["password"]
+    # an unquoted value that is no expression is a secret even in program text
+    assert redact("DB_PASSWORD = hunter2-plain!", code=True)[1] == ["password"]
     # unquoted assignment values count outside program text (.env, YAML)
     assert redact("password: hunter2hunter2", code=False)[1] == ["password"]
 

@@ -25,6 +25,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from codegold.errors import InputError
+
 T = TypeVar("T")
 
 Span = tuple[int, int, str]  # start, end, kind
@@ -96,6 +98,7 @@ PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>
 # templates when quoted; calls, subscripts and names (letters, ``_`` and ``.`` only:
 # ``password = password``, ``token = self.token``) when not.
 _CODE_VALUE = re.compile(r"[{}$%<>]|^\s*$")
+_TYPE_NAME = re.compile(r"[A-Z][A-Za-z_.]*")
 _CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[:,;]?$")
 
 
@@ -133,8 +136,11 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 
 def _code_value(value: str, *, quoted: bool) -> bool:
-    """Whether an assignment's value in program text is code rather than a secret."""
-    return bool((_CODE_VALUE if quoted else _CODE_EXPRESSION).search(value))
+    """Whether an assignment's value in program text is code rather than a secret: for a
+    quoted one, a template or a type or token name (``token: "Token"``, ``token = "NAME"``)."""
+    if quoted:
+        return bool(_CODE_VALUE.search(value) or _TYPE_NAME.fullmatch(value))
+    return bool(_CODE_EXPRESSION.search(value))
 
 
 def find_secrets(text: str, *, code: bool = False) -> list[Span]:
@@ -265,7 +271,11 @@ def redact_struct(value: T) -> T:
     data = redact_data(msgspec.to_builtins(value), kinds)
     if not kinds:
         return value
-    return msgspec.convert(data, type(value))
+    try:
+        return msgspec.convert(data, type(value))
+    except msgspec.ValidationError as err:  # a placeholder where a field has a format
+        raise InputError(f"a {type(value).__name__} holds a secret value ({summary(kinds)}) "
+                         f"in a field that cannot hold a placeholder: {err}") from None
 
 
 def summary(kinds: list[str]) -> str:
