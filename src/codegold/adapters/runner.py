@@ -31,6 +31,7 @@ from codegold.errors import CodegoldError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
 from codegold.model.manifest import Manifest
+from codegold.plumbing import secrets
 from codegold.plumbing.outputs import append_locked
 
 
@@ -287,6 +288,8 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
             record(attempt)
 
         def record(attempt: Attempt) -> None:
+            # Excerpts and error text came from outside: no secret value is written.
+            attempt = secrets.redact_struct(attempt)
             line = encode_attempt(attempt) + b"\n"
             with lock:
                 handle.write(line)

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from codegold.errors import CodegoldError
+from codegold.plumbing.secrets import redact_text
 from codegold.plumbing.text import terminal_safe
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,7 +27,8 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except CodegoldError as err:
-            click.echo(f"error: {terminal_safe(str(err))}", err=True)
+            # an error may quote what it read (a retriever's stderr, a line of a file)
+            click.echo(f"error: {terminal_safe(redact_text(str(err)))}", err=True)
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             stop_on_broken_pipe()
@@ -35,7 +37,7 @@ def handle_errors(func: F) -> F:
             # file was expected. Library code should already have said which and why.
             where = f"{err.filename}: " if err.filename else ""
             reason = err.strerror or type(err).__name__
-            click.echo(f"error: {terminal_safe(f'{where}{reason}')}", err=True)
+            click.echo(f"error: {terminal_safe(redact_text(f'{where}{reason}'))}", err=True)
             sys.exit(EXIT_USAGE)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)

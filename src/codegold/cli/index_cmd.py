@@ -347,12 +347,15 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
 
     from codegold.errors import InputError
     from codegold.index import chunk_file
+    from codegold.index.build import redact_blob
 
     try:
         data = file.read_bytes()
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror}", path=str(file)) from err
-    result = chunk_file(repo_path or file.as_posix(), data)
+    # chunked as an index build would: secret values redacted first
+    result = chunk_file(repo_path or file.as_posix(),
+                        redact_blob(repo_path or file.as_posix(), data)[0])
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(result), indent=2))
         return

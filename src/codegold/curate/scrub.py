@@ -3,7 +3,8 @@
 Two layers, both replacing what they find with a typed placeholder (``<SECRET:github_token>``,
 ``<EMAIL>``) and reporting the kind and place, never the value:
 
-1. precise patterns for well-known credential formats (cloud keys, tokens, private key
+1. precise patterns for well-known credential formats (:mod:`codegold.plumbing.secrets`,
+   shared with the index, adapters and reports) (cloud keys, tokens, private key
    blocks, credentials inside URLs, ``password=…`` assignments, bearer headers) and for
    personal data (e-mail and IP addresses, phone and card numbers, user names from a
    configurable list, home folders);
@@ -16,8 +17,6 @@ A further rule catches long unquoted tokens that mix letters and digits with hig
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from codegold.errors import InputError, MissingDependency
+from codegold.plumbing.secrets import find_high_entropy, find_secrets, replace_spans
 
 
 class Removal(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,38 +37,6 @@ class Removal(msgspec.Struct, frozen=True, kw_only=True):
     count: int
 
 
-_SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*"
-                    r"PRIVATE KEY( BLOCK)?-----|\Z)"),
-    ("url_credentials", r"(?<=://)[^\s/@:]+:[^\s/@]+(?=@)"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
-    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("gitlab_token", r"\bgl(?:pat|dt|rt|ptt|ft|imt|soat|cbt|oas|agent)-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"\b(?:xox[abposre]-|xapp-\d-)[A-Za-z0-9-]{10,}"),
-    ("slack_webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
-    ("stripe_key", r"\b(?:(?:sk|rk|pk)_(?:live|test)_|whsec_)[0-9A-Za-z]{16,}"),
-    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
-    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi_token", r"\bpypi-[A-Za-z0-9_-]{50,}"),
-    ("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-    ("twilio_key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
-    ("azure_storage_key", r"(?<=AccountKey=)[A-Za-z0-9+/=]{40,}"),
-    ("bearer_token", r"(?i:(?<=bearer )|(?<=bearer\t))[A-Za-z0-9._~+/=-]{8,}"),
-    ("basic_auth", r"(?i:(?<=basic ))[A-Za-z0-9+/]{8,}={0,2}"),
-    # any other scheme, or none: ``Authorization: Token abc…``, ``authorization=abc…``
-    ("authorization_header", r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
-                             r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
-    ("password", r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret|client_secret|"
-                 r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
-                 r"access[_-]?token|token|credentials?)[\"']?\s*[:=]\s*[\"']?"
-                 # a quoted value is taken whole, spaces and all (a passphrase)
-                 r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
-)
-
 _PII_PATTERNS: tuple[tuple[str, str], ...] = (
     ("EMAIL", r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"),
     ("IP", r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"),
@@ -78,13 +46,6 @@ _PII_PATTERNS: tuple[tuple[str, str], ...] = (
     ("HOME", r"(?:(?<=/home/)|(?<=/Users/)|(?<=\\Users\\))[^/\\\s]+"),
 )
 _CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
-_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
-_PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
-
-
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
 def _luhn(digits: str) -> bool:
@@ -95,24 +56,6 @@ def _luhn(digits: str) -> bool:
             value = value * 2 - 9 if value > 4 else value * 2
         total += value
     return total % 10 == 0
-
-
-def _looks_random(token: str) -> bool:
-    """A pasted key rather than an identifier, path or commit sha."""
-    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{7,12}", token):
-        return False  # a git commit sha: a revision, not a secret
-    digits = sum(c.isdigit() for c in token)
-    letters = sum(c.isalpha() for c in token)
-    if digits < 2 or letters < 2:
-        return False
-    if re.fullmatch(r"[0-9a-f]+", token.lower()) and len(token) >= 32:
-        return _entropy(token) >= 3.0
-    # Identifiers (TokenRefreshHandler2024) switch between upper, lower and digits at word
-    # boundaries only; keys switch every few characters.
-    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o"
-               for c in token]
-    switches = sum(a != b for a, b in itertools.pairwise(classes))
-    return switches / len(token) >= 0.3 and _entropy(token) >= 3.7
 
 
 MAX_NAME_CHARS = 200
@@ -151,11 +94,9 @@ class Scrubber:
     names: tuple[str, ...] = ()
     use_detect_secrets: bool = True
     _compiled: list[tuple[str, re.Pattern[str]]] = field(default_factory=list, repr=False)
-    _secrets: list[tuple[str, re.Pattern[str]]] = field(default_factory=list, repr=False)
     _plugins: list[object] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self._secrets = [(f"SECRET:{kind}", re.compile(p)) for kind, p in _SECRET_PATTERNS]
         self._compiled = [(kind, re.compile(p)) for kind, p in _PII_PATTERNS]
         clean = sorted({n.strip() for n in self.names if n.strip()}, key=len, reverse=True)
         if clean:
@@ -179,7 +120,8 @@ class Scrubber:
     def scrub(self, text: str) -> tuple[str, Counter[str]]:
         """``text`` with every secret and personal datum replaced, and counts per kind."""
         found: Counter[str] = Counter()
-        text = _replace(text, _spans(self._secrets, text), found)
+        text = _replace(text, [(start, end, f"SECRET:{kind}")
+                               for start, end, kind in find_secrets(text)], found)
         spans = _spans(self._compiled, text)
         for match in _CARD.finditer(text):
             digits = re.sub(r"\D", "", match.group())
@@ -187,8 +129,7 @@ class Scrubber:
                 spans.append((*match.span(), "CARD"))
         text = _replace(text, spans, found)
         text = self._detect_secrets_pass(text, found)
-        spans = [(*m.span(), "SECRET:high_entropy") for m in _LONG_TOKEN.finditer(text)
-                 if not _PLACEHOLDER.search(m.group()) and _looks_random(m.group())]
+        spans = [(start, end, f"SECRET:{kind}") for start, end, kind in find_high_entropy(text)]
         return _replace(text, spans, found), found
 
     def _detect_secrets_pass(self, text: str, found: Counter[str]) -> str:
@@ -248,22 +189,7 @@ def _ipv6_like(text: str) -> bool:
 
 def _replace(text: str, spans: list[tuple[int, int, str]], found: Counter[str]) -> str:
     """Replace non-overlapping spans (the longest wins where they overlap)."""
-    if not spans:
-        return text
-    spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
-    kept: list[tuple[int, int, str]] = []
-    for start, end, kind in spans:
-        if kept and start < kept[-1][1]:
-            if end > kept[-1][1]:
-                kept[-1] = (kept[-1][0], end, kept[-1][2])
-            continue
-        kept.append((start, end, kind))
-    out: list[str] = []
-    cursor = 0
-    for start, end, kind in kept:
-        out.append(text[cursor:start])
-        out.append(f"<{'USER' if kind == 'HOME' else kind}>")
-        found["USER" if kind == "HOME" else kind] += 1
-        cursor = end
-    out.append(text[cursor:])
-    return "".join(out)
+    text, kinds = replace_spans(text, [(start, end, "USER" if kind == "HOME" else kind)
+                                       for start, end, kind in spans], "<{kind}>")
+    found.update(kinds)
+    return text

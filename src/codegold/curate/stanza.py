@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from codegold.plumbing.secrets import redact_data
+
 CASES_HEADER = ("# Draft gold cases written by codegold. Review every case: check the targets\n"
                 "# (`codegold cases check`), fix the query class and write the rationale.\n")
 
@@ -28,9 +30,11 @@ def unique_id(base: str, seen: set[str]) -> str:
 
 def case_file_text(cases: list[dict[str, Any]], defaults: dict[str, Any] | None = None,
                    header: str = CASES_HEADER) -> str:
+    """A case file's text; drafts quote commit messages, code and logs, so every string
+    has secret values replaced (:func:`codegold.plumbing.secrets.redact_data`)."""
     document: dict[str, Any] = {"format": 1}
     if defaults:
-        document["defaults"] = defaults
-    document["cases"] = cases
+        document["defaults"] = redact_data(defaults)
+    document["cases"] = redact_data(cases)
     body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
     return header + body

@@ -15,6 +15,7 @@ from codegold.diagnose.records import (
     InventoryView,
 )
 from codegold.model import Chunk, RunResult
+from codegold.plumbing.secrets import redact_struct, redact_text
 from codegold.plumbing.text import md_code, md_fence
 from codegold.plumbing.text import md_text as _cell
 
@@ -69,7 +70,9 @@ def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
     chunker = f"{manifest.chunker.name} {manifest.chunker.version}" if manifest and manifest.chunker else None
     ranked: list[Chunk] = list(attempt.ranked) if attempt else list(result.ranked)
     context = msgspec.to_builtins(result.case.context) if result.case.context else {}
-    return EvidenceBundle(
+    # Excerpts (the retriever's, or read from git) and queries came from outside: every
+    # string is redacted once here, so the JSON and Markdown forms hold no secret value.
+    return redact_struct(EvidenceBundle(
         format=1, case_id=result.case_id, status=result.status, cause=cause, owner=owner,
         query_raw=query.raw if query else result.case.query,
         query_rewritten=query.rewritten if query else None,
@@ -90,7 +93,7 @@ def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
         expected_excerpts=_excerpts(facts),
         rationale=result.case.rationale,
         context_ids=list(attempt.context_ids) if attempt and attempt.context_ids is not None else None,
-    )
+    ))
 
 
 def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
@@ -138,7 +141,7 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
         lines.append("(none: no definition located)")
     lines += ["", "## Final context ids", "",
               _cell(", ".join(b.context_ids)) if b.context_ids is not None else "(not recorded)", ""]
-    return "\n".join(lines)
+    return redact_text("\n".join(lines), code=True)  # again on the way out
 
 
 def render_summary_markdown(summary: DiagnosisSet) -> str:
@@ -155,4 +158,4 @@ def render_summary_markdown(summary: DiagnosisSet) -> str:
               for d in summary.diagnoses]
     if summary.warnings:
         lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in summary.warnings]
-    return "\n".join(lines) + "\n"
+    return redact_text("\n".join(lines) + "\n", code=True)

@@ -39,6 +39,7 @@ from codegold.diagnose.sources import IndexView, RepoView
 from codegold.errors import InputError, SchemaError
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
+from codegold.plumbing.secrets import redact_struct
 
 
 @dataclass(frozen=True)
@@ -286,7 +287,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
             if d.bundle_markdown:
                 (staging / d.bundle_markdown).write_text(render_bundle_markdown(item.bundle, d),
                                                          encoding="utf-8")
-        (staging / "diagnoses.json").write_bytes(dump_json(summary))
+        (staging / "diagnoses.json").write_bytes(dump_json(redact_struct(summary)))
         (staging / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
         old = parent / f".{root.name}.old-{secrets.token_hex(6)}"
         if root.is_dir():

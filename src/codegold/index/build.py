@@ -52,6 +52,7 @@ from codegold.index.store import (
 )
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
 from codegold.model.languages import language_of
+from codegold.plumbing import secrets
 from codegold.plumbing.git import git
 
 
@@ -146,12 +147,20 @@ def repository_name(snapshot: GitSnapshot) -> str:
     return name
 
 
-def _previous_blobs(source: Path, explicit: bool) -> dict[str, str] | None:
+def _previous_blobs(source: Path, explicit: bool, redact: bool = True
+                    ) -> dict[str, str] | None:
     """Path → blob sha of reusable files in a previous index, or None when it cannot be
-    reused (missing, incomplete, another chunker version or store format)."""
+    reused (missing, incomplete, another chunker version or store format, or secret
+    values kept where this build redacts them, or the other way round)."""
     try:
         with IndexReader.open(source) as previous:
             version = previous.meta("chunker_version")
+            if (previous.meta("secrets") == "kept") == redact:
+                if explicit:
+                    raise CodeIndexError(f"cannot reuse {source}: it was built with secret "
+                                         f"redaction {'off' if redact else 'on'}, this "
+                                         f"build has it {'on' if redact else 'off'}")
+                return None
             if version != CHUNKER_VERSION:
                 if explicit:
                     raise CodeIndexError(f"cannot reuse {source}: built by chunker version "
@@ -279,7 +288,8 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
     explicit = reuse_from is not None
     reuse_source = reuse_from if reuse_from is not None else (
         out if (out / MANIFEST_FILE).exists() else None)
-    previous = _previous_blobs(Path(reuse_source), explicit) if reuse_source else None
+    previous = _previous_blobs(Path(reuse_source), explicit, policy.secrets) \
+        if reuse_source else None
     tmp = temp_name(out, "tmp")
     try:
         tmp.mkdir()
@@ -313,6 +323,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 previous: dict[str, str] | None, progress: ProgressFn | None,
                 started: float, created_at: str, store: ChunkStore | None = None,
                 jobs: int | None = None) -> Manifest:
+    if not policy.secrets:
+        store = None  # the shared chunk store holds redacted text only
     entries = snapshot.entries()
     plan: list[tuple[TreeEntry, str]] = []  # action: read | copy | store
     unread: list[InventoryEntry] = []  # paths decided without reading their content
@@ -363,7 +375,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
     to_read = [item for item, action in plan if action == "read"]
     pool = _start_pool(_workers(jobs, len(to_read)), insisted=jobs is not None)
     with pool if pool is not None else contextlib.nullcontext():
-        parsed = _parse(snapshot, to_read, pool)
+        parsed = _parse(snapshot, to_read, pool, redact=policy.secrets)
         try:
             for item, action in plan:
                 if action == "copy":
@@ -379,7 +391,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                             stored, payload = next(parsed)
                         else:  # a damaged store entry: parse this blob here, then rewrite it
                             stored = _chunk_blob(snapshot, item.path,
-                                                 *_one_blob(snapshot, item.sha))
+                                                 *_one_blob(snapshot, item.sha),
+                                                 policy.secrets)
                             payload = None
                         writer.add_file(stored.result, stored.tokens)
                         if store is not None:
@@ -402,6 +415,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
         "index_build_id": build, "chunker_name": CHUNKER_NAME,
         "chunker_version": CHUNKER_VERSION, "policy_hash": policy.hash,
         "codegold_version": __version__})
+    if not policy.secrets:
+        writer.set_meta({"secrets": "kept"})
     report("done")
     return Manifest(
         repository=identity, revision=snapshot.revision, index_build_id=build,
@@ -460,13 +475,35 @@ def _start_pool(workers: int, *, insisted: bool) -> OrderedPool | None:
 
 
 # One file's work, the same in this process and in a worker.
-_Job = tuple[str, bytes, str, str]  # path, content, revision, blob sha
+_Job = tuple[str, bytes, str, str, bool]  # path, content, revision, blob sha, redact secrets
+
+# Languages whose text is data or prose: a ``password: value`` there is a secret even
+# unquoted. Elsewhere (program text) only quoted literals count.
+_DATA_LANGUAGES = frozenset({None, "yaml", "json", "toml", "markdown", "text", "shell",
+                             "ini", "xml", "restructuredtext"})
+
+
+def redact_blob(path: str, data: bytes) -> tuple[bytes, list[str]]:
+    """``data`` (the file at ``path``) with secret values replaced, line count kept, and
+    the kinds replaced; the same bytes when none was found."""
+    text = data.decode("utf-8", "surrogateescape")
+    clean, kinds = secrets.redact(text, code=language_of(path) not in _DATA_LANGUAGES)
+    return (clean.encode("utf-8", "surrogateescape"), kinds) if kinds else (data, [])
 
 
 def _chunk_job(job: _Job) -> StoredFile:
-    path, data, revision, blob_sha = job
+    path, data, revision, blob_sha, redact = job
+    kinds: list[str] = []
+    if redact:  # before chunking: no chunk, token, symbol or embedding ever sees a value
+        data, kinds = redact_blob(path, data)
     result = _with_folder_rule(chunk_file(path, data, revision=revision, blob_sha=blob_sha),
                                data)
+    if kinds:
+        entry = result.entry
+        reason = "; ".join(part for part in (
+            entry.reason, f"secrets redacted: {secrets.summary(kinds)}") if part)
+        result = msgspec.structs.replace(
+            result, entry=msgspec.structs.replace(entry, reason=reason))
     return StoredFile(result, tuple(token_fields(chunk) for chunk in result.chunks))
 
 
@@ -476,12 +513,13 @@ def _chunk_batch(jobs: list[_Job]) -> list[bytes]:
     return [encode_stored(_chunk_job(job)) for job in jobs]
 
 
-def _chunk_blob(snapshot: GitSnapshot, path: str, sha: str, data: bytes) -> StoredFile:
-    return _chunk_job((path, data, snapshot.revision, sha))
+def _chunk_blob(snapshot: GitSnapshot, path: str, sha: str, data: bytes, redact: bool
+                ) -> StoredFile:
+    return _chunk_job((path, data, snapshot.revision, sha, redact))
 
 
-def _parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | None
-           ) -> Generator[tuple[StoredFile, bytes | None], None, None]:
+def _parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | None, *,
+           redact: bool = True) -> Generator[tuple[StoredFile, bytes | None], None, None]:
     """Chunk ``items`` in order: here, or in ``pool``'s workers (then with each result's
     encoded form, ready for the chunk store)."""
     blobs = snapshot.blobs(item.sha for item in items)
@@ -494,7 +532,7 @@ def _parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | No
     try:
         if pool is None:
             for path, data, sha in checked():
-                yield _chunk_blob(snapshot, path, sha, data), None
+                yield _chunk_blob(snapshot, path, sha, data, redact), None
             return
 
         per_batch = max(1, min(_BATCH_FILES, len(items) // (4 * pool.workers)))
@@ -503,7 +541,7 @@ def _parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | No
             batch: list[_Job] = []
             size = 0
             for path, data, sha in checked():
-                batch.append((path, data, snapshot.revision, sha))
+                batch.append((path, data, snapshot.revision, sha, redact))
                 size += len(data)
                 if len(batch) >= per_batch or size >= _BATCH_BYTES:
                     yield batch

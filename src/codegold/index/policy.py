@@ -10,6 +10,7 @@ under a directory (``node_modules/`` at any depth). Exclusion wins over inclusio
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
 from functools import lru_cache
@@ -40,6 +41,26 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "node_modules/", ".git/",
 )
 
+# Secret-bearing files, left out whatever the include list says (unless the policy sets
+# ``secrets: false``): matched against a file's name, case-insensitively. Templates
+# (``.env.example``) are kept: they document settings and hold placeholders; any value
+# that looks like a secret in them is still redacted.
+SECRET_FILES: tuple[str, ...] = (
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*",
+    "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx", ".netrc", "_netrc",
+    ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd", ".dockercfg",
+    "credentials", "credentials.json", ".credentials",
+)
+SECRET_TEMPLATES: tuple[str, ...] = (".example", ".sample", ".template", ".dist", ".defaults")
+
+
+def secret_bearing(path: str) -> str | None:
+    """The :data:`SECRET_FILES` pattern that marks ``path`` as a secret-bearing file."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(SECRET_TEMPLATES):
+        return None
+    return next((glob for glob in SECRET_FILES if fnmatch.fnmatchcase(name, glob)), None)
+
 
 class _Compiled:
     """A policy list as patterns plus one union expression (most paths match none)."""
@@ -62,22 +83,33 @@ def _compiled(globs: tuple[str, ...]) -> _Compiled:
 
 
 class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
-    """Include/exclude globs and a size limit; ``hash`` identifies it in the manifest."""
+    """Include/exclude globs and a size limit; ``hash`` identifies it in the manifest.
+
+    ``secrets`` (on by default) leaves secret-bearing files out (:data:`SECRET_FILES`) and
+    has the build redact secret values in the text it stores."""
 
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     max_bytes: int = DEFAULT_MAX_BYTES
+    secrets: bool = True
 
     @property
     def hash(self) -> str:
-        canonical = msgspec.json.encode(
-            {"format": POLICY_FORMAT, "include": list(self.include),
-             "exclude": list(self.exclude), "max_bytes": self.max_bytes})
+        fields: dict[str, object] = {
+            "format": POLICY_FORMAT, "include": list(self.include),
+            "exclude": list(self.exclude), "max_bytes": self.max_bytes}
+        if not self.secrets:  # only when off, so default policies keep their hash
+            fields["secrets"] = False
+        canonical = msgspec.json.encode(fields)
         return "sha256:" + hashlib.sha256(canonical).hexdigest()[:16]
 
     def exclusion(self, path: str, size: int | None) -> str | None:
         """Why the policy leaves ``path`` out (None when it is included)."""
         path = normalize_path(path)
+        if self.secrets:
+            glob = secret_bearing(path)
+            if glob is not None:
+                return f"policy: secret-bearing file ({glob!r}; set secrets: false to index)"
         excluded = _compiled(self.exclude).first(path)
         if excluded is not None:
             return f"policy: exclude {excluded.text!r}"
@@ -99,13 +131,16 @@ class PolicyFileSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     exclude: list[Glob] | None = None
     max_bytes: Annotated[int, Meta(ge=1)] = DEFAULT_MAX_BYTES
     defaults: bool = True
+    secrets: bool = True
 
 
 def load_policy(path: str | Path) -> PathPolicy:
     """Read a policy file (YAML or JSON).
 
     ``format: 1``; ``include``/``exclude`` lists of globs; ``max_bytes``; and
-    ``defaults: true`` (the default) to keep the built-in excludes before the file's own.
+    ``defaults: true`` (the default) to keep the built-in excludes before the file's own;
+    ``secrets: true`` (the default) to leave secret-bearing files out and redact secret
+    values in what is stored.
     """
     from codegold.model._files import load_versioned
 
@@ -120,4 +155,5 @@ def load_policy(path: str | Path) -> PathPolicy:
                 raise InputError(err.message, path=str(path), field=name) from None
     include = tuple(spec.include or ()) or DEFAULT_INCLUDE
     exclude = (DEFAULT_EXCLUDE if spec.defaults else ()) + tuple(spec.exclude or ())
-    return PathPolicy(include=include, exclude=exclude, max_bytes=spec.max_bytes)
+    return PathPolicy(include=include, exclude=exclude, max_bytes=spec.max_bytes,
+                      secrets=spec.secrets)

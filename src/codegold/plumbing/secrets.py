@@ -1,0 +1,291 @@
+"""Finding and redacting secret values (credentials, tokens, private keys) in text.
+
+One home for the detectors every part uses: the index redacts chunk text at build time,
+adapters redact excerpts and error text a retriever sends back, reports and diagnosis
+bundles redact again on the way out, and ``cases from-log`` scrubs logs with them.
+
+Each value found is replaced with a typed placeholder (``<SECRET:aws_access_key>``); what
+is reported is the kind and the count, never the value. A multi-line value (a private key
+block) is replaced by the placeholder followed by as many line breaks as it spanned, so
+line numbers after it hold.
+
+``code=True`` is for program text: a ``password = …`` assignment whose value is an
+expression (``password = get_password()``, ``token = self.token``) is code, not a secret. This is best
+effort over known formats, not a guarantee.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Any, TypeVar
+
+import msgspec
+
+from codegold.errors import InputError
+
+T = TypeVar("T")
+
+Span = tuple[int, int, str]  # start, end, kind
+
+SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*"
+                    r"PRIVATE KEY( BLOCK)?-----|\Z)"),
+    ("url_credentials", r"(?<=://)[^\s/@:]+:[^\s/@]+(?=@)"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
+    ("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("gitlab_token", r"\bgl(?:pat|dt|rt|ptt|ft|imt|soat|cbt|oas|agent)-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"\b(?:xox[abposre]-|xapp-\d-)[A-Za-z0-9-]{10,}"),
+    ("slack_webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
+    ("stripe_key", r"\b(?:(?:sk|rk|pk)_(?:live|test)_|whsec_)[0-9A-Za-z]{16,}"),
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi_token", r"\bpypi-[A-Za-z0-9_-]{50,}"),
+    ("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    ("twilio_key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
+    ("azure_storage_key", r"(?<=AccountKey=)[A-Za-z0-9+/=]{40,}"),
+    ("bearer_token", r"(?i:(?<=bearer )|(?<=bearer\t))[A-Za-z0-9._~+/=-]{8,}"),
+    ("basic_auth", r"(?i:(?<=basic ))[A-Za-z0-9+/]{8,}={0,2}"),
+    # any other scheme, or none: ``Authorization: Token abc…``, ``authorization=abc…``
+    ("authorization_header", r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+                             r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
+    ("password", r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret|client_secret|"
+                 r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
+                 r"access[_-]?token|token|credentials?)[\"']?\s*[:=]\s*[\"']?"
+                 # a quoted value is taken whole, spaces and all (a passphrase)
+                 r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
+)
+
+# Literal text one of which a match must hold (checked in the lowered text when the kind
+# is matched case-insensitively): most files hold none, and a substring test is far
+# cheaper than a regular expression scan.
+_HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
+    "private_key": (False, ("PRIVATE KEY",)),
+    "url_credentials": (False, ("://",)),
+    "jwt": (False, ("eyJ",)),
+    "aws_access_key": (False, ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")),
+    "google_api_key": (False, ("AIza",)),
+    "github_token": (False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    "gitlab_token": (False, ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-",
+                             "glsoat-", "glcbt-", "gloas-", "glagent-")),
+    "slack_token": (False, ("xox", "xapp-")),
+    "slack_webhook": (False, ("hooks.slack.com",)),
+    "stripe_key": (False, ("_live_", "_test_", "whsec_")),
+    "anthropic_key": (False, ("sk-ant-",)),
+    "openai_key": (False, ("sk-",)),
+    "huggingface_token": (False, ("hf_",)),
+    "npm_token": (False, ("npm_",)),
+    "pypi_token": (False, ("pypi-",)),
+    "sendgrid_key": (False, ("SG.",)),
+    "twilio_key": (False, ("SK", "AC")),
+    "azure_storage_key": (False, ("AccountKey=",)),
+    "bearer_token": (True, ("bearer",)),
+    "basic_auth": (True, ("basic ",)),
+    "authorization_header": (True, ("authorization",)),
+    "password": (True, ("pass", "pwd", "secret", "key", "token", "credential")),
+}
+
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
+PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
+# Assignment values in program text that are code, not secrets: format strings and
+# templates when quoted; calls, subscripts and names (letters, ``_`` and ``.`` only:
+# ``password = password``, ``token = self.token``) when not.
+_CODE_VALUE = re.compile(r"[{}$%<>]|^\s*$")
+_TYPE_NAME = re.compile(r"[A-Z][A-Za-z_.]*")
+_CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[:,;]?$")
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((kind, re.compile(pattern)) for kind, pattern in SECRET_PATTERNS)
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def looks_random(token: str) -> bool:
+    """A pasted key rather than an identifier, path or commit sha."""
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{7,12}", token):
+        return False  # a git commit sha: a revision, not a secret
+    digits = sum(c.isdigit() for c in token)
+    letters = sum(c.isalpha() for c in token)
+    if digits < 2 or letters < 2:
+        return False
+    if re.fullmatch(r"[0-9a-f]+", token.lower()) and len(token) >= 32:
+        return _entropy(token) >= 3.0
+    # Identifiers (TokenRefreshHandler2024) switch between upper, lower and digits at word
+    # boundaries only; keys switch every few characters.
+    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o"
+               for c in token]
+    switches = sum(a != b for a, b in itertools.pairwise(classes))
+    return switches / len(token) >= 0.3 and _entropy(token) >= 3.7
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    return start > 0 and end < len(text) and text[start - 1] in "\"'" \
+        and text[end] == text[start - 1]
+
+
+def _code_value(value: str, *, quoted: bool) -> bool:
+    """Whether an assignment's value in program text is code rather than a secret: for a
+    quoted one, a template or a type or token name (``token: "Token"``, ``token = "NAME"``)."""
+    if quoted:
+        return bool(_CODE_VALUE.search(value) or _TYPE_NAME.fullmatch(value))
+    return bool(_CODE_EXPRESSION.search(value))
+
+
+def find_secrets(text: str, *, code: bool = False) -> list[Span]:
+    """Spans of secret values in ``text`` by known formats, as ``(start, end, kind)``,
+    sorted and not overlapping (where two overlap, they are merged under the first kind).
+
+    With ``code=True`` (program text) an assignment-style value (``password``, ``token``,
+    ``api_key`` …) counts when it is a quoted literal that is not a template, or an
+    unquoted value that is not an expression (a name, a call, a subscript)."""
+    spans: list[Span] = []
+    lowered = text.lower()
+    for kind, pattern in _compiled():
+        folded, hints = _HINTS.get(kind, (False, ("",)))
+        if not any(hint in (lowered if folded else text) for hint in hints):
+            continue
+        for match in pattern.finditer(text):
+            start, end = match.span("value") if "value" in pattern.groupindex else match.span()
+            if end <= start:
+                continue
+            if code and kind in ("password", "authorization_header") and _code_value(
+                    text[start:end], quoted=_quoted(text, start, end)):
+                continue
+            if PLACEHOLDER.fullmatch(text[start:end]):
+                continue
+            spans.append((start, end, kind))
+    return merge_spans(spans)
+
+
+def find_high_entropy(text: str) -> list[Span]:
+    """Long unquoted tokens that mix letters and digits with high entropy (a key pasted
+    into prose); git commit shas are left alone. Too eager for program text."""
+    return [(*m.span(), "high_entropy") for m in _LONG_TOKEN.finditer(text)
+            if not PLACEHOLDER.search(m.group()) and looks_random(m.group())]
+
+
+def merge_spans(spans: list[Span]) -> list[Span]:
+    """``spans`` sorted, overlapping ones merged (the earliest, then longest, names it)."""
+    spans = sorted(spans, key=lambda s: (s[0], -(s[1] - s[0])))
+    kept: list[Span] = []
+    for start, end, kind in spans:
+        if kept and start < kept[-1][1]:
+            if end > kept[-1][1]:
+                kept[-1] = (kept[-1][0], end, kept[-1][2])
+            continue
+        kept.append((start, end, kind))
+    return kept
+
+
+def replace_spans(text: str, spans: list[Span], placeholder: str = "<SECRET:{kind}>"
+                  ) -> tuple[str, list[str]]:
+    """``text`` with each span replaced by ``placeholder`` (and the line breaks the span
+    held, so line count is kept), and the kinds replaced, one per span."""
+    if not spans:
+        return text, []
+    out: list[str] = []
+    kinds: list[str] = []
+    cursor = 0
+    for start, end, kind in merge_spans(spans):
+        out.append(text[cursor:start])
+        out.append(placeholder.format(kind=kind) + "\n" * text.count("\n", start, end))
+        kinds.append(kind)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out), kinds
+
+
+def redact(text: str, *, code: bool = False) -> tuple[str, list[str]]:
+    """``text`` with every secret value found replaced by ``<SECRET:kind>``, and the kinds
+    replaced (one per value, in order)."""
+    return replace_spans(text, find_secrets(text, code=code))
+
+
+def redact_text(text: str, *, code: bool = False) -> str:
+    """``text`` with every secret value found replaced (the kinds dropped)."""
+    return redact(text, code=code)[0]
+
+
+def redact_bytes(data: bytes) -> bytes:
+    """UTF-8 ``data`` with every secret value replaced; other bytes kept as they are."""
+    text = data.decode("utf-8", "surrogateescape")
+    clean, kinds = redact(text)
+    return clean.encode("utf-8", "surrogateescape") if kinds else data
+
+
+# Files whose text is data or prose, where ``password: value`` counts even unquoted; an
+# excerpt of any other file is read as program text (``code=True``).
+DATA_SUFFIXES = (".env", ".yaml", ".yml", ".json", ".toml", ".ini", ".cfg", ".conf", ".txt",
+                 ".md", ".rst", ".properties", ".xml", ".sh", ".bash", ".zsh", ".tf",
+                 ".tfvars", ".npmrc", ".netrc", ".pypirc")
+
+
+def is_program_text(path: str) -> bool:
+    """Whether the file at ``path`` holds program text (by its name)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." in name.lstrip(".") and not name.endswith(DATA_SUFFIXES) \
+        and not name.startswith(".env")
+
+
+def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
+    """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted;
+    the kinds replaced are appended to ``kinds``. A mapping with a ``file`` and an
+    ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as that file's text."""
+    found = kinds if kinds is not None else []
+    if isinstance(data, str):
+        clean, more = redact(data)
+        found.extend(more)
+        return clean
+    if isinstance(data, list | tuple):
+        return [redact_data(item, found) for item in data]
+    if isinstance(data, dict):
+        out: dict[Any, Any] = {}
+        code = isinstance(data.get("file"), str) and is_program_text(data["file"])
+        for key, value in data.items():
+            if code and key in ("excerpt", "text") and isinstance(value, str):
+                clean, more = redact(value, code=True)
+                found.extend(more)
+                out[key] = clean
+            else:
+                out[key] = redact_data(value, found)
+        return out
+    return data
+
+
+def redact_struct(value: T) -> T:
+    """``value`` (a msgspec Struct or dataclass, nested records included) with every
+    string in it redacted; the same object when nothing was found."""
+    kinds: list[str] = []
+    data = redact_data(msgspec.to_builtins(value), kinds)
+    if not kinds:
+        return value
+    try:
+        return msgspec.convert(data, type(value))
+    except msgspec.ValidationError as err:  # a placeholder where a field has a format
+        raise InputError(f"a {type(value).__name__} holds a secret value ({summary(kinds)}) "
+                         f"in a field that cannot hold a placeholder: {err}") from None
+
+
+def summary(kinds: list[str]) -> str:
+    """``3 (aws_access_key, password x2)``: how many values of which kinds (no values)."""
+    counts = Counter(kinds)
+    parts = [kind if n == 1 else f"{kind} x{n}" for kind, n in sorted(counts.items())]
+    return f"{len(kinds)} ({', '.join(parts)})"
+
+
+__all__ = ["DATA_SUFFIXES", "PLACEHOLDER", "SECRET_PATTERNS", "Span", "find_high_entropy",
+           "find_secrets", "is_program_text", "looks_random", "merge_spans", "redact",
+           "redact_bytes", "redact_data", "redact_struct", "redact_text", "replace_spans",
+           "summary"]

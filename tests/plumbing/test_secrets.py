@@ -1,0 +1,65 @@
+"""The shared secret detectors: each known format found and redacted, line count kept,
+program text not mistaken for secrets."""
+
+from __future__ import annotations
+
+import pytest
+
+from codegold.plumbing.secrets import find_secrets, redact, redact_bytes, summary
+
+AWS = "AKIA" + "IOSFODNN7EXAMPLE"
+GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+       "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4Zq\nQ2VydGlmaWNhdGVCb2R5\n"
+       "-----END RSA PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("aws_access_key", f"key = {AWS}\n", AWS),
+    ("github_token", f"GITHUB_TOKEN: {GH}", GH),
+    ("jwt", f"cookie {JWT}", JWT),
+    ("private_key", PEM, "MIIEpAIBAAKCAQEAx4Zq"),
+    ("password", "DB_PASSWORD=hunter2hunter2", "hunter2hunter2"),
+    ("url_credentials", "postgres://admin:s3cr3tpw@db.example.com/app", "s3cr3tpw"),
+])
+def test_each_kind_is_redacted(kind: str, text: str, value: str) -> None:
+    clean, kinds = redact(text)
+    assert value not in clean
+    assert f"<SECRET:{kind}>" in clean
+    assert kinds == [kind]
+    assert clean.count("\n") == text.count("\n")
+
+
+def test_private_key_keeps_line_numbers() -> None:
+    text = f"a = 1\n{PEM}\nb = 2\n"
+    clean, _ = redact(text)
+    assert clean.splitlines()[5] == "b = 2"
+    assert len(clean.splitlines()) == len(text.splitlines())
+
+
+def test_code_mode_ignores_expressions_but_not_literals() -> None:
+    code = ("token = get_token()\npassword = password\napi_key: Optional[str] = None\n"
+            "url = f\"{base}?token={token}\"\ndef f(token: \"Token\"): pass\n"
+            "kind = token = \"NAME\"\nsecret = self.secret\nif token == \"else\": pass\n")
+    assert find_secrets(code, code=True) == []
+    literal = 'password = "correct horse battery"\n'
+    clean, kinds = redact(literal, code=True)
+    assert "horse" not in clean and kinds == ["password"]
+    # an unquoted value that is no expression is a secret even in program text
+    assert redact("DB_PASSWORD = hunter2-plain!", code=True)[1] == ["password"]
+    # unquoted assignment values count outside program text (.env, YAML)
+    assert redact("password: hunter2hunter2", code=False)[1] == ["password"]
+
+
+def test_commit_shas_and_identifiers_left_alone() -> None:
+    text = "fixed in 3f68565a1b2c3d4e5f60718293a4b5c6d7e8f901 by TokenRefreshHandler2024\n"
+    assert find_secrets(text) == []
+
+
+def test_bytes_round_trip_and_summary() -> None:
+    data = b"caf\xe9 " + AWS.encode() + b"\n"
+    out = redact_bytes(data)
+    assert AWS.encode() not in out and out.startswith(b"caf\xe9 ")
+    assert redact_bytes(b"plain \xff text") == b"plain \xff text"
+    assert summary(["password", "jwt", "password"]) == "3 (jwt, password x2)"
