@@ -168,7 +168,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         from codegold.adapters.sharded import shard_dispatch
 
         pool = pool or start_executor(where)
-        # The retriever above only checked the spec (it opens indexes on first use, so
+        # The retriever above only checked the --retriever value (it opens indexes on first use, so
         # holds nothing yet): each worker builds its own.
         dispatch = shard_dispatch(pool, spec, options, indexes,
                                   resolve=resolve_set, label=spec,

@@ -190,6 +190,18 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def bounded_lines(handle: BinaryIO, path: str) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of a JSONL file, read line by line with each line bounded
+    by :data:`MAX_LINE_BYTES`, so a file without newlines cannot fill memory."""
+    number = 0
+    while line := handle.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise SchemaError(f"line longer than {MAX_LINE_BYTES // 1024**2} MiB",
+                              path=path, line=number)
+        yield number, line
+
+
 def open_input(path: str | Path, what: str) -> BinaryIO:
     """Open an input file for reading; anything but a readable file is an InputError.
 

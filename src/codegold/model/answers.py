@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import MAX_LINE_BYTES, open_input, split_validation_error
+from codegold.model._files import bounded_lines, open_input, split_validation_error
 
 ANSWERS_FORMAT = 1
 Verdict = Literal["pass", "fail", "unknown"]
@@ -51,13 +51,7 @@ _ENCODER = msgspec.json.Encoder()
 def iter_answers(path: str) -> Iterator[Answer]:
     """Stream answers from a JSONL file, naming the line of any malformed one."""
     with open_input(path, "answers") as handle:
-        number = 0
-        # line by line, each bounded, so a file without newlines cannot fill memory
-        while line := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(line) > MAX_LINE_BYTES:
-                raise SchemaError(f"line longer than {MAX_LINE_BYTES // 1024**2} MiB",
-                                  path=path, line=number)
+        for number, line in bounded_lines(handle, path):
             if not line.strip():
                 continue
             try:

@@ -14,7 +14,7 @@ import msgspec
 from codegold.errors import SchemaError
 from codegold.model._files import (
     MAX_DEPTH,
-    MAX_LINE_BYTES,
+    bounded_lines,
     describe_validation_error,
     open_input,
 )
@@ -161,12 +161,7 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     every byte read is fed to it, so the file's checksum costs no second pass.
     """
     with open_input(path, "attempts") as handle:
-        number = 0
-        while line := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(line) > MAX_LINE_BYTES:
-                raise SchemaError(f"line longer than {MAX_LINE_BYTES // 1024**2} MiB",
-                                  path=path, line=number)
+        for number, line in bounded_lines(handle, path):
             if digest is not None:
                 digest.update(line)
             if line.strip():
