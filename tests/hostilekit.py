@@ -8,7 +8,7 @@ import os
 import resource
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 MEMORY_LIMIT = 3 * 1024**3  # bytes of address space for the child
@@ -74,3 +74,19 @@ def assert_sentinels(planted: dict[Path, bytes]) -> None:
     for path, content in planted.items():
         assert path.exists(), f"{path} was deleted"
         assert path.read_bytes() == content, f"{path} was changed"
+
+
+def input_of(data: bytes) -> Callable[[Path], Path]:
+    """A maker of an input file holding ``data`` (``folder/input``), for tables of hostile inputs."""
+    def make(folder: Path) -> Path:
+        path = folder / "input"
+        path.write_bytes(data)
+        return path
+    return make
+
+
+def fifo_input(folder: Path) -> Path:
+    """A FIFO nobody writes to: a reader that blocks on it hangs."""
+    path = folder / "fifo"
+    os.mkfifo(path)
+    return path

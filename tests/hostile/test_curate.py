@@ -4,13 +4,19 @@ user's files intact, whatever file stands where an input belongs."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from hostilekit import assert_clean_error, assert_sentinels, plant_sentinels, run_cli
+from hostilekit import (
+    assert_clean_error,
+    assert_sentinels,
+    fifo_input,
+    input_of,
+    plant_sentinels,
+    run_cli,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "acme-shop"
 CASES = EXAMPLE / "cases.yaml"
@@ -19,20 +25,6 @@ TIMEOUT = 60
 MEMORY = 3 * 1024**3  # the child's address space: a reader that loads /dev/zero whole fails here
 LOG_LINE = (f'{{"id": "r1", "query": "where is createSession", "repository": "acme/shop", '
             f'"revision": "{V2}", "retrieved": ["src/auth/session-service.ts"]}}\n')
-
-
-def _bytes(data: bytes) -> Callable[[Path], Path]:
-    def make(folder: Path) -> Path:
-        path = folder / "input"
-        path.write_bytes(data)
-        return path
-    return make
-
-
-def _fifo(folder: Path) -> Path:
-    path = folder / "fifo"
-    os.mkfifo(path)
-    return path
 
 
 def _control_name(folder: Path) -> Path:
@@ -48,15 +40,15 @@ def _escaping_link(folder: Path) -> Path:
 
 
 HOSTILE: dict[str, Callable[[Path], Path]] = {
-    "empty": _bytes(b""),
-    "garbage": _bytes(bytes(range(256)) * 4),
-    "nul-bytes": _bytes(b"\0" * 1000),
-    "bad-json": _bytes(b'{"a": [1, 2,\n'),
-    "deep-json": _bytes(b"[" * 100_000 + b"]" * 100_000),
-    "deep-json-line": _bytes(b'{"a":' * 50_000 + b"1" + b"}" * 50_000 + b"\n"),
+    "empty": input_of(b""),
+    "garbage": input_of(bytes(range(256)) * 4),
+    "nul-bytes": input_of(b"\0" * 1000),
+    "bad-json": input_of(b'{"a": [1, 2,\n'),
+    "deep-json": input_of(b"[" * 100_000 + b"]" * 100_000),
+    "deep-json-line": input_of(b'{"a":' * 50_000 + b"1" + b"}" * 50_000 + b"\n"),
     "a-folder": lambda folder: folder,
     "missing": lambda folder: folder / "does-not-exist",
-    "fifo": _fifo,
+    "fifo": fifo_input,
     "dev-zero": lambda folder: Path("/dev/zero"),
     "control-chars-in-name": _control_name,
     "symlink-out-of-folder": _escaping_link,

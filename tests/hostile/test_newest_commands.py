@@ -4,7 +4,6 @@ time and memory, user files intact."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from gitrepo import Repo
-from hostilekit import assert_clean_error, assert_sentinels, plant_sentinels, run_cli
+from hostilekit import (
+    assert_clean_error,
+    assert_sentinels,
+    fifo_input,
+    input_of,
+    plant_sentinels,
+    run_cli,
+)
 
 RECORDED = Path(__file__).resolve().parents[2] / "examples" / "acme-shop" / "recorded"
 TIMEOUT = 90
@@ -32,20 +38,6 @@ def run_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _bytes(data: bytes) -> Callable[[Path], Path]:
-    def make(folder: Path) -> Path:
-        path = folder / "input"
-        path.write_bytes(data)
-        return path
-    return make
-
-
-def _fifo(folder: Path) -> Path:
-    path = folder / "fifo"
-    os.mkfifo(path)
-    return path
-
-
 def _control_name(folder: Path) -> Path:
     path = folder / "na\nme\x1b[31m"
     path.write_bytes(b"")
@@ -53,14 +45,14 @@ def _control_name(folder: Path) -> Path:
 
 
 HOSTILE: dict[str, Callable[[Path], Path]] = {
-    "empty": _bytes(b""),
-    "garbage": _bytes(bytes(range(256)) * 4),
-    "nul-bytes": _bytes(b"\0" * 1000),
-    "bad-json": _bytes(b'{"a": [1, 2,\n'),
-    "deep-json": _bytes(b"[" * 100_000 + b"]" * 100_000),
+    "empty": input_of(b""),
+    "garbage": input_of(bytes(range(256)) * 4),
+    "nul-bytes": input_of(b"\0" * 1000),
+    "bad-json": input_of(b'{"a": [1, 2,\n'),
+    "deep-json": input_of(b"[" * 100_000 + b"]" * 100_000),
     "a-folder": lambda folder: folder,
     "missing": lambda folder: folder / "does-not-exist",
-    "fifo": _fifo,
+    "fifo": fifo_input,
     "dev-zero": lambda folder: Path("/dev/zero"),
     "control-chars-in-name": _control_name,
 }
