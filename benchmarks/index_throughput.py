@@ -189,8 +189,9 @@ def main(argv: list[str]) -> int:
         # previous index's eyes, so exactly one file is re-parsed and the rest copied.
         original = build_module._previous_blobs
 
-        def one_changed(source: Path, explicit: bool) -> dict[str, str] | None:
-            blobs = original(source, explicit)
+        def one_changed(source: Path, explicit: bool, redact: bool = True
+                        ) -> dict[str, str] | None:
+            blobs = original(source, explicit, redact)
             if blobs:
                 victim = next(p for p in sorted(blobs) if language_of(p) in STRUCTURAL_LANGUAGES)
                 blobs[victim] = "0" * 40

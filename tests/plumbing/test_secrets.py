@@ -3,8 +3,13 @@ program text not mistaken for secrets."""
 
 from __future__ import annotations
 
-import pytest
+from unittest.mock import patch
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegold.plumbing import secrets
 from codegold.plumbing.secrets import find_secrets, redact, redact_bytes, summary
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -63,3 +68,22 @@ def test_bytes_round_trip_and_summary() -> None:
     assert AWS.encode() not in out and out.startswith(b"caf\xe9 ")
     assert redact_bytes(b"plain \xff text") == b"plain \xff text"
     assert summary(["password", "jwt", "password"]) == "3 (jwt, password x2)"
+
+
+_FRAGMENTS = ("password", "Client_Secret", "access-token", "api_key", "APIKEY", "mytoken",
+              "pwd", "credentials", "://", "user:pa55word@", "http://", "Basic ", "basic ",
+              "bearer ", "sk_live_", "whsec_", "sk-", "ask-", "SK", "AC", "xAC",
+              "0123456789abcdef", "abcdEFGH1234wxyz", "=", ": ", ":\n  ", '"', "'", " ", "\n",
+              "İ", "\u212a", "\u017fecret", "ı", ";", "(x)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40), st.booleans())
+def test_anchored_matching_finds_what_a_full_scan_finds(parts: list[str], code: bool) -> None:
+    # Some kinds are matched only near their hints; dropping the anchors makes every kind
+    # scan the whole text, which must find exactly the same spans.
+    text = "".join(parts)
+    anchored = secrets.find_secrets(text, code=code)
+    with patch.dict(secrets._ANCHORS, clear=True):
+        scanned = secrets.find_secrets(text, code=code)
+    assert anchored == scanned
