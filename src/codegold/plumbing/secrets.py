@@ -107,10 +107,6 @@ _ANCHORS: dict[str, tuple[int, int]] = {
     "openai_key": (0, 0),
 }
 
-# Characters a case-insensitive pattern matches as an ASCII letter that ``str.lower``
-# leaves alone (the long s, the dotless i), so the hints see what the patterns see.
-_FOLDS = str.maketrans({"\u017f": "s", "\u0131": "i"})
-
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
 PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
 # Assignment values in program text that are code, not secrets: format strings and
@@ -172,17 +168,20 @@ def find_secrets(text: str, *, code: bool = False) -> list[Span]:
     spans: list[Span] = []
     lowered = text.lower()
     if not text.isascii():
-        lowered = lowered.translate(_FOLDS)
+        # A case-insensitive pattern matches the long s and the dotless i as ASCII
+        # letters, which ``str.lower`` leaves alone: fold them so the hints see them too.
+        lowered = lowered.replace("\u017f", "s").replace("\u0131", "i")
     for kind, pattern in _compiled():
         folded, hints = _HINTS.get(kind, (False, ("",)))
         haystack = lowered if folded else text
-        if not any(hint in haystack for hint in hints):
-            continue
         anchors = _ANCHORS.get(kind)
-        if anchors is None or len(haystack) != len(text):
-            matches: Iterable[re.Match[str]] = pattern.finditer(text)
+        if anchors is not None and len(haystack) == len(text):
+            matches: Iterable[re.Match[str]] = _anchored(pattern, text, haystack, hints,
+                                                         anchors)
+        elif any(hint in haystack for hint in hints):
+            matches = pattern.finditer(text)
         else:
-            matches = _anchored(pattern, text, haystack, hints, anchors)
+            continue
         for match in matches:
             start, end = match.span("value") if "value" in pattern.groupindex else match.span()
             if end <= start:
