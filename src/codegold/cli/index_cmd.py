@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +107,60 @@ def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *
     """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
     ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``, on
     ``executor`` (an Executor; None: in this process)."""
-    from codegold.index.many import build_many
+    from codegold.index.many import case_sources
 
-    pinned: dict[str, str] = {}
-    for case in cases:
-        pinned.setdefault(case.revision, case.id)
     with _many_progress(quiet) as show:
-        build_many(repo, folder, sorted(pinned), pinned_by=pinned, progress=show,
-                   executor=executor)
+        _build_sources(case_sources(repo, cases), folder, show, executor=executor)
+
+
+@dataclass(frozen=True)
+class _Revisions:
+    """Revisions given by name (``--revisions``): none pinned by a case."""
+
+    repo: Path
+    revisions: list[str]
+    repository: str | None = None
+    pinned: dict[str, str] = field(default_factory=dict)
+
+
+def _build_sources(sources: Sequence[Any], folder: Path, show: Any, *, executor: Any,
+                   repository: str | None = None, **options: Any) -> Any:
+    """Build every revision of each case source (a clone and the revisions cases pin in
+    it) into ``folder``, one progress over all of them; the results added up."""
+    from dataclasses import replace
+
+    from codegold.errors import InputError
+    from codegold.index.many import ManyResult, build_many
+
+    if repository is not None and len(sources) > 1:
+        names = ", ".join(sorted(str(s.repository or s.repo) for s in sources))
+        raise InputError(f"--repository names one repository, but these cases pin "
+                         f"revisions of {len(sources)} ({names}); leave it out")
+    results = []
+    before = 0  # revisions of the sources already built
+    for number, source in enumerate(sources):
+        later = sum(len(other.revisions) for other in sources[number + 1:])
+        seen = [len(source.revisions)]
+
+        def progress(event: Any, before: int = before, later: int = later,
+                     seen: list[int] = seen) -> None:
+            seen[0] = event.total
+            if show is not None:
+                show(replace(event, done=event.done + before,
+                             total=before + event.total + later))
+
+        results.append(build_many(source.repo, folder, source.revisions,
+                                  repository=repository or source.repository,
+                                  pinned_by=source.pinned, progress=progress,
+                                  executor=executor, **options))
+        before += seen[0]
+    if len(results) == 1:
+        return results[0]
+    return ManyResult(built=tuple(m for r in results for m in r.built),
+                      skipped=tuple(c for r in results for c in r.skipped),
+                      store=next((r.store for r in results if r.store), None),
+                      parsed=sum(r.parsed for r in results),
+                      reused=sum(r.reused for r in results))
 
 
 @click.command("build")
@@ -123,7 +170,9 @@ def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *
               help="Index many revisions into -o DIR/<commit>: a file with one revision per "
                    "line, or a comma-separated list.")
 @click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Index every revision these cases pin into -o DIR/<commit>.")
+              help="Index every revision these cases pin into -o DIR/<commit>; with REPO a "
+                   "folder of clones (owner+name/), each case's revision from its "
+                   "repository's clone.")
 @click.option("--output", "-o", "output", required=True, type=click.Path(path_type=Path),
               help="Index directory to write: absent, empty, or a codegold index (then "
                    "replaced atomically); never the repository itself. With --revisions or "
@@ -157,6 +206,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
       codegold index ~/src/shop --revision main -o idx/ --reuse old-idx/ --quiet
       codegold index ~/src/shop --revisions revisions.txt -o indexes/
       codegold index ~/src/shop --cases cases.yaml -o indexes/ --store ~/.cache/shop-chunks
+      codegold index clones/ --cases swebench.yaml -o indexes/   # clones/owner+name/
       codegold index ~/src/shop --revisions revisions.txt -o indexes/ --executor ray
     """
     from codegold.errors import InputError
@@ -206,24 +256,22 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
 def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file: Path | None,
                 store: Path | None, no_store: bool, policy: Any, repository: str | None,
                 quiet: bool, where: Any) -> None:
-    from codegold.index.many import build_many, read_revisions
+    from codegold.index.many import case_sources, read_revisions
 
-    pinned: dict[str, str] = {}
+    sources: Sequence[Any]
     if cases_file is not None:
         from codegold.model import load_cases
 
-        for case in load_cases(str(cases_file)).cases:
-            pinned.setdefault(case.revision, case.id)
-        revisions = sorted(pinned)
+        sources = case_sources(repo, load_cases(str(cases_file)).cases)
     else:
-        revisions = read_revisions(revisions_spec or "")
+        sources = [_Revisions(repo, read_revisions(revisions_spec or ""))]
     pool = start_executor(where)
     fresh = not output.exists()
     try:
         with _many_progress(quiet) as show:
-            result = build_many(repo, output, revisions, store=store, use_store=not no_store,
-                                policy=policy, repository=repository, pinned_by=pinned,
-                                progress=show, executor=pool)
+            result = _build_sources(sources, output, show, executor=pool, store=store,
+                                    use_store=not no_store, policy=policy,
+                                    repository=repository)
     except BaseException:
         # a build refused before writing anything leaves no empty folder behind
         if fresh and output.is_dir() and not any(output.iterdir()):

@@ -45,7 +45,8 @@ class _Seconds(click.ParamType[float, Any]):
 @index_option("An index directory, or a folder of index directories (one per revision).")
 @output_option("attempts.jsonl to write (one line appended and flushed per case).", required=True)
 @click.option("--repo", type=click.Path(file_okay=False), default=None,
-              help="Git repository: build each case revision's missing index into --index.")
+              help="Git repository, or a folder of clones (owner+name/) for cases of many "
+                   "repositories: build each case revision's missing index into --index.")
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | http(s)://URL | python:module:function")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")

@@ -14,12 +14,14 @@ reach it) and returns the index's files; this process installs them, atomically,
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from codegold.errors import InputError
 from codegold.execute import Executor
@@ -85,6 +87,67 @@ def read_revisions(spec: str) -> list[str]:
         raise InputError("--revisions names no revision: expected a file with one revision "
                          "per line or a list like v1.0,v1.1", path=spec)
     return found
+
+
+_NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
+def clone_for(folder: str | Path, repository: str) -> Path | None:
+    """The clone of ``repository`` (``owner/name``, or ``host/owner/name``) inside
+    ``folder``, by the names such folders get: ``owner+name``, ``owner__name``,
+    ``owner/name`` or ``name``, each also with ``.git`` (a bare clone) or holding a bare
+    ``repo/``; None when there is none or the name is not a plain ``owner/name`` (never a
+    path outside ``folder``)."""
+    parts = repository.strip("/").split("/")
+    if not parts or any(not _NAME_PART.fullmatch(part) or part.strip(".") == ""
+                        for part in parts):
+        return None
+    root = Path(folder)
+    name = parts[-1]
+    owner = parts[-2] if len(parts) > 1 else None
+    names = ([f"{owner}+{name}", f"{owner}__{name}", f"{owner}/{name}"] if owner else []) \
+        + [name]
+    for candidate in names:
+        for place in (root / candidate, root / f"{candidate}.git"):
+            for clone in (place / "repo", place):
+                if clone.is_dir() and ((clone / ".git").exists() or (clone / "HEAD").is_file()):
+                    return clone
+    return None
+
+
+@dataclass(frozen=True)
+class CaseSource:
+    """Where the revisions some cases pin are built from: ``repo`` (a clone), the
+    repository name for their manifests (None: from the clone) and each pinned revision
+    with the first case that pins it."""
+
+    repo: Path
+    repository: str | None
+    pinned: dict[str, str]
+
+    @property
+    def revisions(self) -> list[str]:
+        return sorted(self.pinned)
+
+
+def case_sources(repo: str | Path, cases: Sequence[Any]) -> list[CaseSource]:
+    """The clones that hold ``cases``' revisions: when ``repo`` is a folder of clones,
+    each case's repository's clone in it (:func:`clone_for`); any case whose repository
+    has none there (or that names none) is built from ``repo`` itself. So one folder of
+    clones indexes a suite that spans many repositories, and a single clone still
+    indexes a suite of its own."""
+    groups: dict[tuple[Path, str | None], dict[str, str]] = {}
+    found: dict[str, Path | None] = {}
+    for case in cases:
+        name = getattr(case, "repository", None)
+        clone = None
+        if name:
+            if name not in found:
+                found[name] = clone_for(repo, name)
+            clone = found[name]
+        key = (clone, name) if clone is not None else (Path(repo), None)
+        groups.setdefault(key, {}).setdefault(case.revision, case.id)
+    return [CaseSource(clone, name, pinned) for (clone, name), pinned in groups.items()]
 
 
 def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *,
