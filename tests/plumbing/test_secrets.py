@@ -27,6 +27,19 @@ PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4Zq\nQ2VydGlmaWNhdGVCb
     ("private_key", PEM, "MIIEpAIBAAKCAQEAx4Zq"),
     ("password", "DB_PASSWORD=hunter2hunter2", "hunter2hunter2"),
     ("url_credentials", "postgres://admin:s3cr3tpw@db.example.com/app", "s3cr3tpw"),
+    ("password", 'const apiToken = "a1b2c3d4e5f6g7h8i9"', "a1b2c3d4e5f6g7h8i9"),
+    ("password", '"private_key_id": "1a2b3c4d5e6f7a8b9c0d"', "1a2b3c4d5e6f7a8b9c0d"),
+    ("shopify_token", "shpat_" + "1a2b3c4d" * 4, "1a2b3c4d" * 4),
+    ("digitalocean_token", "DO=dop_v1_" + "a1" * 32, "a1" * 32),
+    ("square_token", "sq0atp-" + "A1b2C3d4E5f6G7h8I9j0K1", "A1b2C3d4E5f6G7h8I9j0K1"),
+    ("mailgun_key", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "3ax6xnjp29jd6fds4gc373sgvjxteol0"),
+    ("telegram_bot_token", "BOT=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawX", "HdqTcvCH1vGW"),
+    ("discord_webhook", "https://discord.com/api/webhooks/123456789012345678/" + "aB3_" * 17,
+     "aB3_" * 17),
+    ("azure_sas_signature", "https://x.blob.core.windows.net/c?sv=2020&sig=abcdEFGH1234%2Babcd",
+     "abcdEFGH1234"),
+    ("registry_auth", '{"auths": {"r.io": {"auth": "dXNlcjpwYXNzd29yZA=="}}}',
+     "dXNlcjpwYXNzd29yZA=="),
 ])
 def test_each_kind_is_redacted(kind: str, text: str, value: str) -> None:
     clean, kinds = redact(text)
@@ -57,6 +70,16 @@ def test_code_mode_ignores_expressions_but_not_literals() -> None:
     assert redact("password: hunter2hunter2", code=False)[1] == ["password"]
 
 
+def test_program_text_templates_are_code_but_a_key_with_symbols_is_not() -> None:
+    for template in ('token = "${TOKEN}"', 'password = "{password}"', 'token = "$TOKEN"',
+                     'password = "%s"', 'msg = "password: %(pw)s"', 'password = "{{ pw }}"',
+                     'apiKey = "<your-api-key>"', 'dbPassword = self.password',
+                     'const tokenType = "Bearer"', 'resetToken: "RESET_TOKEN"'):
+        assert redact(template, code=True)[1] == [], template
+    key = "SECRET_KEY = 'django-insecure-9x!k3@abc$def%ghi^jkl&mno*pqr(stu)vwx'"
+    assert redact(key, code=True)[1] == ["password"]
+
+
 def test_commit_shas_and_identifiers_left_alone() -> None:
     text = "fixed in 3f68565a1b2c3d4e5f60718293a4b5c6d7e8f901 by TokenRefreshHandler2024\n"
     assert find_secrets(text) == []
@@ -70,7 +93,7 @@ def test_bytes_round_trip_and_summary() -> None:
     assert summary(["password", "jwt", "password"]) == "3 (jwt, password x2)"
 
 
-_FRAGMENTS = ("password", "Client_Secret", "access-token", "api_key", "APIKEY", "mytoken",
+_FRAGMENTS = ("password", "private_key_id", "dbPassword", "apiToken", "key-", "Client_Secret", "access-token", "api_key", "APIKEY", "mytoken",
               "pwd", "credentials", "://", "user:pa55word@", "http://", "Basic ", "basic ",
               "bearer ", "sk_live_", "whsec_", "sk-", "ask-", "SK", "AC", "xAC",
               "0123456789abcdef", "abcdEFGH1234wxyz", "=", ": ", ":\n  ", '"', "'", " ", "\n",

@@ -52,14 +52,27 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("sendgrid_key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
     ("twilio_key", r"\b(?:SK|AC)[0-9a-f]{32}\b"),
     ("azure_storage_key", r"(?<=AccountKey=)[A-Za-z0-9+/=]{40,}"),
+    ("azure_sas_signature", r"(?<=[?&;]sig=)[A-Za-z0-9%+/=]{16,}"),
+    ("shopify_token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
+    ("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+    ("square_token", r"\bsq0(?:atp|csp|idp)-[0-9A-Za-z_-]{22,}"),
+    ("mailgun_key", r"\bkey-[0-9a-z]{32}\b"),
+    ("telegram_bot_token", r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b"),
+    ("discord_webhook", r"(?<=/api/webhooks/)[0-9]{17,20}/[A-Za-z0-9_-]{60,}"),
+    # a Docker or container registry config.json: base64 of user:password
+    ("registry_auth", r"(?<=\"auth\")\s*:\s*\"(?P<value>[A-Za-z0-9+/]{12,}={0,2})\""),
     ("bearer_token", r"(?i:(?<=bearer )|(?<=bearer\t))[A-Za-z0-9._~+/=-]{8,}"),
     ("basic_auth", r"(?i:(?<=basic ))[A-Za-z0-9+/]{8,}={0,2}"),
     # any other scheme, or none: ``Authorization: Token abc…``, ``authorization=abc…``
     ("authorization_header", r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
                              r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
-    ("password", r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret|client_secret|"
+    # the keyword starts a word: after a non-letter, or at a camelCase boundary
+    # (``dbPassword``, ``apiToken``)
+    ("password", r"(?i)(?:(?<![a-z])|(?-i:(?<=[a-z])(?=[A-Z])))"
+                 r"(?:password|passwd|pwd|passphrase|secret|client_secret|"
                  r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
-                 r"access[_-]?token|token|credentials?)[\"']?\s*[:=]\s*[\"']?"
+                 r"access[_-]?token|token|credentials?|private[_-]?key[_-]?id)"
+                 r"[\"']?\s*[:=]\s*[\"']?"
                  # a quoted value is taken whole, spaces and all (a passphrase)
                  r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
 )
@@ -87,6 +100,14 @@ _HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
     "sendgrid_key": (False, ("SG.",)),
     "twilio_key": (False, ("SK", "AC")),
     "azure_storage_key": (False, ("AccountKey=",)),
+    "azure_sas_signature": (False, ("sig=",)),
+    "shopify_token": (False, ("shpat_", "shpss_", "shpca_", "shppa_")),
+    "digitalocean_token": (False, ("_v1_",)),
+    "square_token": (False, ("sq0",)),
+    "mailgun_key": (False, ("key-",)),
+    "telegram_bot_token": (False, (":AA",)),
+    "discord_webhook": (False, ("/api/webhooks/",)),
+    "registry_auth": (False, ('"auth"',)),
     "bearer_token": (True, ("bearer",)),
     "basic_auth": (True, ("basic ",)),
     "authorization_header": (True, ("authorization",)),
@@ -99,7 +120,7 @@ _HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
 # share of the time: a case-insensitive scan for ``password|token|key…`` visits every
 # character of every file, and most lines hold no hint.
 _ANCHORS: dict[str, tuple[int, int]] = {
-    "password": (-7, 0),        # ``client_secret``, ``access_token``: the hint 7 in
+    "password": (-8, 0),        # ``private_key_id``: the hint ``key`` is 8 in
     "twilio_key": (0, 0),
     "stripe_key": (-2, 0),      # ``sk_live_``
     "url_credentials": (3, 3),  # just after ``://``
@@ -110,9 +131,11 @@ _ANCHORS: dict[str, tuple[int, int]] = {
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
 PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
 # Assignment values in program text that are code, not secrets: format strings and
-# templates when quoted; calls, subscripts and names (letters, ``_`` and ``.`` only:
+# templates when quoted (``{name}``, ``${VAR}``, ``$VAR``, ``%s``, ``%(name)s``, ``<name>``,
+# ``{{ x }}``; a lone ``$`` or ``%`` in a pasted key is not one); calls, subscripts and names (letters, ``_`` and ``.`` only:
 # ``password = password``, ``token = self.token``) when not.
-_CODE_VALUE = re.compile(r"[{}$%<>]|^\s*$")
+_CODE_VALUE = re.compile(r"\{[^{}\s]*\}|\$\{|\$[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|%\(\w+\)[sd]|"
+                         r"%[-0-9.]*[sdrfi](?![A-Za-z0-9])|<[A-Za-z_][A-Za-z0-9_ -]*>|\{\{|^\s*$")
 _TYPE_NAME = re.compile(r"[A-Z][A-Za-z_.]*")
 _CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[:,;]?$")
 
