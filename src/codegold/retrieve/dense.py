@@ -39,6 +39,7 @@ import numpy.typing as npt
 from codegold.errors import CodeIndexError, InputError, MissingDependency, RetrieverError
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model import EmbedderInfo
+from codegold.plumbing.secrets import redact_text
 from codegold.retrieve.caches import VectorStore, load_dense_cache, vector_key
 
 Vectors = npt.NDArray[np.float32]
@@ -259,7 +260,10 @@ class OpenAIEmbedder:
         key = os.environ.get("OPENAI_API_KEY")
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body = json.dumps({"model": self.model, "input": texts}).encode()
+        # Text leaves this machine here: chunks were redacted when indexed (unless the
+        # policy kept secrets), queries never were. Redact both on the way out.
+        body = json.dumps({"model": self.model,
+                           "input": [redact_text(text) for text in texts]}).encode()
         payload = post_json(self.url, body, policy=HttpPolicy(timeout=self.timeout),
                             headers=headers, what=f"embedding endpoint {self.url}")
         try:
