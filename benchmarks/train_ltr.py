@@ -1,5 +1,8 @@
 """Train the reference retriever's ranking model (LightGBM LambdaRank) on the training split.
 
+(``--split all`` refits on every development instance, validation included: for the
+shipped model, once the configuration was chosen and judged with ``--split train``.)
+
 Rows are the fused candidates of each SWE-bench development instance of the *training*
 side of the 70/30 hash split (``swebench_localization.split_of``); validation instances
 are never read. Labels: 2 for a chunk that holds a gold function, 1 for another chunk of
@@ -197,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-cached", action="store_true",
                         help="skip instances whose index is not in --cache-dir yet (never build)")
     parser.add_argument("--cv", action="store_true", help="choose hyperparameters by 5-fold CV")
+    parser.add_argument("--split", choices=("train", "all"), default="train",
+                        help="train: the training side only (to judge on validation); all: "
+                             "refit on every development instance once the configuration "
+                             "was chosen on train (the shipped model)")
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
 
@@ -205,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         data = {key: loaded[key] for key in loaded.files}
     else:
         rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
-        rows = [r for r in rows if split_of(r["instance_id"]) == "train"]
+        if args.split == "train":
+            rows = [r for r in rows if split_of(r["instance_id"]) == "train"]
         if args.repos:
             rows = [r for r in rows if r["repo"] in set(args.repos.split(","))]
         indexes = build_indexes(rows, args.repos_dir, args.cache_dir,
@@ -223,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     trees = ltr.from_lightgbm(booster.dump_model())
     spec = {"format": ltr.LTR_FORMAT, "features": list(ltr.FEATURES), "trees": trees,
             "training": {"data_sha256": digest(data), "instances": len(data["groups"]),
-                         "rows": len(data["y"]), "split": "train (70/30 hash split, seed 0)",
+                         "rows": len(data["y"]),
+                         "split": "train (70/30 hash split, seed 0)" if args.split == "train"
+                         else "all development instances (refit after choosing on train)",
                          "rounds": rounds,
                          "params": {k: v for k, v in sorted(params.items())
                                     if k not in ("num_threads", "verbosity")},
