@@ -16,7 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate": BASE | {"model", "plumbing"},
     "gate": BASE | {"model", "plumbing"},
     "index": BASE | {"model", "plumbing", "execute"},
-    "retrieve": BASE | {"model", "plumbing", "index"},
+    "retrieve": BASE | {"model", "plumbing", "index", "execute"},
     "resolve": BASE | {"model", "plumbing", "index"},
     "adapters": BASE | {"model", "plumbing", "execute", "index", "retrieve", "resolve"},
     "labels": BASE | {"model", "plumbing", "index", "evaluate"},

@@ -44,7 +44,8 @@ class RemoteDouble:
     def __init__(self) -> None:
         self.jobs: list[Any] = []
 
-    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
+            ) -> Iterator[tuple[int, R]]:
         self.jobs.extend(jobs)
         for position in reversed(range(len(jobs))):
             yield position, fn(jobs[position])
@@ -252,7 +253,8 @@ def test_a_worker_that_cannot_see_the_store_builds_the_same_index_without_it(
 
 def test_with_dense_retrieval_a_revision_is_never_split(indexes: Path) -> None:
     class Recorder(RemoteDouble):
-        def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+        def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
+            ) -> Iterator[tuple[int, R]]:
             self.jobs.extend(jobs)  # runs nothing: only how the work was cut matters here
             return iter(())
 

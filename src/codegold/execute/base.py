@@ -23,7 +23,8 @@ class Executor(Protocol):
     class and message kept; the remaining jobs are then abandoned.
 
     ``fn`` must be a module-level function of an importable module and every job and
-    result picklable, so that a Ray worker can run it.
+    result picklable, so that a Ray worker can run it. ``gpus`` asks for that many GPUs
+    per job where the executor schedules them (Ray); in-process executors ignore it.
     """
 
     name: str
@@ -31,7 +32,8 @@ class Executor(Protocol):
     # keep its in-process path (streaming progress, writing in place).
     in_process: bool
 
-    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
+            ) -> Iterator[tuple[int, R]]:
         ...
 
     def close(self) -> None:
@@ -44,7 +46,8 @@ class LocalExecutor:
     name = "local"
     in_process = True
 
-    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
+            ) -> Iterator[tuple[int, R]]:
         for position, job in enumerate(jobs):
             yield position, fn(job)
 

@@ -61,7 +61,8 @@ def _probe(host: str, port: int, timeout: float) -> None:
 
 
 class RayExecutor:
-    """Runs jobs as Ray tasks (one CPU each) and yields results as they finish."""
+    """Runs jobs as Ray tasks (one CPU each, and GPUs when asked) and yields results as
+    they finish."""
 
     in_process = False
 
@@ -124,12 +125,18 @@ class RayExecutor:
                              field="--executor") from error
         return cls(ray, str(spec), owns=True)
 
-    def map(self, fn: Callable[[T], R], jobs: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
+            ) -> Iterator[tuple[int, R]]:
         ray = self._ray
         if self._remote is None:
             self._remote = ray.remote(num_cpus=1)(_call)
+        if gpus > 0 and not ray.cluster_resources().get("GPU", 0):
+            raise InputError(f"the jobs ask for {gpus:g} GPU each, but the Ray cluster at "
+                             f"{self.name} has no GPU; leave out the GPU request",
+                             field="--gpus")
+        remote = self._remote.options(num_gpus=gpus) if gpus > 0 else self._remote
         fn_ref = ray.put(fn)
-        pending = {self._remote.remote(fn_ref, job): position
+        pending = {remote.remote(fn_ref, job): position
                    for position, job in enumerate(jobs)}
         try:
             while pending:

