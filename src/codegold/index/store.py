@@ -16,6 +16,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from types import TracebackType
@@ -91,8 +92,14 @@ def read_manifest(index_dir: Path) -> Manifest:
 
 def token_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
     """The three pre-tokenised lexical columns of a chunk (``tokens`` table)."""
-    return (" ".join(symbol_tokens(chunk.symbols)), " ".join(path_tokens(chunk.file)),
+    return (" ".join(symbol_tokens(chunk.symbols)), _path_field(chunk.file),
             " ".join(code_tokens(chunk.text)))
+
+
+@lru_cache(maxsize=4096)
+def _path_field(path: str) -> str:
+    # A file's chunks follow one another: its path is tokenised once.
+    return " ".join(path_tokens(path))
 
 
 class IndexWriter:
