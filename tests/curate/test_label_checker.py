@@ -220,3 +220,35 @@ def test_a_case_forbidding_its_own_target_is_an_error(world: tuple[Path, str, Pa
     _, sha, idx = world
     found = _check_json(tmp_path, sha, idx, None, [LABELS[7]])["forbids-itself"]
     assert [f["code"] for f in found if f["severity"] == "error"] == ["forbidden_target"]
+
+
+def test_a_label_on_a_test_double_or_docs_copy_is_warned_with_the_source_definition(
+        tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "copies")
+    sha = repo.commit({
+        "pkg/session.py": "def create_session(user):\n    return {'user': user}\n",
+        "tests/helpers.py": "def create_session(user):\n    return {'user': 'fake'}\n",
+        "docs/example.py": "def create_session(user):\n    return None\n",
+        "tests/only_here.py": "def make_fixture():\n    return 1\n",
+    })
+    build_index(str(repo.path), sha, tmp_path / "idx" / sha)
+    labels = [
+        ("test-double", "{file: tests/helpers.py, symbol: create_session}", []),
+        ("docs-copy", "{file: docs/example.py, symbol: create_session}", []),
+        # asking for a definition where the index gives role docs is an error already
+        ("docs-as-definition",
+         "{file: docs/example.py, symbol: create_session, roles: [definition]}", []),
+        ("source", "{file: pkg/session.py, symbol: create_session}", []),
+        ("asks-for-test", "{file: tests/helpers.py, symbol: create_session, roles: [test]}",
+         []),
+        ("only-copy", "{file: tests/only_here.py, symbol: make_fixture}", []),
+    ]
+    found = _check_json(tmp_path, sha, tmp_path / "idx", None, labels)
+    warned = {case_id: f for case_id, fs in found.items() for f in fs
+              if f["code"] == "label_points_at_copy"}
+    assert set(warned) == {"test-double", "docs-copy"}
+    assert warned["test-double"]["severity"] == "warning"
+    assert warned["test-double"]["suggestions"] == ["pkg/session.py"]
+    assert "pkg/session.py:1" in str(warned["docs-copy"]["message"])
+    assert [f["code"] for f in found["docs-as-definition"]] == ["role_mismatch"]
+    assert "source" not in found and "asks-for-test" not in found and "only-copy" not in found

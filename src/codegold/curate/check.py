@@ -17,7 +17,15 @@ import msgspec
 from codegold.errors import InputError
 from codegold.index.catalog import IndexSet
 from codegold.index.store import IndexReader
-from codegold.labels import LabelSource, RepoView, forbidding_pattern, judge_target, look_up
+from codegold.labels import (
+    LabelSource,
+    RepoView,
+    TargetFacts,
+    forbidding_pattern,
+    judge_target,
+    look_up,
+    wants_definition,
+)
 from codegold.model import Case, Target
 from codegold.model.paths import PathPattern, is_glob, normalize_path
 
@@ -68,6 +76,9 @@ def check_target(case: Case, group: str, target: Target, source: LabelSource) ->
                       verdict.code if verdict.wrong else "label_unchecked",
                       verdict.summary + hint, verdict.suggestions)
         return
+    copy = _copy_of_source(looked, source)
+    if copy is not None:
+        yield finding("warning", "label_points_at_copy", copy[0], (copy[1],))
     read = [e for e in looked.entries if e.fate in ("indexed", "fallback")]
     if looked.present and not read:
         entry = next(iter(looked.entries), None)
@@ -76,6 +87,34 @@ def check_target(case: Case, group: str, target: Target, source: LabelSource) ->
         yield finding("error", "file_not_indexed", (
             f"{path} exists at {_short_rev(source.revision)} but was {why or 'not indexed'}: "
             "no retriever using this index can return it"))
+
+
+# Files whose definitions are usually a copy of the real one (a test double, a snippet in
+# the docs, a vendored or generated copy) when a source file defines the same name.
+_COPY_CATEGORIES = frozenset({"test", "docs", "vendored", "generated"})
+
+
+def _copy_of_source(looked: TargetFacts, source: LabelSource) -> tuple[str, str] | None:
+    """(message, suggested file) when the label asks for a definition, finds it only in a
+    test, docs, vendored or generated file, and a source file defines the same name: the
+    classic labelling slip of pointing at the test helper or the copy in the docs."""
+    target = looked.target
+    if (target.symbol is None or not looked.definitions or not wants_definition(target)
+            or source.index is None):
+        return None
+    categories = {e.path: e.category for e in looked.entries}
+    if not all(categories.get(d.file) in _COPY_CATEGORIES for d in looked.definitions):
+        return None
+    for other in looked.elsewhere:
+        entry = source.index.inventory(other.file)
+        if (entry is not None and entry.category == "source"
+                and other.role in ("definition", "declaration")):
+            here = looked.definitions[0]
+            return (f"{target.symbol} is defined in {here.file}:{here.start_line} (a "
+                    f"{categories[here.file]} file) and in the source file "
+                    f"{other.file}:{other.start_line}; a label that asks for the definition "
+                    f"usually means the source one", other.file)
+    return None
 
 
 # --- forbidden patterns ----------------------------------------------------------------

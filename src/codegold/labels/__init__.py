@@ -9,6 +9,7 @@ from codegold.labels.lookup import (
     forbidding_pattern,
     judge_target,
     look_up,
+    wants_definition,
 )
 from codegold.labels.sources import IndexView, RepoView
 
@@ -22,4 +23,5 @@ __all__ = [
     "forbidding_pattern",
     "judge_target",
     "look_up",
+    "wants_definition",
 ]
