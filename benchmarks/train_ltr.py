@@ -4,8 +4,8 @@
 shipped model, once the configuration was chosen and judged with ``--split train``.)
 
 Rows are the fused candidates of each SWE-bench development instance of the *training*
-side of the 70/30 hash split (``swebench_localization.split_of``); validation instances
-are never read. Labels: 2 for a chunk that holds a gold function, 1 for another chunk of
+side of the 70/30 hash split (``swebench_localization.split_of``); validation instances'
+rows are gathered into the ``--features`` cache too but never trained on. Labels: 2 for a chunk that holds a gold function, 1 for another chunk of
 a gold file, 0 otherwise. The features are :data:`codegold.retrieve.ltr.FEATURES`, computed
 by the retriever itself (``ReferenceRetriever.gather`` + ``features``), so training and
 inference see the same numbers.
@@ -211,9 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         loaded = np.load(args.features, allow_pickle=False)
         data = {key: loaded[key] for key in loaded.files}
     else:
+        # Every instance's rows are gathered (and cached); the split is chosen below, so
+        # one --features file serves both --split train and --split all.
         rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
-        if args.split == "train":
-            rows = [r for r in rows if split_of(r["instance_id"]) == "train"]
         if args.repos:
             rows = [r for r in rows if r["repo"] in set(args.repos.split(","))]
         indexes = build_indexes(rows, args.repos_dir, args.cache_dir,
@@ -222,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         data = collect(rows, indexes)
         if args.features is not None:
             np.savez(args.features, **data)
+    if args.split == "train":
+        data = subset(data, np.asarray([split_of(str(i)) == "train" for i in data["ids"]]))
     params, rounds = PARAMS, ROUNDS
     if args.cv:
         grid = [({"num_leaves": leaves, "label_gain": gain}, r)
