@@ -125,6 +125,7 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     open_file: OpenFileConfig = OpenFileConfig()
     same_file_decay: Weight = 0.85
     no_signature: Weight = 0.9
+    domain_word_share: Fraction = 0.25
 
 
 class FiltersConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -84,6 +84,8 @@ class ReferenceRetriever:
         self.dense = dense
         self._resolver: signals.PathResolver | None = None
         self._categories = Categories(config.rerank.category_patterns)
+        self._domain_words: dict[str, bool] = {}
+        self._non_test_files: npt.NDArray[np.bool_] | None = None
         ranker = config.ranker
         self._model = ltr.load_model(ranker.model) if ranker.method == "ltr" else None
 
@@ -107,6 +109,8 @@ class ReferenceRetriever:
 
         analysis = analyze_query(query, max_terms=cfg.query.max_terms,
                                  max_identifiers=cfg.query.max_identifiers)
+        if analysis.test_words and any(self._is_domain_word(w) for w in analysis.test_words):
+            analysis = analysis.as_domain_vocabulary()
         mark = lap("analyze", started)
         active = Filters.from_config(cfg.filters).merged(filters or Filters())
         depth = cfg.candidates.per_signal
@@ -151,6 +155,31 @@ class ReferenceRetriever:
         lap("fusion", mark)
         return Gathered(analysis=analysis, filters=active, candidates=candidates,
                         rankings=rankings, timing_ms=timing)
+
+    def _is_domain_word(self, word: str) -> bool:
+        """Whether ``word`` (or its singular / plural) is in at least
+        ``rerank.domain_word_share`` of the indexed non-test files."""
+        found = self._domain_words.get(word)
+        if found is not None:
+            return found
+        lexical = self.config.signals.lexical
+        engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
+                                         k1=lexical.k1, b=lexical.b, unit="file")
+        if self._non_test_files is None:
+            self._non_test_files = np.asarray(
+                [not self._categories.of_path(path) & {"test"} for path in engine.chunk_ids],
+                dtype=bool)
+        total = int(np.count_nonzero(self._non_test_files))
+        stem = word[:-1] if word.endswith("s") else word
+        using = np.zeros(len(engine.chunk_ids), dtype=bool)
+        for form in (stem, stem + "s"):
+            row = engine.vocab.get(form)
+            if row is not None:
+                using[engine.docs[engine.offsets[row]:engine.offsets[row + 1]]] = True
+        share = int(np.count_nonzero(using & self._non_test_files)) / total if total else 0.0
+        found = share >= self.config.rerank.domain_word_share
+        self._domain_words[word] = found
+        return found
 
     def features(self, gathered: Gathered, *, open_file: str | None = None
                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
