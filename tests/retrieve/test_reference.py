@@ -141,3 +141,10 @@ def test_a_word_of_testing_still_asks_for_tests_where_the_product_seldom_uses_it
     result = retriever.retrieve("the fake store the session fixture uses", k=3)
     assert result.analysis.intent == "tests" and "test" in result.analysis.asks_for
     assert result.ranked[0].chunk.file == "tests/test_sessions.py"
+
+
+def test_whole_file_signal_runs_for_issue_reports_only(retriever: ReferenceRetriever) -> None:
+    short = retriever.retrieve("how is an expired refresh token rejected", k=3)
+    assert "file" not in short.signal_hits
+    report = ("Creating a session with an expired refresh token is accepted. " * 5).strip()
+    assert "file" in retriever.retrieve(report, k=3).signal_hits

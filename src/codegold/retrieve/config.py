@@ -62,6 +62,7 @@ class LexicalConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     backend: Literal["memory", "fts5"] = "memory"
     k1: Weight = 1.2
     b: Fraction = 0.75
+    stem: bool = False
 
 
 class SymbolConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -109,6 +110,16 @@ class FusionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     method: Literal["rrf", "weighted"] = "rrf"
     rrf_k: Count = 60
     weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
+    # Queries shorter than ``short_query_chars`` use ``short_weights`` over ``weights``.
+    short_query_chars: Count = 0
+    short_weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
+
+    def weights_for(self, query: str) -> dict[str, float]:
+        """The signal weights for ``query``: a short query's override the defaults."""
+        weights: dict[str, float] = {str(name): value for name, value in self.weights.items()}
+        if len(query.strip()) < self.short_query_chars:
+            weights.update((str(name), value) for name, value in self.short_weights.items())
+        return weights
 
 
 class OpenFileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from codegold.index.store import IndexReader
 from codegold.model import EmbedderInfo
-from codegold.retrieve import ltr, signals
+from codegold.retrieve import lexindex, ltr, signals
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
@@ -42,14 +42,15 @@ class DenseSignal(Protocol):
     def info(self) -> EmbedderInfo: ...
 
 
-def _dense_pool(rankings: dict[str, signals.Hits], cfg: RetrieverConfig) -> list[str] | None:
+def _dense_pool(rankings: dict[str, signals.Hits], cfg: RetrieverConfig,
+                weights: dict[str, float]) -> list[str] | None:
     """``mode: lazy``: the chunks dense retrieval scores, the best of the other signals
     fused (``full`` searches every chunk: None)."""
     if cfg.signals.dense.mode != "lazy":
         return None
     others = {name: hits for name, hits in rankings.items() if name != "dense"}
-    fused = (FUSERS["rrf"](others, cfg.fusion.weights, k=cfg.fusion.rrf_k)
-             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, cfg.fusion.weights))
+    fused = (FUSERS["rrf"](others, weights, k=cfg.fusion.rrf_k)
+             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, weights))
     return [f.chunk_id for f in fused[:cfg.signals.dense.candidates]]
 
 
@@ -114,6 +115,7 @@ class ReferenceRetriever:
         mark = lap("analyze", started)
         active = Filters.from_config(cfg.filters).merged(filters or Filters())
         depth = cfg.candidates.per_signal
+        weights = cfg.fusion.weights_for(query)
         runs: dict[str, Callable[[], signals.Hits]] = {}
         sig = cfg.signals
         if sig.lexical.enabled:
@@ -125,20 +127,19 @@ class ReferenceRetriever:
             runs["symbol"] = lambda: signals.symbol(self.reader, analysis, sig.symbol, depth)
         if sig.path.enabled and (analysis.paths or analysis.frames or analysis.qualified):
             runs["path"] = lambda: signals.path(self.reader, self.resolver, analysis, sig.path, depth)
-        if sig.file.enabled:
+        if sig.file.enabled and weights.get("file", 1.0) > 0:
             runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, sig.lexical,
                                                       sig.file, depth)
         if sig.dense.enabled and self.dense is not None:
             dense = self.dense
             runs["dense"] = lambda: dense.search(query, depth,
-                                                 candidates=_dense_pool(rankings, cfg))
+                                                 candidates=_dense_pool(rankings, cfg, weights))
         rankings: dict[str, signals.Hits] = {}
         for name, run in runs.items():
             rankings[name] = run()
             mark = lap(name, mark)
 
         fuser = FUSERS[cfg.fusion.method]
-        weights = cfg.fusion.weights
         fused = (fuser(rankings, weights, k=cfg.fusion.rrf_k) if cfg.fusion.method == "rrf"
                  else fuser(rankings, weights))
         size = max(_MIN_POOL, want * 5, cfg.candidates.record_candidates)
@@ -164,7 +165,8 @@ class ReferenceRetriever:
             return found
         lexical = self.config.signals.lexical
         engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
-                                         k1=lexical.k1, b=lexical.b, unit="file")
+                                         k1=lexical.k1, b=lexical.b, unit="file",
+                                         stemmed=lexical.stem)
         if self._non_test_files is None:
             self._non_test_files = np.asarray(
                 [not self._categories.of_path(path) & {"test"} for path in engine.chunk_ids],
@@ -172,7 +174,8 @@ class ReferenceRetriever:
         total = int(np.count_nonzero(self._non_test_files))
         stem = word[:-1] if word.endswith("s") else word
         using = np.zeros(len(engine.chunk_ids), dtype=bool)
-        for form in (stem, stem + "s"):
+        forms = {lexindex.stem(word)} if engine.stemmed else {stem, stem + "s"}
+        for form in sorted(forms):
             row = engine.vocab.get(form)
             if row is not None:
                 using[engine.docs[engine.offsets[row]:engine.offsets[row + 1]]] = True
@@ -210,7 +213,8 @@ class ReferenceRetriever:
             return {}
         lexical = self.config.signals.lexical
         engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
-                                         k1=lexical.k1, b=lexical.b, unit="file")
+                                         k1=lexical.k1, b=lexical.b, unit="file",
+                                         stemmed=lexical.stem)
         scores = engine.scores(terms)
         out: dict[str, tuple[float, int]] = {}
         for file in files:
