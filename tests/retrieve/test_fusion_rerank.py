@@ -138,8 +138,8 @@ def test_default_categories_mark_legacy_modules_and_code_under_docs() -> None:
     assert categories.of_path("src/pkg/session.py") == frozenset()
 
 
-def test_short_queries_use_their_own_signal_weights() -> None:
-    fusion = load_config().fusion
-    assert fusion.weights_for("where is the redirect limit enforced")["file"] == 0.0
-    report = "Redirect limit ignored. " * 20
-    assert fusion.weights_for(report)["file"] == fusion.weights["file"] > 0
+def test_short_queries_have_their_own_settings() -> None:
+    short = load_config().short_query
+    assert short.applies("where is the redirect limit enforced")
+    assert not short.applies("Redirect limit ignored. " * 20)
+    assert short.weights["file"] == 0.0 and short.stem

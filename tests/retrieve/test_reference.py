@@ -148,3 +148,10 @@ def test_whole_file_signal_runs_for_issue_reports_only(retriever: ReferenceRetri
     assert "file" not in short.signal_hits
     report = ("Creating a session with an expired refresh token is accepted. " * 5).strip()
     assert "file" in retriever.retrieve(report, k=3).signal_hits
+
+
+def test_short_questions_are_searched_by_stems(retriever: ReferenceRetriever) -> None:
+    # The code says "expired"; the question says "expiring".
+    result = retriever.retrieve("expiring", k=3)
+    assert result.signal_hits.get("lexical", 0) > 0
+    assert "src/auth/refresh.py" in {s.chunk.file for s in result.ranked}

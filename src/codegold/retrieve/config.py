@@ -110,16 +110,6 @@ class FusionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     method: Literal["rrf", "weighted"] = "rrf"
     rrf_k: Count = 60
     weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
-    # Queries shorter than ``short_query_chars`` use ``short_weights`` over ``weights``.
-    short_query_chars: Count = 0
-    short_weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
-
-    def weights_for(self, query: str) -> dict[str, float]:
-        """The signal weights for ``query``: a short query's override the defaults."""
-        weights: dict[str, float] = {str(name): value for name, value in self.weights.items()}
-        if len(query.strip()) < self.short_query_chars:
-            weights.update((str(name), value) for name, value in self.short_weights.items())
-        return weights
 
 
 class OpenFileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -152,6 +142,17 @@ class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     score_factor: Weight = 0.98
 
 
+class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How queries shorter than ``max_chars`` (a question, a name) are searched."""
+
+    max_chars: Count = 0
+    weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
+    stem: bool = False
+
+    def applies(self, query: str) -> bool:
+        return len(query.strip()) < self.max_chars
+
+
 class RankerConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     method: Literal["ltr", "fusion"] = "ltr"
     model: str = "builtin"
@@ -167,6 +168,7 @@ class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     candidates: CandidatesConfig = CandidatesConfig()
     signals: SignalsConfig = SignalsConfig()
     fusion: FusionConfig = FusionConfig()
+    short_query: ShortQueryConfig = ShortQueryConfig()
     rerank: RerankConfig = RerankConfig()
     ranker: RankerConfig = RankerConfig()
     filters: FiltersConfig = FiltersConfig()

@@ -115,11 +115,16 @@ class ReferenceRetriever:
         mark = lap("analyze", started)
         active = Filters.from_config(cfg.filters).merged(filters or Filters())
         depth = cfg.candidates.per_signal
-        weights = cfg.fusion.weights_for(query)
-        runs: dict[str, Callable[[], signals.Hits]] = {}
+        weights: dict[str, float] = {str(k): v for k, v in cfg.fusion.weights.items()}
         sig = cfg.signals
+        lexical_cfg = sig.lexical
+        if cfg.short_query.applies(query):
+            weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
+            if cfg.short_query.stem:
+                lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
+        runs: dict[str, Callable[[], signals.Hits]] = {}
         if sig.lexical.enabled:
-            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, sig.lexical, depth)
+            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, lexical_cfg, depth)
         if sig.identifier.enabled and analysis.identifier_terms:
             runs["identifier"] = lambda: signals.lexical(
                 self.reader, analysis.identifier_terms, sig.identifier, depth)
@@ -128,7 +133,7 @@ class ReferenceRetriever:
         if sig.path.enabled and (analysis.paths or analysis.frames or analysis.qualified):
             runs["path"] = lambda: signals.path(self.reader, self.resolver, analysis, sig.path, depth)
         if sig.file.enabled and weights.get("file", 1.0) > 0:
-            runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, sig.lexical,
+            runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, lexical_cfg,
                                                       sig.file, depth)
         if sig.dense.enabled and self.dense is not None:
             dense = self.dense
