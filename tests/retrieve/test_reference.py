@@ -155,3 +155,18 @@ def test_short_questions_are_searched_by_stems(retriever: ReferenceRetriever) ->
     result = retriever.retrieve("expiring", k=3)
     assert result.signal_hits.get("lexical", 0) > 0
     assert "src/auth/refresh.py" in {s.chunk.file for s in result.ranked}
+
+
+def test_learnt_ranker_sees_the_signals_it_was_trained_on(fixture_index: Path) -> None:
+    # Forced onto short queries, the learnt ranker still gets the whole-file signal and
+    # plain terms: the short-question settings are for the fused ranking only.
+    import msgspec
+
+    config = load_config()
+    config = msgspec.structs.replace(config, ranker=msgspec.structs.replace(
+        config.ranker, min_query_chars=0))
+    with IndexReader.open(fixture_index) as reader:
+        result = ReferenceRetriever(reader, config).retrieve("how is an expired token rejected",
+                                                             k=3)
+        assert "file" in result.signal_hits
+        assert "ltr" in result.ranked[0].factors

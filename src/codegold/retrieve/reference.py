@@ -118,7 +118,8 @@ class ReferenceRetriever:
         weights: dict[str, float] = {str(k): v for k, v in cfg.fusion.weights.items()}
         sig = cfg.signals
         lexical_cfg = sig.lexical
-        if cfg.short_query.applies(query):
+        # The learnt ranker's features come from the signals as it was trained on them.
+        if cfg.short_query.applies(query) and not self._learnt(query):
             weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
             if cfg.short_query.stem:
                 lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
@@ -161,6 +162,10 @@ class ReferenceRetriever:
         lap("fusion", mark)
         return Gathered(analysis=analysis, filters=active, candidates=candidates,
                         rankings=rankings, timing_ms=timing)
+
+    def _learnt(self, query: str) -> bool:
+        """Whether the learnt ranker orders this query's candidates."""
+        return self._model is not None and len(query.strip()) >= self.config.ranker.min_query_chars
 
     def _is_domain_word(self, word: str) -> bool:
         """Whether ``word`` (or its singular / plural) is in at least
@@ -239,7 +244,7 @@ class ReferenceRetriever:
         analysis, active, candidates = gathered.analysis, gathered.filters, gathered.candidates
         mark = time.perf_counter()
         # The model learnt from issue reports: a short question keeps the fused ranking.
-        model = self._model if len(query.strip()) >= cfg.ranker.min_query_chars else None
+        model = self._model if self._learnt(query) else None
         if model is not None and candidates:
             rows, offsets, factors = self.features(gathered, open_file=open_file)
             learnt = model.predict(rows)
