@@ -113,9 +113,11 @@ def config_for(name: str, base: RetrieverConfig) -> RetrieverConfig:
     if name == "hybrid+dense":
         return replace(base, signals=only(set(SIGNALS)))
     single = "lexical" if name == "bm25" else name
+    # One signal as it is: no short-question settings (they switch the file signal off).
     return replace(base, signals=only({single}), rerank=replace(base.rerank, enabled=False),
                    expansion=replace(base.expansion, enabled=False),
-                   ranker=replace(base.ranker, method="fusion"))
+                   ranker=replace(base.ranker, method="fusion"),
+                   short_query=replace(base.short_query, max_chars=0))
 
 
 def symbol_matches(gold: str, chunk_symbols: Sequence[str]) -> bool:

@@ -124,3 +124,22 @@ def test_expansion_adds_missing_signature_after_its_part() -> None:
     out2, _ = expand(_Reader([head, tail, other]), ranked, k=2, config=config,  # type: ignore[arg-type]
                      filters=Filters())
     assert [s.chunk.id for s in out2] == ["tail", "head"]
+
+
+def test_default_categories_mark_legacy_modules_and_code_under_docs() -> None:
+    from codegold.retrieve.rerank import Categories
+
+    categories = Categories(load_config().rerank.category_patterns)
+    assert "legacy" in categories.of_path("src/pkg/legacypath.py")
+    assert "legacy" in categories.of_path("lib/api_legacy.py")
+    assert "docs" in categories.of_path("doc/en/example/nonpython/conftest.py")
+    assert "docs" in categories.of_path("docs/examples/app.py")
+    assert categories.of_path("src/pkg/docstrings.py") == frozenset()
+    assert categories.of_path("src/pkg/session.py") == frozenset()
+
+
+def test_short_queries_have_their_own_settings() -> None:
+    short = load_config().short_query
+    assert short.applies("where is the redirect limit enforced")
+    assert not short.applies("Redirect limit ignored. " * 20)
+    assert short.weights["file"] == 0.0 and short.stem

@@ -71,3 +71,22 @@ def test_cache_is_written_and_reused(fixture_index: Path, tmp_path: Path) -> Non
         again = LexicalIndex.for_reader(reader, weights=(2.0, 1.0, 1.0))
         assert again is not first
         assert again.search(["session"], 10) == first.search(["session"], 10)
+
+
+def test_stemmed_engine_meets_other_word_forms(fixture_index: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "index"
+    shutil.copytree(fixture_index, copy)
+    with IndexReader.open(copy) as reader:
+        plain = LexicalIndex.for_reader(reader, weights=(3.0, 1.5, 1.0))
+        stemmed = LexicalIndex.for_reader(reader, weights=(3.0, 1.5, 1.0), stemmed=True)
+        # The code says "expired"; a question says "expiring".
+        assert plain.search(["expiring"], 5) == []
+        found = {reader.get(cid).file for cid, _ in stemmed.search(["expiring"], 5)}  # type: ignore[union-attr]
+        assert "src/auth/refresh.py" in found
+        # Each engine keeps its own cache; a reload knows it is stemmed.
+        assert len(list((copy / "lexical").glob("*/meta.json"))) == 2
+        from codegold.retrieve import lexindex
+
+        lexindex._LOADED.clear()
+        again = LexicalIndex.for_reader(reader, weights=(3.0, 1.5, 1.0), stemmed=True)
+        assert again.stemmed and again.search(["expiring"], 5) == stemmed.search(["expiring"], 5)

@@ -64,3 +64,32 @@ def test_long_issue_is_capped_but_keeps_names() -> None:
     assert len(a.terms) == 20
     assert "parse_header" in a.identifiers
     assert {"parse", "header", "parseheader"} <= set(a.terms)
+
+
+def test_tests_are_asked_for_by_phrasing_not_by_a_word_of_testing() -> None:
+    # Phrasing asks for tests whatever the repository is about.
+    for query in ("tests for blueprints registered inside other blueprints",
+                  "which test checks that credentials are dropped on redirect",
+                  "where is the retry policy tested",
+                  "test that the dict keeps the original key case"):
+        assert detect_intent(query, test_words=False) == "tests", query
+        assert "test" in detect_asks(query, test_words=False), query
+        assert analyze_query(query).test_words == (), query
+    # A bare word of testing may be the repository's own vocabulary: recorded, and the
+    # analysis says what the query wants without it.
+    query = "where is the boolean expression given to select tests by marker parsed"
+    analysis = analyze_query(query)
+    assert analysis.test_words == ("tests",)
+    assert analysis.intent == "tests" and "test" in analysis.asks_for
+    plain = analysis.as_domain_vocabulary()
+    assert plain.intent == "general" and "test" not in plain.asks_for
+    assert plain.test_words == ()
+    fixture = analyze_query("in what order are fixture finalizers run")
+    assert fixture.test_words == ("fixture",)
+    assert fixture.as_domain_vocabulary().intent == "general"
+
+
+def test_examples_and_usage_ask_for_documentation() -> None:
+    assert "docs" in detect_asks("example of mounting a custom transport adapter on a session")
+    assert "docs" in detect_asks("how do I use the stash to keep data on an item")
+    assert "docs" not in detect_asks("where is the maximum number of redirects enforced")

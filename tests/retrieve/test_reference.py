@@ -95,3 +95,78 @@ def test_candidates_and_timing_are_recorded(retriever: ReferenceRetriever) -> No
     assert len(result.candidates) >= len(result.ranked)
     assert {"analyze", "lexical", "fusion", "rerank", "total"} <= set(result.timing_ms)
     assert "create_session" in result.rewritten
+
+
+def _index_of(tmp_path: Path, files: dict[str, str]) -> Path:
+    import subprocess
+
+    from codegold.index import build_index
+
+    repo = tmp_path / "repo"
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    for args in (["init", "-q"], ["-c", "user.email=t@example.com", "-c", "user.name=t", "add", "-A"],
+                 ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    revision = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    out = tmp_path / "index"
+    build_index(repo, revision, out, repository="acme/words")
+    return out
+
+
+def test_a_word_the_product_itself_uses_does_not_ask_for_tests(tmp_path: Path) -> None:
+    # A test framework: "fixture" is in most of its own (non-test) files. A bare
+    # "fixture" in a question is about the product, so its test files keep their penalty.
+    files = {
+        "src/fw/fixtures.py": 'def fixture_finalizers(fixture):\n    """Run each fixture finalizer in reverse order."""\n    return list(reversed(fixture.finalizers))\n',
+        "src/fw/runner.py": 'def run(fixture):\n    return fixture.setup()\n',
+        "src/fw/scope.py": 'def scope_of(fixture):\n    return fixture.scope\n',
+        "tests/test_fixtures.py": 'def test_fixture_finalizers_order(fixture):\n    """fixture finalizer order reverse"""\n    assert fixture_finalizers(fixture) == []\n',
+    }
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        result = retriever.retrieve("in what order does each fixture finalizer run", k=2)
+        assert result.analysis.intent == "general"
+        assert "test" not in result.analysis.asks_for
+        assert result.ranked[0].chunk.file == "src/fw/fixtures.py"
+        # Phrased as a question about tests, it still asks for them.
+        asked = retriever.retrieve("which tests cover the fixture finalizer order", k=2)
+        assert asked.ranked[0].chunk.file == "tests/test_fixtures.py"
+
+
+def test_a_word_of_testing_still_asks_for_tests_where_the_product_seldom_uses_it(
+        retriever: ReferenceRetriever) -> None:
+    result = retriever.retrieve("the fake store the session fixture uses", k=3)
+    assert result.analysis.intent == "tests" and "test" in result.analysis.asks_for
+    assert result.ranked[0].chunk.file == "tests/test_sessions.py"
+
+
+def test_whole_file_signal_runs_for_issue_reports_only(retriever: ReferenceRetriever) -> None:
+    short = retriever.retrieve("how is an expired refresh token rejected", k=3)
+    assert "file" not in short.signal_hits
+    report = ("Creating a session with an expired refresh token is accepted. " * 5).strip()
+    assert "file" in retriever.retrieve(report, k=3).signal_hits
+
+
+def test_short_questions_are_searched_by_stems(retriever: ReferenceRetriever) -> None:
+    # The code says "expired"; the question says "expiring".
+    result = retriever.retrieve("expiring", k=3)
+    assert result.signal_hits.get("lexical", 0) > 0
+    assert "src/auth/refresh.py" in {s.chunk.file for s in result.ranked}
+
+
+def test_learnt_ranker_sees_the_signals_it_was_trained_on(fixture_index: Path) -> None:
+    # Forced onto short queries, the learnt ranker still gets the whole-file signal and
+    # plain terms: the short-question settings are for the fused ranking only.
+    import msgspec
+
+    config = load_config()
+    config = msgspec.structs.replace(config, ranker=msgspec.structs.replace(
+        config.ranker, min_query_chars=0))
+    with IndexReader.open(fixture_index) as reader:
+        result = ReferenceRetriever(reader, config).retrieve("how is an expired token rejected",
+                                                             k=3)
+        assert "file" in result.signal_hits
+        assert "ltr" in result.ranked[0].factors

@@ -62,6 +62,7 @@ class LexicalConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     backend: Literal["memory", "fts5"] = "memory"
     k1: Weight = 1.2
     b: Fraction = 0.75
+    stem: bool = False
 
 
 class SymbolConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -125,6 +126,7 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     open_file: OpenFileConfig = OpenFileConfig()
     same_file_decay: Weight = 0.85
     no_signature: Weight = 0.9
+    domain_word_share: Fraction = 0.25
 
 
 class FiltersConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -138,6 +140,17 @@ class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     enabled: bool = True
     max_added: Count = 3
     score_factor: Weight = 0.98
+
+
+class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How queries shorter than ``max_chars`` (a question, a name) are searched."""
+
+    max_chars: Count = 0
+    weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
+    stem: bool = False
+
+    def applies(self, query: str) -> bool:
+        return len(query.strip()) < self.max_chars
 
 
 class RankerConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -155,6 +168,7 @@ class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     candidates: CandidatesConfig = CandidatesConfig()
     signals: SignalsConfig = SignalsConfig()
     fusion: FusionConfig = FusionConfig()
+    short_query: ShortQueryConfig = ShortQueryConfig()
     rerank: RerankConfig = RerankConfig()
     ranker: RankerConfig = RankerConfig()
     filters: FiltersConfig = FiltersConfig()

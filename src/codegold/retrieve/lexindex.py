@@ -31,10 +31,12 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import snowballstemmer  # type: ignore[import-untyped]
 
 from codegold.index.store import IndexReader
 
@@ -43,6 +45,23 @@ _CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "do
                 "impacts.npy", "file_starts.npy")
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(token: str) -> str:
+    """English stem of a lower-case word token (``redirects`` → ``redirect``, ``removed`` →
+    ``remov``); short, numeric and non-ASCII tokens are kept as they are."""
+    if len(token) <= 3 or not token.isascii() or not token.isalpha():
+        return token
+    return str(_STEMMER.stemWord(token))
+
+
+def _stemmed(counts: Counter[str]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for token, n in counts.items():
+        out[stem(token)] += n
+    return out
 
 
 def _fingerprint(data: bytes) -> dict[str, object]:
@@ -63,8 +82,11 @@ class LexicalIndex:
     def __init__(self, chunk_ids: list[str], vocab: dict[str, int],
                  offsets: npt.NDArray[np.int64], docs: npt.NDArray[np.int32],
                  impacts: npt.NDArray[np.float32], file_names: list[str] | None = None,
-                 file_starts: npt.NDArray[np.int64] | None = None) -> None:
+                 file_starts: npt.NDArray[np.int64] | None = None, *,
+                 stemmed: bool = False) -> None:
         self.chunk_ids = chunk_ids
+        # Terms are English stems (documents and queries alike).
+        self.stemmed = stemmed
         # Chunk unit only: documents of one file are contiguous rows; file i spans rows
         # file_starts[i] .. file_starts[i + 1] - 1.
         self.file_names = file_names or []
@@ -78,30 +100,36 @@ class LexicalIndex:
 
     @classmethod
     def for_reader(cls, reader: IndexReader, *, weights: tuple[float, float, float],
-                   k1: float = 1.2, b: float = 0.75, unit: str = "chunk") -> LexicalIndex:
+                   k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
+                   stemmed: bool = False) -> LexicalIndex:
         """The shared, cached engine for this index and these parameters.
 
         ``unit`` is ``chunk`` (documents are chunks, ids are chunk ids) or ``file``
-        (documents are whole files, ids are paths).
+        (documents are whole files, ids are paths). ``stemmed``: terms are English stems.
         """
         build = reader.manifest.index_build_id or ""
-        params = json.dumps({"w": list(weights), "k1": k1, "b": b, "unit": unit}, sort_keys=True)
+        settings: dict[str, object] = {"w": list(weights), "k1": k1, "b": b, "unit": unit}
+        if stemmed:  # unstemmed engines keep the cache key they always had
+            settings["stem"] = True
+        params = json.dumps(settings, sort_keys=True)
         key = (str(reader.path.resolve()), build, params)
         with _LOCK:
             found = _LOADED.get(key)
             if found is None:
-                found = cls._load_or_build(reader, weights, k1, b, unit, build, params)
+                found = cls._load_or_build(reader, weights, k1, b, unit, build, params, stemmed)
                 _LOADED[key] = found
             return found
 
     @classmethod
     def _load_or_build(cls, reader: IndexReader, weights: tuple[float, float, float],
-                       k1: float, b: float, unit: str, build: str, params: str) -> LexicalIndex:
+                       k1: float, b: float, unit: str, build: str, params: str,
+                       stemmed: bool = False) -> LexicalIndex:
         folder = reader.path / "lexical" / hashlib.sha256(params.encode()).hexdigest()[:12]
         cached = cls.load(folder, build)
         if cached is not None:
+            cached.stemmed = stemmed
             return cached
-        engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit)
+        engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit, stemmed=stemmed)
         # A read-only index folder keeps the engine in memory only.
         with contextlib.suppress(OSError):
             engine.save(folder, {"format": LEXICAL_FORMAT, "index_build_id": build,
@@ -174,8 +202,10 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, reader: IndexReader, *, weights: tuple[float, float, float],
-              k1: float = 1.2, b: float = 0.75, unit: str = "chunk") -> LexicalIndex:
+              k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
+              stemmed: bool = False) -> LexicalIndex:
         w_sym, w_path, w_body = weights
+        fold = _stemmed if stemmed else (lambda counts: counts)
         by_file = unit == "file"
         chunk_ids: list[str] = []
         doc_terms: list[dict[str, float]] = []
@@ -191,13 +221,13 @@ class LexicalIndex:
                 counts = doc_terms[-1]  # chunks of one file come together, in line order
             else:
                 counts = {}
-                for token, n in Counter(path_terms).items():
+                for token, n in fold(Counter(path_terms)).items():
                     counts[token] = counts.get(token, 0.0) + w_path * n
                 chunk_ids.append(file if by_file else chunk_id)
                 doc_terms.append(counts)
-            for token, n in Counter(symbol_terms).items():
+            for token, n in fold(Counter(symbol_terms)).items():
                 counts[token] = counts.get(token, 0.0) + w_sym * n
-            for token, n in Counter(body_terms).items():
+            for token, n in fold(Counter(body_terms)).items():
                 counts[token] = counts.get(token, 0.0) + w_body * n
         lengths = [sum(counts.values()) for counts in doc_terms]
         total = len(chunk_ids)
@@ -222,7 +252,8 @@ class LexicalIndex:
         docs = np.concatenate(docs_parts) if docs_parts else np.zeros(0, dtype=np.int32)
         impacts = np.concatenate(impact_parts) if impact_parts else np.zeros(0, dtype=np.float32)
         file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
-        return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts)
+        return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
+                   stemmed=stemmed)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
         """Write the cache; ``meta.json`` (with each file's size and digest) goes last, so
@@ -248,6 +279,8 @@ class LexicalIndex:
     def scores(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
         """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``."""
         scores = np.zeros(len(self.chunk_ids), dtype=np.float32)
+        if self.stemmed:
+            tokens = [stem(token) for token in tokens]
         for token in dict.fromkeys(tokens):
             row = self.vocab.get(token)
             if row is not None:

@@ -52,14 +52,26 @@ _DEFINITION = re.compile(
 _EXAMPLES = re.compile(
     r"\b(examples?|usages?|how (?:do i|to|can i|should i) (?:use|call)|how (?:is|are) .{1,60}? used"
     r"|who calls|callers? of|call sites?|where (?:is|are) .{1,60}? (?:called|used)|show me)\b")
+# Asking for tests is a matter of phrasing ("tests for X", "which test covers X", "where is
+# X tested"); these always count.
 _TESTS = re.compile(
-    r"\b(how do(?:es)? (?:the )?tests?|which tests?|tests? (?:for|that|covering|of)|in (?:the )?tests?"
-    r"|unit tests?|test fixtures?|fixtures?|mock(?:s|ed|ing)?|fake(?:s|d)?|stub(?:s|bed)?)\b")
+    r"^(?:the |a |an |any )?(?:unit |integration |regression )?tests? (?:for|of|that|which|covering"
+    r"|checking|verifying|exercising|asserting)\b"
+    r"|\b(?:which|what|any|find(?: the)?|show(?: me)?(?: the)?) (?:unit |integration |regression )?tests?\b"
+    r"|\btests? (?:for|covering|cover|covers|check|checks|checking|verify|verifies|verifying"
+    r"|exercis\w+|assert\w*)\b"
+    r"|\b(?:is|are|was|were|gets?) .{0,60}?\btested\b|\btested (?:by|in|where)\b"
+    r"|\bhow do(?:es)? (?:the )?tests?\b|\bin (?:the )?tests?\b|\bunit tests?\b"
+    r"|\btest (?:cases?|files?|modules?) (?:for|of|that|covering)\b")
+# Words of testing that ask for tests only where the repository's own code seldom uses them
+# (in a test framework "fixture" names the product, not its tests): the retriever decides,
+# see :meth:`QueryAnalysis.as_domain_vocabulary`.
+_TEST_WORDS = re.compile(
+    r"\b(tests?|spec|specs|fixtures?|mock(?:s|ed|ing)?|fake(?:s|d)?|stub(?:s|bed)?|conftest)\b")
 _CONFIG = re.compile(
     r"\b(which setting|config(?:uration)? (?:file|key|option)|env(?:ironment)? var(?:iable)?s?"
     r"|settings? for|default value of)\b")
 _ASKS = {
-    "test": re.compile(r"\b(tests?|spec|specs|fixtures?|mock(?:s|ed)?|fakes?|conftest)\b"),
     "legacy": re.compile(r"\b(legacy|deprecated|old (?:api|version|implementation))\b"),
     "generated": re.compile(r"\b(generated|codegen|protobuf|pb2)\b"),
     "vendored": re.compile(r"\b(vendor(?:ed)?|third[- ]party)\b"),
@@ -91,6 +103,23 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     frames: tuple[Frame, ...]
     intent: str
     asks_for: frozenset[str]
+    # Words of testing ("fixture", "tests") that alone made ``intent`` / ``asks_for`` ask
+    # for tests, and what those would be if the words were just the repository's own
+    # vocabulary (see :meth:`as_domain_vocabulary`).
+    test_words: tuple[str, ...] = ()
+    plain_intent: str = "general"
+    plain_asks: frozenset[str] = frozenset()
+
+    def as_domain_vocabulary(self) -> QueryAnalysis:
+        """The analysis with ``test_words`` read as plain vocabulary, not a wish for tests.
+
+        In a repository whose own (non-test) code is about testing, "which fixture runs
+        first" asks about the product's fixtures, not its test suite.
+        """
+        if not self.test_words:
+            return self
+        return msgspec.structs.replace(self, intent=self.plain_intent,
+                                       asks_for=self.plain_asks, test_words=())
 
     def rewritten(self) -> str:
         """The query as searched: names first (never dropped), then prose terms."""
@@ -164,18 +193,43 @@ def _title(text: str) -> str:
     return ""
 
 
-def detect_intent(text: str) -> str:
-    lowered = (text if len(text) <= _SHORT_QUERY else _title(text)).lower()
-    for intent, pattern in (("tests", _TESTS), ("examples", _EXAMPLES), ("config", _CONFIG),
+def _lowered_head(text: str) -> str:
+    return (text if len(text) <= _SHORT_QUERY else _title(text)).lower()
+
+
+def detect_intent(text: str, *, test_words: bool = True) -> str:
+    """The query's intent. ``test_words=False``: words of testing alone ("fixture",
+    "mock") do not make it ask for tests; only phrasing does ("tests for X")."""
+    lowered = _lowered_head(text)
+    if _TESTS.search(lowered) or (test_words and _TEST_WORDS.search(lowered)):
+        return "tests"
+    for intent, pattern in (("examples", _EXAMPLES), ("config", _CONFIG),
                             ("definition", _DEFINITION)):
         if pattern.search(lowered):
             return intent
     return "general"
 
 
-def detect_asks(text: str) -> frozenset[str]:
-    lowered = (text if len(text) <= _SHORT_QUERY else _title(text)).lower()
-    return frozenset(name for name, pattern in _ASKS.items() if pattern.search(lowered))
+def detect_asks(text: str, *, test_words: bool = True) -> frozenset[str]:
+    """The normally down-weighted path categories the query asks for. Tests by phrasing
+    (or, with ``test_words``, by a word of testing); docs also when it asks for examples
+    or usage (documentation is where examples live)."""
+    lowered = _lowered_head(text)
+    asks = {name for name, pattern in _ASKS.items() if pattern.search(lowered)}
+    if _TESTS.search(lowered) or (test_words and _TEST_WORDS.search(lowered)):
+        asks.add("test")
+    if detect_intent(text, test_words=test_words) == "examples":
+        asks.add("docs")
+    return frozenset(asks)
+
+
+def test_words_of(text: str) -> tuple[str, ...]:
+    """Words of testing that alone decide whether the query asks for tests: empty when
+    its phrasing asks for tests anyway, or when it names none."""
+    lowered = _lowered_head(text)
+    if _TESTS.search(lowered):
+        return ()
+    return tuple(dict.fromkeys(m.group(1) for m in _TEST_WORDS.finditer(lowered)))
 
 
 def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -> QueryAnalysis:
@@ -242,4 +296,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         frames=tuple(frames),
         intent=detect_intent(text),
         asks_for=detect_asks(text),
+        test_words=test_words_of(text),
+        plain_intent=detect_intent(text, test_words=False),
+        plain_asks=detect_asks(text, test_words=False),
     )

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from codegold.index.store import IndexReader
 from codegold.model import EmbedderInfo
-from codegold.retrieve import ltr, signals
+from codegold.retrieve import lexindex, ltr, signals
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
@@ -42,14 +42,15 @@ class DenseSignal(Protocol):
     def info(self) -> EmbedderInfo: ...
 
 
-def _dense_pool(rankings: dict[str, signals.Hits], cfg: RetrieverConfig) -> list[str] | None:
+def _dense_pool(rankings: dict[str, signals.Hits], cfg: RetrieverConfig,
+                weights: dict[str, float]) -> list[str] | None:
     """``mode: lazy``: the chunks dense retrieval scores, the best of the other signals
     fused (``full`` searches every chunk: None)."""
     if cfg.signals.dense.mode != "lazy":
         return None
     others = {name: hits for name, hits in rankings.items() if name != "dense"}
-    fused = (FUSERS["rrf"](others, cfg.fusion.weights, k=cfg.fusion.rrf_k)
-             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, cfg.fusion.weights))
+    fused = (FUSERS["rrf"](others, weights, k=cfg.fusion.rrf_k)
+             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, weights))
     return [f.chunk_id for f in fused[:cfg.signals.dense.candidates]]
 
 
@@ -84,6 +85,8 @@ class ReferenceRetriever:
         self.dense = dense
         self._resolver: signals.PathResolver | None = None
         self._categories = Categories(config.rerank.category_patterns)
+        self._domain_words: dict[str, bool] = {}
+        self._non_test_files: npt.NDArray[np.bool_] | None = None
         ranker = config.ranker
         self._model = ltr.load_model(ranker.model) if ranker.method == "ltr" else None
 
@@ -107,13 +110,22 @@ class ReferenceRetriever:
 
         analysis = analyze_query(query, max_terms=cfg.query.max_terms,
                                  max_identifiers=cfg.query.max_identifiers)
+        if analysis.test_words and any(self._is_domain_word(w) for w in analysis.test_words):
+            analysis = analysis.as_domain_vocabulary()
         mark = lap("analyze", started)
         active = Filters.from_config(cfg.filters).merged(filters or Filters())
         depth = cfg.candidates.per_signal
-        runs: dict[str, Callable[[], signals.Hits]] = {}
+        weights: dict[str, float] = {str(k): v for k, v in cfg.fusion.weights.items()}
         sig = cfg.signals
+        lexical_cfg = sig.lexical
+        # The learnt ranker's features come from the signals as it was trained on them.
+        if cfg.short_query.applies(query) and not self._learnt(query):
+            weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
+            if cfg.short_query.stem:
+                lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
+        runs: dict[str, Callable[[], signals.Hits]] = {}
         if sig.lexical.enabled:
-            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, sig.lexical, depth)
+            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, lexical_cfg, depth)
         if sig.identifier.enabled and analysis.identifier_terms:
             runs["identifier"] = lambda: signals.lexical(
                 self.reader, analysis.identifier_terms, sig.identifier, depth)
@@ -121,20 +133,19 @@ class ReferenceRetriever:
             runs["symbol"] = lambda: signals.symbol(self.reader, analysis, sig.symbol, depth)
         if sig.path.enabled and (analysis.paths or analysis.frames or analysis.qualified):
             runs["path"] = lambda: signals.path(self.reader, self.resolver, analysis, sig.path, depth)
-        if sig.file.enabled:
-            runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, sig.lexical,
+        if sig.file.enabled and weights.get("file", 1.0) > 0:
+            runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, lexical_cfg,
                                                       sig.file, depth)
         if sig.dense.enabled and self.dense is not None:
             dense = self.dense
             runs["dense"] = lambda: dense.search(query, depth,
-                                                 candidates=_dense_pool(rankings, cfg))
+                                                 candidates=_dense_pool(rankings, cfg, weights))
         rankings: dict[str, signals.Hits] = {}
         for name, run in runs.items():
             rankings[name] = run()
             mark = lap(name, mark)
 
         fuser = FUSERS[cfg.fusion.method]
-        weights = cfg.fusion.weights
         fused = (fuser(rankings, weights, k=cfg.fusion.rrf_k) if cfg.fusion.method == "rrf"
                  else fuser(rankings, weights))
         size = max(_MIN_POOL, want * 5, cfg.candidates.record_candidates)
@@ -151,6 +162,37 @@ class ReferenceRetriever:
         lap("fusion", mark)
         return Gathered(analysis=analysis, filters=active, candidates=candidates,
                         rankings=rankings, timing_ms=timing)
+
+    def _learnt(self, query: str) -> bool:
+        """Whether the learnt ranker orders this query's candidates."""
+        return self._model is not None and len(query.strip()) >= self.config.ranker.min_query_chars
+
+    def _is_domain_word(self, word: str) -> bool:
+        """Whether ``word`` (or its singular / plural) is in at least
+        ``rerank.domain_word_share`` of the indexed non-test files."""
+        found = self._domain_words.get(word)
+        if found is not None:
+            return found
+        lexical = self.config.signals.lexical
+        engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
+                                         k1=lexical.k1, b=lexical.b, unit="file",
+                                         stemmed=lexical.stem)
+        if self._non_test_files is None:
+            self._non_test_files = np.asarray(
+                [not self._categories.of_path(path) & {"test"} for path in engine.chunk_ids],
+                dtype=bool)
+        total = int(np.count_nonzero(self._non_test_files))
+        stem = word[:-1] if word.endswith("s") else word
+        using = np.zeros(len(engine.chunk_ids), dtype=bool)
+        forms = {lexindex.stem(word)} if engine.stemmed else {stem, stem + "s"}
+        for form in sorted(forms):
+            row = engine.vocab.get(form)
+            if row is not None:
+                using[engine.docs[engine.offsets[row]:engine.offsets[row + 1]]] = True
+        share = int(np.count_nonzero(using & self._non_test_files)) / total if total else 0.0
+        found = share >= self.config.rerank.domain_word_share
+        self._domain_words[word] = found
+        return found
 
     def features(self, gathered: Gathered, *, open_file: str | None = None
                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
@@ -181,7 +223,8 @@ class ReferenceRetriever:
             return {}
         lexical = self.config.signals.lexical
         engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
-                                         k1=lexical.k1, b=lexical.b, unit="file")
+                                         k1=lexical.k1, b=lexical.b, unit="file",
+                                         stemmed=lexical.stem)
         scores = engine.scores(terms)
         out: dict[str, tuple[float, int]] = {}
         for file in files:
@@ -201,7 +244,7 @@ class ReferenceRetriever:
         analysis, active, candidates = gathered.analysis, gathered.filters, gathered.candidates
         mark = time.perf_counter()
         # The model learnt from issue reports: a short question keeps the fused ranking.
-        model = self._model if len(query.strip()) >= cfg.ranker.min_query_chars else None
+        model = self._model if self._learnt(query) else None
         if model is not None and candidates:
             rows, offsets, factors = self.features(gathered, open_file=open_file)
             learnt = model.predict(rows)

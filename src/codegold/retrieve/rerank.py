@@ -35,8 +35,12 @@ class Categories:
 
     def of(self, chunk: IndexedChunk) -> frozenset[str]:
         found = {chunk.role} & _ROLE_CATEGORIES
-        found.update(name for name, globs in self.sets.items() if globs.matches(chunk.file))
+        found.update(self.of_path(chunk.file))
         return frozenset(found)
+
+    def of_path(self, path: str) -> frozenset[str]:
+        """The categories the configured path patterns give ``path``."""
+        return frozenset(name for name, globs in self.sets.items() if globs.matches(path))
 
 
 

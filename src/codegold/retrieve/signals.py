@@ -35,7 +35,7 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
         return []
     if config.backend == "memory":
         engine = LexicalIndex.for_reader(reader, weights=config.field_weights, k1=config.k1,
-                                         b=config.b)
+                                         b=config.b, stemmed=config.stem)
         return engine.search(terms, limit)
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
 
@@ -50,11 +50,12 @@ def file_level(reader: IndexReader, terms: tuple[str, ...], lexical_config: Lexi
     if not terms:
         return []
     weights, k1, b = lexical_config.field_weights, lexical_config.k1, lexical_config.b
-    files = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b, unit="file").search(
-        terms, config.max_files)
+    stemmed = lexical_config.stem
+    files = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b, unit="file",
+                                    stemmed=stemmed).search(terms, config.max_files)
     if not files:
         return []
-    engine = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b)
+    engine = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b, stemmed=stemmed)
     scores = engine.scores(terms)
     by_file = {path: [cid for cid, _ in engine.best_in_file(scores, path, config.chunks_per_file)]
                for path, _ in files}
