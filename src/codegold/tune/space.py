@@ -39,8 +39,9 @@ def _range(low: float, high: float, *, whole: bool = False, log: bool = False) -
     return Param(low=low, high=high, int=whole, log=log)
 
 
-# The default space: signal weights, candidate depths, rerank multipliers, fusion,
-# and which ranker orders the candidates (learnt or fused) from what query length.
+# The default space: signal weights, candidate depths, rerank multipliers, fusion, short
+# questions' own settings, and which ranker orders the candidates (learnt or fused) from
+# what query length.
 DEFAULT_SPACE: dict[str, Param] = {
     "fusion.method": Param(choices=["rrf", "weighted"]),
     "fusion.rrf_k": _range(5, 120, whole=True),
@@ -60,6 +61,9 @@ DEFAULT_SPACE: dict[str, Param] = {
     "rerank.open_file.same_file": _range(1.0, 2.0),
     "rerank.open_file.same_dir": _range(1.0, 1.5),
     "expansion.max_added": _range(0, 5, whole=True),
+    "rerank.domain_word_share": _range(0.05, 0.5),
+    "short_query.stem": Param(choices=[True, False]),
+    "short_query.weights.file": _range(0.0, 3.0),
     "ranker.method": Param(choices=["ltr", "fusion"]),
     "ranker.min_query_chars": _range(0, 1000, whole=True),
 }
