@@ -79,3 +79,23 @@ def test_typescript_declare_module_is_named_without_quotes() -> None:
     defs = found(chunk_file("src/augment.d.ts", source))
     assert defs["zod/v4"][:4] == ("module", "declaration", 1, 1)
     assert defs["zod/v4.ZodType.brand"][:2] == ("method", "declaration")
+
+
+def test_ecmascript_object_literals_of_data_define_nothing() -> None:
+    source = (b'const nestedData = {\n  user: {\n    name: "a",\n    profile: { email: "x" },\n'
+              b'  },\n};\n\nconst api = {\n  users: {\n    admin: {\n      list() { return 1; },\n'
+              b'    },\n    meta: { size: 2 },\n  },\n  ping: () => 1,\n};\n\n'
+              b'const forcedSlow = {};\n'
+              b'Object.defineProperty(forcedSlow, "x", { value: 1, enumerable: false });\n'
+              b'Object.defineProperty(forcedSlow, "y", { get() { return 2; } });\n')
+    for path in ("lib/data.js", "src/data.ts"):
+        defs = found(chunk_file(path, source))
+        # Data members are not definitions; the statement names a module variable.
+        assert defs["nestedData"][0] == "variable"
+        assert not any(q.startswith("nestedData.") for q in defs)
+        assert "api.users.meta" not in defs and "forcedSlow.x" not in defs
+        # A literal holding a callable at any depth still qualifies its members.
+        assert defs["api.users"][:2] == ("object", "definition")
+        assert defs["api.users.admin.list"][:4] == ("method", "definition", 11, 11)
+        assert defs["api.ping"][0] == "method"
+        assert defs["forcedSlow.y"][:4] == ("method", "definition", 20, 20)

@@ -64,6 +64,8 @@ class Definition:
     test: bool = False           # a test by the language's markers (``#[test]``)
     # More (name, header row, kind) one statement defines (Go's ``type ( A int; B ... )``).
     extra: tuple[tuple[str, int, str], ...] = ()
+    # An object literal (``@literal``): a definition only when it holds a callable.
+    literal: bool = False
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,30 @@ class _Definitions:
                 (d.name, d.header_row, d.kind) for d in ordered[1:]
                 if d.name and (d.name, d.header_row) != (primary.name, primary.header_row)))
             self._by_span[key] = replace(primary, extra=extra) if extra else primary
+        # An object literal holding only data (`user: { name: "a" }`) defines nothing: its
+        # statement stays module code named by its @module capture.
+        data = [key for key, d in self._by_span.items() if d.literal and not self._callable(d)]
+        for key in data:
+            del self._by_span[key]
+
+    def _callable(self, literal: Definition) -> bool:
+        """Whether an object literal holds a definition other than an object literal, at
+        any depth of nested literals."""
+        todo = [literal.body]
+        seen = 0
+        while todo and seen < _MAX_NAMELESS_SCAN:
+            body = todo.pop()
+            if body is None:
+                continue
+            for member in body.named_children:
+                seen += 1
+                inner = self._by_span.get(_key(member))
+                if inner is None:
+                    continue
+                if not inner.literal:
+                    return True
+                todo.append(inner.body)
+        return False
 
     def lookup(self, node: Node, ctx: _Context) -> Definition | None:
         found = self._by_span.get(_key(node))
@@ -265,7 +291,7 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     return Definition(kind=kind, name=name or None, span=_climb(core, wrappers), core=core,
                       body=body, container=kind in _CONTAINER_KINDS and body is not None,
                       declaration=declaration, header_row=header_row, qualifier=qualifier,
-                      test="test" in captures)
+                      test="test" in captures, literal="literal" in captures)
 
 
 @dataclass(frozen=True)

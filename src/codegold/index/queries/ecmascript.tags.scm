@@ -23,11 +23,13 @@
   name: (identifier) @name
   value: (class name: (_)? body: (class_body) @body))) @definition.class
 
-; const api = { get() {}, post: function () {} }: members are api.get, api.post
+; const api = { get() {}, post: function () {} }: members are api.get, api.post. An
+; object literal (@literal) is a definition only when it holds a callable, at any depth
+; of nested literals; one holding only data (`const user = { name: "a" }`) is a variable.
 (lexical_declaration
-  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object
+  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object @literal
 (variable_declaration
-  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object
+  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object @literal
 
 ; CommonJS: exports.x = function, module.exports.x = function
 (assignment_expression
@@ -59,10 +61,13 @@
     object: (member_expression property: (property_identifier) @qualifier)
     property: (property_identifier) @name)
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
-; Object.defineProperty(req, 'host', { get() {...} }): req.host
+; Object.defineProperty(req, 'host', { get() {...} }): req.host; a descriptor without a
+; function (`{ value: 1, enumerable: false }`) defines a data property, not a method.
 (call_expression
   function: (member_expression object: (identifier) @_object property: (property_identifier) @_define)
-  arguments: (arguments . (identifier) @qualifier . (string (string_fragment) @name) . (object) @body)
+  arguments: (arguments . (identifier) @qualifier . (string (string_fragment) @name)
+              . (object [(method_definition)
+                         (pair value: [(arrow_function) (function_expression)])]) @body)
   (#eq? @_object "Object") (#match? @_define "^define(Property|Getter)$")) @definition.method
 ; module.exports = function name() {}: name; module.exports = { a() {}, b: function () {} }
 (assignment_expression
@@ -77,7 +82,7 @@
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_proto)
   right: (object) @body
-  (#eq? @_proto "prototype")) @definition.object
+  (#eq? @_proto "prototype")) @definition.object @literal
 ; defineGetter(req, 'host', function host() {}) (express): the function's own name
 (call_expression
   arguments: (arguments (function_expression name: (identifier) @name body: (_) @body))) @definition.function
@@ -86,7 +91,7 @@
 (pair key: (property_identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
           (generator_function body: (_) @body)]) @definition.method
-(pair key: (property_identifier) @name value: (object) @body) @definition.object
+(pair key: (property_identifier) @name value: (object) @body) @definition.object @literal
 
 ; Module code that names something: const TAX = 0.2 (a require() is an import, never a
 ; definition of the name it binds).
