@@ -99,3 +99,19 @@ def test_ecmascript_object_literals_of_data_define_nothing() -> None:
         assert defs["api.users.admin.list"][:4] == ("method", "definition", 11, 11)
         assert defs["api.ping"][0] == "method"
         assert defs["forcedSlow.y"][:4] == ("method", "definition", 20, 20)
+
+
+def test_ecmascript_quoted_member_names_lose_their_quotes() -> None:
+    source = (b'class A {\n  "~validate"(data) {\n    return 1;\n  }\n  async "array-objects"() {\n'
+              b'    return 2;\n  }\n}\nconst o = {\n  "x-y": function () {},\n  async "a-b"() {},\n'
+              b'  \'nested\': { go() {} },\n};\n')
+    for path in ("lib/quoted.js", "src/quoted.ts"):
+        defs = found(chunk_file(path, source))
+        assert defs["A.~validate"][:4] == ("method", "definition", 2, 2)
+        assert defs["A.array-objects"][3] == 5
+        assert defs["o.x-y"][:4] == ("method", "definition", 10, 10)
+        assert defs["o.a-b"][3] == 11
+        assert defs["o.nested.go"][3] == 12
+    interface = b'interface Schema {\n  "~validate"(data: unknown): boolean;\n}\n'
+    assert found(chunk_file("src/schema.ts", interface))["Schema.~validate"][:2] == (
+        "method", "declaration")

@@ -263,6 +263,9 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     name = _text(name_nodes[0]).strip() if name_nodes else None
     if name and len(name) > 2 and name[0] == name[-1] == "`":
         name = name[1:-1]  # Kotlin's quoted names (`-DeprecatedOkio`) as users say them
+    if (name and len(name) > 2 and name[0] == name[-1] and name[0] in "\"'"
+            and name_nodes[0].type == "string"):
+        name = name[1:-1]  # a quoted member name (`"~validate"() {}`) as ctags and users say it
     if name and name_nodes[0].type in _NAME_WITH_PARAMETERS:
         # A name node that holds a parameter list too (C++ `operator bool() const`).
         name = " ".join(name.split("(", 1)[0].split()) or None

@@ -87,11 +87,12 @@
 (call_expression
   arguments: (arguments (function_expression name: (identifier) @name body: (_) @body))) @definition.function
 
-; Object literal members (only met inside an object container above).
-(pair key: (property_identifier) @name
+; Object literal members (only met inside an object container above); a quoted key
+; (`"x-y": function`) is named without its quotes.
+(pair key: [(property_identifier) (string)] @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
           (generator_function body: (_) @body)]) @definition.method
-(pair key: (property_identifier) @name value: (object) @body) @definition.object @literal
+(pair key: [(property_identifier) (string)] @name value: (object) @body) @definition.object @literal
 
 ; Module code that names something: const TAX = 0.2 (a require() is an import, never a
 ; definition of the name it binds).
