@@ -115,3 +115,16 @@ def test_ecmascript_quoted_member_names_lose_their_quotes() -> None:
     interface = b'interface Schema {\n  "~validate"(data: unknown): boolean;\n}\n'
     assert found(chunk_file("src/schema.ts", interface))["Schema.~validate"][:2] == (
         "method", "declaration")
+
+
+def test_ecmascript_module_pattern_and_undeclared_global_functions() -> None:
+    for path in ("static/globals.js", "src/globals.ts"):
+        defs = found(parse("globals.js", path))
+        assert defs["BaseStemmer"][:4] == ("function", "definition", 1, 3)  # doc comment
+        assert defs["BaseStemmer.setCurrent"][0] == "method"
+        # var domReady = function () {...}(): a module whose body defines its members.
+        assert defs["domReady"][:4] == ("module", "definition", 11, 11)
+        assert defs["domReady.init"][:4] == ("function", "definition", 13, 13)
+        assert defs["helper"][0] == "module" and defs["helper.parse"][3] == 20
+        # An immediately invoked function that defines nothing computes a value.
+        assert defs["isNode"][0] == "variable" and defs["count"][0] == "variable"

@@ -64,7 +64,8 @@ class Definition:
     test: bool = False           # a test by the language's markers (``#[test]``)
     # More (name, header row, kind) one statement defines (Go's ``type ( A int; B ... )``).
     extra: tuple[tuple[str, int, str], ...] = ()
-    # An object literal (``@literal``): a definition only when it holds a callable.
+    # An object literal or a module-pattern function (``@literal``): a definition only
+    # when it holds a callable.
     literal: bool = False
 
 
@@ -201,14 +202,15 @@ class _Definitions:
                 (d.name, d.header_row, d.kind) for d in ordered[1:]
                 if d.name and (d.name, d.header_row) != (primary.name, primary.header_row)))
             self._by_span[key] = replace(primary, extra=extra) if extra else primary
-        # An object literal holding only data (`user: { name: "a" }`) defines nothing: its
-        # statement stays module code named by its @module capture.
+        # An object literal holding only data (`user: { name: "a" }`), or a module-pattern
+        # function defining nothing, defines nothing: its statement stays module code
+        # named by its @module capture.
         data = [key for key, d in self._by_span.items() if d.literal and not self._callable(d)]
         for key in data:
             del self._by_span[key]
 
     def _callable(self, literal: Definition) -> bool:
-        """Whether an object literal holds a definition other than an object literal, at
+        """Whether a ``@literal`` definition holds a definition other than a literal, at
         any depth of nested literals."""
         todo = [literal.body]
         seen = 0

@@ -42,6 +42,10 @@
     property: (property_identifier) @name)
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
   (#eq? @_module "module") (#eq? @_exports "exports")) @definition.function
+; BaseStemmer = function () {}: a global assigned without a declaration
+(assignment_expression
+  left: (identifier) @name
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
 ; X.prototype.m = function: X.m
 (assignment_expression
   left: (member_expression
@@ -102,6 +106,22 @@
   @module.variable (#not-match? @_value "^require\\s*\\("))
 (lexical_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
 (variable_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
+
+; The module pattern, var cssHelper = function () { ... }() (or (function () {...})()): a
+; module named cssHelper whose body's definitions are its members; one that defines
+; nothing (`const isNode = (() => {...})()`) computes a value (@literal).
+(lexical_declaration (variable_declarator
+  name: (identifier) @name
+  value: (call_expression function: [
+    (function_expression body: (statement_block) @body)
+    (parenthesized_expression [(function_expression body: (statement_block) @body)
+                               (arrow_function body: (statement_block) @body)])]))) @definition.module @literal
+(variable_declaration (variable_declarator
+  name: (identifier) @name
+  value: (call_expression function: [
+    (function_expression body: (statement_block) @body)
+    (parenthesized_expression [(function_expression body: (statement_block) @body)
+                               (arrow_function body: (statement_block) @body)])]))) @definition.module @literal
 
 ; An immediately invoked function at top level, (function () { ... })(): its body is a
 ; module whose definitions are found as if they were top level.
