@@ -128,3 +128,14 @@ def test_ecmascript_module_pattern_and_undeclared_global_functions() -> None:
         assert defs["helper"][0] == "module" and defs["helper.parse"][3] == 20
         # An immediately invoked function that defines nothing computes a value.
         assert defs["isNode"][0] == "variable" and defs["count"][0] == "variable"
+
+
+def test_csharp_conditional_with_unbalanced_branches_keeps_the_class_whole() -> None:
+    defs = found(parse("Store.cs", "src/Store.cs"))
+    # `#if X` `if (a) {` `#else` `var d = ...;` `#endif` inside a switch no longer ends
+    # the class early: every later member stays in it.
+    assert defs["Acme.Store.Compare"][:4] == ("method", "definition", 5, 5)
+    assert defs["Acme.Store.Load"][:4] == ("method", "definition", 48, 48)
+    # Balanced branches (whole members under #if / #else) are all read.
+    assert defs["Acme.Store.SaveAsync"][3] == 43 and defs["Acme.Store.Save"][3] == 45
+    assert "Acme.Load" not in defs
