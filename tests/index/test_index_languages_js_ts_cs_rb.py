@@ -139,3 +139,14 @@ def test_csharp_conditional_with_unbalanced_branches_keeps_the_class_whole() -> 
     # Balanced branches (whole members under #if / #else) are all read.
     assert defs["Acme.Store.SaveAsync"][3] == 43 and defs["Acme.Store.Save"][3] == 45
     assert "Acme.Load" not in defs
+
+
+def test_csharp_operators_are_methods_named_as_ctags_names_them() -> None:
+    source = (b"class A {\n  public static explicit operator DateTime(JToken value) { return 1; }\n"
+              b"  public static implicit operator JToken?(bool? value) { return null; }\n"
+              b"  public static bool operator ==(A a, A b) { return true; }\n"
+              b"  public static A operator +(A a, A b) => a;\n}\n")
+    defs = found(chunk_file("src/A.cs", source))
+    assert defs["A.operator DateTime"][:4] == ("method", "definition", 2, 2)
+    assert defs["A.operator JToken?"][3] == 3
+    assert defs["A.operator =="][3] == 4 and defs["A.operator +"][3] == 5

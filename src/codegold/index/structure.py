@@ -263,6 +263,8 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     kind = label.split(".", 1)[1]
     name_nodes = captures.get("name", [])
     name = _text(name_nodes[0]).strip() if name_nodes else None
+    for suffix in captures.get("name.suffix", ())[:1]:  # `operator` + `==`: `operator ==`
+        name = f"{name} {_text(suffix).strip()}" if name else None
     if name and len(name) > 2 and name[0] == name[-1] == "`":
         name = name[1:-1]  # Kotlin's quoted names (`-DeprecatedOkio`) as users say them
     if (name and len(name) > 2 and name[0] == name[-1] and name[0] in "\"'"
