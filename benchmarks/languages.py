@@ -302,8 +302,7 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
                 and definition.end_line <= outer.end_line
                 and (outer.start_line, outer.end_line) != (definition.start_line,
                                                           definition.end_line)):
-            opening = next((n for n in range(outer.header_line, min(outer.header_line + 5,
-                                                                    definition.start_line))
+            opening = next((n for n in range(outer.header_line, definition.start_line)
                             if "{" in lines[n - 1]), outer.header_line)
             keep.update(range(outer.start_line, opening + 1))
             keep.add(outer.end_line)
