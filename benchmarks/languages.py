@@ -44,11 +44,11 @@ its parser does not know (a TypeScript ``as const``, a C# ``where`` constraint o
 a top-level function after a call whose arguments are functions (mocha's ``describe``).
 So a codegold definition ctags does not confirm in the whole file is read a second time:
 ctags reads that definition's own lines inside its containers' opening lines (up to the
-``{``) and closing lines, every other line blank (same file extension, same line
-numbers), and a tag of the same name within 2 lines of its header line confirms it. The
-second reading gives ctags no context it lacked: a data member, a local or a
-re-assignment reads the same there as in the whole file. The report gives how many were
-confirmed only so (``second reading``).
+``{``, when one comes before a blank line) and closing lines, every other line blank
+(same file extension, same line numbers), and a tag of the same name within 2 lines of
+its header line confirms it. The second reading gives ctags no context it lacked: a data
+member, a local or a re-assignment reads the same there as in the whole file. The report
+gives how many were confirmed only so (``second reading``).
 
 An overload set (a run of definitions of one name, each right after the previous one:
 TypeScript's overload signatures and their implementation) is one definition to ctags,
@@ -302,8 +302,13 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
                 and definition.end_line <= outer.end_line
                 and (outer.start_line, outer.end_line) != (definition.start_line,
                                                           definition.end_line)):
-            opening = next((n for n in range(outer.header_line, definition.start_line)
-                            if "{" in lines[n - 1]), outer.header_line)
+            opening = outer.header_line  # up to its `{`, if one comes before a blank line
+            for n in range(outer.header_line, definition.start_line):
+                if not lines[n - 1].strip():
+                    break
+                if "{" in lines[n - 1]:
+                    opening = n
+                    break
             keep.update(range(outer.start_line, opening + 1))
             keep.add(outer.end_line)
     alone = scratch / f"alone{path.suffix}"
