@@ -19,6 +19,9 @@ and abstract method signatures are). Left out, on principle and for every langua
 - data, not code: variables, constants, fields and struct members, properties, enum
   members (ctags kinds ``variable``, ``constant``, ``field``, ``member``, ``property``,
   ``enumerator``, ``accessor`` ...);
+- object literals holding no function (JavaScript and TypeScript ``var users = { tj:
+  { name: 'tj' } }``, which ctags tags as classes ``users`` and ``tj``): data, found by
+  the syntax tree as function bodies are;
 - definitions nested inside a function body: a tag whose scope (or any scope above it)
   is a function or method, or whose line lies inside a function's lines (ctags' ``end``;
   for JavaScript and TypeScript, where ctags records no end, the function bodies of the
@@ -35,13 +38,28 @@ and abstract method signatures are). Left out, on principle and for every langua
 - local (file-scope) tags other than C/C++ ``static`` functions;
 - files no ctags parser reads (TSX, ``.mts``, ``.cts``): nothing to compare with.
 
+ctags reads a file as one stream and can lose its place for the rest of it: a
+preprocessor branch it does not follow (C# ``#if ... #else`` around a base list), syntax
+its parser does not know (a TypeScript ``as const``, a C# ``where`` constraint or ``T[]?``),
+a top-level function after a call whose arguments are functions (mocha's ``describe``).
+So a codegold definition ctags does not confirm in the whole file is read a second time:
+ctags reads that definition's own lines inside its containers' opening lines (up to the
+``{``, when one comes before a blank line) and closing lines, every other line blank
+(same file extension, same line numbers), and a tag of the same name within 2 lines of
+its header line confirms it. The second reading gives ctags no context it lacked: a data
+member, a local or a re-assignment reads the same there as in the whole file. The report
+gives how many were confirmed only so (``second reading``).
+
 An overload set (a run of definitions of one name, each right after the previous one:
 TypeScript's overload signatures and their implementation) is one definition to ctags,
-tagged once: it is confirmed as a whole when one of it is. Names are compared without
-whitespace (ctags writes ``operator ==``) and a namespace's dotted name by its last part
-(``Newtonsoft.Json``). One name differs by design: ctags names gtest's
-``TEST(Suite, Name) {...}`` after the macro (``TEST``), codegold ``Suite.Name``; such a
-tag matches a definition of role test within 2 lines.
+tagged once: it is confirmed as a whole when one of it is. ctags names a member
+assignment whose member is a word its JavaScript parser reserves after the object
+(``res.get = function`` is a function ``res``): a tag named as the name just before a
+definition's own name (``res`` of ``res.get``), on the definition's header line, pairs
+with it. Names are compared without whitespace (ctags writes ``operator ==``) and a
+namespace's dotted name by its last part (``Newtonsoft.Json``). One name differs by
+design: ctags names gtest's ``TEST(Suite, Name) {...}`` after the macro (``TEST``),
+codegold ``Suite.Name``; such a tag matches a definition of role test within 2 lines.
 
 Three more figures per language: ``tests`` is the share of test-looking definitions
 (a ``test*`` function or method in a test path, or one under a test marker such as
@@ -67,8 +85,11 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+from tree_sitter import Node
 
 from codegold.index import SymbolDef, chunk_file
 from codegold.index.grammars import STRUCTURAL_LANGUAGES
@@ -114,6 +135,9 @@ CALLABLE_KINDS = frozenset({"function", "method", "singletonMethod", "generator"
 # File-scope tags (``"file": true``) count only where they are real definitions (C's
 # `static` functions); elsewhere they are locals (a class inside a function).
 FILE_SCOPE_LANGUAGES = frozenset({"c", "cpp"})
+# codegold kinds that hold members (their opening and closing lines frame a member read
+# alone).
+CONTAINER_KINDS = frozenset({"class", "interface", "module", "object", "trait", "impl"})
 CODEGOLD_KINDS = frozenset({"function", "method", "class", "interface", "type", "module",
                             "macro", "object", "trait", "impl", "field"})
 SKIP_DIRS = frozenset({".git", "node_modules", "vendor", "dist", "build", "__pycache__"})
@@ -168,17 +192,33 @@ def _files(root: Path, language: str | None) -> list[Path]:
     return found
 
 
-def _function_rows(path: Path, language: str, data: bytes) -> tuple[list[tuple[int, int]],
-                                                                    list[tuple[int, int]]]:
+def _holds_function(node: Node) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in _FUNCTION_NODES:
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+def _function_rows(path: Path, language: str, data: bytes
+                   ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], set[int]]:
     """JavaScript/TypeScript only (ctags records no end line there): the 1-based line
-    ranges of function bodies, and those of import and re-export statements."""
+    ranges of function bodies, those of import and re-export statements, and the lines
+    that open an object literal holding no function (data ctags tags as a class)."""
     if language not in _ECMASCRIPT:
-        return [], []
+        return [], [], set()
     bodies: list[tuple[int, int]] = []
     imports: list[tuple[int, int]] = []
+    data_rows: set[int] = set()
     stack = [ts_parser(language).parse(data).root_node]
     while stack:
         node = stack.pop()
+        if node.type == "object" and not _holds_function(node):
+            data_rows.add(node.start_point.row + 1)
+            if node.parent is not None:
+                data_rows.add(node.parent.start_point.row + 1)
         if node.type == "import_statement" or (node.type == "export_statement" and (
                 node.child_by_field_name("source") is not None
                 or any(c.type == "export_clause" for c in node.named_children))):
@@ -189,7 +229,7 @@ def _function_rows(path: Path, language: str, data: bytes) -> tuple[list[tuple[i
             if body is not None:
                 bodies.append((body.start_point.row + 1, body.end_point.row + 1))
         stack.extend(node.named_children)
-    return bodies, imports
+    return bodies, imports, data_rows
 
 
 def _ctags_extensions() -> frozenset[str]:
@@ -219,7 +259,7 @@ def _ctags(path: Path, language: str, data: bytes
             continue
         if tag.get("_type") == "tag":
             raw.append(tag)
-    bodies, imports = _function_rows(path, language, data)
+    bodies, imports, data_rows = _function_rows(path, language, data)
     callables = {(f"{t['scope']}.{t['name']}" if t.get("scope") else str(t["name"]))
                  for t in raw if t.get("kind") in CALLABLE_KINDS}
     ranges = [(int(t["line"]), int(t["end"])) for t in raw
@@ -243,10 +283,50 @@ def _ctags(path: Path, language: str, data: bytes
                   or any(".".join(scopes[:i]) in callables for i in range(1, len(scopes) + 1))
                   or _inside(line, ranges) or _inside(line, bodies))
         if (kind in DEFINITION_KINDS and not nested
+                and not (kind == "class" and line in data_rows)
                 and (tag.get("language"), kind) not in SKIP
                 and (not tag.get("file") or language in FILE_SCOPE_LANGUAGES)):
             counted.setdefault((name, line), kind)
     return [(name, line, kind) for (name, line), kind in counted.items()], confirming
+
+
+def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[SymbolDef],
+           scratch: Path) -> bool:
+    """Whether ctags, reading only the definition's own lines inside its containers'
+    opening and closing lines (every other line blank, so lines keep their numbers), tags
+    its name within LINE_TOLERANCE lines of its header line."""
+    keep = set(range(definition.start_line, definition.end_line + 1))
+    for outer in ours:
+        if (outer is not definition and outer.kind in CONTAINER_KINDS
+                and outer.start_line <= definition.start_line
+                and definition.end_line <= outer.end_line
+                and (outer.start_line, outer.end_line) != (definition.start_line,
+                                                          definition.end_line)):
+            opening = outer.header_line  # up to its `{`, if one comes before a blank line
+            for n in range(outer.header_line, definition.start_line):
+                if not lines[n - 1].strip():
+                    break
+                if "{" in lines[n - 1]:
+                    opening = n
+                    break
+            keep.update(range(outer.start_line, opening + 1))
+            keep.add(outer.end_line)
+    alone = scratch / f"alone{path.suffix}"
+    alone.write_text("".join((line if n in keep else "") + "\n"
+                             for n, line in enumerate(lines, 1)), encoding="utf-8")
+    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", "-f", "-", str(alone)],
+                          capture_output=True, text=True, check=False, timeout=60)
+    wanted = _WHITESPACE.sub("", definition.name)
+    for text in proc.stdout.splitlines():
+        try:
+            tag = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        name = re.split(r"\.|::|\\", str(tag.get("name", "")))[-1]
+        if (tag.get("_type") == "tag" and _WHITESPACE.sub("", name) == wanted
+                and abs(int(tag.get("line", 0)) - definition.header_line) <= LINE_TOLERANCE):
+            return True
+    return False
 
 
 def _overload_sets(ours: list[SymbolDef]) -> list[list[int]]:
@@ -265,6 +345,20 @@ def _overload_sets(ours: list[SymbolDef]) -> list[list[int]]:
     return [g for g in groups if len(g) > 1]
 
 
+def _owner(definition: SymbolDef) -> str:
+    """The name just before a definition's own name (``res`` in ``res.get``), or ""."""
+    parts = definition.qualified.rsplit(".", 2)
+    return _WHITESPACE.sub("", parts[-2]) if len(parts) > 1 else ""
+
+
+def _spread_overloads(ours: list[SymbolDef], confirmed: list[bool]) -> None:
+    """An overload set is confirmed as a whole when one of it is."""
+    for group in _overload_sets(ours):
+        if any(confirmed[i] for i in group):
+            for i in group:
+                confirmed[i] = True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path, help="local directory to measure (a checkout)")
@@ -279,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     misses: dict[str, list[str]] = collections.defaultdict(list)
     extras: dict[str, list[str]] = collections.defaultdict(list)
+    reread: dict[str, list[str]] = collections.defaultdict(list)
     read_by_ctags = _ctags_extensions()
+    scratch = Path(tempfile.mkdtemp(prefix="languages-"))
     for path in _files(args.path, args.language):
         rel = path.relative_to(args.path).as_posix()
         language = language_of(rel) or "?"
@@ -296,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
             by_name[_WHITESPACE.sub("", d.name)].append((d.header_line, d.start_line, d.end_line))
             if d.role == "test":
                 by_name["<test>"].append((d.header_line, d.start_line, d.end_line))
+        owners = {(_owner(d), d.header_line) for d in ours if _owner(d)}
         tags, confirming = _ctags(path, language, data)
         near: dict[str, list[int]] = collections.defaultdict(list)
         for name, line in confirming:
@@ -315,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
                 counts["test_role"] += d.role == "test"
         for name, line, kind in tags:
             hit = any(abs(h - line) <= LINE_TOLERANCE or (args.span and s <= line <= e)
-                      for h, s, e in by_name["<test>" if name in GTEST_MACROS else name])
+                      for h, s, e in by_name["<test>" if name in GTEST_MACROS else name]
+                      ) or (name, line) in owners
             counts["found"] += hit
             if not hit:
                 counts[f"miss:{kind}"] += 1
@@ -323,11 +421,14 @@ def main(argv: list[str] | None = None) -> int:
         confirmed = [any(abs(ln - d.header_line) <= LINE_TOLERANCE
                          or (args.span and d.start_line <= ln <= d.end_line)
                          for ln in near[_WHITESPACE.sub("", d.name)] + (near["<test>"] if d.role == "test" else []))
-                     for d in ours]
-        for group in _overload_sets(ours):
-            if any(confirmed[i] for i in group):
-                for i in group:
-                    confirmed[i] = True
+                     or (_owner(d), d.header_line) in confirming for d in ours]
+        _spread_overloads(ours, confirmed)
+        for i, d in enumerate(ours):
+            if not confirmed[i] and _alone(path, lines, d, ours, scratch):
+                confirmed[i] = True
+                counts["second_reading"] += 1
+                reread[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")
+        _spread_overloads(ours, confirmed)
         for d, ok in zip(ours, confirmed, strict=True):
             counts["confirmed"] += ok
             if not ok:
@@ -337,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         precision = counts["confirmed"] / counts["codegold"] if counts["codegold"] else 1.0
         print(f"{language:11} files {counts['files']:5}  ctags {counts['ctags']:6}  "
               f"codegold {counts['codegold']:6}  recall {recall:6.1%}  "
-              f"precision {precision:6.1%}")
+              f"precision {precision:6.1%}  (second reading {counts['second_reading']})")
         tests = counts["test_role"] / counts["test_looking"] if counts["test_looking"] else 1.0
         comments = counts["comment_only"] / counts["chunks"] if counts["chunks"] else 0.0
         print(f"{'':11} lines {counts['lines']:7}  tests {tests:6.1%} of "
@@ -351,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    missed {entry}")
         for entry in extras[language][:args.misses]:
             print(f"    unconfirmed {entry}")
+        for entry in reread[language][:args.misses]:
+            print(f"    confirmed by the second reading {entry}")
+    shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

@@ -79,3 +79,74 @@ def test_typescript_declare_module_is_named_without_quotes() -> None:
     defs = found(chunk_file("src/augment.d.ts", source))
     assert defs["zod/v4"][:4] == ("module", "declaration", 1, 1)
     assert defs["zod/v4.ZodType.brand"][:2] == ("method", "declaration")
+
+
+def test_ecmascript_object_literals_of_data_define_nothing() -> None:
+    source = (b'const nestedData = {\n  user: {\n    name: "a",\n    profile: { email: "x" },\n'
+              b'  },\n};\n\nconst api = {\n  users: {\n    admin: {\n      list() { return 1; },\n'
+              b'    },\n    meta: { size: 2 },\n  },\n  ping: () => 1,\n};\n\n'
+              b'const forcedSlow = {};\n'
+              b'Object.defineProperty(forcedSlow, "x", { value: 1, enumerable: false });\n'
+              b'Object.defineProperty(forcedSlow, "y", { get() { return 2; } });\n')
+    for path in ("lib/data.js", "src/data.ts"):
+        defs = found(chunk_file(path, source))
+        # Data members are not definitions; the statement names a module variable.
+        assert defs["nestedData"][0] == "variable"
+        assert not any(q.startswith("nestedData.") for q in defs)
+        assert "api.users.meta" not in defs and "forcedSlow.x" not in defs
+        # A literal holding a callable at any depth still qualifies its members.
+        assert defs["api.users"][:2] == ("object", "definition")
+        assert defs["api.users.admin.list"][:4] == ("method", "definition", 11, 11)
+        assert defs["api.ping"][0] == "method"
+        assert defs["forcedSlow.y"][:4] == ("method", "definition", 20, 20)
+
+
+def test_ecmascript_quoted_member_names_lose_their_quotes() -> None:
+    source = (b'class A {\n  "~validate"(data) {\n    return 1;\n  }\n  async "array-objects"() {\n'
+              b'    return 2;\n  }\n}\nconst o = {\n  "x-y": function () {},\n  async "a-b"() {},\n'
+              b'  \'nested\': { go() {} },\n};\n')
+    for path in ("lib/quoted.js", "src/quoted.ts"):
+        defs = found(chunk_file(path, source))
+        assert defs["A.~validate"][:4] == ("method", "definition", 2, 2)
+        assert defs["A.array-objects"][3] == 5
+        assert defs["o.x-y"][:4] == ("method", "definition", 10, 10)
+        assert defs["o.a-b"][3] == 11
+        assert defs["o.nested.go"][3] == 12
+    interface = b'interface Schema {\n  "~validate"(data: unknown): boolean;\n}\n'
+    assert found(chunk_file("src/schema.ts", interface))["Schema.~validate"][:2] == (
+        "method", "declaration")
+
+
+def test_ecmascript_module_pattern_and_undeclared_global_functions() -> None:
+    for path in ("static/globals.js", "src/globals.ts"):
+        defs = found(parse("globals.js", path))
+        assert defs["BaseStemmer"][:4] == ("function", "definition", 1, 3)  # doc comment
+        assert defs["BaseStemmer.setCurrent"][0] == "method"
+        # var domReady = function () {...}(): a module whose body defines its members.
+        assert defs["domReady"][:4] == ("module", "definition", 11, 11)
+        assert defs["domReady.init"][:4] == ("function", "definition", 13, 13)
+        assert defs["helper"][0] == "module" and defs["helper.parse"][3] == 20
+        # An immediately invoked function that defines nothing computes a value.
+        assert defs["isNode"][0] == "variable" and defs["count"][0] == "variable"
+
+
+def test_csharp_conditional_with_unbalanced_branches_keeps_the_class_whole() -> None:
+    defs = found(parse("Store.cs", "src/Store.cs"))
+    # `#if X` `if (a) {` `#else` `var d = ...;` `#endif` inside a switch no longer ends
+    # the class early: every later member stays in it.
+    assert defs["Acme.Store.Compare"][:4] == ("method", "definition", 5, 5)
+    assert defs["Acme.Store.Load"][:4] == ("method", "definition", 48, 48)
+    # Balanced branches (whole members under #if / #else) are all read.
+    assert defs["Acme.Store.SaveAsync"][3] == 43 and defs["Acme.Store.Save"][3] == 45
+    assert "Acme.Load" not in defs
+
+
+def test_csharp_operators_are_methods_named_as_ctags_names_them() -> None:
+    source = (b"class A {\n  public static explicit operator DateTime(JToken value) { return 1; }\n"
+              b"  public static implicit operator JToken?(bool? value) { return null; }\n"
+              b"  public static bool operator ==(A a, A b) { return true; }\n"
+              b"  public static A operator +(A a, A b) => a;\n}\n")
+    defs = found(chunk_file("src/A.cs", source))
+    assert defs["A.operator DateTime"][:4] == ("method", "definition", 2, 2)
+    assert defs["A.operator JToken?"][3] == 3
+    assert defs["A.operator =="][3] == 4 and defs["A.operator +"][3] == 5

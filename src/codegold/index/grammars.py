@@ -118,8 +118,69 @@ def _blank_directives(match: re.Match[bytes]) -> bytes:
 
 
 def _prepare_csharp(data: bytes) -> bytes:
-    """C#: a conditional base list's directives (``_CONDITIONAL_BASE_LIST``) become blanks."""
-    return _CONDITIONAL_BASE_LIST.sub(_blank_directives, data)
+    """C#: a conditional base list's directives (``_CONDITIONAL_BASE_LIST``) become blanks,
+    and so do the other branches of a conditional whose branches open and close braces
+    differently (``_first_branch_only``)."""
+    return _first_branch_only(_CONDITIONAL_BASE_LIST.sub(_blank_directives, data))
+
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|else|endif)\b")
+# What a line's braces are counted without: strings, characters and line comments.
+_NOT_BRACES = re.compile(rb"@\"(?:[^\"]|\"\")*\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*")
+
+
+def _first_branch_only(data: bytes) -> bytes:
+    """Blank (rows and byte offsets kept) a conditional whose branches do not each close
+    the braces they open (``#if X`` ``if (a) {`` ``#else`` ``var a = b;`` ``#endif``): the
+    grammar reads a conditional as a node of complete statements, so such a one ends the
+    enclosing class early. Its directive lines and every branch but the first become
+    blank, and the first branch is read as plain code, as the compiler would read it with
+    the condition set. Conditionals whose branches balance (members under ``#if`` and
+    ``#else``) keep them all."""
+    if b"#" not in data:
+        return data
+    lines = data.split(b"\n")
+    # Per open conditional: its branches, each [directive line index, brace balance].
+    frames: list[list[list[int]]] = []
+    balance = [0]  # the brace balance of the innermost branch being read (outermost first)
+    # Rows to blank as a difference array: +1 where a blank run starts, -1 past its end
+    # (runs nest, so marking them row by row could cost rows times depth).
+    marks = [0] * (len(lines) + 1)
+    for index, line in enumerate(lines):
+        directive = _DIRECTIVE.match(line)
+        if directive is None:
+            text = _NOT_BRACES.sub(b"", line)
+            balance[-1] += text.count(b"{") - text.count(b"}")
+            continue
+        word = directive.group(1)
+        if word == b"if":
+            frames.append([[index, 0]])
+            balance.append(0)
+        elif not frames:
+            continue  # a stray #else or #endif: nothing to pair it with
+        elif word in (b"elif", b"else"):
+            frames[-1][-1][1] = balance[-1]
+            frames[-1].append([index, 0])
+            balance[-1] = 0
+        else:
+            branches = frames.pop()
+            branches[-1][1] = balance.pop()
+            if any(b[1] != 0 for b in branches):
+                for row in (*(b[0] for b in branches[:2]), index):
+                    marks[row] += 1
+                    marks[row + 1] -= 1
+                if len(branches) > 1:  # every later branch, its directives included
+                    marks[branches[1][0]] += 1
+                    marks[index] -= 1
+            balance[-1] += branches[0][1]
+    depth = 0
+    blanked = False
+    for row, mark in enumerate(marks[:-1]):
+        depth += mark
+        if depth > 0:
+            lines[row] = b" " * len(lines[row])
+            blanked = True
+    return b"\n".join(lines) if blanked else data
 
 
 def _prepare_c(data: bytes) -> bytes:

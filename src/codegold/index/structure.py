@@ -64,6 +64,9 @@ class Definition:
     test: bool = False           # a test by the language's markers (``#[test]``)
     # More (name, header row, kind) one statement defines (Go's ``type ( A int; B ... )``).
     extra: tuple[tuple[str, int, str], ...] = ()
+    # An object literal or a module-pattern function (``@literal``): a definition only
+    # when it holds a callable.
+    literal: bool = False
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,31 @@ class _Definitions:
                 (d.name, d.header_row, d.kind) for d in ordered[1:]
                 if d.name and (d.name, d.header_row) != (primary.name, primary.header_row)))
             self._by_span[key] = replace(primary, extra=extra) if extra else primary
+        # An object literal holding only data (`user: { name: "a" }`), or a module-pattern
+        # function defining nothing, defines nothing: its statement stays module code
+        # named by its @module capture.
+        data = [key for key, d in self._by_span.items() if d.literal and not self._callable(d)]
+        for key in data:
+            del self._by_span[key]
+
+    def _callable(self, literal: Definition) -> bool:
+        """Whether a ``@literal`` definition holds a definition other than a literal, at
+        any depth of nested literals."""
+        todo = [literal.body]
+        seen = 0
+        while todo and seen < _MAX_NAMELESS_SCAN:
+            body = todo.pop()
+            if body is None:
+                continue
+            for member in body.named_children:
+                seen += 1
+                inner = self._by_span.get(_key(member))
+                if inner is None:
+                    continue
+                if not inner.literal:
+                    return True
+                todo.append(inner.body)
+        return False
 
     def lookup(self, node: Node, ctx: _Context) -> Definition | None:
         found = self._by_span.get(_key(node))
@@ -235,8 +263,13 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     kind = label.split(".", 1)[1]
     name_nodes = captures.get("name", [])
     name = _text(name_nodes[0]).strip() if name_nodes else None
+    for suffix in captures.get("name.suffix", ())[:1]:  # `operator` + `==`: `operator ==`
+        name = f"{name} {_text(suffix).strip()}" if name else None
     if name and len(name) > 2 and name[0] == name[-1] == "`":
         name = name[1:-1]  # Kotlin's quoted names (`-DeprecatedOkio`) as users say them
+    if (name and len(name) > 2 and name[0] == name[-1] and name[0] in "\"'"
+            and name_nodes[0].type == "string"):
+        name = name[1:-1]  # a quoted member name (`"~validate"() {}`) as ctags and users say it
     if name and name_nodes[0].type in _NAME_WITH_PARAMETERS:
         # A name node that holds a parameter list too (C++ `operator bool() const`).
         name = " ".join(name.split("(", 1)[0].split()) or None
@@ -265,7 +298,7 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     return Definition(kind=kind, name=name or None, span=_climb(core, wrappers), core=core,
                       body=body, container=kind in _CONTAINER_KINDS and body is not None,
                       declaration=declaration, header_row=header_row, qualifier=qualifier,
-                      test="test" in captures)
+                      test="test" in captures, literal="literal" in captures)
 
 
 @dataclass(frozen=True)

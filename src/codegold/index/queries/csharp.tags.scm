@@ -20,6 +20,9 @@
 (method_declaration name: (identifier) @name) @declaration.method
 (constructor_declaration name: (identifier) @name body: (_) @body) @definition.method
 (destructor_declaration name: (identifier) @name body: (_) @body) @definition.method
+; Operators, named as ctags names them: `operator ==`, `operator DateTime` (a conversion).
+(operator_declaration "operator" @name operator: _ @name.suffix body: (_) @body) @definition.method
+(conversion_operator_declaration "operator" @name type: (_) @name.suffix body: (_) @body) @definition.method
 (property_declaration name: (identifier) @name) @definition.method
 (event_declaration name: (identifier) @name) @definition.method
 ; Conditional compilation (#if blocks) holds members without naming them.

@@ -23,11 +23,13 @@
   name: (identifier) @name
   value: (class name: (_)? body: (class_body) @body))) @definition.class
 
-; const api = { get() {}, post: function () {} }: members are api.get, api.post
+; const api = { get() {}, post: function () {} }: members are api.get, api.post. An
+; object literal (@literal) is a definition only when it holds a callable, at any depth
+; of nested literals; one holding only data (`const user = { name: "a" }`) is a variable.
 (lexical_declaration
-  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object
+  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object @literal
 (variable_declaration
-  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object
+  (variable_declarator name: (identifier) @name value: (object) @body)) @definition.object @literal
 
 ; CommonJS: exports.x = function, module.exports.x = function
 (assignment_expression
@@ -40,6 +42,10 @@
     property: (property_identifier) @name)
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
   (#eq? @_module "module") (#eq? @_exports "exports")) @definition.function
+; BaseStemmer = function () {}: a global assigned without a declaration
+(assignment_expression
+  left: (identifier) @name
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
 ; X.prototype.m = function: X.m
 (assignment_expression
   left: (member_expression
@@ -59,10 +65,13 @@
     object: (member_expression property: (property_identifier) @qualifier)
     property: (property_identifier) @name)
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
-; Object.defineProperty(req, 'host', { get() {...} }): req.host
+; Object.defineProperty(req, 'host', { get() {...} }): req.host; a descriptor without a
+; function (`{ value: 1, enumerable: false }`) defines a data property, not a method.
 (call_expression
   function: (member_expression object: (identifier) @_object property: (property_identifier) @_define)
-  arguments: (arguments . (identifier) @qualifier . (string (string_fragment) @name) . (object) @body)
+  arguments: (arguments . (identifier) @qualifier . (string (string_fragment) @name)
+              . (object [(method_definition)
+                         (pair value: [(arrow_function) (function_expression)])]) @body)
   (#eq? @_object "Object") (#match? @_define "^define(Property|Getter)$")) @definition.method
 ; module.exports = function name() {}: name; module.exports = { a() {}, b: function () {} }
 (assignment_expression
@@ -77,16 +86,17 @@
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_proto)
   right: (object) @body
-  (#eq? @_proto "prototype")) @definition.object
+  (#eq? @_proto "prototype")) @definition.object @literal
 ; defineGetter(req, 'host', function host() {}) (express): the function's own name
 (call_expression
   arguments: (arguments (function_expression name: (identifier) @name body: (_) @body))) @definition.function
 
-; Object literal members (only met inside an object container above).
-(pair key: (property_identifier) @name
+; Object literal members (only met inside an object container above); a quoted key
+; (`"x-y": function`) is named without its quotes.
+(pair key: [(property_identifier) (string)] @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
           (generator_function body: (_) @body)]) @definition.method
-(pair key: (property_identifier) @name value: (object) @body) @definition.object
+(pair key: [(property_identifier) (string)] @name value: (object) @body) @definition.object @literal
 
 ; Module code that names something: const TAX = 0.2 (a require() is an import, never a
 ; definition of the name it binds).
@@ -96,6 +106,22 @@
   @module.variable (#not-match? @_value "^require\\s*\\("))
 (lexical_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
 (variable_declaration (variable_declarator name: (identifier) @name !value)) @module.variable
+
+; The module pattern, var cssHelper = function () { ... }() (or (function () {...})()): a
+; module named cssHelper whose body's definitions are its members; one that defines
+; nothing (`const isNode = (() => {...})()`) computes a value (@literal).
+(lexical_declaration (variable_declarator
+  name: (identifier) @name
+  value: (call_expression function: [
+    (function_expression body: (statement_block) @body)
+    (parenthesized_expression [(function_expression body: (statement_block) @body)
+                               (arrow_function body: (statement_block) @body)])]))) @definition.module @literal
+(variable_declaration (variable_declarator
+  name: (identifier) @name
+  value: (call_expression function: [
+    (function_expression body: (statement_block) @body)
+    (parenthesized_expression [(function_expression body: (statement_block) @body)
+                               (arrow_function body: (statement_block) @body)])]))) @definition.module @literal
 
 ; An immediately invoked function at top level, (function () { ... })(): its body is a
 ; module whose definitions are found as if they were top level.
