@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-cached", action="store_true",
                         help="skip instances whose index is not in --cache-dir yet (never build)")
     parser.add_argument("--cv", action="store_true", help="choose hyperparameters by 5-fold CV")
+    parser.add_argument("--params", default=None, metavar="LEAVES,GAIN2,ROUNDS",
+                        help="hyperparameters chosen before (e.g. by --cv on train): number "
+                             "of leaves, label gain of a gold function, boosting rounds")
     parser.add_argument("--split", choices=("train", "all"), default="train",
                         help="train: the training side only (to judge on validation); all: "
                              "refit on every development instance once the configuration "
@@ -225,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.split == "train":
         data = subset(data, np.asarray([split_of(str(i)) == "train" for i in data["ids"]]))
     params, rounds = PARAMS, ROUNDS
+    if args.params:
+        leaves, gain, count = args.params.split(",")
+        params = {**PARAMS, "num_leaves": int(leaves), "label_gain": [0, 1, int(gain)]}
+        rounds = int(count)
     if args.cv:
         grid = [({"num_leaves": leaves, "label_gain": gain}, r)
                 for leaves in (7, 15) for gain in ([0, 1, 3], [0, 1, 7]) for r in (100, 300)]

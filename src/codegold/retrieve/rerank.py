@@ -63,10 +63,19 @@ def multipliers(chunk: IndexedChunk, *, config: RerankConfig, intent: str,
     role_factor = preference.get(chunk.role, 1.0)
     if role_factor != 1.0:
         factors[f"role:{chunk.role}"] = role_factor
-    for category in sorted(categories.of(chunk) - asks_for):
+    found = categories.of(chunk)
+    for category in sorted(found - asks_for):
         penalty = config.category_penalty.get(category, 1.0)
         if penalty != 1.0:
             factors[f"path:{category}"] = penalty
+    # A category only paths tell (``legacy``), asked for by name ("the legacy
+    # create_session"): the chunks in it are what the asker wants over the current code,
+    # which the query's other words match just as well. (Role categories are weighed by
+    # the role preference of the query's intent instead.)
+    for category in sorted((found & asks_for) - _ROLE_CATEGORIES):
+        penalty = config.category_penalty.get(category, 1.0)
+        if 0.0 < penalty < 1.0:
+            factors[f"asked:{category}"] = 1.0 / penalty
     if open_file:
         open_dir = open_file.rsplit("/", 1)[0] if "/" in open_file else ""
         if chunk.file == open_file:
