@@ -97,7 +97,7 @@ _FRAGMENTS = ("password", "private_key_id", "dbPassword", "apiToken", "key-", "C
               "pwd", "credentials", "://", "user:pa55word@", "http://", "Basic ", "basic ",
               "bearer ", "sk_live_", "whsec_", "sk-", "ask-", "SK", "AC", "xAC",
               "0123456789abcdef", "abcdEFGH1234wxyz", "=", ": ", ":\n  ", '"', "'", " ", "\n",
-              "İ", "\u212a", "\u017fecret", "ı", ";", "(x)")
+              "İ", "\u212a", "\u017fecret", "ı", "\udcff", "é", ";", "(x)")
 
 
 @settings(max_examples=300, deadline=None)

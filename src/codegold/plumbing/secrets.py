@@ -128,6 +128,7 @@ _ANCHORS: dict[str, tuple[int, int]] = {
     "openai_key": (0, 0),
 }
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
 PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
 # Assignment values in program text that are code, not secrets: format strings and
@@ -194,17 +195,18 @@ def find_secrets(text: str, *, code: bool = False) -> list[Span]:
         # A case-insensitive pattern matches the long s and the dotless i as ASCII
         # letters, which ``str.lower`` leaves alone: fold them so the hints see them too.
         lowered = lowered.replace("\u017f", "s").replace("\u0131", "i")
+    exact, folded_text = _hint_positions(text, lowered)
     for kind, pattern in _compiled():
-        folded, hints = _HINTS.get(kind, (False, ("",)))
-        haystack = lowered if folded else text
+        folded, hints = _HINTS.get(kind, (False, ()))
+        where = folded_text if folded else exact
+        present = [where[hint] for hint in hints if hint in where]
+        if hints and not present:
+            continue  # a match must hold one of its hints: most files hold none
         anchors = _ANCHORS.get(kind)
-        if anchors is not None and len(haystack) == len(text):
-            matches: Iterable[re.Match[str]] = _anchored(pattern, text, haystack, hints,
-                                                         anchors)
-        elif any(hint in haystack for hint in hints):
-            matches = pattern.finditer(text)
+        if anchors is not None and len(lowered) == len(text):
+            matches: Iterable[re.Match[str]] = _anchored(pattern, text, present, anchors)
         else:
-            continue
+            matches = pattern.finditer(text)
         for match in matches:
             start, end = match.span("value") if "value" in pattern.groupindex else match.span()
             if end <= start:
@@ -218,18 +220,47 @@ def find_secrets(text: str, *, code: bool = False) -> list[Span]:
     return merge_spans(spans)
 
 
-def _anchored(pattern: re.Pattern[str], text: str, haystack: str, hints: tuple[str, ...],
+@lru_cache(maxsize=1)
+def _hint_finders() -> tuple[tuple[Any, list[str]], tuple[Any, list[str]]]:
+    """Aho-Corasick automata over every hint: the exact ones and the lower-cased ones."""
+    import ahocorasick_rs
+
+    finders = []
+    for folded in (False, True):
+        hints = sorted({hint for fold, some in _HINTS.values() if fold is folded
+                        for hint in some})
+        finders.append((ahocorasick_rs.AhoCorasick(hints), hints))
+    return finders[0], finders[1]
+
+
+def _hint_positions(text: str, lowered: str) -> tuple[dict[str, list[int]],
+                                                      dict[str, list[int]]]:
+    """Where each hint occurs: exact hints in ``text``, folded ones in ``lowered``; one
+    pass over each instead of one substring search per hint."""
+    out = []
+    for (finder, hints), haystack in zip(_hint_finders(), (text, lowered), strict=True):
+        found: dict[str, list[int]] = {}
+        try:
+            matches = finder.find_matches_as_indexes(haystack, overlapping=True)
+        except UnicodeEncodeError:  # undecodable bytes kept as lone surrogates
+            matches = finder.find_matches_as_indexes(_SURROGATE.sub("\ufffd", haystack),
+                                                     overlapping=True)
+        for number, start, _ in matches:
+            found.setdefault(hints[number], []).append(start)
+        out.append(found)
+    return out[0], out[1]
+
+
+def _anchored(pattern: re.Pattern[str], text: str, occurrences: list[list[int]],
               anchors: tuple[int, int]) -> Iterator[re.Match[str]]:
     """The matches ``pattern.finditer(text)`` yields, trying only the positions where a
-    match can start (``anchors`` from an occurrence of a hint in ``haystack``, which has
+    match can start (``anchors`` from each occurrence of a hint, in a haystack of
     ``text``'s length): left to right, never overlapping, as a scan would."""
     first, last = anchors
     starts: set[int] = set()
-    for hint in hints:
-        at = haystack.find(hint)
-        while at >= 0:
+    for positions in occurrences:
+        for at in positions:
             starts.update(range(max(0, at + first), at + last + 1))
-            at = haystack.find(hint, at + 1)
     end = 0
     for start in sorted(starts):
         if start < end:
