@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from codegold.errors import CodeIndexError
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
-from codegold.index.tokens import code_tokens, path_tokens, symbol_tokens
+from codegold.index.tokens import iter_code_tokens, path_tokens, symbol_tokens
 from codegold.model import Manifest
 from codegold.model.manifest import load_manifest
 
@@ -93,7 +93,7 @@ def read_manifest(index_dir: Path) -> Manifest:
 def token_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
     """The three pre-tokenised lexical columns of a chunk (``tokens`` table)."""
     return (" ".join(symbol_tokens(chunk.symbols)), _path_field(chunk.file),
-            " ".join(code_tokens(chunk.text)))
+            " ".join(iter_code_tokens(chunk.text)))
 
 
 @lru_cache(maxsize=4096)

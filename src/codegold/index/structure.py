@@ -15,6 +15,7 @@ function bodies stay inside their enclosing function's chunk.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field, replace
 
@@ -192,6 +193,7 @@ class _Definitions:
             if core_key not in cores or cores[core_key][0] > pattern:
                 cores[core_key] = (pattern, definition)
         self._by_span: dict[tuple[int, int], Definition] = {}
+        self._methods: dict[tuple[int, int], Definition] = {}
         for key, cores in found.items():
             ordered = [d for _, d in sorted(cores.values(),
                                             key=lambda item: (item[1].core.start_byte, item[0]))]
@@ -229,9 +231,14 @@ class _Definitions:
         return False
 
     def lookup(self, node: Node, ctx: _Context) -> Definition | None:
-        found = self._by_span.get(_key(node))
+        key = _key(node)
+        found = self._by_span.get(key)
         if found is not None and ctx.in_class and found.kind == "function":
-            return replace(found, kind="method")
+            # A class member is met twice (sizing its class, then walking it): one copy.
+            method = self._methods.get(key)
+            if method is None:
+                method = self._methods[key] = replace(found, kind="method")
+            return method
         return found
 
     def scope(self, node: Node) -> tuple[str, ...] | None:
@@ -503,7 +510,11 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         packed[0] = replace(first, symbols=(*(d.qualified for d in ctx.carry), *first.symbols),
                             defines=(*ctx.carry, *first.defines))
     for region in packed:
-        walk.collector.regions.append(replace(region, rid=walk.collector.next_rid))
+        # Each packed region is this level's own fresh object: numbered in place (a
+        # dataclasses.replace per region was a tenth of the walk's time).
+        numbered = copy.copy(region)
+        object.__setattr__(numbered, "rid", walk.collector.next_rid)
+        walk.collector.regions.append(numbered)
         walk.collector.next_rid += 1
 
 

@@ -9,6 +9,7 @@ functions, so a query for ``create_session`` meets ``createSession`` on every pi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
@@ -34,8 +35,13 @@ def _word_tokens(word: str) -> tuple[str, ...]:
 
 def code_tokens(text: str) -> list[str]:
     """Tokens of source text or a query, in order, duplicates kept (BM25 counts them)."""
+    return list(iter_code_tokens(text))
+
+
+def iter_code_tokens(text: str) -> Iterator[str]:
+    """:func:`code_tokens` as an iterator (what a join needs, without the list)."""
     # map + chain keep the per-word loop in C; this is the hot path of an index build.
-    return list(chain.from_iterable(map(_word_tokens, _WORD.findall(text))))
+    return chain.from_iterable(map(_word_tokens, _WORD.findall(text)))
 
 
 def path_tokens(path: str) -> list[str]:
