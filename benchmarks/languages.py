@@ -22,6 +22,10 @@ and abstract method signatures are). Left out, on principle and for every langua
 - object literals holding no function (JavaScript and TypeScript ``var users = { tj:
   { name: 'tj' } }``, which ctags tags as classes ``users`` and ``tj``): data, found by
   the syntax tree as function bodies are;
+- the CommonJS export object itself: ctags tags ``module.exports = {...}`` and
+  ``module.exports = class Application {...}`` as a class named ``exports`` (scope
+  ``module``) beside the class's own name and the members; what it holds are the
+  definitions, and codegold names a class expression by its own name;
 - definitions nested inside a function body: a tag whose scope (or any scope above it)
   is a function or method, or whose line lies inside a function's lines (ctags' ``end``;
   for JavaScript and TypeScript, where ctags records no end, the function bodies of the
@@ -284,6 +288,7 @@ def _ctags(path: Path, language: str, data: bytes
                   or _inside(line, ranges) or _inside(line, bodies))
         if (kind in DEFINITION_KINDS and not nested
                 and not (kind == "class" and line in data_rows)
+                and not (language in _ECMASCRIPT and name == "exports" and scope == "module")
                 and (tag.get("language"), kind) not in SKIP
                 and (not tag.get("file") or language in FILE_SCOPE_LANGUAGES)):
             counted.setdefault((name, line), kind)

@@ -66,8 +66,8 @@ def total(items, tax):
     return subtotal(items) + tax
 '''
 
-# A minified bundle: one line longer than the parser takes, so the file is cut into line
-# windows and no definition is recorded although the name is in it.
+# A minified bundle: one line of packed code, so the file is cut into line windows, which
+# still name the definitions the parse finds in them.
 BUNDLE = "function packItems(a){return a.map(function(x){return x})};" + "var pad=0;" * 500 + "\n"
 
 # A syntax error the parser chunks around: the definitions inside it are lost to the parse.

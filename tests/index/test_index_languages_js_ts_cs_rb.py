@@ -3,6 +3,7 @@ Universal Ctags found missing, one pattern per assertion."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from codegold.index import chunk_file
@@ -150,3 +151,30 @@ def test_csharp_operators_are_methods_named_as_ctags_names_them() -> None:
     assert defs["A.operator DateTime"][:4] == ("method", "definition", 2, 2)
     assert defs["A.operator JToken?"][3] == 3
     assert defs["A.operator =="][3] == 4 and defs["A.operator +"][3] == 5
+
+
+def test_ecmascript_class_expressions_assigned_and_every_iife_form() -> None:
+    for path in ("lib/exports_classes.js", "src/exports_classes.ts"):
+        defs = found(parse("exports_classes.js", path))
+        # module.exports = class Application: the class by its own name, members in it
+        assert defs["Application"][:2] == ("class", "definition")
+        assert defs["Application.listen"][0] == "method"
+        assert defs["Router"][0] == "class" and defs["Router.route"][0] == "method"
+        assert defs["Layer"][0] == "class" and defs["Layer.match"][0] == "method"
+        # (function () {...}).call(this), !function () {...}(), (function () {...}())
+        for name in ("wrapped", "banged", "inner"):
+            assert defs[name][:2] == ("function", "definition"), (path, name)
+
+
+def test_minified_code_keeps_its_definitions_in_its_line_windows() -> None:
+    packed = "".join(f"function f{i}(a){{if(a){{return a+{i}}};return {i}}};"
+                     for i in range(600))
+    result = chunk_file("vendor/lib.min.js", f"/*! lib */\n{packed}\n".encode(),
+                        revision="r" * 40)
+    assert result.entry.fate == "fallback" and "minified" in (result.entry.reason or "")
+    names = {d.qualified for d in result.definitions}
+    assert {"f0", "f299", "f599"} <= names
+    # each name is held by the window piece that holds its name
+    for chunk in result.chunks:
+        for name in chunk.symbols:
+            assert re.search(rf"function {name}\b", chunk.text), name

@@ -11,7 +11,15 @@ import hashlib
 from dataclasses import replace
 
 from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration_file
-from codegold.index.drafts import Draft, Lines, clip_header, fits, line_drafts, windows
+from codegold.index.drafts import (
+    MAX_CHUNK_CHARS,
+    Draft,
+    Lines,
+    clip_header,
+    fits,
+    line_drafts,
+    windows,
+)
 from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
@@ -21,7 +29,7 @@ from codegold.index.grammars import (
     query_cursor,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
-from codegold.index.structure import Region, SymbolSpan, structural_regions
+from codegold.index.structure import Region, SymbolSpan, flat_definitions, structural_regions
 from codegold.index.textchunks import config_drafts, markdown_drafts, rest_drafts
 from codegold.model.languages import language_of
 
@@ -85,6 +93,7 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
                          "code): lines fallback")
+            drafts = _minified_definitions(drafts, language, data)
         else:
             root = parser(language).parse(parse_source(language, data)).root_node
             error_rows = _error_rows(root) if root.has_error else 0
@@ -122,6 +131,40 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                      else "unknown file type: lines fallback")
     return _finalize(path, blob, revision, language, category, drafts, calls,
                      entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
+
+
+def _minified_definitions(drafts: list[Draft], language: str, data: bytes) -> list[Draft]:
+    """Line windows of packed code, each naming the definitions whose name it holds: a
+    packed line is cut into pieces of MAX_CHUNK_CHARS, so a name's column says which
+    piece holds it (columns are bytes; near a piece's edge in non-ASCII code a name may
+    go to its neighbour). The file keeps its symbols even though its chunks are windows."""
+    try:
+        root = parser(language).parse(parse_source(language, data)).root_node
+        found = flat_definitions(root, language)
+    except (IndexError, ValueError, RecursionError):
+        return drafts
+    if not found:
+        return drafts
+    by_row: dict[int, list[int]] = {}
+    for index, draft in enumerate(drafts):
+        for row in range(draft.start, draft.end + 1):
+            by_row.setdefault(row, []).append(index)
+    held: dict[int, list[SymbolSpan]] = {}
+    for span, column in found:
+        pieces = by_row.get(span.header_row)
+        if not pieces:
+            continue
+        piece = pieces[min(column // MAX_CHUNK_CHARS, len(pieces) - 1)] \
+            if len(pieces) > 1 else pieces[0]
+        held.setdefault(piece, []).append(span)
+    out = []
+    for index, draft in enumerate(drafts):
+        spans = held.get(index)
+        if spans:
+            names = tuple(dict.fromkeys(span.qualified for span in spans))
+            draft = replace(draft, symbols=names, defines=tuple(spans))
+        out.append(draft)
+    return out
 
 
 def is_minified(lines: Lines) -> bool:

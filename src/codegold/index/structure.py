@@ -308,6 +308,26 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
                       test="test" in captures, literal="literal" in captures)
 
 
+def flat_definitions(root: Node, language: str) -> list[tuple[SymbolSpan, int]]:
+    """Every named definition the tags query finds, unqualified by containers, with the
+    column of its name: for packed (minified) code, whose chunks are line windows that
+    still say which names they define. Object literals that hold only data are left out."""
+    wrappers = LANGUAGES[language].wrappers
+    found: dict[tuple[int, int], tuple[SymbolSpan, int]] = {}
+    for _, captures in query_cursor(tags_query(language)).matches(root):
+        definition = _definition(captures, wrappers)
+        if definition is None or definition.name is None or definition.literal:
+            continue
+        names = captures.get("name", [])
+        at = names[0].start_point if names else definition.core.start_point
+        role = "declaration" if definition.declaration else "definition"
+        span = SymbolSpan(_short(definition.name), definition.name, definition.kind, role,
+                          definition.span.start_point.row, _last_row(definition.span),
+                          at.row)
+        found.setdefault((at.row, at.column), (span, at.column))
+    return [found[key] for key in sorted(found)]
+
+
 @dataclass(frozen=True)
 class _Walk:
     """What stays fixed during one file's walk."""

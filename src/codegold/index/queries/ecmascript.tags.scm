@@ -82,6 +82,26 @@
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
   right: (object) @body
   (#eq? @_module "module") (#eq? @_exports "exports")) @definition.object
+; A class expression assigned: module.exports = class Application {...} (its own name),
+; exports.Router = class {...}, module.exports.Router = class {...}, Router = class {...}
+; (the assigned name)
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (class name: (_) @name body: (class_body) @body)
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.class
+(assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: (class body: (class_body) @body)
+  (#eq? @_exports "exports")) @definition.class
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    property: (property_identifier) @name)
+  right: (class body: (class_body) @body)
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.class
+(assignment_expression
+  left: (identifier) @name
+  right: (class body: (class_body) @body)) @definition.class
 ; X.prototype = { m() {} } and X.prototype = {...}: members are X.m
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_proto)
@@ -128,3 +148,14 @@
 (expression_statement (call_expression
   function: (parenthesized_expression [(function_expression body: (statement_block) @body)
                                        (arrow_function body: (statement_block) @body)]))) @definition.module
+; the same written (function () {...}).call(this), (function () {...}()) or !function () {...}()
+(expression_statement (call_expression
+  function: (member_expression
+    object: (parenthesized_expression [(function_expression body: (statement_block) @body)
+                                       (arrow_function body: (statement_block) @body)])
+    property: (property_identifier) @_call)
+  (#match? @_call "^(call|apply)$"))) @definition.module
+(expression_statement (parenthesized_expression (call_expression
+  function: (function_expression body: (statement_block) @body)))) @definition.module
+(expression_statement (unary_expression argument: (call_expression
+  function: (function_expression body: (statement_block) @body)))) @definition.module
