@@ -91,6 +91,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from tree_sitter import Node
@@ -295,12 +296,37 @@ def _ctags(path: Path, language: str, data: bytes
     return [(name, line, kind) for (name, line), kind in counted.items()], confirming
 
 
+def _syntax_containers(language: str, data: bytes) -> list[tuple[int, int, int]]:
+    """JavaScript/TypeScript only: the object literals and class bodies of the syntax tree
+    as 1-based (statement line, opening-brace line, closing line): containers a
+    definition may sit in without codegold naming them (``module.exports = {...}``)."""
+    if language not in _ECMASCRIPT:
+        return []
+    found = []
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("object", "class_body"):
+            outer = node.parent if node.parent is not None else node
+            found.append((outer.start_point.row + 1, node.start_point.row + 1,
+                          node.end_point.row + 1))
+        stack.extend(node.named_children)
+    return found
+
+
 def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[SymbolDef],
-           scratch: Path) -> bool:
+           scratch: Path, containers: Sequence[tuple[int, int, int]] = ()) -> bool:
     """Whether ctags, reading only the definition's own lines inside its containers'
     opening and closing lines (every other line blank, so lines keep their numbers), tags
-    its name within LINE_TOLERANCE lines of its header line."""
+    its name within LINE_TOLERANCE lines of its header line. The containers are
+    codegold's own, and in JavaScript/TypeScript also the syntax tree's object literals
+    and class bodies (``module.exports = {...}`` names nothing, yet holds methods)."""
     keep = set(range(definition.start_line, definition.end_line + 1))
+    for first, brace, last in containers:
+        if first <= definition.start_line and definition.end_line <= last and (
+                first, last) != (definition.start_line, definition.end_line):
+            keep.update(range(first, brace + 1))
+            keep.add(last)
     for outer in ours:
         if (outer is not definition and outer.kind in CONTAINER_KINDS
                 and outer.start_line <= definition.start_line
@@ -428,8 +454,9 @@ def main(argv: list[str] | None = None) -> int:
                          for ln in near[_WHITESPACE.sub("", d.name)] + (near["<test>"] if d.role == "test" else []))
                      or (_owner(d), d.header_line) in confirming for d in ours]
         _spread_overloads(ours, confirmed)
+        containers = _syntax_containers(language, data) if not all(confirmed) else []
         for i, d in enumerate(ours):
-            if not confirmed[i] and _alone(path, lines, d, ours, scratch):
+            if not confirmed[i] and _alone(path, lines, d, ours, scratch, containers):
                 confirmed[i] = True
                 counts["second_reading"] += 1
                 reread[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")
