@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from codegold.index import chunk_file
 from codegold.index.categories import categorize
-from codegold.index.records import FileChunks
 from codegold.model.languages import language_of
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def parse(fixture: str, path: str) -> FileChunks:
-    return chunk_file(path, (FIXTURES / fixture).read_bytes(), revision="r" * 40)
-
-
-def found(result: FileChunks) -> dict[str, tuple[str, str, int, int, int]]:
-    """qualified name -> (kind, role, start, header, end), the last definition of a name."""
-    return {d.qualified: (d.kind, d.role, d.start_line, d.header_line, d.end_line)
-            for d in result.definitions}
+from langkit import FIXTURES, found, parse
 
 
 def test_c_functions_types_macros_and_declarations() -> None:

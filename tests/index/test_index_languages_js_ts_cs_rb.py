@@ -4,22 +4,9 @@ Universal Ctags found missing, one pattern per assertion."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from codegold.index import chunk_file
-from codegold.index.records import FileChunks
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def parse(fixture: str, path: str) -> FileChunks:
-    return chunk_file(path, (FIXTURES / fixture).read_bytes(), revision="r" * 40)
-
-
-def found(result: FileChunks) -> dict[str, tuple[str, str, int, int, int]]:
-    """qualified name -> (kind, role, start, header, end), the last definition of a name."""
-    return {d.qualified: (d.kind, d.role, d.start_line, d.header_line, d.end_line)
-            for d in result.definitions}
+from langkit import found, parse
 
 
 def test_csharp_conditional_members_base_lists_and_test_attributes() -> None:

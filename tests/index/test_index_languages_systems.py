@@ -3,17 +3,10 @@ language pattern, checked for names, kinds, roles, header lines and spans."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from codegold.index import chunk_file
 from codegold.index.grammars import parse_source, parser
 from codegold.index.records import FileChunks
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def parse(fixture: str, path: str) -> FileChunks:
-    return chunk_file(path, (FIXTURES / fixture).read_bytes(), revision="r" * 40)
+from langkit import FIXTURES, parse
 
 
 def table(result: FileChunks) -> dict[str, list[tuple[str, str, int, int, int]]]:
