@@ -172,6 +172,15 @@ class VectorStore:
             return found
         return found
 
+    def writable(self) -> bool:
+        """Whether vectors go to the file (else they are kept in memory only)."""
+        return self._connect() is not None
+
+    @property
+    def spilled(self) -> bool:
+        """Whether some vectors could not be written and are held in memory only."""
+        return bool(self._memory)
+
     def put_many(self, items: dict[bytes, npt.NDArray[np.float32]]) -> None:
         if not items:
             return

@@ -98,16 +98,21 @@ def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = 12
         raise CodeIndexError("no index to embed")
     pool = executor or LocalExecutor()
     device = "gpu" if gpus > 0 else "cpu"
-    # The driver's embedder names the vectors (and loads the model once when local).
-    local = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
-    if pool.in_process:
-        _LOADED[(spec, max_tokens, batch_size, device)] = local
     first = IndexReader.open(index_dirs[0])
     try:
         folder = store if store is not None else default_store(first)
     finally:
         first.close()
     vectors = VectorStore(folder)
+    # Filling the store is the point of this pass: one that cannot be written is an error
+    # here, where a run would quietly keep its vectors in memory.
+    if not vectors.writable():
+        raise CodeIndexError(f"cannot write the vector store at {folder}: expected a folder "
+                             "this user can create and write (give another with --store)")
+    # The driver's embedder names the vectors (and loads the model once when local).
+    local = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
+    if pool.in_process:
+        _LOADED[(spec, max_tokens, batch_size, device)] = local
     wanted: dict[bytes, str] = {}  # key -> text, the texts no store row holds yet
     chunks = 0
     for index_dir in index_dirs:
@@ -138,6 +143,9 @@ def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = 12
         done += len(batch)
         if progress is not None:
             progress(EmbedProgress("embedding", done, len(todo)))
+    if vectors.spilled:
+        raise CodeIndexError(f"could not write every vector to the store at {folder} (disk "
+                             "full?); nothing was cached beside the indexes")
     for number, index_dir in enumerate(index_dirs, start=1):
         with IndexReader.open(index_dir) as reader:
             # Every vector is in the store now: this only assembles and saves the cache.
