@@ -79,10 +79,11 @@ def label(chunk_file: str, symbols: tuple[str, ...], row: dict[str, Any]) -> int
     return 1 if chunk_file in row["gold_files"] else 0
 
 
-def collect(rows: list[dict[str, Any]], indexes: dict[str, Path]) -> dict[str, Any]:
+def collect(rows: list[dict[str, Any]], indexes: dict[str, Path], pool: int) -> dict[str, Any]:
     # Method ltr gathers the pool the model will rank; features() needs no model.
-    config = load_config(overrides={"ranker": {"method": "ltr"}})
+    config = load_config(overrides={"ranker": {"method": "ltr", "pool": pool}})
     features, labels, groups, ids, file_ids, offset_parts = [], [], [], [], [], []
+    gold_files: list[int] = []
     for number, row in enumerate(rows, start=1):
         with IndexReader.open(indexes[row["instance_id"]]) as reader:
             retriever = ReferenceRetriever(reader, config)
@@ -99,11 +100,13 @@ def collect(rows: list[dict[str, Any]], indexes: dict[str, Path]) -> dict[str, A
         labels.extend(found)
         groups.append(len(found))
         ids.append(row["instance_id"])
+        gold_files.append(len(set(row["gold_files"])))
         if number % 10 == 0:
             print(f"[{number}/{len(rows)}] features", file=sys.stderr, flush=True)
     return {"X": np.vstack(features), "offset": np.concatenate(offset_parts), "y": np.asarray(labels, dtype=np.int32),
             "groups": np.asarray(groups, dtype=np.int64), "ids": np.asarray(ids),
-            "file_ids": np.asarray(file_ids, dtype=np.int64)}
+            "file_ids": np.asarray(file_ids, dtype=np.int64),
+            "gold_files": np.asarray(gold_files, dtype=np.int64)}
 
 
 def digest(data: dict[str, Any]) -> str:
@@ -120,10 +123,12 @@ def _slices(groups: np.ndarray) -> list[tuple[int, int]]:
 
 
 def file_acc_at(scores: np.ndarray, data: dict[str, Any], k: int) -> float:
-    """Share of groups whose first k distinct files (by score) hold every label-1+ file
-    that the pool holds, and at least one; a cheap proxy for file Acc@k."""
+    """Share of groups whose first k distinct files (by score) hold every gold file (a
+    gold file the pool lacks is a miss: pools of different sizes compare fairly), and at
+    least one; file Acc@k over the pool."""
     hits = 0
-    for (start, end), _ in zip(_slices(data["groups"]), data["ids"], strict=True):
+    needed = data.get("gold_files")
+    for number, (start, end) in enumerate(_slices(data["groups"])):
         order = np.argsort(-scores[start:end], kind="stable")
         files: list[int] = []
         labels = data["y"][start:end]
@@ -132,7 +137,8 @@ def file_acc_at(scores: np.ndarray, data: dict[str, Any], k: int) -> float:
             if file_ids[i] not in files:
                 files.append(file_ids[i])
         gold = {file_ids[i] for i in range(end - start) if labels[i] > 0}
-        hits += bool(gold) and gold <= set(files[:k])
+        whole = needed is None or len(gold) >= int(needed[number])
+        hits += bool(gold) and whole and gold <= set(files[:k])
     return hits / len(data["groups"])
 
 
@@ -161,8 +167,12 @@ def train(data: dict[str, Any], params: dict[str, Any], rounds: int) -> Any:
 def subset(data: dict[str, Any], keep: np.ndarray) -> dict[str, Any]:
     slices = _slices(data["groups"])
     rows = np.concatenate([np.arange(*slices[i]) for i in np.flatnonzero(keep)])
-    return {"X": data["X"][rows], "offset": data["offset"][rows], "y": data["y"][rows], "groups": data["groups"][keep],
-            "ids": data["ids"][keep], "file_ids": data["file_ids"][rows]}
+    out = {"X": data["X"][rows], "offset": data["offset"][rows], "y": data["y"][rows],
+           "groups": data["groups"][keep], "ids": data["ids"][keep],
+           "file_ids": data["file_ids"][rows]}
+    if "gold_files" in data:
+        out["gold_files"] = data["gold_files"][keep]
+    return out
 
 
 def cross_validate(data: dict[str, Any], grid: list[tuple[dict[str, Any], int]],
@@ -200,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-cached", action="store_true",
                         help="skip instances whose index is not in --cache-dir yet (never build)")
     parser.add_argument("--cv", action="store_true", help="choose hyperparameters by 5-fold CV")
+    parser.add_argument("--pool", type=int, default=100,
+                        help="fused candidates the model ranks (ranker.pool; default 100)")
     parser.add_argument("--params", default=None, metavar="LEAVES,GAIN2,ROUNDS",
                         help="hyperparameters chosen before (e.g. by --cv on train): number "
                              "of leaves, label gain of a gold function, boosting rounds")
@@ -222,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         indexes = build_indexes(rows, args.repos_dir, args.cache_dir,
                                 lambda m: print(m, file=sys.stderr), build=not args.only_cached)
         rows = [r for r in rows if r["instance_id"] in indexes]
-        data = collect(rows, indexes)
+        data = collect(rows, indexes, args.pool)
         if args.features is not None:
             np.savez(args.features, **data)
     if args.split == "train":
@@ -243,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
                          "rows": len(data["y"]),
                          "split": "train (70/30 hash split, seed 0)" if args.split == "train"
                          else "all development instances (refit after choosing on train)",
-                         "rounds": rounds,
+                         "rounds": rounds, "pool": args.pool,
                          "params": {k: v for k, v in sorted(params.items())
                                     if k not in ("num_threads", "verbosity")},
                          "lightgbm": __import__("lightgbm").__version__}}
