@@ -15,7 +15,8 @@ cases' cutoff (5):
 - ``lexical``: chunk BM25 alone (no other signal, no rerank, no expansion).
 - ``file-bm25``: the whole-file BM25 signal alone (a file's best chunks).
 - ``reference+dense``: the default configuration with dense retrieval (``--dense``;
-  needs ``codegold[dense]``; embeds every chunk once per index, minutes on 2 cores).
+  needs ``codegold[dense]``; lazy by default: each query embeds the candidates the other
+  signals found; ``--config`` with ``signals.dense.mode: full`` embeds every chunk).
 
 Printed: pass rate overall, per query class and per repository, hit rate, MRR and
 forbidden-source rate, each with its case count. Attempts and results files are kept

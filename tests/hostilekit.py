@@ -90,3 +90,26 @@ def fifo_input(folder: Path) -> Path:
     path = folder / "fifo"
     os.mkfifo(path)
     return path
+
+
+def control_named(suffix: str = "") -> Callable[[Path], Path]:
+    """A maker of an empty file whose name holds a newline and a terminal escape."""
+    def make(folder: Path) -> Path:
+        path = folder / f"na\nme\x1b[31m{suffix}"
+        path.write_bytes(b"")
+        return path
+    return make
+
+
+# The input files every file-reading command must refuse cleanly; suites add their own.
+HOSTILE_FILES: dict[str, Callable[[Path], Path]] = {
+    "empty": input_of(b""),
+    "garbage": input_of(bytes(range(256)) * 4),
+    "nul-bytes": input_of(b"\0" * 1000),
+    "bad-json": input_of(b'{"a": [1, 2,\n'),
+    "deep-json": input_of(b"[" * 100_000 + b"]" * 100_000),
+    "a-folder": lambda folder: folder,
+    "missing": lambda folder: folder / "does-not-exist",
+    "fifo": fifo_input,
+    "dev-zero": lambda folder: Path("/dev/zero"),
+}

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from hostilekit import (
+    HOSTILE_FILES,
     assert_clean_error,
     assert_sentinels,
-    fifo_input,
+    control_named,
     input_of,
     plant_sentinels,
     run_cli,
@@ -27,12 +28,6 @@ LOG_LINE = (f'{{"id": "r1", "query": "where is createSession", "repository": "ac
             f'"revision": "{V2}", "retrieved": ["src/auth/session-service.ts"]}}\n')
 
 
-def _control_name(folder: Path) -> Path:
-    path = folder / "na\nme\x1b[31m.jsonl"
-    path.write_bytes(b"")
-    return path
-
-
 def _escaping_link(folder: Path) -> Path:
     path = folder / "link.jsonl"
     path.symlink_to("/etc/hostname" if Path("/etc/hostname").exists() else "/etc/passwd")
@@ -40,17 +35,9 @@ def _escaping_link(folder: Path) -> Path:
 
 
 HOSTILE: dict[str, Callable[[Path], Path]] = {
-    "empty": input_of(b""),
-    "garbage": input_of(bytes(range(256)) * 4),
-    "nul-bytes": input_of(b"\0" * 1000),
-    "bad-json": input_of(b'{"a": [1, 2,\n'),
-    "deep-json": input_of(b"[" * 100_000 + b"]" * 100_000),
+    **HOSTILE_FILES,
     "deep-json-line": input_of(b'{"a":' * 50_000 + b"1" + b"}" * 50_000 + b"\n"),
-    "a-folder": lambda folder: folder,
-    "missing": lambda folder: folder / "does-not-exist",
-    "fifo": fifo_input,
-    "dev-zero": lambda folder: Path("/dev/zero"),
-    "control-chars-in-name": _control_name,
+    "control-chars-in-name": control_named(".jsonl"),
     "symlink-out-of-folder": _escaping_link,
 }
 

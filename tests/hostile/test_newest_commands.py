@@ -12,10 +12,10 @@ import pytest
 
 from gitrepo import Repo
 from hostilekit import (
+    HOSTILE_FILES,
     assert_clean_error,
     assert_sentinels,
-    fifo_input,
-    input_of,
+    control_named,
     plant_sentinels,
     run_cli,
 )
@@ -38,23 +38,9 @@ def run_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _control_name(folder: Path) -> Path:
-    path = folder / "na\nme\x1b[31m"
-    path.write_bytes(b"")
-    return path
-
-
 HOSTILE: dict[str, Callable[[Path], Path]] = {
-    "empty": input_of(b""),
-    "garbage": input_of(bytes(range(256)) * 4),
-    "nul-bytes": input_of(b"\0" * 1000),
-    "bad-json": input_of(b'{"a": [1, 2,\n'),
-    "deep-json": input_of(b"[" * 100_000 + b"]" * 100_000),
-    "a-folder": lambda folder: folder,
-    "missing": lambda folder: folder / "does-not-exist",
-    "fifo": fifo_input,
-    "dev-zero": lambda folder: Path("/dev/zero"),
-    "control-chars-in-name": _control_name,
+    **HOSTILE_FILES,
+    "control-chars-in-name": control_named(),
 }
 
 COMMANDS: dict[str, list[str]] = {

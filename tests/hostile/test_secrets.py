@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from embedserver import embeddings_endpoint
 from gitrepo import Repo
 from hostilekit import (
     assert_clean_error,
@@ -233,47 +234,17 @@ def test_drafts_mined_from_history_hold_no_secret(tmp_path: Path) -> None:
     _no_secret_in(text + proc.stdout + proc.stderr, "mined drafts")
 
 
-_BODIES: list[str] = []
-
-
-class _Embeddings(BaseHTTPRequestHandler):
-    """An OpenAI-compatible embeddings endpoint that keeps every request body it gets."""
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers["Content-Length"]))
-        _BODIES.append(raw.decode("utf-8", "replace"))
-        body = json.loads(raw)
-        data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.5]}
-                for i, t in enumerate(body["input"])]
-        payload = json.dumps({"data": data, "model": body["model"]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-
 def test_nothing_reaches_an_external_embedder_in_clear(world: Path, tmp_path: Path) -> None:
     proc = run_cli("index", world / "repo", "--revision", "HEAD", "-o", tmp_path / "idx",
                    timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    with embeddings_endpoint(third=0.5) as (url, bodies):
         # the query quotes a key too: it is embedded remotely, so it must go redacted
         proc = run_cli("search", tmp_path / "idx", f"login password settings {GITHUB}",
-                       "--dense",
-                       "--embedder", f"openai:{url}#test-model", timeout=120)
-    finally:
-        server.shutdown()
-        server.server_close()
+                       "--dense", "--embedder", f"openai:{url}#test-model", timeout=120)
     assert_no_traceback(proc)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    sent = "\n".join(_BODIES)
+    sent = "\n".join(bodies)
     assert "login_handler" in sent  # chunk texts were sent, redacted
     _no_secret_in(sent + proc.stdout + proc.stderr, "the embedder's requests")
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import threading
 import zipfile
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ from codegold.retrieve.dense import (
     minilm_int8_embedder,
 )
 from codegold.retrieve.reference import ReferenceRetriever
+from embedserver import embeddings_endpoint
 
 # The optional extra: without it these tests cannot run (a MissingDependency test covers that).
 needs_minilm = pytest.mark.skipif(importlib.util.find_spec("all_minilm_l6_v2") is None
@@ -123,29 +122,10 @@ def test_dense_cache_and_hybrid(fixture_index: Path, tmp_path: Path) -> None:
         assert "dense" in result.signal_hits and result.ranked
 
 
-class _Embeddings(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-                for i, t in enumerate(body["input"])]
-        payload = json.dumps({"data": data, "model": body["model"]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-
 @pytest.fixture
 def endpoint() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with embeddings_endpoint() as (url, _):
+        yield url
 
 
 def test_openai_compatible_endpoint(endpoint: str) -> None:

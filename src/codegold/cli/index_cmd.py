@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -114,16 +113,6 @@ def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *
         _build_sources(case_sources(repo, cases), folder, show, executor=executor)
 
 
-@dataclass(frozen=True)
-class _Revisions:
-    """Revisions given by name (``--revisions``): none pinned by a case."""
-
-    repo: Path
-    revisions: list[str]
-    repository: str | None = None
-    pinned: dict[str, str] = field(default_factory=dict)
-
-
 def _build_sources(sources: Sequence[Any], folder: Path, show: Any, *, executor: Any,
                    repository: str | None = None, **options: Any) -> Any:
     """Build every revision of each case source (a clone and the revisions cases pin in
@@ -141,20 +130,18 @@ def _build_sources(sources: Sequence[Any], folder: Path, show: Any, *, executor:
     before = 0  # revisions of the sources already built
     for number, source in enumerate(sources):
         later = sum(len(other.revisions) for other in sources[number + 1:])
-        seen = [len(source.revisions)]
 
-        def progress(event: Any, before: int = before, later: int = later,
-                     seen: list[int] = seen) -> None:
-            seen[0] = event.total
+        def progress(event: Any, before: int = before, later: int = later) -> None:
             if show is not None:
                 show(replace(event, done=event.done + before,
                              total=before + event.total + later))
 
-        results.append(build_many(source.repo, folder, source.revisions,
-                                  repository=repository or source.repository,
-                                  pinned_by=source.pinned, progress=progress,
-                                  executor=executor, **options))
-        before += seen[0]
+        result = build_many(source.repo, folder, source.revisions,
+                            repository=repository or source.repository,
+                            pinned_by=source.pinned, progress=progress,
+                            executor=executor, **options)
+        results.append(result)
+        before += len(result.built) + len(result.skipped)
     if len(results) == 1:
         return results[0]
     return ManyResult(built=tuple(m for r in results for m in r.built),
@@ -257,15 +244,14 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
 def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file: Path | None,
                 store: Path | None, no_store: bool, policy: Any, repository: str | None,
                 quiet: bool, where: Any) -> None:
-    from codegold.index.many import case_sources, read_revisions
+    from codegold.index.many import CaseSource, case_sources, read_revisions
 
-    sources: Sequence[Any]
     if cases_file is not None:
         from codegold.model import load_cases
 
         sources = case_sources(repo, load_cases(str(cases_file)).cases)
     else:
-        sources = [_Revisions(repo, read_revisions(revisions_spec or ""))]
+        sources = [CaseSource(Path(repo), None, {}, tuple(read_revisions(revisions_spec or "")))]
     pool = start_executor(where)
     fresh = not output.exists()
     try:

@@ -117,17 +117,18 @@ def clone_for(folder: str | Path, repository: str) -> Path | None:
 
 @dataclass(frozen=True)
 class CaseSource:
-    """Where the revisions some cases pin are built from: ``repo`` (a clone), the
-    repository name for their manifests (None: from the clone) and each pinned revision
-    with the first case that pins it."""
+    """Revisions to build from one clone: ``repo``, the repository name for their
+    manifests (None: from the clone), each revision cases pin with the first case that
+    pins it, or (``--revisions``) revisions named in the order given."""
 
     repo: Path
     repository: str | None
     pinned: dict[str, str]
+    named: tuple[str, ...] = ()
 
     @property
     def revisions(self) -> list[str]:
-        return sorted(self.pinned)
+        return list(self.named) if self.named else sorted(self.pinned)
 
 
 def case_sources(repo: str | Path, cases: Sequence[Any]) -> list[CaseSource]:
