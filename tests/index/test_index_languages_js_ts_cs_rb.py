@@ -165,3 +165,22 @@ def test_minified_code_keeps_its_definitions_in_its_line_windows() -> None:
     for chunk in result.chunks:
         for name in chunk.symbols:
             assert re.search(rf"function {name}\b", chunk.text), name
+
+
+def test_ecmascript_objects_of_functions_on_members_and_several_declarators() -> None:
+    for path in ("lib/namespaces.js", "src/namespaces.ts"):
+        defs = found(parse("namespaces.js", path))
+        # var a = [], whenReady = function, executeReady = function: both functions
+        assert defs["whenReady"][:2] == ("function", "definition")
+        assert defs["whenReady"][3] == 4 and defs["executeReady"][3] == 7
+        # jQuery.event = { add: function }: a namespace named as assigned, members in it
+        assert defs["jQuery.event"][0] == "object"
+        assert defs["jQuery.event.add"][:4] == ("method", "definition", 12, 12)
+        assert defs["jQuery.event.remove"][3] == 16
+        assert defs["Base.cursor.hide"][3] == 22 and defs["Base.cursor.show"][3] == 25
+        assert defs["mochaHooks.beforeAll"][3] == 31  # exports.mochaHooks = {...}
+        assert defs["fn.extras.wrap"][3] == 37       # a.b.c = {...}: as a.b.c = function
+        # this.q = function at module level: the global q
+        assert defs["q"][:4] == ("function", "definition", 42, 42)
+        # an object of data on a member is no definition
+        assert not any(name.startswith("jQuery.settings") for name in defs), path

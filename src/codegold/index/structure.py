@@ -169,7 +169,7 @@ class _Definitions:
 
     def __init__(self, root: Node, language: str) -> None:
         wrappers = LANGUAGES[language].wrappers
-        found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, Definition]]] = {}
+        found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, list[Definition]]]] = {}
         self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
         for pattern, captures in query_cursor(tags_query(language)).matches(root):
@@ -189,14 +189,21 @@ class _Definitions:
             if definition is None:
                 continue
             cores = found.setdefault(_key(definition.span), {})
+            # The first pattern to match a core wins; one pattern matching a core again
+            # with another name node is one statement naming several things (`var a =
+            # function () {}, b = function () {}`).
             core_key = _key(definition.core)
-            if core_key not in cores or cores[core_key][0] > pattern:
-                cores[core_key] = (pattern, definition)
+            held = cores.get(core_key)
+            if held is None or held[0] > pattern:
+                cores[core_key] = (pattern, [definition])
+            elif held[0] == pattern and definition.name not in {d.name for d in held[1]}:
+                held[1].append(definition)
         self._by_span: dict[tuple[int, int], Definition] = {}
         self._methods: dict[tuple[int, int], Definition] = {}
         for key, cores in found.items():
-            ordered = [d for _, d in sorted(cores.values(),
-                                            key=lambda item: (item[1].core.start_byte, item[0]))]
+            ordered = [d for _, ds in sorted(cores.values(),
+                                             key=lambda item: (item[1][0].core.start_byte, item[0]))
+                       for d in ds]
             primary = ordered[0]
             # A second name of one statement; the same name again only on another line
             # (C's `typedef struct s {...} s;` defines the struct and the type `s`).

@@ -102,6 +102,46 @@
 (assignment_expression
   left: (identifier) @name
   right: (class body: (class_body) @body)) @definition.class
+; exports.hooks = {...}, module.exports.hooks = {...}, Base.cursor = {...}, jQuery.fn.x =
+; {...}: an object literal assigned to a member is a namespace like `const hooks = {...}`
+; (named as the function patterns above name a member), a definition when it holds a
+; callable.
+(assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: (object) @body
+  (#eq? @_exports "exports")) @definition.object @literal
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    property: (property_identifier) @name)
+  right: (object) @body
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.object @literal
+(assignment_expression
+  left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name)
+  right: (object) @body
+  (#not-eq? @qualifier "exports") (#not-eq? @qualifier "module")
+  (#not-eq? @name "prototype")) @definition.object @literal
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @qualifier property: (property_identifier) @_proto)
+    property: (property_identifier) @name)
+  right: (object) @body
+  (#eq? @_proto "prototype")) @definition.object @literal
+(assignment_expression
+  left: (member_expression
+    object: (member_expression property: (property_identifier) @qualifier)
+    property: (property_identifier) @name)
+  right: (object) @body
+  (#not-eq? @name "prototype")) @definition.object @literal
+; this.q = function () {} where `this` is the global object (module level, or the body
+; of an immediately invoked function): q, as a declaration would name it. Inside a
+; function body (a constructor's `this.x = ...`) nothing is walked.
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @name)
+  right: (object) @body) @definition.object @literal
 ; X.prototype = { m() {} } and X.prototype = {...}: members are X.m
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_proto)
