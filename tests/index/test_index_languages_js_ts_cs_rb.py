@@ -182,5 +182,7 @@ def test_ecmascript_objects_of_functions_on_members_and_several_declarators() ->
         assert defs["fn.extras.wrap"][3] == 37       # a.b.c = {...}: as a.b.c = function
         # this.q = function at module level: the global q
         assert defs["q"][:4] == ("function", "definition", 42, 42)
+        # a.B.prototype = {...} and a.B.prototype.m = function: B's methods
+        assert defs["Event.preventDefault"][3] == 50 and defs["Event.stop"][3] == 55
         # an object of data on a member is no definition
         assert not any(name.startswith("jQuery.settings") for name in defs), path

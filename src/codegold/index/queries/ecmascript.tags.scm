@@ -53,6 +53,15 @@
     property: (property_identifier) @name)
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
   (#eq? @_proto "prototype")) @definition.method
+; jQuery.Event.prototype.m = function: Event.m
+(assignment_expression
+  left: (member_expression
+    object: (member_expression
+      object: (member_expression property: (property_identifier) @qualifier)
+      property: (property_identifier) @_proto)
+    property: (property_identifier) @name)
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]
+  (#eq? @_proto "prototype")) @definition.method
 ; res.send = function send(body): res.send
 (assignment_expression
   left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name)
@@ -145,6 +154,12 @@
 ; X.prototype = { m() {} } and X.prototype = {...}: members are X.m
 (assignment_expression
   left: (member_expression object: (identifier) @name property: (property_identifier) @_proto)
+  right: (object) @body
+  (#eq? @_proto "prototype")) @definition.object @literal
+(assignment_expression
+  left: (member_expression
+    object: (member_expression property: (property_identifier) @name)
+    property: (property_identifier) @_proto)
   right: (object) @body
   (#eq? @_proto "prototype")) @definition.object @literal
 ; defineGetter(req, 'host', function host() {}) (express): the function's own name
