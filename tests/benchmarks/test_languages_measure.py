@@ -1,0 +1,102 @@
+"""The language benchmark's rewritten reading: syntax Universal Ctags 5.9's JavaScript
+parser cannot read is rewritten on the same rows, never the name's place or what is
+assigned; a definition codegold invents is not confirmed by it."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from codegold.index import SymbolDef, chunk_file
+from codegold.index.grammars import parser as ts_parser
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+SOURCE = b"""\
+req.get =
+req.header = function header(name) {
+  return name;
+};
+
+app.set = function set(setting) {
+  return setting;
+};
+
+axios.formToJSON = thing => toJSON(thing);
+
+const serializers = {
+  req: function asReqValue (req) {
+    return req;
+  },
+};
+
+jQuery.fn = jQuery.prototype = {
+  toArray: function() {
+    return 1;
+  }
+};
+
+app.plain = function () {
+  return 2;
+};
+"""
+
+
+def _languages():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_languages", BENCHMARKS / "languages.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_languages"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rewritten(qualified: str) -> tuple[list[str], str] | None:
+    languages = _languages()
+    result = chunk_file("lib/app.js", SOURCE)
+    definition = next(d for d in result.definitions if d.qualified == qualified)
+    root = ts_parser("javascript").parse(SOURCE).root_node
+    return languages._plain_javascript(root, SOURCE, definition)  # type: ignore[no-any-return]
+
+
+def test_rewrites_keep_rows_and_change_only_syntax() -> None:
+    original = SOURCE.decode().splitlines()
+    lines, wanted = _rewritten("req.header") or ([], "")
+    assert len(lines) == len(original) and wanted == "header"
+    assert lines[0].strip() == "" and lines[1] == "req.header = function (name) {"
+    lines, wanted = _rewritten("app.set") or ([], "")
+    assert wanted == "set_" and lines[5] == "app.set_ = function (setting) {"
+    lines, _ = _rewritten("axios.formToJSON") or ([], "")
+    assert lines[9] == "axios.formToJSON = function (thing) { toJSON(thing) };"
+    lines, _ = _rewritten("serializers.req") or ([], "")
+    assert lines[12] == "  req: function  (req) {"
+    lines, _ = _rewritten("jQuery.toArray") or ([], "")
+    assert lines[17].strip() == "jQuery.prototype = {" and lines[18] == original[18]
+    # Nothing ctags cannot read: no rewritten reading at all.
+    assert _rewritten("app.plain") is None
+    assert len(lines) == len(original)
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
+def test_the_measure_confirms_real_definitions_not_invented_ones(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    languages = _languages()
+    (tmp_path / "lib").mkdir()
+    data = SOURCE + b"\nx.get = 5;\n"
+    (tmp_path / "lib" / "app.js").write_bytes(data)
+    assert languages.main([str(tmp_path), "--language", "javascript", "--misses", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "precision 100.0%" in out and "rewritten 6" in out and "unconfirmed" not in out
+    # A definition codegold does not make, were it claimed (`x.get = 5` assigns a number):
+    # the keyword rename applies, and ctags still tags nothing there.
+    invented = SymbolDef(name="get", qualified="x.get", kind="method", role="definition",
+                         file="lib/app.js", start_line=28, end_line=28, header_line=28,
+                         chunk_id="c")
+    root = ts_parser("javascript").parse(data).root_node
+    plain = languages._plain_javascript(root, data, invented)
+    assert plain is not None and plain[1] == "get_"
+    assert not languages._alone(tmp_path / "lib" / "app.js", plain[0], invented, [invented],
+                                tmp_path, wanted=plain[1])
