@@ -61,7 +61,7 @@ plain ES5/ES2015 syntax: an arrow function assigned to a member (``a.b = (x) => 
 = function``, also around a container: ``jQuery.fn = jQuery.prototype = {...}``) and a
 property or method named by a word it reads as a keyword (``get``, ``set``, ``static``,
 ``default``, ``new``, ``async``, ``prototype`` ...: ``a.set = function``, ``{ get: function }``,
-``class A { get (field) {} }``; ctags warns "ignoring null tag"). A JavaScript definition
+``class A { get (field) {} }``, ``function get (key) {}``; ctags warns "ignoring null tag"). A JavaScript definition
 the second reading leaves unconfirmed is read once more, *rewritten*: the file as the
 second reading gives it, with only that syntax changed on the same rows (the arrow
 becomes ``function (x) {...}``, the function expression loses its own name, the outer
@@ -70,6 +70,10 @@ so). The rewrite never moves the name or changes what is assigned: ``x.get = 5``
 rewritten is ``x.get_ = 5``, which ctags tags no more than before. The report counts
 these (``rewritten``) and gives precision with plain ctags alone (``plain ctags``), the
 whole file read once, for comparison with other tools.
+
+Packed (minified) files, which codegold chunks as line windows that still name their
+top-level definitions, are counted apart (``packed files``): on a line holding the
+whole program, ctags' line numbers cannot tell a nested function from a top-level one.
 
 Two JavaScript misreadings are left out of the counted tags: an assignment of an existing
 name (``init.prototype = jQuery.fn``, ``Reply.prototype.status = Reply.prototype.code``),
@@ -83,7 +87,8 @@ tagged once: it is confirmed as a whole when one of it is. ctags names a member
 assignment whose member is a word its JavaScript parser reserves after the object
 (``res.get = function`` is a function ``res``): a tag named as the name just before a
 definition's own name (``res`` of ``res.get``), on the definition's header line, pairs
-with it. Names are compared without whitespace (ctags writes ``operator ==``) and a
+with it. Names are compared without whitespace (ctags writes ``operator ==``), a
+JavaScript private member without its ``#`` (ctags writes ``parse`` for ``#parse``), and a
 namespace's dotted name by its last part (``Newtonsoft.Json``). One name differs by
 design: ctags names gtest's ``TEST(Suite, Name) {...}`` after the macro (``TEST``),
 codegold ``Suite.Name``; such a tag matches a definition of role test within 2 lines.
@@ -194,6 +199,13 @@ _COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
     "csharp": ("//", "/*", "*", "["),
 }
 _C_LIKE = ("//", "/*", "*")
+
+
+def _compared(name: str) -> str:
+    """A name as compared with ctags': without whitespace (ctags writes ``operator ==``),
+    and a JavaScript private member without its ``#`` (``#parse``; ctags writes
+    ``parse``, codegold keeps the ``#`` as the language spells the name)."""
+    return _WHITESPACE.sub("", name).lstrip("#") or name
 
 
 def _test_looking(lines: list[str], rel: str, name: str, header: int, start: int) -> bool:
@@ -389,14 +401,14 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
                              for n, line in enumerate(lines, 1)), encoding="utf-8")
     proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", "-f", "-", str(alone)],
                           capture_output=True, text=True, check=False, timeout=60)
-    wanted = _WHITESPACE.sub("", wanted or definition.name)
+    wanted = _compared(wanted or definition.name)
     for text in proc.stdout.splitlines():
         try:
             tag = json.loads(text)
         except json.JSONDecodeError:
             continue
         name = re.split(r"\.|::|\\", str(tag.get("name", "")))[-1]
-        if (tag.get("_type") == "tag" and _WHITESPACE.sub("", name) == wanted
+        if (tag.get("_type") == "tag" and _compared(name) == wanted
                 and abs(int(tag.get("line", 0)) - definition.header_line) <= LINE_TOLERANCE):
             return True
     return False
@@ -410,7 +422,8 @@ _CTAGS_JS_KEYWORDS = frozenset({
     "let", "const", "export", "extends", "this", "catch", "finally", "try", "do", "if", "else",
     "for", "while", "switch", "prototype"})
 _NAMING_NODES = frozenset({"assignment_expression", "pair", "method_definition",
-                           "variable_declarator", "field_definition"})
+                           "variable_declarator", "field_definition", "function_declaration",
+                           "generator_function_declaration", "class_declaration"})
 
 
 def _naming(node: Node) -> tuple[Node | None, Node | None]:
@@ -444,7 +457,8 @@ def _plain_javascript(root: Node, data: bytes, definition: SymbolDef
     expression body in braces); a function expression's own name is dropped (ctags tags
     ``{ req: function asReqValue () {} }`` nowhere); the outer links of a chained
     assignment (``req.get = req.header = function``) become blanks; a name ctags reads as
-    a keyword gets a trailing ``_`` (``get`` is looked for as ``get_``)."""
+    a keyword, the definition's own or a member's, gets a trailing ``_`` (``get`` is looked
+    for as ``get_``)."""
     short = definition.name.rsplit(".", 1)[-1]
     row = definition.header_line - 1
     stack = [root]
@@ -464,10 +478,18 @@ def _plain_javascript(root: Node, data: bytes, definition: SymbolDef
         return None
     node, name, value = target
     edits: list[tuple[int, int, bytes]] = []
-    wanted = short
-    if short in _CTAGS_JS_KEYWORDS:
-        edits.append((name.end_byte, name.end_byte, b"_"))
-        wanted = short + "_"
+    wanted = short + "_" if short in _CTAGS_JS_KEYWORDS else short
+    # Keyword names: the definition's own, and its members' (`{ set: function }` in an
+    # object makes ctags drop the whole object).
+    inner = [node]
+    while inner:
+        current = inner.pop()
+        inner.extend(current.named_children)
+        if current.type in _NAMING_NODES:
+            named = _naming(current)[0]
+            if named is not None and (named.text or b"").decode(
+                    "utf-8", "replace").strip("'\"") in _CTAGS_JS_KEYWORDS:
+                edits.append((named.end_byte, named.end_byte, b"_"))
     if value is not None and value.type == "function_expression":
         own = value.child_by_field_name("name")
         if own is not None:
@@ -565,11 +587,18 @@ def main(argv: list[str] | None = None) -> int:
         ours = [d for d in result.definitions if d.kind in CODEGOLD_KINDS]
         by_name: dict[str, list[tuple[int, int, int]]] = collections.defaultdict(list)
         for d in ours:
-            by_name[_WHITESPACE.sub("", d.name)].append((d.header_line, d.start_line, d.end_line))
+            by_name[_compared(d.name)].append((d.header_line, d.start_line, d.end_line))
             if d.role == "test":
                 by_name["<test>"].append((d.header_line, d.start_line, d.end_line))
         owners = {(_owner(d), d.header_line) for d in ours if _owner(d)}
         tags, confirming = _ctags(path, language, data)
+        if "minified" in (result.entry.reason or ""):
+            # Packed code: every definition on one line, where ctags' line numbers cannot
+            # tell a nested function from a top-level one. Counted apart.
+            stats[language]["packed_files"] += 1
+            stats[language]["packed_ctags"] += len(tags)
+            stats[language]["packed_codegold"] += len(ours)
+            continue
         near: dict[str, list[int]] = collections.defaultdict(list)
         for name, line in confirming:
             near["<test>" if name in GTEST_MACROS else name].append(line)
@@ -596,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
                 misses[language].append(f"{rel}:{line} {kind} {name}")
         confirmed = [any(abs(ln - d.header_line) <= LINE_TOLERANCE
                          or (args.span and d.start_line <= ln <= d.end_line)
-                         for ln in near[_WHITESPACE.sub("", d.name)] + (near["<test>"] if d.role == "test" else []))
+                         for ln in near[_compared(d.name)] + (near["<test>"] if d.role == "test" else []))
                      or (_owner(d), d.header_line) in confirming for d in ours]
         _spread_overloads(ours, confirmed)
         containers = _syntax_containers(language, data) if not all(confirmed) else []
@@ -634,6 +663,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'':11} lines {counts['lines']:7}  tests {tests:6.1%} of "
               f"{counts['test_looking']}  comment-only {comments:6.1%} of {counts['chunks']}  "
               f"time {counts['microseconds'] / 1e6:6.2f}s")
+        if counts["packed_files"]:
+            print(f"{'':11} packed files {counts['packed_files']} left out (ctags "
+                  f"{counts['packed_ctags']} tags, codegold {counts['packed_codegold']} "
+                  "definitions)")
         kinds = sorted(((k[5:], v) for k, v in counts.items() if k.startswith("miss:")),
                        key=lambda item: -item[1])
         if kinds:

@@ -184,5 +184,19 @@ def test_ecmascript_objects_of_functions_on_members_and_several_declarators() ->
         assert defs["q"][:4] == ("function", "definition", 42, 42)
         # a.B.prototype = {...} and a.B.prototype.m = function: B's methods
         assert defs["Event.preventDefault"][3] == 50 and defs["Event.stop"][3] == 55
+        # a module-level if/else or try/catch: its branches' definitions are top level
+        assert defs["keys"][:2] == ("function", "definition") and defs["keys"][3] == 63
+        assert defs["native"][3] == 71
         # an object of data on a member is no definition
         assert not any(name.startswith("jQuery.settings") for name in defs), path
+
+
+def test_ecmascript_umd_factory_body_is_the_module() -> None:
+    for path in ("lib/umd.js", "src/umd.ts"):
+        defs = found(parse("umd.js", path))
+        # ;(function (global, factory) {...}(this, (function () {...}))): moment's form
+        assert defs["hooks"][:2] == ("function", "definition") and defs["hooks"][3] == 9
+        # !function(e,t){...}(this,function(){...}): the packed form
+        assert defs["fPacked"][3] == 15 and defs["gPacked"][3] == 15
+        # (function (root, factory) {...})(this, function () {...})
+        assert defs["inner"][:2] == ("function", "definition") and defs["inner"][3] == 19, path

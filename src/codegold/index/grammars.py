@@ -224,6 +224,7 @@ _JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_d
                           "assignment_expression"})
 _JS_ATTACHED = frozenset({"comment", "decorator", "html_comment"})
 _JS_TESTS = r"^(test|it|describe)"
+_JS_FLATTEN = frozenset({"statement_block", "else_clause", "catch_clause", "finally_clause"})
 
 LANGUAGES: dict[str, LanguageSpec] = {
     "python": LanguageSpec("tree_sitter_python", "language", "python", ("python",),
@@ -233,12 +234,14 @@ LANGUAGES: dict[str, LanguageSpec] = {
                                               "except_clause", "except_group_clause",
                                               "finally_clause"})),
     "javascript": LanguageSpec("tree_sitter_javascript", "language", "javascript",
-                               ("ecmascript", "javascript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
+                               ("ecmascript", "javascript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS,
+                               flatten=_JS_FLATTEN),
     "typescript": LanguageSpec("tree_sitter_typescript", "language_typescript", "javascript",
                                ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED,
-                               _JS_TESTS),
+                               _JS_TESTS, flatten=_JS_FLATTEN),
     "tsx": LanguageSpec("tree_sitter_typescript", "language_tsx", "javascript",
-                        ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS),
+                        ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS,
+                        flatten=_JS_FLATTEN),
     "go": LanguageSpec("tree_sitter_go", "language", "go", ("go",),
                        frozenset({"type_declaration", "field_declaration"}),
                        # `testRoute(t, ...)` helpers in a _test.go file test too.

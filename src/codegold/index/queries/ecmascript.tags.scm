@@ -198,6 +198,30 @@
     (parenthesized_expression [(function_expression body: (statement_block) @body)
                                (arrow_function body: (statement_block) @body)])]))) @definition.module @literal
 
+; Definitions under a conditional at module level (`if (Object.keys) { keys = ... } else
+; { keys = function (obj) {...} }`, `try {...} catch (e) {...}`) belong to that level:
+; the conditional is a nameless module whose branches the walker flattens (`flatten` in
+; codegold.index.grammars).
+(program (if_statement) @definition.module @body)
+(program (try_statement) @definition.module @body)
+
+; UMD, an immediately invoked wrapper given the module as a function argument:
+; (function (root, factory) {...})(this, function () {...}), the same inside the
+; parentheses or after `!`: the factory's body is the module (before the patterns below,
+; which would take the wrapper's body).
+(expression_statement (call_expression
+  function: (parenthesized_expression (function_expression))
+  arguments: (arguments [(function_expression body: (statement_block) @body)
+                         (parenthesized_expression (function_expression body: (statement_block) @body))]))) @definition.module
+(expression_statement (parenthesized_expression (call_expression
+  function: (function_expression)
+  arguments: (arguments [(function_expression body: (statement_block) @body)
+                         (parenthesized_expression (function_expression body: (statement_block) @body))])))) @definition.module
+(expression_statement (unary_expression argument: (call_expression
+  function: (function_expression)
+  arguments: (arguments [(function_expression body: (statement_block) @body)
+                         (parenthesized_expression (function_expression body: (statement_block) @body))])))) @definition.module
+
 ; An immediately invoked function at top level, (function () { ... })(): its body is a
 ; module whose definitions are found as if they were top level.
 (expression_statement (call_expression
