@@ -302,3 +302,16 @@ def test_a_mirror_under_a_generic_folder_name_is_named_after_the_folder_above(
     subprocess.run(["git", "-C", str(target), "remote", "remove", "origin"], check=True)
     manifest = build_index(target, "main", tmp_path / "idx")
     assert manifest.repository == expected
+
+
+def test_a_private_member_is_found_with_or_without_its_hash(make_repo: MakeRepo,
+                                                            tmp_path: Path) -> None:
+    made = make_repo("agent")
+    made.commit({"lib/agent.js": "class Agent {\n  #connect (url) {\n    return url\n  }\n\n"
+                                 "  connect2 () {\n    return this.#connect(1)\n  }\n}\n"}, "first")
+    build_index(made.path, "main", tmp_path / "idx")
+    with IndexReader.open(tmp_path / "idx") as reader:
+        for name in ("Agent.#connect", "#connect", "connect", "Agent.connect"):
+            assert [d.qualified for d in reader.definitions(name)] == ["Agent.#connect"], name
+        assert reader.definitions("Other.connect") == []
+        assert [d.qualified for d in reader.definitions("connect2")] == ["Agent.connect2"]

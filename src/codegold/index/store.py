@@ -387,15 +387,20 @@ class IndexReader:
             yield _entry(row)
 
     def definitions(self, name: str) -> list[SymbolDef]:
-        """Definitions whose short name, qualified name or qualified suffix is ``name``."""
+        """Definitions whose short name, qualified name or qualified suffix is ``name``.
+        A JavaScript private member (``Agent.#connect``) is found by its name with or
+        without the ``#`` (``connect``, ``Agent.connect``)."""
         short = name.rsplit(".", 1)[-1]
         rows = self._conn.execute(
             "SELECT name, qualified, kind, role, file, start_line, end_line, chunk_id, "
-            "header_line FROM symbols WHERE name = ? ORDER BY file, start_line, qualified", (short,))
+            "header_line FROM symbols WHERE name IN (?, ?) ORDER BY file, start_line, qualified",
+            (short, short if short.startswith("#") else "#" + short))
         out = []
         for row in rows:
             qualified = str(row[1])
-            if "." in name and qualified != name and not qualified.endswith("." + name):
+            plain = qualified.replace(".#", ".").removeprefix("#")
+            if "." in name and name not in (qualified, plain) and not (
+                    qualified.endswith("." + name) or plain.endswith("." + name)):
                 continue
             out.append(SymbolDef(name=str(row[0]), qualified=qualified, kind=str(row[2]),
                                  role=str(row[3]), file=str(row[4]), start_line=int(row[5]),
