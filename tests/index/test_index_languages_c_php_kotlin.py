@@ -148,6 +148,40 @@ def test_php_braced_namespaces_qualify_their_own_members_only() -> None:
     assert defs["g"][:2] == ("function", "definition")
 
 
+def test_php_enum_methods_are_members() -> None:
+    source = (b"<?php\nnamespace A;\n\nenum Suit: string\n{\n    case Hearts = 'H';\n\n"
+              b"    const Wild = self::Hearts;\n\n    public function color(): string\n    {\n"
+              b"        return 'Red';\n    }\n\n    public static function fromChar(string $c): self\n"
+              b"    {\n        return self::from($c);\n    }\n}\n")
+    defs = found(chunk_file("src/Suit.php", source))
+    assert defs["A.Suit"][:4] == ("class", "definition", 4, 4)
+    assert defs["A.Suit.color"] == ("method", "definition", 10, 10, 13)
+    assert defs["A.Suit.fromChar"][:2] == ("method", "definition")
+
+
+def test_php_anonymous_classes_in_module_code_hold_their_methods() -> None:
+    source = (b"<?php\n\nuse Illuminate\\Database\\Migrations\\Migration;\n\n"
+              b"return new class extends Migration\n{\n    public function up(): void\n    {\n"
+              b"        Schema::create('users', function ($table) {\n            $table->id();\n"
+              b"        });\n    }\n\n    public function down(): void\n    {\n    }\n};\n")
+    result = chunk_file("database/migrations/2014_create_users_table.php", source)
+    defs = found(result)
+    assert defs["up"] == ("method", "definition", 7, 7, 12)
+    assert defs["down"][:4] == ("method", "definition", 14, 14)
+    # A small one stays one chunk, the `return new class` line included.
+    assert [(c.start_line, c.end_line, c.symbols) for c in result.chunks][-1] == (
+        5, 17, ("up", "down"))
+    source = (b"<?php\n$handler = new class {\n    public function handle() {}\n};\n"
+              b"(new class() extends Command {\n    public function signals(): array\n    {\n"
+              b"        return [];\n    }\n})\n    ->setCode(fn () => 0)\n    ->run();\n"
+              b"function make() {\n    return new class {\n        public function inner() {}\n"
+              b"    };\n}\n")
+    defs = found(chunk_file("src/app.php", source))
+    assert defs["handle"][:4] == ("method", "definition", 3, 3)
+    assert defs["signals"][:4] == ("method", "definition", 6, 6)
+    assert "inner" not in defs and defs["make"][0] == "function"  # inside a function body
+
+
 def test_kotlin_classes_objects_and_test_annotations() -> None:
     result = parse("SessionService.kt", "src/main/kotlin/acme/auth/SessionService.kt")
     assert result.entry.chunker == "tree-sitter:kotlin"
