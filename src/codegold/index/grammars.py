@@ -248,8 +248,12 @@ LANGUAGES: dict[str, LanguageSpec] = {
     "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
                          frozenset({*_C_COMMENTS, "attribute_item", "inner_attribute_item"}),
                          r"^test_", r"^#\[(([A-Za-z_]+::)*test(\(.*\))?|cfg\(test\))\]$"),
+    # A call wraps the definition it is given (`private def x`, `memoize def x`) and the
+    # block of a call it is given or called on (`use(Class.new do def call ... end)`,
+    # `Struct.new(:a) do ... end.new`), and an assignment the block it assigns.
     "ruby": LanguageSpec("tree_sitter_ruby", "language", "ruby", ("ruby",),
-                         frozenset({"if_modifier", "unless_modifier"}),
+                         frozenset({"if_modifier", "unless_modifier", "call", "argument_list",
+                                    "assignment"}),
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$",
