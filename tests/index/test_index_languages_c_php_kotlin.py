@@ -148,6 +148,22 @@ def test_php_braced_namespaces_qualify_their_own_members_only() -> None:
     assert defs["g"][:2] == ("function", "definition")
 
 
+def test_php_test_attribute_inside_the_method_node_makes_a_test() -> None:
+    # PHPUnit 10+ `#[Test]` is a child of the method node (not a sibling as a docblock
+    # is), alone, in a list or among several groups, in any file.
+    source = (b"<?php\nnamespace A;\n\nfinal class UserSpec extends TestCase\n{\n"
+              b"    #[Test]\n    public function creates_a_user(): void {}\n\n"
+              b"    #[DataProvider('names')]\n    #[Test, Group('slow')]\n"
+              b"    public function renames_a_user(string $name): void {}\n\n"
+              b"    #[\\PHPUnit\\Framework\\Attributes\\Test]\n    public function deletes(): void {}\n\n"
+              b"    #[Group('Test'), TestWith([1])]\n    public function names(): array {}\n}\n")
+    defs = found(chunk_file("src/UserSpec.php", source))
+    assert defs["A.UserSpec.creates_a_user"] == ("method", "test", 6, 7, 7)
+    assert defs["A.UserSpec.renames_a_user"][:2] == ("method", "test")
+    assert defs["A.UserSpec.deletes"][:2] == ("method", "test")
+    assert defs["A.UserSpec.names"][:2] == ("method", "definition")
+
+
 def test_php_enum_methods_are_members() -> None:
     source = (b"<?php\nnamespace A;\n\nenum Suit: string\n{\n    case Hearts = 'H';\n\n"
               b"    const Wild = self::Hearts;\n\n    public function color(): string\n    {\n"

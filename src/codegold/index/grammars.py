@@ -268,7 +268,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
                         r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
-                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])",
+                        # `/** @test */`; `#[Test]`, also in a list or among groups
+                        # (`#[Group('x'), Test]`, `#[DataProvider('p')]\n#[Test]`).
+                        r"^(/\*\*.*@test\b|#\[.*?(?<![\w'\"\\])(\\?PHPUnit\\Framework\\"
+                        r"Attributes\\)?Test\s*[\](,])",
                         flatten=frozenset({"compound_statement", "colon_block", "else_clause",
                                            "else_if_clause"})),
     "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),
