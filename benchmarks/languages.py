@@ -50,7 +50,8 @@ So a codegold definition ctags does not confirm in the whole file is read a seco
 ctags reads that definition's own lines inside its containers' opening lines (up to the
 ``{``, when one comes before a blank line) and closing lines, every other line blank
 (same file extension, same line numbers), and a tag of the same name within 2 lines of
-its header line confirms it. The second reading gives ctags no context it lacked: a data
+its header line confirms it (a PHP file keeps its ``<?php`` line: ctags reads no PHP
+code before it). The second reading gives ctags no context it lacked: a data
 member, a local or a re-assignment reads the same there as in the whole file. The report
 gives how many were confirmed only so (``second reading``).
 
@@ -376,6 +377,10 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
     codegold's own, and in JavaScript/TypeScript also the syntax tree's object literals
     and class bodies (``module.exports = {...}`` names nothing, yet holds methods)."""
     keep = set(range(definition.start_line, definition.end_line + 1))
+    # PHP: ctags reads nothing before the `<?php` opening tag, so its line stays.
+    opening_tag = next((n for n, line in enumerate(lines, 1) if "<?php" in line), None)
+    if path.suffix.lower() in (".php", ".phtml") and opening_tag is not None:
+        keep.add(opening_tag)
     for first, brace, last in containers:
         if first <= definition.start_line and definition.end_line <= last and (
                 first, last) != (definition.start_line, definition.end_line):

@@ -148,6 +148,56 @@ def test_php_braced_namespaces_qualify_their_own_members_only() -> None:
     assert defs["g"][:2] == ("function", "definition")
 
 
+def test_php_test_attribute_inside_the_method_node_makes_a_test() -> None:
+    # PHPUnit 10+ `#[Test]` is a child of the method node (not a sibling as a docblock
+    # is), alone, in a list or among several groups, in any file.
+    source = (b"<?php\nnamespace A;\n\nfinal class UserSpec extends TestCase\n{\n"
+              b"    #[Test]\n    public function creates_a_user(): void {}\n\n"
+              b"    #[DataProvider('names')]\n    #[Test, Group('slow')]\n"
+              b"    public function renames_a_user(string $name): void {}\n\n"
+              b"    #[\\PHPUnit\\Framework\\Attributes\\Test]\n    public function deletes(): void {}\n\n"
+              b"    #[Group('Test'), TestWith([1])]\n    public function names(): array {}\n}\n")
+    defs = found(chunk_file("src/UserSpec.php", source))
+    assert defs["A.UserSpec.creates_a_user"] == ("method", "test", 6, 7, 7)
+    assert defs["A.UserSpec.renames_a_user"][:2] == ("method", "test")
+    assert defs["A.UserSpec.deletes"][:2] == ("method", "test")
+    assert defs["A.UserSpec.names"][:2] == ("method", "definition")
+
+
+def test_php_enum_methods_are_members() -> None:
+    source = (b"<?php\nnamespace A;\n\nenum Suit: string\n{\n    case Hearts = 'H';\n\n"
+              b"    const Wild = self::Hearts;\n\n    public function color(): string\n    {\n"
+              b"        return 'Red';\n    }\n\n    public static function fromChar(string $c): self\n"
+              b"    {\n        return self::from($c);\n    }\n}\n")
+    defs = found(chunk_file("src/Suit.php", source))
+    assert defs["A.Suit"][:4] == ("class", "definition", 4, 4)
+    assert defs["A.Suit.color"] == ("method", "definition", 10, 10, 13)
+    assert defs["A.Suit.fromChar"][:2] == ("method", "definition")
+
+
+def test_php_anonymous_classes_in_module_code_hold_their_methods() -> None:
+    source = (b"<?php\n\nuse Illuminate\\Database\\Migrations\\Migration;\n\n"
+              b"return new class extends Migration\n{\n    public function up(): void\n    {\n"
+              b"        Schema::create('users', function ($table) {\n            $table->id();\n"
+              b"        });\n    }\n\n    public function down(): void\n    {\n    }\n};\n")
+    result = chunk_file("database/migrations/2014_create_users_table.php", source)
+    defs = found(result)
+    assert defs["up"] == ("method", "definition", 7, 7, 12)
+    assert defs["down"][:4] == ("method", "definition", 14, 14)
+    # A small one stays one chunk, the `return new class` line included.
+    assert [(c.start_line, c.end_line, c.symbols) for c in result.chunks][-1] == (
+        5, 17, ("up", "down"))
+    source = (b"<?php\n$handler = new class {\n    public function handle() {}\n};\n"
+              b"(new class() extends Command {\n    public function signals(): array\n    {\n"
+              b"        return [];\n    }\n})\n    ->setCode(fn () => 0)\n    ->run();\n"
+              b"function make() {\n    return new class {\n        public function inner() {}\n"
+              b"    };\n}\n")
+    defs = found(chunk_file("src/app.php", source))
+    assert defs["handle"][:4] == ("method", "definition", 3, 3)
+    assert defs["signals"][:4] == ("method", "definition", 6, 6)
+    assert "inner" not in defs and defs["make"][0] == "function"  # inside a function body
+
+
 def test_kotlin_classes_objects_and_test_annotations() -> None:
     result = parse("SessionService.kt", "src/main/kotlin/acme/auth/SessionService.kt")
     assert result.entry.chunker == "tree-sitter:kotlin"

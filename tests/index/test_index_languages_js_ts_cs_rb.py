@@ -45,6 +45,54 @@ def test_ruby_blocks_conditions_modifiers_and_scoped_names() -> None:
     assert (last.start_line, last.role) == (90, "call_site")
 
 
+def test_ruby_definitions_given_to_calls_and_in_rescue_clauses() -> None:
+    source = b"""class Lint
+  private def assert_required(key)
+    key
+  end
+
+  private_class_method def self.build
+    new
+  end
+
+  begin
+    require "etc"
+    def cpus; Etc.nprocessors; end
+  rescue LoadError
+    def cpus
+      1
+    end
+  ensure
+    def cleanup; end
+  end
+end
+
+describe Lint do
+  it "wraps bodies" do
+    body = Struct.new(:body) do
+      def each
+        yield body
+      end
+    end.new(%w[a b])
+    use(Class.new do
+      def call(env) env end
+    end)
+    include Module.new {
+      def hello; "hi"; end
+    }
+  end
+end
+"""
+    result = chunk_file("lib/lint.rb", source)
+    spans = {(d.qualified, d.kind, d.header_line) for d in result.definitions}
+    assert {("Lint.assert_required", "method", 2), ("Lint.build", "method", 6),
+            ("Lint.cpus", "method", 12), ("Lint.cpus", "method", 14),
+            ("Lint.cleanup", "method", 18)} <= spans
+    assert {("each", "method", 25), ("call", "method", 30), ("hello", "method", 33)} <= spans
+    # The call around `private def` is part of the method's span.
+    assert found(result)["Lint.assert_required"] == ("method", "definition", 2, 2, 4)
+
+
 def test_javascript_nested_member_assignments_and_define_property() -> None:
     defs = found(parse("response.js", "lib/response.js"))
     assert defs["response.message"] == ("method", "definition", 46, 46, 48)

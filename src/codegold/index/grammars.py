@@ -251,8 +251,12 @@ LANGUAGES: dict[str, LanguageSpec] = {
     "rust": LanguageSpec("tree_sitter_rust", "language", "rust", ("rust",), frozenset(),
                          frozenset({*_C_COMMENTS, "attribute_item", "inner_attribute_item"}),
                          r"^test_", r"^#\[(([A-Za-z_]+::)*test(\(.*\))?|cfg\(test\))\]$"),
+    # A call wraps the definition it is given (`private def x`, `memoize def x`) and the
+    # block of a call it is given or called on (`use(Class.new do def call ... end)`,
+    # `Struct.new(:a) do ... end.new`), and an assignment the block it assigns.
     "ruby": LanguageSpec("tree_sitter_ruby", "language", "ruby", ("ruby",),
-                         frozenset({"if_modifier", "unless_modifier"}),
+                         frozenset({"if_modifier", "unless_modifier", "call", "argument_list",
+                                    "assignment"}),
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$",
@@ -267,7 +271,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
                         r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
                         frozenset({"comment", "attribute_list"}), r"^test|Test$",
-                        r"^(/\*\*.*@test\b|#\[(\\?PHPUnit\\Framework\\Attributes\\)?Test\])",
+                        # `/** @test */`; `#[Test]`, also in a list or among groups
+                        # (`#[Group('x'), Test]`, `#[DataProvider('p')]\n#[Test]`).
+                        r"^(/\*\*.*@test\b|#\[.*?(?<![\w'\"\\])(\\?PHPUnit\\Framework\\"
+                        r"Attributes\\)?Test\s*[\](,])",
                         flatten=frozenset({"compound_statement", "colon_block", "else_clause",
                                            "else_if_clause"})),
     "kotlin": LanguageSpec("tree_sitter_kotlin", "language", "kotlin", ("kotlin",), frozenset(),

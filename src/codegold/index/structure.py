@@ -349,9 +349,14 @@ class _Walk:
 
     def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
                ) -> Definition:
-        """``found`` as a test when an attached node above it is a test marker."""
+        """``found`` as a test when an attached node above it, or one inside it, is a test
+        marker."""
         if self.test_markers is None or found.test:
             return found
+        # An attribute that is part of the definition node (PHP's `#[Test]`) marks it too.
+        for child in found.core.named_children:
+            if child.type in self.attached and self.test_markers.match(_text(child).strip()):
+                return replace(found, test=True)
         j = index - 1
         while j >= 0 and siblings[j].type in self.attached and siblings[j].start_point.row >= lead:
             if self.test_markers.match(_text(siblings[j]).strip()):

@@ -6,7 +6,8 @@
 (class_declaration name: (name) @name body: (declaration_list) @body) @definition.class
 (interface_declaration name: (name) @name body: (declaration_list) @body) @definition.interface
 (trait_declaration name: (name) @name body: (declaration_list) @body) @definition.trait
-(enum_declaration name: (name) @name body: (enum_declaration_list) @body) @definition.type
+; An enum holds methods and constants besides its cases (as Java's): a class.
+(enum_declaration name: (name) @name body: (enum_declaration_list) @body) @definition.class
 (method_declaration name: (name) @name body: (compound_statement) @body) @definition.method
 (method_declaration name: (name) @name) @declaration.method
 (function_definition name: (name) @name body: (compound_statement) @body) @definition.function
@@ -20,3 +21,16 @@
 ; belong to its level: the conditional is a nameless module whose branches the walker
 ; flattens (`flatten` in codegold.index.grammars).
 (if_statement) @definition.module @body
+
+; An anonymous class in module code (`return new class extends Migration {...};`,
+; `$handler = new class {...};`, `(new class {...})->run();`): a nameless object whose
+; methods are its members (methods of one inside a function stay in that function).
+(return_statement (object_creation_expression
+  (anonymous_class body: (declaration_list) @body))) @definition.object
+(expression_statement (assignment_expression right: (object_creation_expression
+  (anonymous_class body: (declaration_list) @body)))) @definition.object
+(expression_statement (member_call_expression object: [
+  (parenthesized_expression (object_creation_expression
+    (anonymous_class body: (declaration_list) @body)))
+  (member_call_expression object: (parenthesized_expression (object_creation_expression
+    (anonymous_class body: (declaration_list) @body))))])) @definition.object

@@ -17,13 +17,16 @@
 (singleton_method name: (_) @name body: (_)? @body) @definition.method
 (assignment left: (constant) @name) @module.constant
 ; Blocks and conditions outside methods hold definitions without naming them
-; (`RSpec.describe X do def helper ... end`, `class_eval do`, `if Hash.method_defined?`):
+; (`RSpec.describe X do def helper ... end`, `class_eval do`, `if Hash.method_defined?`,
+; `begin ... rescue LoadError def fallback ... end`):
 ; their definitions are found as if they stood at that level.
 (call block: (do_block body: (body_statement) @body)) @definition.module
 (call block: (block body: (block_body) @body)) @definition.module
 (assignment right: (call block: (do_block body: (body_statement) @body))) @definition.module
 (assignment right: (call block: (block body: (block_body) @body))) @definition.module
 (begin) @definition.module @body
+(rescue) @definition.module @body
+(ensure) @definition.module @body
 (if) @definition.module @body
 (unless) @definition.module @body
 (then) @definition.module @body
