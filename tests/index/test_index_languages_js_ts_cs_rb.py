@@ -69,6 +69,17 @@ def test_typescript_declare_module_is_named_without_quotes() -> None:
     assert defs["zod/v4.ZodType.brand"][:2] == ("method", "declaration")
 
 
+def test_typescript_declare_global_declares_at_the_level_holding_it() -> None:
+    source = (b"import type ky from './index.js';\n\ndeclare global {\n  // the page's ky\n"
+              b"  interface Window {\n    ky: typeof ky;\n  }\n  function reset(): void;\n}\n\n"
+              b"export class Page {\n  open() {}\n}\n")
+    defs = found(chunk_file("test/browser.ts", source))
+    # Window is the global Window, not a member of a module named `global`.
+    assert defs["Window"][:4] == ("interface", "definition", 4, 5)
+    assert defs["reset"][:2] == ("function", "declaration")
+    assert not any(q.startswith("global") for q in defs)
+    assert defs["Page.open"][0] == "method"
+
 def test_ecmascript_object_literals_of_data_define_nothing() -> None:
     source = (b'const nestedData = {\n  user: {\n    name: "a",\n    profile: { email: "x" },\n'
               b'  },\n};\n\nconst api = {\n  users: {\n    admin: {\n      list() { return 1; },\n'

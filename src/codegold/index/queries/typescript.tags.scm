@@ -18,3 +18,6 @@
 (abstract_method_signature name: (_) @name) @declaration.method
 ; Interface members that are functions: `m(): T`, `m: (x: A) => T`
 (property_signature name: (_) @name type: (type_annotation (function_type))) @declaration.method
+; declare global { interface Window {...} }: declarations of the global scope, a nameless
+; module whose members belong to the level holding it (Window, not global.Window)
+(ambient_declaration (statement_block) @body) @definition.module
