@@ -80,6 +80,17 @@ def test_typescript_declare_global_declares_at_the_level_holding_it() -> None:
     assert not any(q.startswith("global") for q in defs)
     assert defs["Page.open"][0] == "method"
 
+
+def test_typescript_construct_signatures_are_methods_named_new() -> None:
+    source = (b"export interface DateConstructor {\n  /** Now. */\n  new (): Date;\n\n"
+              b"  new (\n    value: number,\n  ): Date;\n  (text: string): number;\n"
+              b"  parse(text: string): number;\n}\n")
+    result = chunk_file("src/types.ts", source)
+    news = [(d.kind, d.role, d.header_line) for d in result.definitions
+            if d.qualified == "DateConstructor.new"]
+    assert news == [("method", "declaration", 3), ("method", "declaration", 5)]
+    assert found(result)["DateConstructor.parse"][0] == "method"
+
 def test_ecmascript_object_literals_of_data_define_nothing() -> None:
     source = (b'const nestedData = {\n  user: {\n    name: "a",\n    profile: { email: "x" },\n'
               b'  },\n};\n\nconst api = {\n  users: {\n    admin: {\n      list() { return 1; },\n'
