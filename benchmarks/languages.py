@@ -32,7 +32,8 @@ and abstract method signatures are). Left out, on principle and for every langua
   syntax tree);
 - names ctags makes up for anonymous functions, classes and structs (``extras``
   ``anonymous``, ``AnonymousFunction1a2b``, ``__anon1a2b``, Kotlin's ``<lambda>``) and
-  statement keywords as names (``if``, ``instanceof``: ctags misreading a statement),
+  statement keywords and literals as names (``if``, ``instanceof``: ctags misreading a
+  statement; ``true`` from a TypeScript conditional type ``T extends true ? (x: A) => B``),
   and upper-case macro calls ctags reads as functions or prototypes
   (``FMT_TYPE_CONSTANT(int, int_type);`` declares no function of that name);
 - imports and aliases: names bound by an ``import`` or re-exported by ``export ... from``
@@ -52,7 +53,12 @@ ctags reads that definition's own lines inside its containers' opening lines (up
 (same file extension, same line numbers), and a tag of the same name within 2 lines of
 its header line confirms it. The second reading gives ctags no context it lacked: a data
 member, a local or a re-assignment reads the same there as in the whole file. The report
-gives how many were confirmed only so (``second reading``).
+gives how many were confirmed only so (``second reading``). ctags's TypeScript parser reads
+no object literal: it tags ``export const api = { get() {...}, put: () => 1 }`` as a
+constant ``api`` and nothing inside it, where its JavaScript parser tags the members (and
+reads TypeScript's annotations there). So a TypeScript definition inside an object literal
+of the syntax tree is also read the second time by ctags's JavaScript parser
+(``--language-force=JavaScript``), on the same lines.
 
 Universal Ctags 5.9 (Debian's) has a JavaScript parser that tags nothing for some
 plain ES5/ES2015 syntax: an arrow function assigned to a member (``a.b = (x) => {}``,
@@ -151,7 +157,8 @@ SKIP_NAMES = frozenset({"<lambda>"})
 # Names ctags makes up for anonymous functions, classes and structs.
 _ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9a-f]+)$")
 # Reserved words: a tag so named is ctags misreading a statement (`if (...) {`).
-_RESERVED = frozenset({"if", "for", "while", "switch", "typeof", "instanceof", "sizeof"})
+_RESERVED = frozenset({"if", "for", "while", "switch", "typeof", "instanceof", "sizeof", "true",
+                       "false"})
 _WHITESPACE = re.compile(r"\s+")
 # An upper-case macro called at the top level (`FMT_TYPE_CONSTANT(int, int_type);`) is
 # read by ctags as a prototype or function named after the macro: it declares no such
@@ -355,9 +362,24 @@ def _syntax_containers(language: str, data: bytes) -> list[tuple[int, int, int]]
     return found
 
 
+def _object_rows(language: str, data: bytes) -> list[tuple[int, int]]:
+    """TypeScript only: the 1-based line ranges of the syntax tree's object literals
+    (ctags's TypeScript parser reads none of their members)."""
+    if language != "typescript":
+        return []
+    found = []
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "object":
+            found.append((node.start_point.row + 1, node.end_point.row + 1))
+        stack.extend(node.named_children)
+    return found
+
+
 def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[SymbolDef],
            scratch: Path, containers: Sequence[tuple[int, int, int]] = (),
-           wanted: str | None = None) -> bool:
+           wanted: str | None = None, parser: str | None = None) -> bool:
     """Whether ctags, reading only the definition's own lines inside its containers'
     opening and closing lines (every other line blank, so lines keep their numbers), tags
     its name within LINE_TOLERANCE lines of its header line. The containers are
@@ -387,8 +409,9 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
     alone = scratch / f"alone{path.suffix}"
     alone.write_text("".join((line if n in keep else "") + "\n"
                              for n, line in enumerate(lines, 1)), encoding="utf-8")
-    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", "-f", "-", str(alone)],
-                          capture_output=True, text=True, check=False, timeout=60)
+    force = [f"--language-force={parser}"] if parser else []
+    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", *force, "-f", "-",
+                           str(alone)], capture_output=True, text=True, check=False, timeout=60)
     wanted = _WHITESPACE.sub("", wanted or definition.name)
     for text in proc.stdout.splitlines():
         try:
@@ -600,8 +623,13 @@ def main(argv: list[str] | None = None) -> int:
                      or (_owner(d), d.header_line) in confirming for d in ours]
         _spread_overloads(ours, confirmed)
         containers = _syntax_containers(language, data) if not all(confirmed) else []
+        objects = _object_rows(language, data) if not all(confirmed) else []
         for i, d in enumerate(ours):
-            if not confirmed[i] and _alone(path, lines, d, ours, scratch, containers):
+            if not confirmed[i] and (
+                    _alone(path, lines, d, ours, scratch, containers)
+                    or (_inside(d.header_line, objects)
+                        and _alone(path, lines, d, ours, scratch, containers,
+                                   parser="JavaScript"))):
                 confirmed[i] = True
                 counts["second_reading"] += 1
                 reread[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")
