@@ -58,7 +58,10 @@ no object literal: it tags ``export const api = { get() {...}, put: () => 1 }`` 
 constant ``api`` and nothing inside it, where its JavaScript parser tags the members (and
 reads TypeScript's annotations there). So a TypeScript definition inside an object literal
 of the syntax tree is also read the second time by ctags's JavaScript parser
-(``--language-force=JavaScript``), on the same lines.
+(``--language-force=JavaScript``), on the same lines. ctags 5.9 predates Go's type
+parameters (Go 1.18): it tags ``type Entry[K comparable, V any] struct {...}`` as a plain
+``type`` and none of its fields or its interface's methods, so the second reading of a
+Go file blanks each type declaration's type parameter list (``type Entry ... struct {``).
 
 Universal Ctags 5.9 (Debian's) has a JavaScript parser that tags nothing for some
 plain ES5/ES2015 syntax: an arrow function assigned to a member (``a.b = (x) => {}``,
@@ -377,6 +380,27 @@ def _object_rows(language: str, data: bytes) -> list[tuple[int, int]]:
     return found
 
 
+def _without_type_parameters(language: str, data: bytes, lines: list[str]) -> list[str]:
+    """Go only: the lines with each type declaration's type parameter list blanked
+    (``type Entry[K comparable, V any] struct {`` reads ``type Entry ... struct {``):
+    ctags 5.9 predates Go's type parameters and tags such a type as a plain ``type``,
+    without its fields or its interface's methods."""
+    if language != "go":
+        return lines
+    plain = bytearray(data)
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("type_spec", "type_alias"):
+            params = node.child_by_field_name("type_parameters")
+            if params is not None:
+                plain[params.start_byte:params.end_byte] = b" " * (params.end_byte
+                                                                    - params.start_byte)
+            continue
+        stack.extend(node.named_children)
+    return bytes(plain).decode("utf-8", "replace").splitlines()
+
+
 def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[SymbolDef],
            scratch: Path, containers: Sequence[tuple[int, int, int]] = (),
            wanted: str | None = None, parser: str | None = None) -> bool:
@@ -624,9 +648,10 @@ def main(argv: list[str] | None = None) -> int:
         _spread_overloads(ours, confirmed)
         containers = _syntax_containers(language, data) if not all(confirmed) else []
         objects = _object_rows(language, data) if not all(confirmed) else []
+        plain = _without_type_parameters(language, data, lines) if not all(confirmed) else []
         for i, d in enumerate(ours):
             if not confirmed[i] and (
-                    _alone(path, lines, d, ours, scratch, containers)
+                    _alone(path, plain, d, ours, scratch, containers)
                     or (_inside(d.header_line, objects)
                         and _alone(path, lines, d, ours, scratch, containers,
                                    parser="JavaScript"))):
