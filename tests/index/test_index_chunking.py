@@ -374,6 +374,20 @@ def test_a_long_line_keeps_structure_unless_the_file_is_minified() -> None:
     assert minified.entry.fate == "fallback" and "minified" in (minified.entry.reason or "")
 
 
+def test_a_doc_comment_longer_than_a_chunk_ends_its_first_part_with_the_signature() -> None:
+    # date-fns documents `format` with a 280-line JSDoc table: no part may be comment only.
+    doc = "".join(f" * | token {i:3} | {'x' * 60} |\n" for i in range(300))
+    data = (f"/**\n * Format the date.\n{doc} */\nexport function format(\n  date: Date,\n"
+            f"): string {{\n  return String(date);\n}}\n").encode()
+    result = chunk_file("src/format/index.ts", data)
+    parts = [c for c in result.chunks if c.symbol == "format"]
+    assert len(parts) >= 3
+    assert all("export function format(" in c.text for c in parts)
+    assert parts[0].text.startswith("/**\n * Format the date.")
+    assert parts[0].text.rstrip().endswith("): string {")
+    assert all(len(c.text) <= 8_000 + 2 * 600 for c in parts)
+
+
 def test_a_long_string_full_of_semicolons_and_braces_is_data_not_packed_code() -> None:
     # rich's tests compare output with ANSI escapes (`\x1b[1;38;2;...m`), JSON or CSS on
     # one long line: punctuation inside a string literal or comment says nothing of code.

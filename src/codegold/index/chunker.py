@@ -319,6 +319,11 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
         for index, (start, end, body) in enumerate(pieces):
             first = index == 0
             parts = [p for p in (prefix, None if first else signature, body) if p]
+            if first and signature and region.signature is not None and (
+                    end < region.signature[0]):
+                # A doc comment longer than a chunk: its first part ends with the
+                # signature it documents, as later parts start with it.
+                parts.append(signature)
             drafts.append(Draft(
                 start=start, end=end, kind=region.kind, symbol=region.symbol,
                 symbols=region.symbols, role=region.role, text="\n".join(parts),
