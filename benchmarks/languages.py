@@ -55,13 +55,18 @@ its header line confirms it. The second reading gives ctags no context it lacked
 member, a local or a re-assignment reads the same there as in the whole file. The report
 gives how many were confirmed only so (``second reading``). ctags's TypeScript parser reads
 no object literal: it tags ``export const api = { get() {...}, put: () => 1 }`` as a
-constant ``api`` and nothing inside it, where its JavaScript parser tags the members (and
-reads TypeScript's annotations there). So a TypeScript definition inside an object literal
-of the syntax tree is also read the second time by ctags's JavaScript parser
-(``--language-force=JavaScript``), on the same lines. ctags 5.9 predates Go's type
-parameters (Go 1.18): it tags ``type Entry[K comparable, V any] struct {...}`` as a plain
-``type`` and none of its fields or its interface's methods, so the second reading of a
-Go file blanks each type declaration's type parameter list (``type Entry ... struct {``).
+constant ``api`` and nothing inside it, where its JavaScript parser tags the members. So
+a TypeScript definition inside an object literal of the syntax tree is also read the
+second time by ctags's JavaScript parser (``--language-force=JavaScript``), on the same
+lines with their types erased (type annotations, type parameters and type arguments
+blanked: ``const f: Record<string, () => T> = {`` reads ``const f = {``). Its TypeScript
+parser also loses its place on some types (a function type in a type parameter's
+constraint, ``async #retry<T extends (...a: any) => Promise<any>>(f: T)``, makes it name
+the method ``Promise``), so any TypeScript definition is also read by it so erased. ctags 5.9
+predates Go's type parameters (Go 1.18): it tags ``type Entry[K comparable, V any]
+struct {...}`` as a plain ``type`` and none of its fields or its interface's methods, so
+the second reading of a Go file blanks each type declaration's type parameter list
+(``type Entry ... struct {``).
 
 Universal Ctags 5.9 (Debian's) has a JavaScript parser that tags nothing for some
 plain ES5/ES2015 syntax: an arrow function assigned to a member (``a.b = (x) => {}``,
@@ -365,19 +370,31 @@ def _syntax_containers(language: str, data: bytes) -> list[tuple[int, int, int]]
     return found
 
 
-def _object_rows(language: str, data: bytes) -> list[tuple[int, int]]:
-    """TypeScript only: the 1-based line ranges of the syntax tree's object literals
-    (ctags's TypeScript parser reads none of their members)."""
+# TypeScript syntax a JavaScript reader cannot read, erased for ctags's JavaScript parser.
+_TYPESCRIPT_TYPES = frozenset({"type_annotation", "type_parameters", "type_arguments"})
+
+
+def _javascript_view(language: str, data: bytes
+                     ) -> tuple[list[tuple[int, int]], list[str]]:
+    """TypeScript only (ctags's TypeScript parser reads no object literal's members): the
+    1-based line ranges of the syntax tree's object literals, and the file's lines with
+    its type annotations, type parameters and type arguments blanked (types erased, as a
+    compiler to JavaScript does; every row and column kept)."""
     if language != "typescript":
-        return []
+        return [], []
     found = []
+    erased = bytearray(data)
     stack = [ts_parser(language).parse(data).root_node]
     while stack:
         node = stack.pop()
         if node.type == "object":
             found.append((node.start_point.row + 1, node.end_point.row + 1))
+        if node.type in _TYPESCRIPT_TYPES:
+            erased[node.start_byte:node.end_byte] = re.sub(
+                rb"[^\n]", b" ", data[node.start_byte:node.end_byte])
+            continue
         stack.extend(node.named_children)
-    return found
+    return found, bytes(erased).decode("utf-8", "replace").splitlines()
 
 
 def _without_type_parameters(language: str, data: bytes, lines: list[str]) -> list[str]:
@@ -647,13 +664,14 @@ def main(argv: list[str] | None = None) -> int:
                      or (_owner(d), d.header_line) in confirming for d in ours]
         _spread_overloads(ours, confirmed)
         containers = _syntax_containers(language, data) if not all(confirmed) else []
-        objects = _object_rows(language, data) if not all(confirmed) else []
+        objects, untyped = _javascript_view(language, data) if not all(confirmed) else ([], [])
         plain = _without_type_parameters(language, data, lines) if not all(confirmed) else []
         for i, d in enumerate(ours):
             if not confirmed[i] and (
                     _alone(path, plain, d, ours, scratch, containers)
+                    or (untyped and _alone(path, untyped, d, ours, scratch, containers))
                     or (_inside(d.header_line, objects)
-                        and _alone(path, lines, d, ours, scratch, containers,
+                        and _alone(path, untyped, d, ours, scratch, containers,
                                    parser="JavaScript"))):
                 confirmed[i] = True
                 counts["second_reading"] += 1

@@ -110,12 +110,22 @@ def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
     (tmp_path / "src").mkdir()
     data = (b"export const db: Db = {\n  user: {\n    findById: async (id: string) => id,\n"
             b"    create: async (data: { name: string }) => {\n      return data;\n    },\n"
-            b"  },\n};\n")
+            b"  },\n};\n\n"
+            # types ctags's JavaScript parser cannot read: erased for that reading
+            b"const factories: Record<string, () => unknown> = {\n  string: () => 1,\n};\n"
+            b"export const formatters = {\n  y<T>(date: Date, token: string): string {\n"
+            b"    return token;\n  },\n};\n"
+            # a function type in a constraint: ctags's TypeScript parser names it `Promise`
+            b"export class Ky {\n  async #retry<T extends (...a: any) => Promise<any>>(f: T) {\n"
+            b"    return f();\n  }\n}\n")
     (tmp_path / "src" / "db.ts").write_bytes(data)
     assert languages.main([str(tmp_path), "--language", "typescript", "--misses", "20"]) == 0
     out = capsys.readouterr().out
     assert "precision 100.0%" in out and "unconfirmed" not in out
     assert "second reading src/db.ts:3 method db.user.findById" in out
+    assert "second reading src/db.ts:11 method factories.string" in out
+    assert "second reading src/db.ts:14 method formatters.y" in out
+    assert "second reading src/db.ts:19 method Ky.#retry" in out
     # A name the literal does not hold is not confirmed by the JavaScript reading.
     invented = SymbolDef(name="remove", qualified="db.user.remove", kind="method",
                          role="definition", file="src/db.ts", start_line=3, end_line=3,
