@@ -81,6 +81,27 @@ def test_typescript_declare_global_declares_at_the_level_holding_it() -> None:
     assert defs["Page.open"][0] == "method"
 
 
+def test_typescript_generic_call_signatures_without_semicolons_parse() -> None:
+    # hono's style: overloads as call signatures, each starting `<` on its own line; the
+    # grammar read each `<` as type arguments of the member above and lost the file.
+    source = (b"export interface HandlerInterface<\n  E extends Env = Env,\n> {\n"
+              b"  // app.get(handler)\n  <\n    P extends string,\n  >(\n    handler: H<E, P>\n"
+              b"  ): Hono<E>\n\n  // app.get(handler x2)\n  <\n    P extends string,\n"
+              b"  >(\n    ...handlers: [H<E, P>, H<E, P>]\n  ): Hono<E>\n}\n\n"
+              b"export type Fn = {\n  (x: number): [B]\n  <T>(y: T): T\n}\n\n"
+              b"export const pick =\n  <T>(x: T) => x\n\n"
+              b"export type Schema = {\n  path: string\n}\n")
+    result = chunk_file("src/types.ts", source)
+    assert result.entry.reason is None  # parsed without syntax errors
+    defs = found(result)
+    assert defs["HandlerInterface"][0] == "interface"
+    assert defs["Fn"][0] == "type" and defs["Schema"][:4] == ("type", "definition", 27, 27)
+    assert defs["pick"][:4] == ("function", "definition", 24, 24)
+    # TSX is left alone: there a line starting `<` is JSX.
+    jsx = b"export function App() {\n  return (\n    <div>\n      <span>hi</span>\n    </div>\n  )\n}\n"
+    assert chunk_file("src/App.tsx", jsx).entry.reason is None
+
+
 def test_typescript_construct_signatures_are_methods_named_new() -> None:
     source = (b"export interface DateConstructor {\n  /** Now. */\n  new (): Date;\n\n"
               b"  new (\n    value: number,\n  ): Date;\n  (text: string): number;\n"
