@@ -32,7 +32,8 @@ and abstract method signatures are). Left out, on principle and for every langua
   syntax tree);
 - names ctags makes up for anonymous functions, classes and structs (``extras``
   ``anonymous``, ``AnonymousFunction1a2b``, ``__anon1a2b``, Kotlin's ``<lambda>``) and
-  statement keywords as names (``if``, ``instanceof``: ctags misreading a statement),
+  statement keywords and literals as names (``if``, ``instanceof``: ctags misreading a
+  statement; ``true`` from a TypeScript conditional type ``T extends true ? (x: A) => B``),
   and upper-case macro calls ctags reads as functions or prototypes
   (``FMT_TYPE_CONSTANT(int, int_type);`` declares no function of that name);
 - imports and aliases: names bound by an ``import`` or re-exported by ``export ... from``
@@ -53,7 +54,20 @@ ctags reads that definition's own lines inside its containers' opening lines (up
 its header line confirms it (a PHP file keeps its ``<?php`` line: ctags reads no PHP
 code before it). The second reading gives ctags no context it lacked: a data
 member, a local or a re-assignment reads the same there as in the whole file. The report
-gives how many were confirmed only so (``second reading``).
+gives how many were confirmed only so (``second reading``). ctags's TypeScript parser reads
+no object literal: it tags ``export const api = { get() {...}, put: () => 1 }`` as a
+constant ``api`` and nothing inside it, where its JavaScript parser tags the members. So
+a TypeScript definition inside an object literal of the syntax tree is also read the
+second time by ctags's JavaScript parser (``--language-force=JavaScript``), on the same
+lines with their types erased (type annotations, type parameters and type arguments
+blanked: ``const f: Record<string, () => T> = {`` reads ``const f = {``). Its TypeScript
+parser also loses its place on some types (a function type in a type parameter's
+constraint, ``async #retry<T extends (...a: any) => Promise<any>>(f: T)``, makes it name
+the method ``Promise``), so any TypeScript definition is also read by it so erased. ctags 5.9
+predates Go's type parameters (Go 1.18): it tags ``type Entry[K comparable, V any]
+struct {...}`` as a plain ``type`` and none of its fields or its interface's methods, so
+the second reading of a Go file blanks each type declaration's type parameter list
+(``type Entry ... struct {``).
 
 Universal Ctags 5.9 (Debian's) has a JavaScript parser that tags nothing for some
 plain ES5/ES2015 syntax: an arrow function assigned to a member (``a.b = (x) => {}``,
@@ -157,7 +171,8 @@ SKIP_NAMES = frozenset({"<lambda>"})
 # Names ctags makes up for anonymous functions, classes and structs.
 _ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9a-f]+)$")
 # Reserved words: a tag so named is ctags misreading a statement (`if (...) {`).
-_RESERVED = frozenset({"if", "for", "while", "switch", "typeof", "instanceof", "sizeof"})
+_RESERVED = frozenset({"if", "for", "while", "switch", "typeof", "instanceof", "sizeof", "true",
+                       "false"})
 _WHITESPACE = re.compile(r"\s+")
 # An upper-case macro called at the top level (`FMT_TYPE_CONSTANT(int, int_type);`) is
 # read by ctags as a prototype or function named after the macro: it declares no such
@@ -368,9 +383,57 @@ def _syntax_containers(language: str, data: bytes) -> list[tuple[int, int, int]]
     return found
 
 
+# TypeScript syntax a JavaScript reader cannot read, erased for ctags's JavaScript parser.
+_TYPESCRIPT_TYPES = frozenset({"type_annotation", "type_parameters", "type_arguments"})
+
+
+def _javascript_view(language: str, data: bytes
+                     ) -> tuple[list[tuple[int, int]], list[str]]:
+    """TypeScript only (ctags's TypeScript parser reads no object literal's members): the
+    1-based line ranges of the syntax tree's object literals, and the file's lines with
+    its type annotations, type parameters and type arguments blanked (types erased, as a
+    compiler to JavaScript does; every row and column kept)."""
+    if language != "typescript":
+        return [], []
+    found = []
+    erased = bytearray(data)
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "object":
+            found.append((node.start_point.row + 1, node.end_point.row + 1))
+        if node.type in _TYPESCRIPT_TYPES:
+            erased[node.start_byte:node.end_byte] = re.sub(
+                rb"[^\n]", b" ", data[node.start_byte:node.end_byte])
+            continue
+        stack.extend(node.named_children)
+    return found, bytes(erased).decode("utf-8", "replace").splitlines()
+
+
+def _without_type_parameters(language: str, data: bytes, lines: list[str]) -> list[str]:
+    """Go only: the lines with each type declaration's type parameter list blanked
+    (``type Entry[K comparable, V any] struct {`` reads ``type Entry ... struct {``):
+    ctags 5.9 predates Go's type parameters and tags such a type as a plain ``type``,
+    without its fields or its interface's methods."""
+    if language != "go":
+        return lines
+    plain = bytearray(data)
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("type_spec", "type_alias"):
+            params = node.child_by_field_name("type_parameters")
+            if params is not None:
+                plain[params.start_byte:params.end_byte] = b" " * (params.end_byte
+                                                                    - params.start_byte)
+            continue
+        stack.extend(node.named_children)
+    return bytes(plain).decode("utf-8", "replace").splitlines()
+
+
 def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[SymbolDef],
            scratch: Path, containers: Sequence[tuple[int, int, int]] = (),
-           wanted: str | None = None) -> bool:
+           wanted: str | None = None, parser: str | None = None) -> bool:
     """Whether ctags, reading only the definition's own lines inside its containers'
     opening and closing lines (every other line blank, so lines keep their numbers), tags
     its name within LINE_TOLERANCE lines of its header line. The containers are
@@ -404,8 +467,9 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
     alone = scratch / f"alone{path.suffix}"
     alone.write_text("".join((line if n in keep else "") + "\n"
                              for n, line in enumerate(lines, 1)), encoding="utf-8")
-    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", "-f", "-", str(alone)],
-                          capture_output=True, text=True, check=False, timeout=60)
+    force = [f"--language-force={parser}"] if parser else []
+    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", *force, "-f", "-",
+                           str(alone)], capture_output=True, text=True, check=False, timeout=60)
     wanted = _compared(wanted or definition.name)
     for text in proc.stdout.splitlines():
         try:
@@ -634,8 +698,15 @@ def main(argv: list[str] | None = None) -> int:
                      or (_owner(d), d.header_line) in confirming for d in ours]
         _spread_overloads(ours, confirmed)
         containers = _syntax_containers(language, data) if not all(confirmed) else []
+        objects, untyped = _javascript_view(language, data) if not all(confirmed) else ([], [])
+        plain = _without_type_parameters(language, data, lines) if not all(confirmed) else []
         for i, d in enumerate(ours):
-            if not confirmed[i] and _alone(path, lines, d, ours, scratch, containers):
+            if not confirmed[i] and (
+                    _alone(path, plain, d, ours, scratch, containers)
+                    or (untyped and _alone(path, untyped, d, ours, scratch, containers))
+                    or (_inside(d.header_line, objects)
+                        and _alone(path, untyped, d, ours, scratch, containers,
+                                   parser="JavaScript"))):
                 confirmed[i] = True
                 counts["second_reading"] += 1
                 reread[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")
@@ -643,9 +714,9 @@ def main(argv: list[str] | None = None) -> int:
         root = ts_parser(language).parse(data).root_node if (
             language == "javascript" and not all(confirmed)) else None
         for i, d in enumerate(ours):
-            plain = None if confirmed[i] or root is None else _plain_javascript(root, data, d)
-            if plain is not None and _alone(path, plain[0], d, ours, scratch, containers,
-                                            wanted=plain[1]):
+            rewrite = None if confirmed[i] or root is None else _plain_javascript(root, data, d)
+            if rewrite is not None and _alone(path, rewrite[0], d, ours, scratch, containers,
+                                              wanted=rewrite[1]):
                 confirmed[i] = True
                 counts["rewritten_reading"] += 1
                 rewritten[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")

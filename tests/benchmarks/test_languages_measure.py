@@ -100,3 +100,55 @@ def test_the_measure_confirms_real_definitions_not_invented_ones(
     assert plain is not None and plain[1] == "get_"
     assert not languages._alone(tmp_path / "lib" / "app.js", plain[0], invented, [invented],
                                 tmp_path, wanted=plain[1])
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
+def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # ctags's TypeScript parser tags `db` as a constant and nothing inside the literal.
+    languages = _languages()
+    (tmp_path / "src").mkdir()
+    data = (b"export const db: Db = {\n  user: {\n    findById: async (id: string) => id,\n"
+            b"    create: async (data: { name: string }) => {\n      return data;\n    },\n"
+            b"  },\n};\n\n"
+            # types ctags's JavaScript parser cannot read: erased for that reading
+            b"const factories: Record<string, () => unknown> = {\n  string: () => 1,\n};\n"
+            b"export const formatters = {\n  y<T>(date: Date, token: string): string {\n"
+            b"    return token;\n  },\n};\n"
+            # a function type in a constraint: ctags's TypeScript parser names it `Promise`
+            b"export class Ky {\n  async #retry<T extends (...a: any) => Promise<any>>(f: T) {\n"
+            b"    return f();\n  }\n}\n")
+    (tmp_path / "src" / "db.ts").write_bytes(data)
+    assert languages.main([str(tmp_path), "--language", "typescript", "--misses", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "precision 100.0%" in out and "unconfirmed" not in out
+    assert "second reading src/db.ts:3 method db.user.findById" in out
+    assert "second reading src/db.ts:11 method factories.string" in out
+    assert "second reading src/db.ts:14 method formatters.y" in out
+    assert "second reading src/db.ts:19 method Ky.#retry" in out
+    # A name the literal does not hold is not confirmed by the JavaScript reading.
+    invented = SymbolDef(name="remove", qualified="db.user.remove", kind="method",
+                         role="definition", file="src/db.ts", start_line=3, end_line=3,
+                         header_line=3, chunk_id="c")
+    assert not languages._alone(tmp_path / "src" / "db.ts", data.decode().splitlines(),
+                                invented, [invented], tmp_path, parser="JavaScript")
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
+def test_go_generic_types_are_read_without_their_type_parameters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # ctags 5.9 tags `type Entry[K comparable, V any] struct` as a type, without fields.
+    languages = _languages()
+    data = (b"package lo\n\ntype Entry[K comparable, V any] struct {\n\tKey   K\n\tValue V\n}\n\n"
+            b"type Clonable[T any] interface {\n\tClone() T\n}\n")
+    (tmp_path / "types.go").write_bytes(data)
+    assert languages.main([str(tmp_path), "--language", "go", "--misses", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "precision 100.0%" in out and "unconfirmed" not in out
+    assert "second reading types.go:4 field Entry.Key" in out
+    assert "second reading types.go:9 method Clonable.Clone" in out
+    plain = languages._without_type_parameters("go", data, data.decode().splitlines())
+    original = data.decode().splitlines()
+    assert plain[2] == "type Entry" + " " * 21 + " struct {"
+    assert plain[7] == "type Clonable" + " " * 7 + " interface {"
+    assert [n for n, line in enumerate(plain) if line != original[n]] == [2, 7]

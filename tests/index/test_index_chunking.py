@@ -374,6 +374,38 @@ def test_a_long_line_keeps_structure_unless_the_file_is_minified() -> None:
     assert minified.entry.fate == "fallback" and "minified" in (minified.entry.reason or "")
 
 
+def test_a_doc_comment_longer_than_a_chunk_ends_its_first_part_with_the_signature() -> None:
+    # date-fns documents `format` with a 280-line JSDoc table: no part may be comment only.
+    doc = "".join(f" * | token {i:3} | {'x' * 60} |\n" for i in range(300))
+    data = (f"/**\n * Format the date.\n{doc} */\nexport function format(\n  date: Date,\n"
+            f"): string {{\n  return String(date);\n}}\n").encode()
+    result = chunk_file("src/format/index.ts", data)
+    parts = [c for c in result.chunks if c.symbol == "format"]
+    assert len(parts) >= 3
+    assert all("export function format(" in c.text for c in parts)
+    assert parts[0].text.startswith("/**\n * Format the date.")
+    assert parts[0].text.rstrip().endswith("): string {")
+    assert all(len(c.text) <= 8_000 + 2 * 600 for c in parts)
+
+
+def test_a_long_string_full_of_semicolons_and_braces_is_data_not_packed_code() -> None:
+    # rich's tests compare output with ANSI escapes (`\x1b[1;38;2;...m`), JSON or CSS on
+    # one long line: punctuation inside a string literal or comment says nothing of code.
+    ansi = "\\x1b[1;38;2;227;227;221;48;2;39;40;34m x \\x1b[0m" * 200
+    data = (f"def render():\n    return 1\n\n\ndef test_render():\n    expected = '{ansi}'\n"
+            f"    assert render() == expected\n\n\n"
+            f"def test_more():\n    text = '''\n{ansi}\n'''  # {'{;}' * 2_000}\n"
+            f"    assert text\n").encode()
+    result = chunk_file("tests/test_render.py", data)
+    assert result.entry.fate == "indexed"
+    roles = {d.qualified: d.role for d in result.definitions}
+    assert roles == {"render": "definition", "test_render": "test", "test_more": "test"}
+    css = "{color:red;margin:0}" * 400
+    styled = chunk_file("src/theme.ts", f'export const CSS = "{css}";\n\n'
+                        f'export function theme() {{\n  return CSS;\n}}\n'.encode())
+    assert styled.entry.fate == "indexed" and "theme" in defs(styled)
+
+
 def test_parsers_are_per_thread() -> None:
     import threading
 

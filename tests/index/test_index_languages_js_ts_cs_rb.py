@@ -117,6 +117,49 @@ def test_typescript_declare_module_is_named_without_quotes() -> None:
     assert defs["zod/v4.ZodType.brand"][:2] == ("method", "declaration")
 
 
+def test_typescript_declare_global_declares_at_the_level_holding_it() -> None:
+    source = (b"import type ky from './index.js';\n\ndeclare global {\n  // the page's ky\n"
+              b"  interface Window {\n    ky: typeof ky;\n  }\n  function reset(): void;\n}\n\n"
+              b"export class Page {\n  open() {}\n}\n")
+    defs = found(chunk_file("test/browser.ts", source))
+    # Window is the global Window, not a member of a module named `global`.
+    assert defs["Window"][:4] == ("interface", "definition", 4, 5)
+    assert defs["reset"][:2] == ("function", "declaration")
+    assert not any(q.startswith("global") for q in defs)
+    assert defs["Page.open"][0] == "method"
+
+
+def test_typescript_generic_call_signatures_without_semicolons_parse() -> None:
+    # hono's style: overloads as call signatures, each starting `<` on its own line; the
+    # grammar read each `<` as type arguments of the member above and lost the file.
+    source = (b"export interface HandlerInterface<\n  E extends Env = Env,\n> {\n"
+              b"  // app.get(handler)\n  <\n    P extends string,\n  >(\n    handler: H<E, P>\n"
+              b"  ): Hono<E>\n\n  // app.get(handler x2)\n  <\n    P extends string,\n"
+              b"  >(\n    ...handlers: [H<E, P>, H<E, P>]\n  ): Hono<E>\n}\n\n"
+              b"export type Fn = {\n  (x: number): [B]\n  <T>(y: T): T\n}\n\n"
+              b"export const pick =\n  <T>(x: T) => x\n\n"
+              b"export type Schema = {\n  path: string\n}\n")
+    result = chunk_file("src/types.ts", source)
+    assert result.entry.reason is None  # parsed without syntax errors
+    defs = found(result)
+    assert defs["HandlerInterface"][0] == "interface"
+    assert defs["Fn"][0] == "type" and defs["Schema"][:4] == ("type", "definition", 27, 27)
+    assert defs["pick"][:4] == ("function", "definition", 24, 24)
+    # TSX is left alone: there a line starting `<` is JSX.
+    jsx = b"export function App() {\n  return (\n    <div>\n      <span>hi</span>\n    </div>\n  )\n}\n"
+    assert chunk_file("src/App.tsx", jsx).entry.reason is None
+
+
+def test_typescript_construct_signatures_are_methods_named_new() -> None:
+    source = (b"export interface DateConstructor {\n  /** Now. */\n  new (): Date;\n\n"
+              b"  new (\n    value: number,\n  ): Date;\n  (text: string): number;\n"
+              b"  parse(text: string): number;\n}\n")
+    result = chunk_file("src/types.ts", source)
+    news = [(d.kind, d.role, d.header_line) for d in result.definitions
+            if d.qualified == "DateConstructor.new"]
+    assert news == [("method", "declaration", 3), ("method", "declaration", 5)]
+    assert found(result)["DateConstructor.parse"][0] == "method"
+
 def test_ecmascript_object_literals_of_data_define_nothing() -> None:
     source = (b'const nestedData = {\n  user: {\n    name: "a",\n    profile: { email: "x" },\n'
               b'  },\n};\n\nconst api = {\n  users: {\n    admin: {\n      list() { return 1; },\n'

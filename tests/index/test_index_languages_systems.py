@@ -91,6 +91,15 @@ def test_python_definitions_under_conditionals_belong_to_their_level() -> None:
     assert member.text.startswith("if TYPE_CHECKING:\n")
 
 
+def test_python_definitions_in_a_with_block_belong_to_its_level() -> None:
+    source = (b'class Store:\n    with LOCK:\n        def save(self):\n            pass\n\n\n'
+              b'if __name__ == "__main__":\n    with timer("render"):\n        table = 1\n\n'
+              b'        def header(text):\n            print(text)\n\n        header("a")\n')
+    found = table(chunk_file("pkg/table.py", source))
+    assert found["Store.save"] == [("method", "definition", 3, 3, 4)]
+    assert found["header"] == [("function", "definition", 11, 11, 12)]
+
+
 def test_kotlin_platform_constructors_enum_bodies_and_object_properties() -> None:
     result = parse("ByteString.kt", "okio/src/jvmMain/kotlin/okio/ByteString.kt")
     assert result.entry.reason is None  # parsed without syntax errors

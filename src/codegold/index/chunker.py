@@ -10,6 +10,8 @@ import bisect
 import hashlib
 from dataclasses import replace
 
+from tree_sitter import Node
+
 from codegold.index.categories import CATEGORY_ROLES, categorize, is_declaration_file
 from codegold.index.drafts import (
     MAX_CHUNK_CHARS,
@@ -44,11 +46,14 @@ CHUNKER_VERSION = f"1+{chunker_fingerprint()}"
 LONG_LINE_CHARS = 4_000
 # A file is minified (line windows, no structure) when a line over LONG_LINE_CHARS reads
 # like packed code: at least MINIFIED_PUNCTUATION_SHARE of its characters are statement
-# and block punctuation (``;``, ``{``, ``}``); minified JavaScript is 5-15 %. A long string
-# or data literal (a data URI, an embedded table) in an ordinary file is below it, so the
+# and block punctuation (``;``, ``{``, ``}``) outside the parse's string literals and
+# comments; minified JavaScript is 5-15 %. A long string or data literal (a data URI, an
+# embedded table, ANSI escapes, JSON) in an ordinary file is below it, so the
 # file keeps its structure and symbols, and only that line is cut to bound chunk sizes.
 MINIFIED_PUNCTUATION_SHARE = 0.03
 SYNTAX_ERROR_SHARE = 0.3
+# The syntax nodes _packed_outside_literals visits at most looking for string literals.
+MINIFIED_WALK_NODES = 50_000
 _CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json"})
 
 
@@ -89,13 +94,13 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     fate = "indexed"
     calls: list[tuple[str, int]] = []
     if language in STRUCTURAL_LANGUAGES:
-        if is_minified(lines):
+        root = parser(language).parse(parse_source(language, data)).root_node
+        if is_minified(lines) and _packed_outside_literals(lines, root):
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
                          "code): lines fallback")
-            drafts = _minified_definitions(drafts, language, data)
+            drafts = _minified_definitions(drafts, language, root)
         else:
-            root = parser(language).parse(parse_source(language, data)).root_node
             error_rows = _error_rows(root) if root.has_error else 0
             if error_rows > SYNTAX_ERROR_SHARE * len(lines):
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
@@ -133,13 +138,12 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                      entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
 
 
-def _minified_definitions(drafts: list[Draft], language: str, data: bytes) -> list[Draft]:
+def _minified_definitions(drafts: list[Draft], language: str, root: Node) -> list[Draft]:
     """Line windows of packed code, each naming the definitions whose name it holds: a
     packed line is cut into pieces of MAX_CHUNK_CHARS, so a name's column says which
     piece holds it (columns are bytes; near a piece's edge in non-ASCII code a name may
     go to its neighbour). The file keeps its symbols even though its chunks are windows."""
     try:
-        root = parser(language).parse(parse_source(language, data)).root_node
         found = flat_definitions(root, language)
     except (IndexError, ValueError, RecursionError):
         return drafts
@@ -176,6 +180,42 @@ def is_minified(lines: Lines) -> bool:
             punctuation = line.count(";") + line.count("{") + line.count("}")
             if punctuation >= MINIFIED_PUNCTUATION_SHARE * len(line):
                 return True
+    return False
+
+
+def _packed_outside_literals(lines: Lines, root: Node) -> bool:
+    """Whether a long line still reads like packed code (see MINIFIED_PUNCTUATION_SHARE)
+    once the parse's string literals and comments are left out: a long string of ANSI
+    escapes, JSON or CSS in a test file (``expected = '\\x1b[1;38;2;...'``) is data,
+    whatever punctuation it holds. Past MINIFIED_WALK_NODES nodes (a large bundle) the
+    text's verdict stands."""
+    long_rows = sorted(i for i, line in enumerate(lines.items) if len(line) > LONG_LINE_CHARS)
+    literal: dict[int, list[tuple[int, int]]] = {}  # row -> byte column ranges
+    stack = [root]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > MINIFIED_WALK_NODES:
+            return True
+        first, last = node.start_point.row, node.end_point.row
+        at = bisect.bisect_left(long_rows, first)
+        if at == len(long_rows) or long_rows[at] > last:
+            continue  # touches no long line
+        if "string" in node.type or "comment" in node.type:
+            for row in long_rows[at:bisect.bisect_right(long_rows, last)]:
+                start = node.start_point.column if row == first else 0
+                end = node.end_point.column if row == last else 1 << 62
+                literal.setdefault(row, []).append((start, end))
+            continue
+        stack.extend(node.children)
+    for row in long_rows:
+        code = bytearray(lines.items[row].encode("utf-8", "replace"))
+        for start, end in literal.get(row, ()):
+            code[start:end] = b" " * (min(end, len(code)) - start)
+        punctuation = code.count(b";") + code.count(b"{") + code.count(b"}")
+        if punctuation >= MINIFIED_PUNCTUATION_SHARE * len(lines.items[row]):
+            return True
     return False
 
 
@@ -279,6 +319,11 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
         for index, (start, end, body) in enumerate(pieces):
             first = index == 0
             parts = [p for p in (prefix, None if first else signature, body) if p]
+            if first and signature and region.signature is not None and (
+                    end < region.signature[0]):
+                # A doc comment longer than a chunk: its first part ends with the
+                # signature it documents, as later parts start with it.
+                parts.append(signature)
             drafts.append(Draft(
                 start=start, end=end, kind=region.kind, symbol=region.symbol,
                 symbols=region.symbols, role=region.role, text="\n".join(parts),

@@ -217,6 +217,33 @@ def _prepare_kotlin(data: bytes) -> bytes:
     return _KOTLIN_ACCESSOR_ANNOTATION.sub(lambda m: b" " * len(m.group(0)), source)
 
 
+# TypeScript without semicolons: a generic call signature on its own line (`<T>(x: T): T`
+# after `(x: number): [B]` in an interface or type literal) is read by the grammar as type
+# arguments of the member before it, and the rest of the file becomes one syntax error.
+# The blank before its `<` becomes the `;` the compiler infers, when the code line above
+# ends a type (a name, `)`, `]`, `>` or `}`; not `=>`). TSX is left alone (JSX lines
+# start with `<`).
+_LINE_OPENING_ANGLE = re.compile(rb"(?m)^[ \t]*[ \t]<(?=[\w\s])")
+_ENDS_A_TYPE = re.compile(rb"(?:[\w)\]}]|(?<!=)>)$")
+
+
+def _prepare_typescript(data: bytes) -> bytes:
+    if b"\n" not in data or not _LINE_OPENING_ANGLE.search(data):
+        return data
+    out = bytearray(data)
+    for match in _LINE_OPENING_ANGLE.finditer(data):
+        end = match.start()  # the start of the `<` line: look above it
+        while end > 0:
+            start = data.rfind(b"\n", 0, end - 1) + 1
+            line = data[start:end - 1].strip()
+            if line and not line.startswith((b"//", b"/*", b"*")):
+                if _ENDS_A_TYPE.search(line):
+                    out[match.end() - 2] = ord(";")
+                break
+            end = start
+    return bytes(out)
+
+
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 # `assignment_expression`: a chained assignment (`req.get = req.header = function ...`)
 # defines what its inner assignment defines.
@@ -238,7 +265,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
                                flatten=_JS_FLATTEN),
     "typescript": LanguageSpec("tree_sitter_typescript", "language_typescript", "javascript",
                                ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED,
-                               _JS_TESTS, flatten=_JS_FLATTEN),
+                               _JS_TESTS, flatten=_JS_FLATTEN, prepare=_prepare_typescript),
     "tsx": LanguageSpec("tree_sitter_typescript", "language_tsx", "javascript",
                         ("ecmascript", "typescript"), _JS_WRAPPERS, _JS_ATTACHED, _JS_TESTS,
                         flatten=_JS_FLATTEN),

@@ -17,3 +17,6 @@
 ; module whose branches the walker flattens (`flatten` in codegold.index.grammars).
 (if_statement) @definition.module @body
 (try_statement) @definition.module @body
+; A `with` block opens no scope either (`with timer(): def header(): ...` under
+; `if __name__ == "__main__":`).
+(with_statement) @definition.module @body

@@ -16,5 +16,10 @@
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
 (method_signature name: (_) @name) @declaration.method
 (abstract_method_signature name: (_) @name) @declaration.method
+; An interface's construct signature `new (x: A): T` is its method `new` (as ctags names it)
+(construct_signature "new" @name) @declaration.method
 ; Interface members that are functions: `m(): T`, `m: (x: A) => T`
 (property_signature name: (_) @name type: (type_annotation (function_type))) @declaration.method
+; declare global { interface Window {...} }: declarations of the global scope, a nameless
+; module whose members belong to the level holding it (Window, not global.Window)
+(ambient_declaration (statement_block) @body) @definition.module
