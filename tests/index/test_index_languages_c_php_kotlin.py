@@ -247,3 +247,50 @@ def test_php_a_second_namespace_statement_replaces_the_first() -> None:
     source = b"<?php\nnamespace A;\nclass X {}\nnamespace B\\C;\nclass Y {}\n" * 3
     defs = found(chunk_file("src/x.php", source))
     assert set(defs) == {"A.X", "B.C.Y"}
+
+
+def test_c_return_type_macros_calling_conventions_and_cplusplus_linkage() -> None:
+    # `CJSON_PUBLIC(cJSON*) f(...)` wraps the return type (kept: C has no function without
+    # one); `int CJSON_CDECL main(void)` puts a calling convention before the name; a C++
+    # `extern "C" {` under `#ifdef __cplusplus` is no C and must not swallow the file.
+    source = (b"#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+              b"CJSON_PUBLIC(cJSON*) cJSON_CreateArray(void)\n{\n    return NULL;\n}\n\n"
+              b"CJSON_PUBLIC(void) cJSON_Delete(cJSON *item)\n{\n}\n\n"
+              b"int CJSON_CDECL main(void)\n{\n    return 0;\n}\n\n"
+              b"DWORD WINAPI worker(void* arg)\n{\n    return 0;\n}\n\n"
+              b"#define CLANG_PUSH _Pragma(\"clang diagnostic push\")\n\n"
+              b"#ifdef __cplusplus\n}\n#endif\n")
+    defs = found(chunk_file("src/cJSON.c", source))
+    assert defs["cJSON_CreateArray"] == ("function", "definition", 5, 5, 8)
+    assert defs["cJSON_Delete"] == ("function", "definition", 10, 10, 12)
+    assert defs["main"] == ("function", "definition", 14, 14, 17)
+    assert defs["worker"] == ("function", "definition", 19, 19, 22)
+    assert defs["CLANG_PUSH"][:2] == ("macro", "definition")
+
+
+def test_c_conditional_branches_that_each_open_a_block() -> None:
+    # `#if X` `for (;x;) {` `#else` `for (;;) {` `#endif`: the first branch is read, so
+    # the function and the ones after it keep their structure.
+    source = (b"void uv__async_io(int events) {\n#if USE_KQUEUE\n  for (;!ready;) {\n#else\n"
+              b"  for (;;) {\n#endif\n    events++;\n  }\n}\n\n"
+              b"int after(void) {\n  return 1;\n}\n")
+    defs = found(chunk_file("src/unix/async.c", source))
+    assert defs["uv__async_io"] == ("function", "definition", 1, 1, 9)
+    assert defs["after"] == ("function", "definition", 11, 11, 13)
+
+
+def test_cpp_macro_access_specifiers_try_blocks_and_macro_statements() -> None:
+    # `JSON_PRIVATE_UNLESS_TESTED:` is an access specifier; `JSON_TRY` opens a block on the
+    # next line; `GMOCK_DEFINE_X_(void, );` at the top level is a macro call, not a
+    # prototype. None of them may end the class or swallow what follows.
+    source = (b"GMOCK_DEFINE_DEFAULT_ACTION_(void, );  // NOLINT\nGTEST_DECLARE_bool_(flag);\n\n"
+              b"class basic_json {\n  JSON_PRIVATE_UNLESS_TESTED:\n    int m_value;\n\n  public:\n"
+              b"    int at(int idx) const\n    {\n        JSON_TRY\n        {\n            return idx;\n"
+              b"        }\n        JSON_CATCH (std::out_of_range&)\n        {\n            return 0;\n"
+              b"        }\n    }\n\n    int size() const { return 0; }\n};\n\n"
+              b"int helper(int x) {\n    return x;\n}\n")
+    defs = found(chunk_file("include/nlohmann/json.hpp", source))
+    assert defs["basic_json"] == ("class", "definition", 4, 4, 22)
+    assert defs["basic_json.at"][3:] == (9, 19)
+    assert defs["basic_json.size"][3:] == (21, 21)
+    assert defs["helper"] == ("function", "definition", 24, 24, 26)
