@@ -29,7 +29,10 @@ and abstract method signatures are). Left out, on principle and for every langua
 - definitions nested inside a function body: a tag whose scope (or any scope above it)
   is a function or method, or whose line lies inside a function's lines (ctags' ``end``;
   for JavaScript and TypeScript, where ctags records no end, the function bodies of the
-  syntax tree);
+  syntax tree; for C and C++, the blocks of the syntax tree that follow a macro call at
+  file or namespace level, doctest's and Catch2's ``TEST_CASE("name") {...}``, bodies
+  ctags does not read as functions, so it tags the calls in them, ``CHECK(x == 1);``,
+  ``v.push_back(1);``, as prototypes);
 - names ctags makes up for anonymous functions, classes and structs (``extras``
   ``anonymous``, ``AnonymousFunction1a2b``, ``__anon1a2b``, Kotlin's ``<lambda>``) and
   statement keywords as names (``if``, ``instanceof``: ctags misreading a statement),
@@ -212,6 +215,8 @@ def _function_rows(path: Path, language: str, data: bytes
     """JavaScript/TypeScript only (ctags records no end line there): the 1-based line
     ranges of function bodies, those of import and re-export statements, and the lines
     that open an object literal holding no function (data ctags tags as a class)."""
+    if language in ("c", "cpp"):
+        return _macro_bodies(language, data), [], set()
     if language not in _ECMASCRIPT:
         return [], [], set()
     bodies: list[tuple[int, int]] = []
@@ -235,6 +240,29 @@ def _function_rows(path: Path, language: str, data: bytes
                 bodies.append((body.start_point.row + 1, body.end_point.row + 1))
         stack.extend(node.named_children)
     return bodies, imports, data_rows
+
+
+def _macro_bodies(language: str, data: bytes) -> list[tuple[int, int]]:
+    """C/C++: the 1-based line ranges of blocks that follow a macro call at file or
+    namespace level (doctest's and Catch2's ``TEST_CASE("name") {...}``, a ``SECTION``
+    inside): function bodies whose header is a macro, which ctags does not read as a
+    function, so it tags the calls inside as prototypes (``CHECK(x == 1);``,
+    ``v.push_back(1);``). A block can stand there only as such a body."""
+    bodies: list[tuple[int, int]] = []
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            before = child.prev_named_sibling
+            if (child.type == "compound_statement" and before is not None
+                    and before.type == "expression_statement"
+                    and any(c.type == "call_expression" for c in before.named_children)):
+                bodies.append((child.start_point.row + 1, child.end_point.row + 1))
+            elif child.type in ("declaration_list", "namespace_definition",
+                                "linkage_specification", "preproc_ifdef", "preproc_if",
+                                "preproc_else", "preproc_elif"):
+                stack.append(child)
+    return bodies
 
 
 def _ctags_extensions() -> frozenset[str]:
