@@ -294,3 +294,14 @@ def test_cpp_macro_access_specifiers_try_blocks_and_macro_statements() -> None:
     assert defs["basic_json.at"][3:] == (9, 19)
     assert defs["basic_json.size"][3:] == (21, 21)
     assert defs["helper"] == ("function", "definition", 24, 24, 26)
+
+
+def test_cpp_continued_macro_statement_and_attribute_after_class_macro() -> None:
+    # A top-level macro call continued over a backslash line, and `class GTEST_API_
+    # [[nodiscard]] Test`: neither may hide the class.
+    source = (b"GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 \\\n/* class A needs dll-interface */)\n\n"
+              b"class GTEST_API_ [[nodiscard]] Test {\n public:\n  virtual ~Test();\n"
+              b"  static void SetUpTestSuite() {}\n};\n")
+    defs = found(chunk_file("include/gtest/gtest.h", source))
+    assert defs["Test"] == ("class", "definition", 4, 4, 8)
+    assert defs["Test.SetUpTestSuite"][3:] == (7, 7)

@@ -72,7 +72,8 @@ _LONE_MACRO_LINE = re.compile(
 # ``inline``, ``template``, ...) when a name, a keyword or ``~`` follows
 # (``FMT_CONSTEXPR inline auto f()``, ``FMT_API std::string vformat()``,
 # ``FMT_CONSTEXPR20 T(T&& other) : base(other)``): a function keeps its name either way.
-# Also between ``class``/``struct`` and the name (``class FMT_API file``), after ``if``
+# Also between ``class``/``struct`` and the name (``class FMT_API file``, ``class GTEST_API_
+# [[nodiscard]] Test``), after ``if``
 # (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``, or ``JSON_TRY`` with
 # its brace on the next line), after a parameter list
 # (``bool f(int x) GTEST_LOCK_EXCLUDED_(mu) {``), after a parameter (``value(int x FMT_BUILTIN)``),
@@ -85,7 +86,7 @@ _DECLARATION_START = (rb"(?m)(?:^[ \t]*|\b(?:template|static|inline|constexpr|co
                       rb"\btemplate[ \t]*<[^;{}\n]{0,200}>[ \t]+)")
 _ATTRIBUTE_MACROS = (
     re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
-    re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
+    re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_]|\[\[)"),
     re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
     re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*" + _MACRO
                + rb")+)\s*(?=\{)"),
@@ -104,9 +105,11 @@ _ATTRIBUTE_MACROS = (
 # ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(void, );  // NOLINT``): it declares what
 # its expansion declares, which the grammar cannot see; read as a prototype, an empty or
 # literal argument turns everything after it into one syntax error. Blanked.
+# So is one without ``;`` whose arguments go on over a backslash-continued line
+# (``GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 \`` ``/* comment */)``), unless a block follows.
 _TOP_LEVEL_MACRO_STATEMENT = re.compile(
-    rb"(?m)^[A-Z][A-Z0-9]*_[A-Za-z0-9_]*\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)[ \t]*;"
-    rb"(?=[ \t]*(?:$|//))")
+    rb"(?m)^[A-Z][A-Z0-9]*_[A-Za-z0-9_]*\((?:[^()\n\\]|\\\r?\n|\((?:[^()\n]|\([^()\n]*\))*\))*\)"
+    rb"[ \t]*;?(?=[ \t]*(?://[^\n]*)?$(?![\r\n]+[ \t]*\{))")
 # C: a macro call wrapping a function's return type (``CJSON_PUBLIC(cJSON*) f(...)``,
 # ``#define``d to the type and an export attribute) is the type itself to the C grammar
 # (a ``macro_type_specifier``); blanked, the function has no type, which C cannot parse
@@ -231,7 +234,7 @@ def _prepare_c(data: bytes, keep_type_macros: bool = False) -> bytes:
     is added when missing (the grammar fails a whole ``#ifndef`` guard whose ``#endif``
     ends the file)."""
     source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
-    source = _TOP_LEVEL_MACRO_STATEMENT.sub(lambda m: b" " * len(m.group(0)), source)
+    source = _TOP_LEVEL_MACRO_STATEMENT.sub(_blank, source)  # continuation rows kept
     for number, pattern in enumerate(_ATTRIBUTE_MACROS):
         if number == 0 and keep_type_macros:
             source = pattern.sub(_blank_attributes_not_types, source)
