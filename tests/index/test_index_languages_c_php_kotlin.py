@@ -305,3 +305,16 @@ def test_cpp_continued_macro_statement_and_attribute_after_class_macro() -> None
     defs = found(chunk_file("include/gtest/gtest.h", source))
     assert defs["Test"] == ("class", "definition", 4, 4, 8)
     assert defs["Test.SetUpTestSuite"][3:] == (7, 7)
+
+
+def test_c_unity_and_criterion_test_macros_are_tests() -> None:
+    source = (b"TEST_GROUP(ProductionCode);\n\nTEST(ProductionCode, FindsIt)\n{\n"
+              b"  TEST_ASSERT_EQUAL(0, f(78));\n}\n\nIGNORE_TEST(ProductionCode, Later) {\n}\n\n"
+              b"Test(strings, concat) {\n  cr_assert(1);\n}\n\nint helper(int x)\n{\n  return x;\n}\n")
+    result = chunk_file("test/test_production.c", source)
+    defs = found(result)
+    assert defs["ProductionCode.FindsIt"] == ("function", "test", 3, 3, 6)
+    assert defs["ProductionCode.Later"][:2] == ("function", "test")
+    assert defs["strings.concat"] == ("function", "test", 11, 11, 13)
+    assert defs["helper"] == ("function", "definition", 15, 15, 18)
+    assert any(c.text.startswith("TEST(ProductionCode, FindsIt)") for c in result.chunks)

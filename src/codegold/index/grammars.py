@@ -269,10 +269,20 @@ def _blank_calling_convention(match: re.Match[bytes]) -> bytes:
     return _blank(match, 1)
 
 
+# C test macros with a block (Unity fixture's ``TEST(Group, Name) {``, ``IGNORE_TEST``,
+# Criterion's ``Test(suite, name) {``): C reads them as a call and a stray block. Their
+# punctuation is moved within the same bytes (``TEST Group( Name) {``), which C reads as a
+# function ``Group`` of type ``TEST`` (c.tags.scm names it ``Group.Name``, a test).
+_C_TEST_MACRO = re.compile(
+    rb"(?m)^(TEST|IGNORE_TEST|Test)\(([ \t]*[A-Za-z_]\w*[ \t]*),([ \t]*[A-Za-z_]\w*[ \t]*)\)"
+    rb"(?=[ \t]*(?:\r?\n[ \t]*)?\{)")
+
+
 def _prepare_c_source(data: bytes) -> bytes:
     """C (not C++): :func:`_prepare_c`, keeping return-type macros and blanking C++
-    linkage blocks (``_CPLUSPLUS_LINKAGE``)."""
-    return _prepare_c(data, keep_type_macros=True)
+    linkage blocks (``_CPLUSPLUS_LINKAGE``), then test macros read as functions
+    (``_C_TEST_MACRO``; after, so ``IGNORE_TEST`` is no attribute macro to blank)."""
+    return _C_TEST_MACRO.sub(rb"\1 \2(\3)", _prepare_c(data, keep_type_macros=True))
 
 
 # Kotlin Multiplatform's `actual`/`expect` before a primary constructor on its own line

@@ -1,6 +1,15 @@
 ; Definitions for C (and the C part of C++). Captures as in python.tags.scm. A function's
 ; name sits under its declarator, behind up to two pointer/reference declarators. A
 ; typedef wraps the struct it names (`typedef struct s {...} s_t;` defines both names).
+; A C test macro (Unity's `TEST(Group, Name) {`), which grammars.py hands the grammar as
+; `TEST Group( Name) {`: a test named Group.Name (listed first so it wins).
+(function_definition
+  type: (type_identifier) @_macro
+  declarator: (function_declarator
+    declarator: (identifier) @qualifier
+    parameters: (parameter_list . (parameter_declaration type: (type_identifier) @name .) .))
+  body: (_) @body
+  (#match? @_macro "^(TEST|IGNORE_TEST|Test)$")) @definition.function @test
 (function_definition
   declarator: [(function_declarator declarator: (identifier) @name)
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
