@@ -318,3 +318,19 @@ def test_c_unity_and_criterion_test_macros_are_tests() -> None:
     assert defs["strings.concat"] == ("function", "test", 11, 11, 13)
     assert defs["helper"] == ("function", "definition", 15, 15, 18)
     assert any(c.text.startswith("TEST(ProductionCode, FindsIt)") for c in result.chunks)
+
+
+def test_cpp_member_structs_and_operators_returning_references() -> None:
+    # A class's `struct data {...};` member is a class of its own, and
+    # `data& operator=(data&&) = delete;` (a reference return) is a declared operator.
+    source = (b"class basic_json {\n  struct data {\n    data() = default;\n"
+              b"    data& operator=(data&&) noexcept = delete;\n"
+              b"    json_value& operator*(int) const;\n"
+              b"    data& operator+=(const data& d) { return *this; }\n  };\n"
+              b"  void clear() {}\n};\n")
+    spans = {(d.qualified, d.role, d.header_line)
+             for d in chunk_file("include/json.hpp", source).definitions}
+    assert {("basic_json.data", "definition", 2), ("basic_json.data.operator=", "declaration", 4),
+            ("basic_json.data.operator*", "declaration", 5),
+            ("basic_json.data.operator+=", "definition", 6),
+            ("basic_json.clear", "definition", 8)} <= spans

@@ -349,8 +349,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
                       _C_COMMENTS,
                       r"^test_?|_test$|^Test", prepare=_prepare_c_source),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
+                        # `field_declaration`: a class's `struct data {...};` member.
                         frozenset({"template_declaration", "type_definition",
-                                   "friend_declaration", "linkage_specification"}),
+                                   "friend_declaration", "linkage_specification",
+                                   "field_declaration"}),
                         _C_COMMENTS,
                         r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),
