@@ -334,3 +334,11 @@ def test_cpp_member_structs_and_operators_returning_references() -> None:
             ("basic_json.data.operator*", "declaration", 5),
             ("basic_json.data.operator+=", "definition", 6),
             ("basic_json.clear", "definition", 8)} <= spans
+
+
+def test_c_structs_defined_with_a_member_or_a_variable() -> None:
+    source = (b"struct outer {\n  struct inner {\n    int x;\n  } in;\n  int z;\n};\n\n"
+              b"static struct spawn_fncs_s {\n  int (*addchdir)(void *);\n} spawn_fncs;\n")
+    defs = found(chunk_file("src/unix/process.c", source))
+    assert defs["outer.inner"] == ("class", "definition", 2, 2, 4)
+    assert defs["spawn_fncs_s"] == ("class", "definition", 8, 8, 10)

@@ -345,7 +345,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$",
                            prepare=_prepare_csharp),
-    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset({"type_definition"}),
+    # `field_declaration`, `declaration`: a struct defined where a member or a variable is
+    # declared (`union u { struct inner {...} x; }`, `static struct s {...} v;`).
+    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",),
+                      frozenset({"type_definition", "field_declaration", "declaration"}),
                       _C_COMMENTS,
                       r"^test_?|_test$|^Test", prepare=_prepare_c_source),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
