@@ -70,10 +70,12 @@ codegold ``Suite.Name``; such a tag matches a definition of role test within 2 l
 
 Three more figures per language: ``tests`` is the share of test-looking definitions
 (a ``test*`` function or method in a test path, or one under a test marker such as
-``@Test``, ``#[test]``, ``[Fact]``, ``/** @test */`` or gtest's ``TEST(``) that codegold
-gives role ``test``; ``comment-only`` is the share of chunks whose every line is a comment
-or an attribute (a chunk that defines nothing); ``time`` is the seconds spent in
-``chunk_file`` (parse, query, chunk), without ctags.
+``@Test``, ``#[test]``, ``[Fact]``, ``/** @test */`` or gtest's ``TEST(``; not in a
+vendored folder, ``third_party/``, ``thirdparty/``, ``vendor/``: a test framework kept
+under ``tests/`` is no test) that codegold gives role ``test``; ``comment-only`` is the
+share of chunks whose every line is a comment or an attribute (a chunk that defines
+nothing); ``time`` is the seconds spent in ``chunk_file`` (parse, query, chunk), without
+ctags.
 
     python benchmarks/languages.py PATH                 # every structural language
     python benchmarks/languages.py PATH --language javascript --misses 20
@@ -166,6 +168,9 @@ _TEST_NAME = re.compile(r"^(test|Test)")
 _TEST_MARKER = re.compile(
     r"@(Test|ParameterizedTest|RepeatedTest)\b|#\[(\w+::)*test\]|\[(Test|Fact|Theory|TestMethod)"
     r"\b|@test\b|^\s*(TYPED_)?TEST(_F|_P)?\(")
+# Vendored code kept inside a test folder (``tests/thirdparty/doctest/doctest.h``, a test
+# framework whose ``test_case_start`` reports on tests): not the repository's own tests.
+_THIRD_PARTY = re.compile(r"(^|/)(vendor|vendored|third_party|third-party|thirdparty)/")
 # Line prefixes of comments and attributes; a chunk made only of these defines nothing.
 _COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
     "python": ("#",), "ruby": ("#", "=begin", "=end"),
@@ -177,6 +182,8 @@ _C_LIKE = ("//", "/*", "*")
 
 
 def _test_looking(lines: list[str], rel: str, name: str, header: int, start: int) -> bool:
+    if _THIRD_PARTY.search(rel):
+        return False
     if _TEST_PATH.search(rel) and _TEST_NAME.match(name):
         return True
     return any(_TEST_MARKER.search(lines[i]) for i in range(max(start - 1, header - 4),
