@@ -342,3 +342,20 @@ def test_c_structs_defined_with_a_member_or_a_variable() -> None:
     defs = found(chunk_file("src/unix/process.c", source))
     assert defs["outer.inner"] == ("class", "definition", 2, 2, 4)
     assert defs["spawn_fncs_s"] == ("class", "definition", 8, 8, 10)
+
+
+def test_cpp_top_level_macro_statement_with_an_escaped_character() -> None:
+    source = (b"namespace internal {\nGMOCK_DEFINE_DEFAULT_(char, '\\0');\n"
+              b"GMOCK_DEFINE_DEFAULT_(void, );  // NOLINT\n\n"
+              b"template <typename P>\nstruct negation : std::integral_constant<bool, !P::value> {};\n"
+              b"}  // namespace internal\n")
+    defs = found(chunk_file("include/gmock/gmock-actions.h", source))
+    assert defs["internal.negation"] == ("class", "definition", 5, 6, 6)
+
+
+def test_cpp_conversion_operator_to_a_function_type_keeps_its_template_arguments() -> None:
+    source = (b"struct A {\n  template <typename R>\n  operator Action<R(Args...)>() const {\n"
+              b"    return x;\n  }\n  operator bool() const { return true; }\n};\n")
+    defs = found(chunk_file("include/a.h", source))
+    assert defs["A.operator Action<R(Args...)>"][3:] == (3, 5)
+    assert defs["A.operator bool"][3:] == (6, 6)

@@ -108,7 +108,7 @@ _ATTRIBUTE_MACROS = (
 # So is one without ``;`` whose arguments go on over a backslash-continued line
 # (``GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 \`` ``/* comment */)``), unless a block follows.
 _TOP_LEVEL_MACRO_STATEMENT = re.compile(
-    rb"(?m)^[A-Z][A-Z0-9]*_[A-Za-z0-9_]*\((?:[^()\n\\]|\\\r?\n|\((?:[^()\n]|\([^()\n]*\))*\))*\)"
+    rb"(?m)^[A-Z][A-Z0-9]*_[A-Za-z0-9_]*\((?:[^()\n\\]|\\\r?\n|\\.|\((?:[^()\n]|\([^()\n]*\))*\))*\)"
     rb"[ \t]*;?(?=[ \t]*(?://[^\n]*)?$(?![\r\n]+[ \t]*\{))")
 # C: a macro call wrapping a function's return type (``CJSON_PUBLIC(cJSON*) f(...)``,
 # ``#define``d to the type and an export attribute) is the type itself to the C grammar
