@@ -389,7 +389,10 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
         except json.JSONDecodeError:
             continue
         name = re.split(r"\.|::|\\", str(tag.get("name", "")))[-1]
-        if (tag.get("_type") == "tag" and _WHITESPACE.sub("", name) == wanted
+        # A gtest macro's tag (`TEST`) names a test (`Suite.Name`) here as in the first reading.
+        named = _WHITESPACE.sub("", name) == wanted or (
+            definition.role == "test" and name in GTEST_MACROS)
+        if (tag.get("_type") == "tag" and named
                 and abs(int(tag.get("line", 0)) - definition.header_line) <= LINE_TOLERANCE):
             return True
     return False
