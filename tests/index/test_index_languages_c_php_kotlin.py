@@ -359,3 +359,12 @@ def test_cpp_conversion_operator_to_a_function_type_keeps_its_template_arguments
     defs = found(chunk_file("include/a.h", source))
     assert defs["A.operator Action<R(Args...)>"][3:] == (3, 5)
     assert defs["A.operator bool"][3:] == (6, 6)
+
+
+def test_cpp_test_after_a_comment_ending_in_parentheses_is_no_attribute_macro() -> None:
+    # `// Tests Factorial()` ends in `)`; the TEST_F below it is a test, not an attribute
+    # macro after a parameter list (`bool f(int x)\n    GTEST_LOCK_EXCLUDED_(mu) {`).
+    source = (b"// Tests Factorial()\nTEST_F(IntegerFunctionTest, Factorial) {\n"
+              b"  EXPECT_EQ(1, Factorial(-5));\n}\n")
+    defs = found(chunk_file("samples/sample5_unittest.cc", source))
+    assert defs["IntegerFunctionTest.Factorial"] == ("function", "test", 1, 2, 4)

@@ -88,9 +88,11 @@ _ATTRIBUTE_MACROS = (
     re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
     re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_]|\[\[)"),
     re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
-    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*" + _MACRO
+    # Not a macro at the start of a line: a definition's header (``// Tests f()`` above
+    # ``TEST_F(Suite, Name) {``).
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*(?<!\n)" + _MACRO
                + rb")+)\s*(?=\{)"),
-    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)+((?:\s*" + _MACRO
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)+((?:\s*(?<!\n)" + _MACRO
                + rb")+)\s*(?=;)"),
     re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=(?:\r?\n[ \t]*)?\{)"),
     re.compile(rb"(?<=\w)([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*[),])"),
