@@ -368,3 +368,14 @@ def test_cpp_test_after_a_comment_ending_in_parentheses_is_no_attribute_macro() 
               b"  EXPECT_EQ(1, Factorial(-5));\n}\n")
     defs = found(chunk_file("samples/sample5_unittest.cc", source))
     assert defs["IntegerFunctionTest.Factorial"] == ("function", "test", 1, 2, 4)
+
+
+def test_unions_hold_members_as_structs_do() -> None:
+    cpp = (b"union json_value {\n  object_t* object;\n  json_value() = default;\n"
+           b"  json_value(bool v) noexcept : boolean(v) {}\n  void destroy(value_t t);\n};\n")
+    defs = found(chunk_file("include/json.hpp", cpp))
+    assert defs["json_value"][0] == "class"
+    assert defs["json_value.json_value"][3:] == (4, 4)
+    assert defs["json_value.destroy"][:2] == ("method", "declaration")
+    c = b"union addr {\n  int sa;\n  struct path {\n    char pad[4];\n  } p;\n};\n"
+    assert found(chunk_file("src/unix/pipe.c", c))["addr.path"] == ("class", "definition", 3, 3, 5)

@@ -23,7 +23,8 @@
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))]
   (#not-match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @declaration.function
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
-(union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.type
+; A union holds members as a struct does (C++ constructors, a nested struct).
+(union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
 (enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @definition.type
 ; A typedef's definition node is its name, so the struct it wraps (which starts first)
 ; is the primary definition and the typedef name an extra one.
