@@ -141,7 +141,9 @@ def _type_name(node: Node | None) -> str | None:
     while current is not None:
         if current.type in _IDENTIFIER_TYPES:
             return _text(current)
-        inner = current.child_by_field_name("type") or current.child_by_field_name("name")
+        # `element`: a Rust array type (`[T; 0]` is named `T`, as ctags does).
+        inner = (current.child_by_field_name("type") or current.child_by_field_name("name")
+                 or current.child_by_field_name("element"))
         if inner is None:
             named = [c for c in current.named_children if c.type != "type_arguments"]
             inner = named[-1] if named else None
