@@ -29,7 +29,10 @@ and abstract method signatures are). Left out, on principle and for every langua
 - definitions nested inside a function body: a tag whose scope (or any scope above it)
   is a function or method, or whose line lies inside a function's lines (ctags' ``end``;
   for JavaScript and TypeScript, where ctags records no end, the function bodies of the
-  syntax tree);
+  syntax tree; for C and C++, the blocks of the syntax tree that follow a macro call at
+  file or namespace level, doctest's and Catch2's ``TEST_CASE("name") {...}``, bodies
+  ctags does not read as functions, so it tags the calls in them, ``CHECK(x == 1);``,
+  ``v.push_back(1);``, as prototypes);
 - names ctags makes up for anonymous functions, classes and structs (``extras``
   ``anonymous``, ``AnonymousFunction1a2b``, ``__anon1a2b``, Kotlin's ``<lambda>``) and
   statement keywords and literals as names (``if``, ``instanceof``: ctags misreading a
@@ -110,10 +113,12 @@ codegold ``Suite.Name``; such a tag matches a definition of role test within 2 l
 
 Three more figures per language: ``tests`` is the share of test-looking definitions
 (a ``test*`` function or method in a test path, or one under a test marker such as
-``@Test``, ``#[test]``, ``[Fact]``, ``/** @test */`` or gtest's ``TEST(``) that codegold
-gives role ``test``; ``comment-only`` is the share of chunks whose every line is a comment
-or an attribute (a chunk that defines nothing); ``time`` is the seconds spent in
-``chunk_file`` (parse, query, chunk), without ctags.
+``@Test``, ``#[test]``, ``[Fact]``, ``/** @test */`` or gtest's ``TEST(``; not in a
+vendored folder, ``third_party/``, ``thirdparty/``, ``vendor/``: a test framework kept
+under ``tests/`` is no test) that codegold gives role ``test``; ``comment-only`` is the
+share of chunks whose every line is a comment or an attribute (a chunk that defines
+nothing); ``time`` is the seconds spent in ``chunk_file`` (parse, query, chunk), without
+ctags.
 
     python benchmarks/languages.py PATH                 # every structural language
     python benchmarks/languages.py PATH --language javascript --misses 20
@@ -207,6 +212,9 @@ _TEST_NAME = re.compile(r"^(test|Test)")
 _TEST_MARKER = re.compile(
     r"@(Test|ParameterizedTest|RepeatedTest)\b|#\[(\w+::)*test\]|\[(Test|Fact|Theory|TestMethod)"
     r"\b|@test\b|^\s*(TYPED_)?TEST(_F|_P)?\(")
+# Vendored code kept inside a test folder (``tests/thirdparty/doctest/doctest.h``, a test
+# framework whose ``test_case_start`` reports on tests): not the repository's own tests.
+_THIRD_PARTY = re.compile(r"(^|/)(vendor|vendored|third_party|third-party|thirdparty)/")
 # Line prefixes of comments and attributes; a chunk made only of these defines nothing.
 _COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
     "python": ("#",), "ruby": ("#", "=begin", "=end"),
@@ -225,6 +233,8 @@ def _compared(name: str) -> str:
 
 
 def _test_looking(lines: list[str], rel: str, name: str, header: int, start: int) -> bool:
+    if _THIRD_PARTY.search(rel):
+        return False
     if _TEST_PATH.search(rel) and _TEST_NAME.match(name):
         return True
     return any(_TEST_MARKER.search(lines[i]) for i in range(max(start - 1, header - 4),
@@ -264,7 +274,9 @@ def _function_rows(path: Path, language: str, data: bytes
     """JavaScript/TypeScript only (ctags records no end line there): the 1-based line
     ranges of function bodies, those of import and re-export statements, and the lines
     that open an object literal holding no function or assign an existing name (data
-    and aliases ctags tags as classes or methods)."""
+    and aliases ctags tags as classes or methods). C/C++: the blocks after macro calls."""
+    if language in ("c", "cpp"):
+        return _macro_bodies(language, data), [], set(), set()
     if language not in _ECMASCRIPT:
         return [], [], set(), set()
     bodies: list[tuple[int, int]] = []
@@ -303,6 +315,29 @@ def _function_rows(path: Path, language: str, data: bytes
                 bodies.append((body.start_point.row + 1, body.end_point.row + 1))
         stack.extend(node.named_children)
     return bodies, imports, data_rows, alias_rows
+
+
+def _macro_bodies(language: str, data: bytes) -> list[tuple[int, int]]:
+    """C/C++: the 1-based line ranges of blocks that follow a macro call at file or
+    namespace level (doctest's and Catch2's ``TEST_CASE("name") {...}``, a ``SECTION``
+    inside): function bodies whose header is a macro, which ctags does not read as a
+    function, so it tags the calls inside as prototypes (``CHECK(x == 1);``,
+    ``v.push_back(1);``). A block can stand there only as such a body."""
+    bodies: list[tuple[int, int]] = []
+    stack = [ts_parser(language).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            before = child.prev_named_sibling
+            if (child.type == "compound_statement" and before is not None
+                    and before.type == "expression_statement"
+                    and any(c.type == "call_expression" for c in before.named_children)):
+                bodies.append((child.start_point.row + 1, child.end_point.row + 1))
+            elif child.type in ("declaration_list", "namespace_definition",
+                                "linkage_specification", "preproc_ifdef", "preproc_if",
+                                "preproc_else", "preproc_elif"):
+                stack.append(child)
+    return bodies
 
 
 def _ctags_extensions() -> frozenset[str]:
@@ -477,7 +512,10 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
         except json.JSONDecodeError:
             continue
         name = re.split(r"\.|::|\\", str(tag.get("name", "")))[-1]
-        if (tag.get("_type") == "tag" and _compared(name) == wanted
+        # A gtest macro's tag (`TEST`) names a test (`Suite.Name`) here as in the first reading.
+        named = _compared(name) == wanted or (
+            definition.role == "test" and name in GTEST_MACROS)
+        if (tag.get("_type") == "tag" and named
                 and abs(int(tag.get("line", 0)) - definition.header_line) <= LINE_TOLERANCE):
             return True
     return False

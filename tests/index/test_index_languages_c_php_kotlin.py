@@ -297,3 +297,135 @@ def test_php_a_second_namespace_statement_replaces_the_first() -> None:
     source = b"<?php\nnamespace A;\nclass X {}\nnamespace B\\C;\nclass Y {}\n" * 3
     defs = found(chunk_file("src/x.php", source))
     assert set(defs) == {"A.X", "B.C.Y"}
+
+
+def test_c_return_type_macros_calling_conventions_and_cplusplus_linkage() -> None:
+    # `CJSON_PUBLIC(cJSON*) f(...)` wraps the return type (kept: C has no function without
+    # one); `int CJSON_CDECL main(void)` puts a calling convention before the name; a C++
+    # `extern "C" {` under `#ifdef __cplusplus` is no C and must not swallow the file.
+    source = (b"#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+              b"CJSON_PUBLIC(cJSON*) cJSON_CreateArray(void)\n{\n    return NULL;\n}\n\n"
+              b"CJSON_PUBLIC(void) cJSON_Delete(cJSON *item)\n{\n}\n\n"
+              b"int CJSON_CDECL main(void)\n{\n    return 0;\n}\n\n"
+              b"DWORD WINAPI worker(void* arg)\n{\n    return 0;\n}\n\n"
+              b"#define CLANG_PUSH _Pragma(\"clang diagnostic push\")\n\n"
+              b"#ifdef __cplusplus\n}\n#endif\n")
+    defs = found(chunk_file("src/cJSON.c", source))
+    assert defs["cJSON_CreateArray"] == ("function", "definition", 5, 5, 8)
+    assert defs["cJSON_Delete"] == ("function", "definition", 10, 10, 12)
+    assert defs["main"] == ("function", "definition", 14, 14, 17)
+    assert defs["worker"] == ("function", "definition", 19, 19, 22)
+    assert defs["CLANG_PUSH"][:2] == ("macro", "definition")
+
+
+def test_c_conditional_branches_that_each_open_a_block() -> None:
+    # `#if X` `for (;x;) {` `#else` `for (;;) {` `#endif`: the first branch is read, so
+    # the function and the ones after it keep their structure.
+    source = (b"void uv__async_io(int events) {\n#if USE_KQUEUE\n  for (;!ready;) {\n#else\n"
+              b"  for (;;) {\n#endif\n    events++;\n  }\n}\n\n"
+              b"int after(void) {\n  return 1;\n}\n")
+    defs = found(chunk_file("src/unix/async.c", source))
+    assert defs["uv__async_io"] == ("function", "definition", 1, 1, 9)
+    assert defs["after"] == ("function", "definition", 11, 11, 13)
+
+
+def test_cpp_macro_access_specifiers_try_blocks_and_macro_statements() -> None:
+    # `JSON_PRIVATE_UNLESS_TESTED:` is an access specifier; `JSON_TRY` opens a block on the
+    # next line; `GMOCK_DEFINE_X_(void, );` at the top level is a macro call, not a
+    # prototype. None of them may end the class or swallow what follows.
+    source = (b"GMOCK_DEFINE_DEFAULT_ACTION_(void, );  // NOLINT\nGTEST_DECLARE_bool_(flag);\n\n"
+              b"class basic_json {\n  JSON_PRIVATE_UNLESS_TESTED:\n    int m_value;\n\n  public:\n"
+              b"    int at(int idx) const\n    {\n        JSON_TRY\n        {\n            return idx;\n"
+              b"        }\n        JSON_CATCH (std::out_of_range&)\n        {\n            return 0;\n"
+              b"        }\n    }\n\n    int size() const { return 0; }\n};\n\n"
+              b"int helper(int x) {\n    return x;\n}\n")
+    defs = found(chunk_file("include/nlohmann/json.hpp", source))
+    assert defs["basic_json"] == ("class", "definition", 4, 4, 22)
+    assert defs["basic_json.at"][3:] == (9, 19)
+    assert defs["basic_json.size"][3:] == (21, 21)
+    assert defs["helper"] == ("function", "definition", 24, 24, 26)
+
+
+def test_cpp_continued_macro_statement_and_attribute_after_class_macro() -> None:
+    # A top-level macro call continued over a backslash line, and `class GTEST_API_
+    # [[nodiscard]] Test`: neither may hide the class.
+    source = (b"GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 \\\n/* class A needs dll-interface */)\n\n"
+              b"class GTEST_API_ [[nodiscard]] Test {\n public:\n  virtual ~Test();\n"
+              b"  static void SetUpTestSuite() {}\n};\n")
+    defs = found(chunk_file("include/gtest/gtest.h", source))
+    assert defs["Test"] == ("class", "definition", 4, 4, 8)
+    assert defs["Test.SetUpTestSuite"][3:] == (7, 7)
+
+
+def test_c_unity_and_criterion_test_macros_are_tests() -> None:
+    source = (b"TEST_GROUP(ProductionCode);\n\nTEST(ProductionCode, FindsIt)\n{\n"
+              b"  TEST_ASSERT_EQUAL(0, f(78));\n}\n\nIGNORE_TEST(ProductionCode, Later) {\n}\n\n"
+              b"Test(strings, concat) {\n  cr_assert(1);\n}\n\nint helper(int x)\n{\n  return x;\n}\n")
+    result = chunk_file("test/test_production.c", source)
+    defs = found(result)
+    assert defs["ProductionCode.FindsIt"] == ("function", "test", 3, 3, 6)
+    assert defs["ProductionCode.Later"][:2] == ("function", "test")
+    assert defs["strings.concat"] == ("function", "test", 11, 11, 13)
+    assert defs["helper"] == ("function", "definition", 15, 15, 18)
+    assert any(c.text.startswith("TEST(ProductionCode, FindsIt)") for c in result.chunks)
+
+
+def test_cpp_member_structs_and_operators_returning_references() -> None:
+    # A class's `struct data {...};` member is a class of its own, and
+    # `data& operator=(data&&) = delete;` (a reference return) is a declared operator.
+    source = (b"class basic_json {\n  struct data {\n    data() = default;\n"
+              b"    data& operator=(data&&) noexcept = delete;\n"
+              b"    json_value& operator*(int) const;\n"
+              b"    data& operator+=(const data& d) { return *this; }\n  };\n"
+              b"  void clear() {}\n};\n")
+    spans = {(d.qualified, d.role, d.header_line)
+             for d in chunk_file("include/json.hpp", source).definitions}
+    assert {("basic_json.data", "definition", 2), ("basic_json.data.operator=", "declaration", 4),
+            ("basic_json.data.operator*", "declaration", 5),
+            ("basic_json.data.operator+=", "definition", 6),
+            ("basic_json.clear", "definition", 8)} <= spans
+
+
+def test_c_structs_defined_with_a_member_or_a_variable() -> None:
+    source = (b"struct outer {\n  struct inner {\n    int x;\n  } in;\n  int z;\n};\n\n"
+              b"static struct spawn_fncs_s {\n  int (*addchdir)(void *);\n} spawn_fncs;\n")
+    defs = found(chunk_file("src/unix/process.c", source))
+    assert defs["outer.inner"] == ("class", "definition", 2, 2, 4)
+    assert defs["spawn_fncs_s"] == ("class", "definition", 8, 8, 10)
+
+
+def test_cpp_top_level_macro_statement_with_an_escaped_character() -> None:
+    source = (b"namespace internal {\nGMOCK_DEFINE_DEFAULT_(char, '\\0');\n"
+              b"GMOCK_DEFINE_DEFAULT_(void, );  // NOLINT\n\n"
+              b"template <typename P>\nstruct negation : std::integral_constant<bool, !P::value> {};\n"
+              b"}  // namespace internal\n")
+    defs = found(chunk_file("include/gmock/gmock-actions.h", source))
+    assert defs["internal.negation"] == ("class", "definition", 5, 6, 6)
+
+
+def test_cpp_conversion_operator_to_a_function_type_keeps_its_template_arguments() -> None:
+    source = (b"struct A {\n  template <typename R>\n  operator Action<R(Args...)>() const {\n"
+              b"    return x;\n  }\n  operator bool() const { return true; }\n};\n")
+    defs = found(chunk_file("include/a.h", source))
+    assert defs["A.operator Action<R(Args...)>"][3:] == (3, 5)
+    assert defs["A.operator bool"][3:] == (6, 6)
+
+
+def test_cpp_test_after_a_comment_ending_in_parentheses_is_no_attribute_macro() -> None:
+    # `// Tests Factorial()` ends in `)`; the TEST_F below it is a test, not an attribute
+    # macro after a parameter list (`bool f(int x)\n    GTEST_LOCK_EXCLUDED_(mu) {`).
+    source = (b"// Tests Factorial()\nTEST_F(IntegerFunctionTest, Factorial) {\n"
+              b"  EXPECT_EQ(1, Factorial(-5));\n}\n")
+    defs = found(chunk_file("samples/sample5_unittest.cc", source))
+    assert defs["IntegerFunctionTest.Factorial"] == ("function", "test", 1, 2, 4)
+
+
+def test_unions_hold_members_as_structs_do() -> None:
+    cpp = (b"union json_value {\n  object_t* object;\n  json_value() = default;\n"
+           b"  json_value(bool v) noexcept : boolean(v) {}\n  void destroy(value_t t);\n};\n")
+    defs = found(chunk_file("include/json.hpp", cpp))
+    assert defs["json_value"][0] == "class"
+    assert defs["json_value.json_value"][3:] == (4, 4)
+    assert defs["json_value.destroy"][:2] == ("method", "declaration")
+    c = b"union addr {\n  int sa;\n  struct path {\n    char pad[4];\n  } p;\n};\n"
+    assert found(chunk_file("src/unix/pipe.c", c))["addr.path"] == ("class", "definition", 3, 3, 5)

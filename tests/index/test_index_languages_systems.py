@@ -200,3 +200,16 @@ def test_a_long_rust_impl_has_no_chunk_of_only_its_header() -> None:
     carrier = next(c for c in result.chunks if c.id == impl.chunk_id)
     assert "Store" in carrier.symbols and "Store.m0" in carrier.symbols
     assert carrier.text.startswith("impl Store {")  # the header travels with the member
+
+
+def test_rust_impls_for_types_without_a_name() -> None:
+    # `impl Serialize for ()` / `for !` are named by the trait and `for [T; 0]` by the
+    # element type, as ctags names them; before, their members had no container name.
+    source = (b"impl<'de> Deserialize<'de> for () {\n    fn deserialize() {}\n}\n\n"
+              b"impl Serialize for ! {\n    fn serialize() {}\n}\n\n"
+              b"impl<T> Serialize for [T; 0] {\n    fn serialize() {}\n}\n")
+    found = table(chunk_file("serde_core/src/ser/impls.rs", source))
+    assert found["Deserialize"][0][:3] == ("impl", "definition", 1)
+    assert "Deserialize.deserialize" in found and "Serialize.serialize" in found
+    assert found["T"][0][:3] == ("impl", "definition", 9)
+    assert "T.serialize" in found

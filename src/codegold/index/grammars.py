@@ -72,8 +72,10 @@ _LONE_MACRO_LINE = re.compile(
 # ``inline``, ``template``, ...) when a name, a keyword or ``~`` follows
 # (``FMT_CONSTEXPR inline auto f()``, ``FMT_API std::string vformat()``,
 # ``FMT_CONSTEXPR20 T(T&& other) : base(other)``): a function keeps its name either way.
-# Also between ``class``/``struct`` and the name (``class FMT_API file``), after ``if``
-# (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``), after a parameter list
+# Also between ``class``/``struct`` and the name (``class FMT_API file``, ``class GTEST_API_
+# [[nodiscard]] Test``), after ``if``
+# (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``, or ``JSON_TRY`` with
+# its brace on the next line), after a parameter list
 # (``bool f(int x) GTEST_LOCK_EXCLUDED_(mu) {``), after a parameter (``value(int x FMT_BUILTIN)``),
 # and a macro call in a template parameter list (``template <typename T,
 # FMT_ENABLE_IF(...)>``). Not a macro but as fatal: ``unsigned(x)``, a cast the grammar
@@ -84,17 +86,50 @@ _DECLARATION_START = (rb"(?m)(?:^[ \t]*|\b(?:template|static|inline|constexpr|co
                       rb"\btemplate[ \t]*<[^;{}\n]{0,200}>[ \t]+)")
 _ATTRIBUTE_MACROS = (
     re.compile(_DECLARATION_START + rb"((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_~])"),
-    re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_])"),
+    re.compile(rb"\b(?:class|struct|union)[ \t]+((?:" + _MACRO + rb"[ \t]+)+)(?=[A-Za-z_]|\[\[)"),
     re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*(?=\()"),
-    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*" + _MACRO
+    # Not a macro at the start of a line: a definition's header (``// Tests f()`` above
+    # ``TEST_F(Suite, Name) {``).
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)*((?:\s*(?<!\n)" + _MACRO
                + rb")+)\s*(?=\{)"),
-    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)+((?:\s*" + _MACRO
+    re.compile(rb"\)(?:\s*(?:const|noexcept|override|final)\b)+((?:\s*(?<!\n)" + _MACRO
                + rb")+)\s*(?=;)"),
-    re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=\{)"),
+    re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=(?:\r?\n[ \t]*)?\{)"),
     re.compile(rb"(?<=\w)([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*[),])"),
     re.compile(rb"\b(unsigned|signed)(?=\()"),
     re.compile(rb"(,\s*[A-Z][A-Z0-9]*_[A-Z0-9_]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))\s*(?=>)"),
+    # An access specifier behind a macro (``JSON_PRIVATE_UNLESS_TESTED:`` alone on its
+    # line, ``#define``d to ``private`` or ``public``): read as a bit field, it swallows
+    # the rest of the class.
+    re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*:)(?=[ \t]*(?:$|//|/\*))"),
 )
+# A macro call statement at the start of a line, outside any block (``GTEST_DECLARE_bool_(x);``,
+# ``GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(void, );  // NOLINT``): it declares what
+# its expansion declares, which the grammar cannot see; read as a prototype, an empty or
+# literal argument turns everything after it into one syntax error. Blanked.
+# So is one without ``;`` whose arguments go on over a backslash-continued line
+# (``GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 \`` ``/* comment */)``), unless a block follows.
+_TOP_LEVEL_MACRO_STATEMENT = re.compile(
+    rb"(?m)^[A-Z][A-Z0-9]*_[A-Za-z0-9_]*\((?:[^()\n\\]|\\\r?\n|\\.|\((?:[^()\n]|\([^()\n]*\))*\))*\)"
+    rb"[ \t]*;?(?=[ \t]*(?://[^\n]*)?$(?![\r\n]+[ \t]*\{))")
+# C: a macro call wrapping a function's return type (``CJSON_PUBLIC(cJSON*) f(...)``,
+# ``#define``d to the type and an export attribute) is the type itself to the C grammar
+# (a ``macro_type_specifier``); blanked, the function has no type, which C cannot parse
+# (C++ reads it as a constructor-like function). In C it is kept.
+_C_TYPE_MACRO = re.compile(rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*\([\w \t*&,]+\)[ \t]+$")
+_NAME_AND_PARAMETERS = re.compile(rb"[A-Za-z_]\w*[ \t]*\(")
+# A calling-convention or attribute macro between a return type and the function's name
+# (``int CJSON_CDECL main(void)``, ``DWORD WINAPI worker(void* arg)``): read as the name,
+# it leaves the real name a syntax error. Blanked in C and C++.
+_CALLING_CONVENTION = re.compile(
+    rb"(?<=[\w*][ \t])([A-Z][A-Z0-9]*_[A-Z0-9_]*|WINAPI|CALLBACK|APIENTRY|WSAAPI|NTAPI)"
+    rb"(?=[ \t]+[A-Za-z_]\w*[ \t]*\()")
+# C: a C++ linkage block opened or closed under ``#ifdef __cplusplus`` (``extern "C" {``
+# or its ``}``) is no C; the C grammar cannot close it, so the conditional becomes blank.
+_CPLUSPLUS_LINKAGE = re.compile(
+    rb"(?m)^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?)"
+    rb"[ \t]*(?://[^\n]*|/\*[^\n]*\*/[ \t]*)?\r?\n"
+    rb"[ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[^\n]*\n[ \t]*#[ \t]*endif\b[^\n]*")
 
 
 def _blank(match: re.Match[bytes], group: int = 0) -> bytes:
@@ -124,18 +159,21 @@ def _prepare_csharp(data: bytes) -> bytes:
     return _first_branch_only(_CONDITIONAL_BASE_LIST.sub(_blank_directives, data))
 
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|else|endif)\b")
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif|else|endif)\b")
+_OPENING_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef"})
+_BRANCH_DIRECTIVES = frozenset({b"elif", b"elifdef", b"elifndef", b"else"})
 # What a line's braces are counted without: strings, characters and line comments.
 _NOT_BRACES = re.compile(rb"@\"(?:[^\"]|\"\")*\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*")
 
 
-def _first_branch_only(data: bytes) -> bytes:
+def _first_branch_only(data: bytes, alternatives_only: bool = False) -> bytes:
     """Blank (rows and byte offsets kept) a conditional whose branches do not each close
     the braces they open (``#if X`` ``if (a) {`` ``#else`` ``var a = b;`` ``#endif``): the
     grammar reads a conditional as a node of complete statements, so such a one ends the
     enclosing class early. Its directive lines and every branch but the first become
     blank, and the first branch is read as plain code, as the compiler would read it with
-    the condition set. Conditionals whose branches balance (members under ``#if`` and
+    the condition set (with ``alternatives_only``, only a conditional with an ``#else`` or
+    ``#elif``). Conditionals whose branches balance (members under ``#if`` and
     ``#else``) keep them all."""
     if b"#" not in data:
         return data
@@ -146,26 +184,31 @@ def _first_branch_only(data: bytes) -> bytes:
     # Rows to blank as a difference array: +1 where a blank run starts, -1 past its end
     # (runs nest, so marking them row by row could cost rows times depth).
     marks = [0] * (len(lines) + 1)
+    continued = False  # a line continuing a directive (C's `#define X \`)
     for index, line in enumerate(lines):
         directive = _DIRECTIVE.match(line)
+        in_directive = continued or line.lstrip().startswith(b"#")
+        continued = in_directive and line.rstrip().endswith(b"\\")
         if directive is None:
+            if in_directive:  # a macro's braces are not the code's
+                continue
             text = _NOT_BRACES.sub(b"", line)
             balance[-1] += text.count(b"{") - text.count(b"}")
             continue
         word = directive.group(1)
-        if word == b"if":
+        if word in _OPENING_DIRECTIVES:
             frames.append([[index, 0]])
             balance.append(0)
         elif not frames:
             continue  # a stray #else or #endif: nothing to pair it with
-        elif word in (b"elif", b"else"):
+        elif word in _BRANCH_DIRECTIVES:
             frames[-1][-1][1] = balance[-1]
             frames[-1].append([index, 0])
             balance[-1] = 0
         else:
             branches = frames.pop()
             branches[-1][1] = balance.pop()
-            if any(b[1] != 0 for b in branches):
+            if any(b[1] != 0 for b in branches) and (len(branches) > 1 or not alternatives_only):
                 for row in (*(b[0] for b in branches[:2]), index):
                     marks[row] += 1
                     marks[row + 1] -= 1
@@ -183,15 +226,65 @@ def _first_branch_only(data: bytes) -> bytes:
     return b"\n".join(lines) if blanked else data
 
 
-def _prepare_c(data: bytes) -> bytes:
-    """C and C++: lines holding only an upper-case macro (``_LONE_MACRO_LINE``) and
-    attribute macros (``_ATTRIBUTE_MACROS``) become blanks of the same length, and a final
-    newline is added when missing (the grammar fails a whole ``#ifndef`` guard whose
-    ``#endif`` ends the file)."""
+def _prepare_c(data: bytes, keep_type_macros: bool = False) -> bytes:
+    """C and C++: lines holding only an upper-case macro (``_LONE_MACRO_LINE``) or a
+    macro call statement (``_TOP_LEVEL_MACRO_STATEMENT``), calling conventions
+    (``_CALLING_CONVENTION``) and attribute macros (``_ATTRIBUTE_MACROS``) become blanks of the same length (in C, not
+    a macro wrapping a return type, ``_C_TYPE_MACRO``), a conditional whose branches open
+    and close braces differently (``#if X`` ``for (;x;) {`` ``#else`` ``for (;;) {``
+    ``#endif``; a lone ``#if`` is left to the grammar) keeps its first branch only (``_first_branch_only``), and a final newline
+    is added when missing (the grammar fails a whole ``#ifndef`` guard whose ``#endif``
+    ends the file)."""
     source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
-    for pattern in _ATTRIBUTE_MACROS:
-        source = pattern.sub(lambda m: _blank(m, 1), source)
+    source = _TOP_LEVEL_MACRO_STATEMENT.sub(_blank, source)  # continuation rows kept
+    for number, pattern in enumerate(_ATTRIBUTE_MACROS):
+        if number == 0 and keep_type_macros:
+            source = pattern.sub(_blank_attributes_not_types, source)
+        else:
+            source = pattern.sub(lambda m: _blank(m, 1), source)
+    source = _CALLING_CONVENTION.sub(_blank_calling_convention, source)
+    if keep_type_macros:
+        source = _CPLUSPLUS_LINKAGE.sub(lambda m: _blank(m), source)
+    source = _first_branch_only(source, alternatives_only=True)
     return source if source.endswith(b"\n") else source + b"\n"
+
+
+def _blank_attributes_not_types(match: re.Match[bytes]) -> bytes:
+    """A run of attribute macros blanked, but for a last one that wraps the return type of
+    the function named next (``_C_TYPE_MACRO``)."""
+    start, end = match.span(1)
+    kept = _C_TYPE_MACRO.search(match.string, start, end)
+    if kept is not None and _NAME_AND_PARAMETERS.match(match.string, end):
+        end = kept.start()
+    text = match.group(0)
+    offset = match.start(0)
+    return (text[:start - offset] + re.sub(rb"[^\n]", b" ", text[start - offset:end - offset])
+            + text[end - offset:])
+
+
+def _blank_calling_convention(match: re.Match[bytes]) -> bytes:
+    """``_CALLING_CONVENTION`` blanked, but not in a directive (``#define X_PUSH
+    _Pragma("...")`` defines the macro)."""
+    line_start = match.string.rfind(b"\n", max(0, match.start() - 200), match.start()) + 1
+    if match.string[line_start:match.start()].lstrip().startswith(b"#"):
+        return match.group(0)
+    return _blank(match, 1)
+
+
+# C test macros with a block (Unity fixture's ``TEST(Group, Name) {``, ``IGNORE_TEST``,
+# Criterion's ``Test(suite, name) {``): C reads them as a call and a stray block. Their
+# punctuation is moved within the same bytes (``TEST Group( Name) {``), which C reads as a
+# function ``Group`` of type ``TEST`` (c.tags.scm names it ``Group.Name``, a test).
+_C_TEST_MACRO = re.compile(
+    rb"(?m)^(TEST|IGNORE_TEST|Test)\(([ \t]*[A-Za-z_]\w*[ \t]*),([ \t]*[A-Za-z_]\w*[ \t]*)\)"
+    rb"(?=[ \t]*(?:\r?\n[ \t]*)?\{)")
+
+
+def _prepare_c_source(data: bytes) -> bytes:
+    """C (not C++): :func:`_prepare_c`, keeping return-type macros and blanking C++
+    linkage blocks (``_CPLUSPLUS_LINKAGE``), then test macros read as functions
+    (``_C_TEST_MACRO``; after, so ``IGNORE_TEST`` is no attribute macro to blank)."""
+    return _C_TEST_MACRO.sub(rb"\1 \2(\3)", _prepare_c(data, keep_type_macros=True))
 
 
 # Kotlin Multiplatform's `actual`/`expect` before a primary constructor on its own line
@@ -288,12 +381,17 @@ LANGUAGES: dict[str, LanguageSpec] = {
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
                            frozenset(), frozenset({"comment"}), r"^Test|Tests?$",
                            prepare=_prepare_csharp),
-    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",), frozenset({"type_definition"}),
+    # `field_declaration`, `declaration`: a struct defined where a member or a variable is
+    # declared (`union u { struct inner {...} x; }`, `static struct s {...} v;`).
+    "c": LanguageSpec("tree_sitter_c", "language", "c", ("c",),
+                      frozenset({"type_definition", "field_declaration", "declaration"}),
                       _C_COMMENTS,
-                      r"^test_?|_test$|^Test", prepare=_prepare_c),
+                      r"^test_?|_test$|^Test", prepare=_prepare_c_source),
     "cpp": LanguageSpec("tree_sitter_cpp", "language", "cpp", ("cpp", "c"),
+                        # `field_declaration`: a class's `struct data {...};` member.
                         frozenset({"template_declaration", "type_definition",
-                                   "friend_declaration", "linkage_specification"}),
+                                   "friend_declaration", "linkage_specification",
+                                   "field_declaration"}),
                         _C_COMMENTS,
                         r"^test_?|_test$|^Test", prepare=_prepare_c),
     "php": LanguageSpec("tree_sitter_php", "language_php", "php", ("php",), frozenset(),

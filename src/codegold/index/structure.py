@@ -141,7 +141,9 @@ def _type_name(node: Node | None) -> str | None:
     while current is not None:
         if current.type in _IDENTIFIER_TYPES:
             return _text(current)
-        inner = current.child_by_field_name("type") or current.child_by_field_name("name")
+        # `element`: a Rust array type (`[T; 0]` is named `T`, as ctags does).
+        inner = (current.child_by_field_name("type") or current.child_by_field_name("name")
+                 or current.child_by_field_name("element"))
         if inner is None:
             named = [c for c in current.named_children if c.type != "type_arguments"]
             inner = named[-1] if named else None
@@ -286,7 +288,7 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
         name = name[1:-1]  # a quoted member name (`"~validate"() {}`) as ctags and users say it
     if name and name_nodes[0].type in _NAME_WITH_PARAMETERS:
         # A name node that holds a parameter list too (C++ `operator bool() const`).
-        name = " ".join(name.split("(", 1)[0].split()) or None
+        name = " ".join(_before_parameters(name).split()) or None
     qualifier_nodes = captures.get("qualifier", [])
     qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
     if kind == "module" and name:
@@ -313,6 +315,20 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
                       body=body, container=kind in _CONTAINER_KINDS and body is not None,
                       declaration=declaration, header_row=header_row, qualifier=qualifier,
                       test="test" in captures, literal="literal" in captures)
+
+
+def _before_parameters(text: str) -> str:
+    """``text`` up to its parameter list: the first ``(`` outside template arguments
+    (``operator Action<R(Args...)>() const`` is ``operator Action<R(Args...)>``)."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        elif char == "(" and not depth:
+            return text[:index]
+    return text
 
 
 def flat_definitions(root: Node, language: str) -> list[tuple[SymbolSpan, int]]:

@@ -1,6 +1,15 @@
 ; Definitions for C (and the C part of C++). Captures as in python.tags.scm. A function's
 ; name sits under its declarator, behind up to two pointer/reference declarators. A
 ; typedef wraps the struct it names (`typedef struct s {...} s_t;` defines both names).
+; A C test macro (Unity's `TEST(Group, Name) {`), which grammars.py hands the grammar as
+; `TEST Group( Name) {`: a test named Group.Name (listed first so it wins).
+(function_definition
+  type: (type_identifier) @_macro
+  declarator: (function_declarator
+    declarator: (identifier) @qualifier
+    parameters: (parameter_list . (parameter_declaration type: (type_identifier) @name .) .))
+  body: (_) @body
+  (#match? @_macro "^(TEST|IGNORE_TEST|Test)$")) @definition.function @test
 (function_definition
   declarator: [(function_declarator declarator: (identifier) @name)
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
@@ -14,7 +23,8 @@
                (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))]
   (#not-match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @declaration.function
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
-(union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.type
+; A union holds members as a struct does (C++ constructors, a nested struct).
+(union_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
 (enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @definition.type
 ; A typedef's definition node is its name, so the struct it wraps (which starts first)
 ; is the primary definition and the typedef name an extra one.

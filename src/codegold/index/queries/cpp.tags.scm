@@ -16,7 +16,9 @@
                (function_declarator declarator: (operator_name) @name)
                (reference_declarator (function_declarator declarator: (identifier) @name))
                (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))
-               (reference_declarator (function_declarator declarator: (field_identifier) @name))]
+               (reference_declarator (function_declarator declarator: (field_identifier) @name))
+               (reference_declarator (function_declarator declarator: (operator_name) @name))
+               (pointer_declarator declarator: (function_declarator declarator: (operator_name) @name))]
   body: (_) @body) @definition.function
 (function_definition
   declarator: [(function_declarator declarator: (qualified_identifier
@@ -31,15 +33,20 @@
   body: (_) @body) @definition.method
 (field_declaration
   declarator: [(function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
-               (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))
-               (reference_declarator (function_declarator declarator: (field_identifier) @name))]
+               (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+               (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))]
   ) @declaration.method
 (declaration
   declarator: (function_declarator declarator: (destructor_name) @name)) @declaration.method
 ; `T() = default;`, `~T() = delete;`: declared, with no body of their own.
 (function_definition
-  declarator: (function_declarator
-    declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+  declarator: [(function_declarator
+                 declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+               ; `T& operator=(const T&) = delete;`
+               (reference_declarator (function_declarator
+                 declarator: [(identifier) (field_identifier) (operator_name)] @name))
+               (pointer_declarator declarator: (function_declarator
+                 declarator: [(identifier) (field_identifier) (operator_name)] @name))]
   [(default_method_clause) (delete_method_clause)]) @declaration.method
 
 ; Conversion operators (`operator bool() const`: named `operator bool`) and explicit

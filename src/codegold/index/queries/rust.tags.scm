@@ -13,6 +13,10 @@
 (trait_item name: (type_identifier) @name body: (declaration_list) @body) @definition.interface
 ; An impl is named by its type (`impl Display for Token` defines `Token`, kind impl)
 ; and qualifies its members by it (Token.fmt).
+; An impl for a type without a name (`impl Serialize for ()`, `for !`) is named by its
+; trait, as ctags does (listed first so it wins).
+(impl_item trait: (_) @qualifier type: [(unit_type) (never_type)]
+  body: (declaration_list) @body) @definition.impl
 (impl_item type: (_) @qualifier body: (declaration_list) @body) @definition.impl
 (mod_item name: (identifier) @name body: (declaration_list) @body) @definition.module
 ; `mod wtr;` declares a module whose body is another file.
