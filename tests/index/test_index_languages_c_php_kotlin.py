@@ -6,6 +6,7 @@ import pytest
 
 from codegold.index import chunk_file
 from codegold.index.categories import categorize
+from codegold.index.grammars import parse_source
 from codegold.model.languages import language_of
 from langkit import FIXTURES, found, parse
 
@@ -274,6 +275,9 @@ def test_kotlin_nested_class_with_its_constructor_on_the_next_line() -> None:
     assert defs["JsonReader.Options"][:4] == ("class", "definition", 2, 2)
     assert defs["JsonReader.Options.strings"][3] == 6
     assert defs["JsonReader.peek"][3] == 9
+    # A comment ending in "class Name" keeps the secondary constructor after it.
+    source = b"class R {\n  // builds the class Foo\n  constructor(x: Int) : this()\n}\n"
+    assert parse_source("kotlin", source) == source
 
 
 def test_kotlin_class_body_after_a_delegation_and_objects_as_call_receivers() -> None:

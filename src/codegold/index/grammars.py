@@ -254,7 +254,9 @@ _KOTLIN_CLASS_LINE_ANNOTATIONS = re.compile(
 # before the constructor's `(`: the class name and everything from the `(` on keep their
 # rows and byte offsets.
 _KOTLIN_CONSTRUCTOR_LINE = re.compile(
-    rb"(?m)(?<=\bclass[ \t])(?P<head>[ \t]*\w+[ \t]*(?:<(?:[^<>\n]|<[^<>\n]*>)*>)?)"
+    rb"(?m)^(?P<head>[ \t]*(?:(?:public|protected|internal|private|open|abstract|final|sealed"
+    rb"|data|inner|enum|value|expect|actual|@[\w.]+(?:\([^()\n]*\))?)[ \t]+)*class[ \t]+"
+    rb"\w+[ \t]*(?:<(?:[^<>\n]|<[^<>\n]*>)*>)?)"
     rb"(?P<gap>[ \t]*\n[ \t]+)(?P<constructor>(?:(?:public|protected|internal|private|actual"
     rb"|expect|@[\w.]+(?:\([^()\n]*\))?)[ \t]+)*constructor)(?=[ \t]*\()")
 
