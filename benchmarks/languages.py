@@ -99,6 +99,23 @@ which ctags tags as a class or method and which defines nothing new (an alias, a
 imports are); and a call statement ctags tags as a class named after the function called
 (``test('x', t => {...})`` after a destructuring ``const { test } = require(...)``).
 
+Universal Ctags 5.9 (Debian's) also has gaps in C# and Kotlin syntax that end a
+definition's reading even alone: its C# parser knows neither a primary constructor
+(``class PathMap(TypeMap map) : MemberMap(map)``, C# 12) nor ``record`` (C# 9), and reads
+such a type as a method whose body it skips; it tags no method with a nullable parameter
+(``object? value``, C# 8) or a ``where`` constraint. Its Kotlin parser names a
+backtick-quoted definition (``fun `a test`()``, the usual JUnit name in Kotlin) with
+unrelated bytes (often the file's path) or tags nothing. A tag on a Kotlin line whose name
+that line does not hold, on a line holding a backtick-quoted name, takes that name. A C#
+or Kotlin definition the second reading leaves unconfirmed is read once more,
+*rewritten*: as the second reading gives it, with, in C#, the opening lines of the
+definition and of its containers (up to their ``{`` or ``=>``) without a primary
+constructor's parameter list, nullable marks and ``where`` constraints, a ``record``
+spelled ``class`` (``struct`` for a record struct), and in Kotlin the definition's
+backtick-quoted names spelled as plain identifiers (``a test`` as ``a_test``, looked for
+so). Every rewrite keeps lines on their rows and never moves or changes a name other
+than the quoted one. The report counts these (``rewritten``).
+
 An overload set (a run of definitions of one name, each right after the previous one:
 TypeScript's overload signatures and their implementation) is one definition to ctags,
 tagged once: it is confirmed as a whole when one of it is. ctags names a member
@@ -117,8 +134,9 @@ Three more figures per language: ``tests`` is the share of test-looking definiti
 vendored folder, ``third_party/``, ``thirdparty/``, ``vendor/``: a test framework kept
 under ``tests/`` is no test) that codegold gives role ``test``; ``comment-only`` is the
 share of chunks whose every line is a comment or an attribute (a chunk that defines
-nothing); ``time`` is the seconds spent in ``chunk_file`` (parse, query, chunk), without
-ctags.
+nothing; a line that goes on with code after its annotations, ``@Throws(E::class) fun
+f()``, ``[Fact] public void F()``, is code); ``time`` is the seconds spent in
+``chunk_file`` (parse, query, chunk), without ctags.
 
     python benchmarks/languages.py PATH                 # every structural language
     python benchmarks/languages.py PATH --language javascript --misses 20
@@ -179,6 +197,15 @@ _ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9
 _RESERVED = frozenset({"if", "for", "while", "switch", "typeof", "instanceof", "sizeof", "true",
                        "false"})
 _WHITESPACE = re.compile(r"\s+")
+# A backtick-quoted Kotlin name after its keyword (fun `a test`()).
+_BACKTICKED = re.compile(r"\b(?:fun|class|interface|object|val|var)\b[^`]*`([^`]+)`")
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+
+
+def _identifier(name: str) -> str:
+    """A backtick-quoted name spelled as a plain identifier (``a test`` as ``a_test``)."""
+    plain = re.sub(r"\W", "_", name)
+    return plain if plain[:1].isalpha() or plain[:1] == "_" else f"_{plain}"
 # An upper-case macro called at the top level (`FMT_TYPE_CONSTANT(int, int_type);`) is
 # read by ctags as a prototype or function named after the macro: it declares no such
 # function.
@@ -223,6 +250,10 @@ _COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
     "csharp": ("//", "/*", "*", "["),
 }
 _C_LIKE = ("//", "/*", "*")
+# The prefixes above that open annotations or attributes: a row holding code after them
+# (``@Throws(E::class) fun f()``, ``[Fact] public void F()``) is code.
+_ATTRIBUTE_PREFIXES: dict[str, tuple[str, ...]] = {
+    "rust": ("#[",), "php": ("#[",), "java": ("@",), "kotlin": ("@",), "csharp": ("[",)}
 
 
 def _compared(name: str) -> str:
@@ -241,10 +272,52 @@ def _test_looking(lines: list[str], rel: str, name: str, header: int, start: int
                                                               min(header, len(lines))))
 
 
+def _after_attributes(row: str) -> str:
+    """What follows the annotations or attributes a row opens with (``@Throws(E::class)
+    fun f()`` holds a declaration after them; ``[Fact] public void F()`` too); "" when
+    one goes on past the row."""
+    rest = row
+    while rest.startswith(("@", "[", "#[")):
+        i = 0
+        if rest.startswith("@"):
+            i = 1
+            while i < len(rest) and (rest[i].isalnum() or rest[i] in "_.:"):
+                i += 1
+            if rest[i:i + 1] != "(":
+                rest = rest[i:].lstrip()
+                continue
+        elif rest.startswith("#"):
+            i = 1
+        depth, quoted, j = 0, False, i
+        while j < len(rest):
+            char = rest[j]
+            if quoted:
+                j += char == "\\"
+                quoted = char != '"'
+            elif char == '"':
+                quoted = True
+            elif char in "([":
+                depth += 1
+            elif char in ")]":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        else:
+            return ""
+        rest = rest[j + 1:].lstrip()
+    return rest
+
+
 def _comment_only(text: str, language: str) -> bool:
     prefixes = _COMMENT_PREFIXES.get(language, _C_LIKE)
+    attributes = _ATTRIBUTE_PREFIXES.get(language, ())
     rows = [line.strip() for line in text.splitlines() if line.strip()]
-    return bool(rows) and all(row.startswith(prefixes) for row in rows)
+    return bool(rows) and all(
+        row.startswith(prefixes) and (not row.startswith(attributes)
+                                      or not _after_attributes(row).lstrip()
+                                      or _after_attributes(row).startswith(_C_LIKE))
+        for row in rows)
 
 
 def _files(root: Path, language: str | None) -> list[Path]:
@@ -340,6 +413,20 @@ def _macro_bodies(language: str, data: bytes) -> list[tuple[int, int]]:
     return bodies
 
 
+def _tag_name(tag: dict[str, object], lines: list[str]) -> str:
+    """A tag's name; ctags 5.9's Kotlin parser names a backtick-quoted definition
+    (fun `a test`()) with unrelated bytes (often the file's path), on the right line: a
+    name its own line does not hold, on a line holding a backtick-quoted name, is that name."""
+    name = str(tag.get("name", ""))
+    line = int(str(tag.get("line", 0)))
+    if tag.get("language") == "Kotlin" and 0 < line <= len(lines):
+        source = lines[line - 1]
+        quoted = _BACKTICKED.search(source)
+        if quoted and name not in source:
+            return quoted.group(1)
+    return name
+
+
 def _ctags_extensions() -> frozenset[str]:
     """File extensions (``.ts``) that some ctags parser reads."""
     proc = subprocess.run(["ctags", "--list-maps"], capture_output=True, text=True,
@@ -367,6 +454,9 @@ def _ctags(path: Path, language: str, data: bytes
             continue
         if tag.get("_type") == "tag":
             raw.append(tag)
+    lines = data.decode("utf-8", "replace").splitlines()
+    for tag in raw:
+        tag["name"] = _tag_name(tag, lines)
     bodies, imports, data_rows, alias_rows = _function_rows(path, language, data)
     callables = {(f"{t['scope']}.{t['name']}" if t.get("scope") else str(t["name"]))
                  for t in raw if t.get("kind") in CALLABLE_KINDS}
@@ -468,17 +558,21 @@ def _without_type_parameters(language: str, data: bytes, lines: list[str]) -> li
 
 def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[SymbolDef],
            scratch: Path, containers: Sequence[tuple[int, int, int]] = (),
-           wanted: str | None = None, parser: str | None = None) -> bool:
+           wanted: str | None = None, parser: str | None = None,
+           rewrite: bool = False) -> bool:
     """Whether ctags, reading only the definition's own lines inside its containers'
     opening and closing lines (every other line blank, so lines keep their numbers), tags
     its name within LINE_TOLERANCE lines of its header line. The containers are
     codegold's own, and in JavaScript/TypeScript also the syntax tree's object literals
-    and class bodies (``module.exports = {...}`` names nothing, yet holds methods)."""
+    and class bodies (``module.exports = {...}`` names nothing, yet holds methods).
+    ``rewrite``: C# headers and Kotlin backtick-quoted names are rewritten as the module
+    docstring says (the rewritten reading)."""
     keep = set(range(definition.start_line, definition.end_line + 1))
     # PHP: ctags reads nothing before the `<?php` opening tag, so its line stays.
     opening_tag = next((n for n, line in enumerate(lines, 1) if "<?php" in line), None)
     if path.suffix.lower() in (".php", ".phtml") and opening_tag is not None:
         keep.add(opening_tag)
+    headers: list[tuple[int, int]] = []  # C# containers' opening lines
     for first, brace, last in containers:
         if first <= definition.start_line and definition.end_line <= last and (
                 first, last) != (definition.start_line, definition.end_line):
@@ -499,19 +593,35 @@ def _alone(path: Path, lines: list[str], definition: SymbolDef, ours: list[Symbo
                     break
             keep.update(range(outer.start_line, opening + 1))
             keep.add(outer.end_line)
-    alone = scratch / f"alone{path.suffix}"
-    alone.write_text("".join((line if n in keep else "") + "\n"
-                             for n, line in enumerate(lines, 1)), encoding="utf-8")
-    force = [f"--language-force={parser}"] if parser else []
-    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+n", *force, "-f", "-",
-                           str(alone)], capture_output=True, text=True, check=False, timeout=60)
+            if rewrite and path.suffix.lower() == ".cs":
+                headers.append((outer.start_line, opening))
+    kept = [line if n in keep else "" for n, line in enumerate(lines, 1)]
+    if rewrite and path.suffix.lower() == ".cs":  # its own header: up to its `{` or `=>`
+        last = definition.header_line
+        while last < definition.end_line and not re.search(r"[{;]|=>", lines[last - 1]):
+            last += 1
+        headers.append((definition.start_line, last))
+    for first, last in headers:
+        kept[first - 1:last] = _csharp_header("\n".join(kept[first - 1:last])).split("\n")
     wanted = _compared(wanted or definition.name)
+    if rewrite and path.suffix.lower() in (".kt", ".kts"):
+        # ctags 5.9 drops or misnames a backtick-quoted name (fun `a test`()): read alone,
+        # it is spelled as a plain identifier (a_test), in the definition's lines only.
+        for n in range(definition.start_line, definition.end_line + 1):
+            kept[n - 1] = _BACKTICK.sub(lambda m: _identifier(m.group(1)), kept[n - 1])
+        if not definition.name.isidentifier():
+            wanted = _compared(_identifier(definition.name))
+    alone = scratch / f"alone{path.suffix}"
+    alone.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+    force = [f"--language-force={parser}"] if parser else []
+    proc = subprocess.run(["ctags", "--output-format=json", "--fields=+nl", *force, "-f", "-",
+                           str(alone)], capture_output=True, text=True, check=False, timeout=60)
     for text in proc.stdout.splitlines():
         try:
             tag = json.loads(text)
         except json.JSONDecodeError:
             continue
-        name = re.split(r"\.|::|\\", str(tag.get("name", "")))[-1]
+        name = re.split(r"\.|::|\\", _tag_name(tag, kept))[-1]
         # A gtest macro's tag (`TEST`) names a test (`Suite.Name`) here as in the first reading.
         named = _compared(name) == wanted or (
             definition.role == "test" and name in GTEST_MACROS)
@@ -633,6 +743,54 @@ def _plain_javascript(root: Node, data: bytes, definition: SymbolDef
     return out.decode("utf-8", "replace").splitlines(), wanted
 
 
+_CSHARP_TYPE_HEADER = re.compile(r"\b(?:record\s+)?(class|struct|record)\s+@?\w+\s*(<[^>{]*>)?\s*(\()?")
+
+
+# Files whose unconfirmed definitions get the rewritten reading (C#, Kotlin).
+_REWRITTEN_SUFFIXES = frozenset({".cs", ".kt", ".kts"})
+_CSHARP_NULLABLE = re.compile(r"(?<=[\w>\]])\?(?=[\s,)\[>])")
+_CSHARP_WHERE = re.compile(r"\bwhere\s+\w+\s*:[^{;=]*")
+
+
+def _csharp_header(text: str) -> str:
+    """A C# declaration's opening lines (up to its ``{`` or ``=>``) as ctags 5.9 reads
+    them: it knows neither a primary constructor (``class PathMap(TypeMap map) :
+    MemberMap(map)``, C# 12) nor ``record`` (C# 9), and reads such a type as a method or
+    a property whose body it skips; it drops a method with a nullable parameter
+    (``object? value``, C# 8) or a ``where`` constraint. The parameter list, the nullable
+    marks and the constraints go (blanked, lines keep their numbers) and a record reads
+    as the class or struct it is."""
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"', lambda m: "_" * len(m.group(0)), text)
+    cut = min((i for i in (code.find("{"), code.find("=>")) if i >= 0), default=len(text))
+    head, rest = text[:cut], text[cut:]
+    head = _CSHARP_NULLABLE.sub(" ", head)
+    head = _CSHARP_WHERE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), head)
+    return _csharp_type_header(head + rest)
+
+
+def _csharp_type_header(text: str) -> str:
+    out = []
+    at = 0
+    for match in _CSHARP_TYPE_HEADER.finditer(text):
+        if match.start() < at:
+            continue
+        keyword = "struct" if match.group(1) == "struct" else "class"
+        head = match.group(0)
+        head = re.sub(r"^(record\s+)?(class|struct|record)", keyword, head)
+        out.append(text[at:match.start()] + head)
+        at = match.end()
+        if match.group(3):
+            depth, j = 1, at
+            while j < len(text) and depth:
+                depth += (text[j] == "(") - (text[j] == ")")
+                j += 1
+            out[-1] = out[-1][:-1] + " "
+            out.append(re.sub(r"[^\n]", " ", text[at:j]))
+            at = j
+    out.append(text[at:])
+    return "".join(out)
+
+
 def _overload_sets(ours: list[SymbolDef]) -> list[list[int]]:
     """Indexes of overload sets: runs of definitions of one qualified name, each starting
     within LINE_TOLERANCE lines after the previous one ends (TypeScript's overload
@@ -752,9 +910,13 @@ def main(argv: list[str] | None = None) -> int:
         root = ts_parser(language).parse(data).root_node if (
             language == "javascript" and not all(confirmed)) else None
         for i, d in enumerate(ours):
-            rewrite = None if confirmed[i] or root is None else _plain_javascript(root, data, d)
-            if rewrite is not None and _alone(path, rewrite[0], d, ours, scratch, containers,
-                                              wanted=rewrite[1]):
+            if confirmed[i]:
+                continue
+            rewrite = None if root is None else _plain_javascript(root, data, d)
+            if (rewrite is not None and _alone(path, rewrite[0], d, ours, scratch, containers,
+                                               wanted=rewrite[1])) or (
+                    path.suffix.lower() in _REWRITTEN_SUFFIXES
+                    and _alone(path, lines, d, ours, scratch, containers, rewrite=True)):
                 confirmed[i] = True
                 counts["rewritten_reading"] += 1
                 rewritten[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")

@@ -6,6 +6,7 @@ import pytest
 
 from codegold.index import chunk_file
 from codegold.index.categories import categorize
+from codegold.index.grammars import parse_source
 from codegold.model.languages import language_of
 from langkit import FIXTURES, found, parse
 
@@ -429,3 +430,61 @@ def test_unions_hold_members_as_structs_do() -> None:
     assert defs["json_value.destroy"][:2] == ("method", "declaration")
     c = b"union addr {\n  int sa;\n  struct path {\n    char pad[4];\n  } p;\n};\n"
     assert found(chunk_file("src/unix/pipe.c", c))["addr.path"] == ("class", "definition", 3, 3, 5)
+
+
+def test_kotlin_annotation_classes_and_annotations_before_a_class_on_its_line() -> None:
+    # The grammar read each of these top-level classes as an annotated expression.
+    source = (b"package a\n\n@Retention(RUNTIME) @Target(FUNCTION) public annotation class FromJson\n"
+              b"@JsonQualifier\nannotation class Upper\n"
+              b"@A @B(x) class Plain\n\n"
+              b"@Module\n@InstallIn(X::class)\nclass DatabaseModule {\n  @Qualifier\n"
+              b"  annotation class Enabled\n\n  @Provides fun provide(): Boolean = true\n}\n")
+    defs = found(chunk_file("src/main/kotlin/a/A.kt", source))
+    assert defs["FromJson"][:4] == ("class", "definition", 3, 3)
+    assert defs["Upper"][:4] == ("class", "definition", 4, 5)
+    assert defs["Plain"][:4] == ("class", "definition", 6, 6)
+    assert defs["DatabaseModule.Enabled"][3] == 12
+    assert defs["DatabaseModule.provide"][:4] == ("method", "definition", 14, 14)
+
+
+def test_kotlin_nested_class_with_its_constructor_on_the_next_line() -> None:
+    # `class Options\n  private constructor(` inside a class lost the whole file.
+    source = (b"class JsonReader {\n  public class Options\n  private constructor(\n"
+              b"    internal val strings: Array<out String>,\n  ) {\n"
+              b"    fun strings(): List<String> = strings.toList()\n  }\n\n"
+              b"  fun peek(): Int = 0\n}\n")
+    defs = found(chunk_file("src/main/kotlin/JsonReader.kt", source))
+    assert defs["JsonReader.Options"][:4] == ("class", "definition", 2, 2)
+    assert defs["JsonReader.Options.strings"][3] == 6
+    assert defs["JsonReader.peek"][3] == 9
+    # A comment ending in "class Name" keeps the secondary constructor after it.
+    source = b"class R {\n  // builds the class Foo\n  constructor(x: Int) : this()\n}\n"
+    assert parse_source("kotlin", source) == source
+
+
+def test_kotlin_class_body_after_a_delegation_and_objects_as_call_receivers() -> None:
+    source = (b"class Listener(val c: Int) : Callbacks by noOpDelegate() {\n"
+              b"  override fun onPaused() {}\n}\n"
+              b"object Registry : Map<String, Int> by mapOf() {\n  fun size2() = 2\n}\n"
+              b"val FLOAT_ADAPTER: Adapter<Float> =\n  object : Adapter<Float?>() {\n"
+              b"    override fun fromJson(r: Reader): Float = 1f\n  }\n  .nonNull()\n")
+    defs = found(chunk_file("src/main/kotlin/L.kt", source))
+    assert defs["Listener.onPaused"][:4] == ("method", "definition", 2, 2)
+    assert defs["Registry.size2"][3] == 5
+    assert defs["FLOAT_ADAPTER"][0] == "object"
+    assert defs["FLOAT_ADAPTER.fromJson"][:4] == ("method", "definition", 9, 9)
+
+
+def test_kotlin_keywords_as_names_and_multi_dollar_strings_keep_the_class() -> None:
+    # A call to `open(...)` opening a lambda, a lambda parameter named `override`, a local
+    # named `set` and a `$$"..."` string each broke the rest of the class.
+    source = (b"class Tabs {\n  fun goTo(p: Int): Tabs = map(a = { open(p) }) { it }\n"
+              b"  fun apply(s: Status) = save { override, solved -> put(override, solved) }\n"
+              b"  fun fill() {\n    val set = HashSet<Int>()\n    set += 1\n  }\n"
+              b'  fun json() {\n    val j = $$"{\\"$foo\\": 1}"\n  }\n'
+              b"  fun last() {}\n}\n")
+    result = chunk_file("src/main/kotlin/Tabs.kt", source)
+    defs = found(result)
+    assert defs["Tabs.last"][:4] == ("method", "definition", 11, 11)
+    assert {"Tabs.goTo", "Tabs.apply", "Tabs.fill", "Tabs.json"} <= set(defs)
+    assert "syntax error" not in (result.entry.reason or "")

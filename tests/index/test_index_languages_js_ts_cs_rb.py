@@ -291,3 +291,28 @@ def test_ecmascript_umd_factory_body_is_the_module() -> None:
         assert defs["fPacked"][3] == 15 and defs["gPacked"][3] == 15
         # (function (root, factory) {...})(this, function () {...})
         assert defs["inner"][:2] == ("function", "definition") and defs["inner"][3] == 19, path
+
+
+def test_csharp_license_header_goes_with_the_file_scoped_namespace() -> None:
+    source = (b"// Copyright Acme\n// Licensed under the Apache License.\n\nnamespace Acme.Auth;\n\n"
+              b"/// <summary>A store.</summary>\npublic class Store\n{\n    public void Save() { }\n}\n")
+    result = chunk_file("src/Store.cs", source)
+    assert (result.chunks[0].start_line, result.chunks[0].end_line) == (1, 4)
+    assert found(result)["Acme.Auth.Store"][:4] == ("class", "definition", 6, 7)
+
+
+def test_csharp_conditionals_inside_a_member_keep_the_member() -> None:
+    # A body only under a condition (`#if X` `{...}` `#else` `;` `#endif`), an expression
+    # body so (`#if X` `=> ...` `#endif` `;`) and alternative signatures before one body.
+    source = (b"namespace Acme;\n\npublic interface ILogger\n{\n"
+              b"    void Write(int level)\n#if FEATURE\n    {\n        Emit(level);\n    }\n"
+              b"#else\n        ;\n#endif\n\n"
+              b"    bool IsEnabled(int level)\n#if FEATURE\n        => true\n#endif\n    ;\n}\n\n"
+              b"class Binder\n{\n#if SPAN\n    int[] Bind(ReadOnlySpan<object?> values)\n#else\n"
+              b"    int[] Bind(object?[] values)\n#endif\n    {\n        return null;\n    }\n\n"
+              b"    void After() { }\n}\n")
+    defs = found(chunk_file("src/ILogger.cs", source))
+    assert defs["Acme.ILogger.Write"][:4] == ("method", "definition", 5, 5)
+    assert defs["Acme.ILogger.IsEnabled"][:4] == ("method", "definition", 14, 14)
+    assert defs["Acme.Binder.Bind"][:4] == ("method", "definition", 24, 24)
+    assert defs["Acme.Binder.After"][3] == 32

@@ -156,7 +156,8 @@ def _prepare_csharp(data: bytes) -> bytes:
     """C#: a conditional base list's directives (``_CONDITIONAL_BASE_LIST``) become blanks,
     and so do the other branches of a conditional whose branches open and close braces
     differently (``_first_branch_only``)."""
-    return _first_branch_only(_CONDITIONAL_BASE_LIST.sub(_blank_directives, data))
+    return _first_branch_only(_CONDITIONAL_BASE_LIST.sub(_blank_directives, data),
+                              declarations=True)
 
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif|else|endif)\b")
@@ -166,7 +167,23 @@ _BRANCH_DIRECTIVES = frozenset({b"elif", b"elifdef", b"elifndef", b"else"})
 _NOT_BRACES = re.compile(rb"@\"(?:[^\"]|\"\")*\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*")
 
 
-def _first_branch_only(data: bytes, alternatives_only: bool = False) -> bytes:
+# A line of code after which a declaration goes on: a signature (``)``), a generic
+# constraint or type (``where T : class``, ``>``).
+_DECLARATION_GOES_ON = re.compile(rb"[)>\w]$")
+
+
+def _body_follows(lines: list[bytes], index: int) -> bool:
+    """Whether the first line of code after row ``index`` opens a body (``{``, ``=>``):
+    the conditional that ends there holds alternative signatures."""
+    for line in lines[index + 1:index + 50]:
+        code = line.strip()
+        if code and not code.startswith((b"//", b"#")):
+            return code.startswith((b"{", b"=>"))
+    return False
+
+
+def _first_branch_only(data: bytes, alternatives_only: bool = False,
+                       declarations: bool = False) -> bytes:
     """Blank (rows and byte offsets kept) a conditional whose branches do not each close
     the braces they open (``#if X`` ``if (a) {`` ``#else`` ``var a = b;`` ``#endif``): the
     grammar reads a conditional as a node of complete statements, so such a one ends the
@@ -174,7 +191,8 @@ def _first_branch_only(data: bytes, alternatives_only: bool = False) -> bytes:
     blank, and the first branch is read as plain code, as the compiler would read it with
     the condition set (with ``alternatives_only``, only a conditional with an ``#else`` or
     ``#elif``). Conditionals whose branches balance (members under ``#if`` and
-    ``#else``) keep them all."""
+    ``#else``) keep them all, except, with ``declarations`` (C#), one that continues a
+    declaration or holds its alternative signatures."""
     if b"#" not in data:
         return data
     lines = data.split(b"\n")
@@ -185,6 +203,12 @@ def _first_branch_only(data: bytes, alternatives_only: bool = False) -> bytes:
     # (runs nest, so marking them row by row could cost rows times depth).
     marks = [0] * (len(lines) + 1)
     continued = False  # a line continuing a directive (C's `#define X \`)
+    # Conditionals that continue a declaration (``void Write(...)`` ``#if X`` ``{ ... }``
+    # ``#else`` ``;`` ``#endif``) or hold its alternative signatures (``#if X`` ``void
+    # F(Span<T> a)`` ``#else`` ``void F(T[] a)`` ``#endif`` ``{``): the grammar reads
+    # none of their branches as a member.
+    continuing: set[int] = set()
+    last_code = b";"  # the last line of code so far, stripped
     for index, line in enumerate(lines):
         directive = _DIRECTIVE.match(line)
         in_directive = continued or line.lstrip().startswith(b"#")
@@ -194,9 +218,14 @@ def _first_branch_only(data: bytes, alternatives_only: bool = False) -> bytes:
                 continue
             text = _NOT_BRACES.sub(b"", line)
             balance[-1] += text.count(b"{") - text.count(b"}")
+            code = text.strip()
+            if code and not code.startswith((b"#", b"/*", b"*")):
+                last_code = code
             continue
         word = directive.group(1)
         if word in _OPENING_DIRECTIVES:
+            if declarations and _DECLARATION_GOES_ON.search(last_code):
+                continuing.add(len(frames))
             frames.append([[index, 0]])
             balance.append(0)
         elif not frames:
@@ -206,9 +235,13 @@ def _first_branch_only(data: bytes, alternatives_only: bool = False) -> bytes:
             frames[-1].append([index, 0])
             balance[-1] = 0
         else:
+            goes_on = declarations and (len(frames) - 1 in continuing
+                                        or _body_follows(lines, index))
+            continuing.discard(len(frames) - 1)
             branches = frames.pop()
             branches[-1][1] = balance.pop()
-            if any(b[1] != 0 for b in branches) and (len(branches) > 1 or not alternatives_only):
+            if goes_on or (any(b[1] != 0 for b in branches)
+                           and (len(branches) > 1 or not alternatives_only)):
                 for row in (*(b[0] for b in branches[:2]), index):
                     marks[row] += 1
                     marks[row + 1] -= 1
@@ -304,9 +337,73 @@ _KOTLIN_ACCESSOR_ANNOTATION = re.compile(
     rb"(?:get|set)\s*+\()")
 
 
+# Annotations on the line of a top-level class (`@Retention(RUNTIME) annotation class
+# FromJson`, `@A @B(x) class C`) are read by the grammar as an annotated expression, so the
+# class is lost; they name nothing, so they become blanks.
+_KOTLIN_CLASS_LINE_ANNOTATIONS = re.compile(
+    rb"(?m)^[ \t]*+(?P<annotations>(?:@[\w.:]++(?:\((?:[^()\n]|\([^()\n]*+\))*+\))?+[ \t]++)++)"
+    rb"(?=(?:(?:public|protected|internal|private|abstract|open|final|sealed|data|inner|enum"
+    rb"|annotation|value|expect|actual|fun)[ \t]++)*+(?:class|interface|object)\b)")
+
+
+# A nested class whose primary constructor starts the next line (`class Options\n
+# private constructor(`) ends at the line break in the grammar (the constructor becomes
+# its container's, or an error that loses the whole file). The line break moves to just
+# before the constructor's `(`: the class name and everything from the `(` on keep their
+# rows and byte offsets.
+_KOTLIN_CONSTRUCTOR_LINE = re.compile(
+    rb"(?m)^(?P<head>[ \t]*(?:(?:public|protected|internal|private|open|abstract|final|sealed"
+    rb"|data|inner|enum|value|expect|actual|@[\w.]+(?:\([^()\n]*\))?)[ \t]+)*class[ \t]+"
+    rb"\w+[ \t]*(?:<(?:[^<>\n]|<[^<>\n]*>)*>)?)"
+    rb"(?P<gap>[ \t]*\n[ \t]+)(?P<constructor>(?:(?:public|protected|internal|private|actual"
+    rb"|expect|@[\w.]+(?:\([^()\n]*\))?)[ \t]+)*constructor)(?=[ \t]*\()")
+
+
+# Kotlin 2.2's multi-dollar string prefix (`$$"{\"$foo\": 1}"`) is unknown to the grammar,
+# which then loses the rest of the class; the prefix becomes blanks (a plain string).
+_KOTLIN_MULTI_DOLLAR = re.compile(rb"\$\$++(?=\")")
+
+
+# A call to a function named like a modifier at a statement's start (`{ open(place) }`),
+# a lambda parameter so named (`{ override, b -> }`) and a local named `get` or `set` at a line's start (`set += x`, after `val set = ...`
+# reads as the property's setter) fail the grammar; such a name is spelled as another
+# identifier of the same length.
+_KOTLIN_MODIFIER_CALL = re.compile(
+    rb"(?m)(?:^|[{;]|->)[ \t]*+(open|override|abstract|final|sealed|internal|private|public"
+    rb"|protected|inline|suspend|infix|lateinit|external|tailrec|vararg)(?=\(|[ \t]*+(?:,[^\n{}]*?)?->)")
+_KOTLIN_ACCESSOR_NAMED_LOCAL = re.compile(
+    rb"(?m)^[ \t]*+(get|set)(?=[ \t]*+(?:[-+*/%]?=(?!=)|\.|\?\.|\[|!!|\+\+|--))")
+
+
+def _respell(match: re.Match[bytes]) -> bytes:
+    """``match`` with group 1 (a keyword) spelled as an identifier of the same length."""
+    start, end = match.span(1)
+    offset = match.start(0)
+    text = match.group(0)
+    return text[:start - offset] + match.group(1)[:-1] + b"_" + text[end - offset:]
+
+
+# The `annotation` modifier (`@Qualifier\nannotation class Name`) makes the grammar read
+# the annotations above it, and a class annotated at the top level around it, as an
+# expression: the classes are lost. It changes nothing codegold reads, so it becomes blanks.
+_KOTLIN_ANNOTATION_MODIFIER = re.compile(rb"\bannotation(?=[ \t]++class\b)")
+
+
+def _constructor_on_class_line(match: re.Match[bytes]) -> bytes:
+    gap = match.group("gap")
+    return (match.group("head") + b" " + match.group("constructor") + b"\n"
+            + b" " * (len(gap) - 2))
+
+
 def _prepare_kotlin(data: bytes) -> bytes:
     source = _KOTLIN_PLATFORM_CONSTRUCTOR.sub(
         lambda m: m.group("lead") + b" " * len(m.group("platform")), data)
+    source = _KOTLIN_ANNOTATION_MODIFIER.sub(lambda m: b" " * len(m.group(0)), source)
+    source = _KOTLIN_CLASS_LINE_ANNOTATIONS.sub(lambda m: _blank(m, 1), source)
+    source = _KOTLIN_CONSTRUCTOR_LINE.sub(_constructor_on_class_line, source)
+    source = _KOTLIN_MULTI_DOLLAR.sub(lambda m: b" " * len(m.group(0)), source)
+    source = _KOTLIN_MODIFIER_CALL.sub(_respell, source)
+    source = _KOTLIN_ACCESSOR_NAMED_LOCAL.sub(_respell, source)
     return _KOTLIN_ACCESSOR_ANNOTATION.sub(lambda m: b" " * len(m.group(0)), source)
 
 

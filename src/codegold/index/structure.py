@@ -519,7 +519,14 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         found = definitions[index]
         scope = walk.definitions.scope(node) if found is None else None
         if scope is not None:  # a later namespace statement replaces an earlier one
+            # Comments right before it (a license header) go with it: they name nothing.
+            tail = len(pending)
+            while tail > 0 and pending[tail - 1].type in attached:
+                tail -= 1
+            kept = pending[tail:]
+            del pending[tail:]
             flush()
+            pending.extend(kept)
             ctx = replace(ctx, names=(*base_names, *scope))
         if found is None:
             # An attached node belongs to the next definition when only attached nodes

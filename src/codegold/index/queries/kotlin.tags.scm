@@ -15,7 +15,15 @@
 (class_declaration "interface" name: (identifier) @name (class_body)? @body) @definition.interface
 (class_declaration name: (identifier) @name (class_body) @body) @definition.class
 (class_declaration name: (identifier) @name (enum_class_body) @body) @definition.class
+; A class body right after a delegation (`class B : A by delegate() { ... }`) is read by
+; the grammar as the delegate call's trailing lambda: that lambda holds the members.
+(class_declaration name: (identifier) @name
+  (delegation_specifiers (delegation_specifier (explicit_delegation
+    (call_expression (annotated_lambda (lambda_literal) @body)))) .)) @definition.class
 (class_declaration name: (identifier) @name) @definition.class
+(object_declaration name: (identifier) @name
+  (delegation_specifiers (delegation_specifier (explicit_delegation
+    (call_expression (annotated_lambda (lambda_literal) @body)))) .)) @definition.object
 (object_declaration name: (identifier) @name (class_body)? @body) @definition.object
 (companion_object name: (identifier) @name (class_body) @body) @definition.object
 (companion_object (class_body) @body) @definition.object
@@ -27,6 +35,9 @@
 (enum_entry (identifier) @name (class_body) @body) @definition.constant
 (property_declaration (variable_declaration (identifier) @name)
   (object_literal (class_body) @body)) @definition.object
+; ... also as the receiver of a call (`val a = object : Adapter() { ... }.nullSafe()`).
+(property_declaration (variable_declaration (identifier) @name)
+  (call_expression (navigation_expression . (object_literal (class_body) @body)))) @definition.object
 (type_alias type: (identifier) @name) @definition.type
 
 (property_declaration (variable_declaration (identifier) @name)) @module.variable
