@@ -64,6 +64,17 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "csharp-conditional-bases": ("src/B.cs", lambda: b"#if X\n: A\n" * 50_000),
     "ruby-nested-blocks": ("app/b.rb", lambda: b"a do\n" * 3_000 + b"def f; end\n"
                            + b"end\n" * 3_000),
+    # A query pattern over a method's attribute lists cost their count cubed (1,000 lists:
+    # 92 s); one statement's names were compared pairwise (20,000 declarators: 24 s).
+    "csharp-attribute-lists": ("src/A.cs", lambda: b"class A {\n" + b"[Attr]\n" * 20_000
+                               + b"[Fact] void M() {} }\n"),
+    "js-declarators": ("lib/d.js", lambda: b"var " + b",\n".join(
+        b"f%d = function () {}" % i for i in range(40_000)) + b";\n"),
+    "js-assignment-chain": ("lib/c.js", lambda: b"a.b = " * 20_000 + b"function () {};\n"),
+    "js-umd-nest": ("lib/u.js", lambda: b"(function (r, f) {})(this, function () {\n" * 3_000
+                    + b"function g() {}\n" + b"});\n" * 3_000),
+    "js-conditionals": ("lib/i.js", lambda: b"if (a) {\n" * 5_000 + b"f = function () {};\n"
+                        + b"} else {\n}\n" * 5_000),
 }
 
 

@@ -316,3 +316,13 @@ def test_csharp_conditionals_inside_a_member_keep_the_member() -> None:
     assert defs["Acme.ILogger.IsEnabled"][:4] == ("method", "definition", 14, 14)
     assert defs["Acme.Binder.Bind"][:4] == ("method", "definition", 24, 24)
     assert defs["Acme.Binder.After"][3] == 32
+
+
+def test_csharp_test_attributes_in_any_place_of_an_attribute_list() -> None:
+    source = (b'class T\n{\n    [Trait("a", nameof(X)), Fact]\n    public void A() { }\n\n'
+              b'    [Xunit.Theory]\n    [InlineData(1)]\n    public void B(int x) { }\n\n'
+              b'    [Description("Test, please")]\n    public void C() { }\n\n'
+              b'    [method: TestMethodAttribute]\n    public void D() { }\n}\n')
+    defs = found(chunk_file("tests/T.cs", source))
+    assert {name: d[1] for name, d in defs.items()} == {
+        "T": "definition", "T.A": "test", "T.B": "test", "T.C": "definition", "T.D": "test"}

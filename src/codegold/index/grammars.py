@@ -437,6 +437,17 @@ def _prepare_typescript(data: bytes) -> bytes:
 _C_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 # `assignment_expression`: a chained assignment (`req.get = req.header = function ...`)
 # defines what its inner assignment defines.
+# A C# attribute list holding a test attribute of NUnit, xUnit or MSTest (`[Test]`,
+# `[Fact, Trait("a", "b")]`, `[Xunit.Theory]`, `[TestCase(1)]`): the method it is part of
+# is a test. Matched on the list's text, not by a query pattern over its attributes, whose
+# cost grows with the cube of a method's attribute lists.
+_CS_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_CS_ARGUMENTS = rf'\((?:[^()"]|{_CS_STRING}|\((?:[^()"]|{_CS_STRING})*\))*\)'
+_CSHARP_TEST_ATTRIBUTES = (
+    rf'^\[(?:\w+\s*:)?(?:(?:[^\[\]"(),]|{_CS_STRING}|{_CS_ARGUMENTS})*,)*\s*(?:\w+\.)*'
+    r"(?:Test|Fact|Theory|TestMethod|TestCase|TestCaseSource|DataTestMethod)(?:Attribute)?"
+    r"\s*[(,\]]")
+
 _JS_WRAPPERS = frozenset({"export_statement", "expression_statement", "ambient_declaration",
                           "assignment_expression"})
 _JS_ATTACHED = frozenset({"comment", "decorator", "html_comment"})
@@ -476,7 +487,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
                                     "assignment"}),
                          frozenset({"comment"}), r"^test_|^Test|Test$"),
     "csharp": LanguageSpec("tree_sitter_c_sharp", "language", "csharp", ("csharp",),
-                           frozenset(), frozenset({"comment"}), r"^Test|Tests?$",
+                           frozenset(), frozenset({"comment", "attribute_list"}),
+                           r"^Test|Tests?$", _CSHARP_TEST_ATTRIBUTES,
                            prepare=_prepare_csharp),
     # `field_declaration`, `declaration`: a struct defined where a member or a variable is
     # declared (`union u { struct inner {...} x; }`, `static struct s {...} v;`).

@@ -171,7 +171,7 @@ class _Definitions:
 
     def __init__(self, root: Node, language: str) -> None:
         wrappers = LANGUAGES[language].wrappers
-        found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, list[Definition]]]] = {}
+        found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, dict[str | None, Definition]]]] = {}
         self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
         for pattern, captures in query_cursor(tags_query(language)).matches(root):
@@ -197,15 +197,14 @@ class _Definitions:
             core_key = _key(definition.core)
             held = cores.get(core_key)
             if held is None or held[0] > pattern:
-                cores[core_key] = (pattern, [definition])
-            elif held[0] == pattern and definition.name not in {d.name for d in held[1]}:
-                held[1].append(definition)
+                cores[core_key] = (pattern, {definition.name: definition})
+            elif held[0] == pattern:
+                held[1].setdefault(definition.name, definition)
         self._by_span: dict[tuple[int, int], Definition] = {}
         self._methods: dict[tuple[int, int], Definition] = {}
         for key, cores in found.items():
-            ordered = [d for _, ds in sorted(cores.values(),
-                                             key=lambda item: (item[1][0].core.start_byte, item[0]))
-                       for d in ds]
+            ordered = [d for _, ds in sorted(cores.values(), key=lambda item: (
+                next(iter(item[1].values())).core.start_byte, item[0])) for d in ds.values()]
             primary = ordered[0]
             # A second name of one statement; the same name again only on another line
             # (C's `typedef struct s {...} s;` defines the struct and the type `s`).
@@ -660,10 +659,12 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
     if qualified:
         defines.append(SymbolSpan(_short(qualified), qualified, found.kind, role, lead, end_row,
                                   found.header_row))
+    listed = set(name_list)
     for extra, extra_header, extra_kind in found.extra:
         extra_q = _qualify(ctx, extra)
-        if extra_q not in name_list:  # a typedef's struct of the same name: once
+        if extra_q not in listed:  # a typedef's struct of the same name: once
             name_list.append(extra_q)
+            listed.add(extra_q)
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)

@@ -1,11 +1,7 @@
-; Definitions for C#. Captures as in python.tags.scm. Attributes are part of the
-; declaration node, so tests are found here: a method under [Test], [Fact], [Theory],
-; [TestMethod], [TestCase] or [TestCaseSource] (NUnit, xUnit, MSTest) is a test (listed
-; first: the first pattern matching a node wins).
-(method_declaration
-  (attribute_list (attribute name: [(identifier) (qualified_name)] @_attr))
-  name: (identifier) @name body: (_) @body
-  (#match? @_attr "(^|[.])(Test|Fact|Theory|TestMethod|TestCase|TestCaseSource|DataTestMethod)(Attribute)?$")) @definition.method @test
+; Definitions for C#. Captures as in python.tags.scm. A method under [Test], [Fact],
+; [Theory], [TestMethod], [TestCase] or [TestCaseSource] (NUnit, xUnit, MSTest) is a test:
+; its attribute lists are matched as test markers (`test_markers` in
+; codegold.index.grammars), not here.
 
 (namespace_declaration name: (_) @name body: (declaration_list) @body) @definition.module
 ; namespace Acme.Auth; qualifies every later definition of the file.
