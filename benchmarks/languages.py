@@ -382,6 +382,11 @@ def _files(root: Path, language: str | None) -> list[Path]:
     return found
 
 
+def _blanked(text: bytes) -> bytes:
+    """``text`` as spaces, its newlines kept (a rewrite never moves a row)."""
+    return re.sub(rb"[^\n]", b" ", text)
+
+
 def _holds_function(node: Node) -> bool:
     stack = [node]
     while stack:
@@ -392,7 +397,7 @@ def _holds_function(node: Node) -> bool:
     return False
 
 
-def _function_rows(path: Path, language: str, data: bytes
+def _function_rows(language: str, root: Node
                    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], set[int],
                                       set[tuple[str, int]]]:
     """JavaScript/TypeScript only (ctags records no end line there): the 1-based line
@@ -400,14 +405,14 @@ def _function_rows(path: Path, language: str, data: bytes
     that open an object literal holding no function or assign an existing name (data
     and aliases ctags tags as classes or methods). C/C++: the blocks after macro calls."""
     if language in ("c", "cpp"):
-        return _macro_bodies(language, data), [], set(), set()
+        return _macro_bodies(root), [], set(), set()
     if language not in _ECMASCRIPT:
         return [], [], set(), set()
     bodies: list[tuple[int, int]] = []
     imports: list[tuple[int, int]] = []
     data_rows: set[int] = set()
     alias_rows: set[tuple[str, int]] = set()
-    stack = [ts_parser(language).parse(data).root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         left = node.child_by_field_name("left") if node.type == "assignment_expression" else None
@@ -441,14 +446,14 @@ def _function_rows(path: Path, language: str, data: bytes
     return bodies, imports, data_rows, alias_rows
 
 
-def _macro_bodies(language: str, data: bytes) -> list[tuple[int, int]]:
+def _macro_bodies(root: Node) -> list[tuple[int, int]]:
     """C/C++: the 1-based line ranges of blocks that follow a macro call at file or
     namespace level (doctest's and Catch2's ``TEST_CASE("name") {...}``, a ``SECTION``
     inside): function bodies whose header is a macro, which ctags does not read as a
     function, so it tags the calls inside as prototypes (``CHECK(x == 1);``,
     ``v.push_back(1);``). A block can stand there only as such a body."""
     bodies: list[tuple[int, int]] = []
-    stack = [ts_parser(language).parse(data).root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         for child in node.named_children:
@@ -489,7 +494,7 @@ def _inside(line: int, ranges: list[tuple[int, int]]) -> bool:
     return any(start < line <= end for start, end in ranges)
 
 
-def _ctags(path: Path, language: str, data: bytes
+def _ctags(path: Path, language: str, data: bytes, root: Node
            ) -> tuple[list[tuple[str, int, str]], set[tuple[str, int]]]:
     """The counted definition tags (name, line, kind) of one file, and every tag
     (name, line) that confirms a definition (any kind, nested ones too)."""
@@ -508,7 +513,7 @@ def _ctags(path: Path, language: str, data: bytes
     lines = data.decode("utf-8", "replace").splitlines()
     for tag in raw:
         tag["name"] = _tag_name(tag, lines)
-    bodies, imports, data_rows, alias_rows = _function_rows(path, language, data)
+    bodies, imports, data_rows, alias_rows = _function_rows(language, root)
     callables = {(f"{t['scope']}.{t['name']}" if t.get("scope") else str(t["name"]))
                  for t in raw if t.get("kind") in CALLABLE_KINDS}
     ranges = [(int(t["line"]), int(t["end"])) for t in raw
@@ -541,14 +546,14 @@ def _ctags(path: Path, language: str, data: bytes
     return [(name, line, kind) for (name, line), kind in counted.items()], confirming
 
 
-def _syntax_containers(language: str, data: bytes) -> list[tuple[int, int, int]]:
+def _syntax_containers(language: str, root: Node) -> list[tuple[int, int, int]]:
     """JavaScript/TypeScript only: the object literals and class bodies of the syntax tree
     as 1-based (statement line, opening-brace line, closing line): containers a
     definition may sit in without codegold naming them (``module.exports = {...}``)."""
     if language not in _ECMASCRIPT:
         return []
     found = []
-    stack = [ts_parser(language).parse(data).root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type in ("object", "class_body"):
@@ -563,7 +568,7 @@ def _syntax_containers(language: str, data: bytes) -> list[tuple[int, int, int]]
 _TYPESCRIPT_TYPES = frozenset({"type_annotation", "type_parameters", "type_arguments"})
 
 
-def _javascript_view(language: str, data: bytes
+def _javascript_view(language: str, data: bytes, root: Node
                      ) -> tuple[list[tuple[int, int]], list[str]]:
     """TypeScript only (ctags's TypeScript parser reads no object literal's members): the
     1-based line ranges of the syntax tree's object literals, and the file's lines with
@@ -573,20 +578,20 @@ def _javascript_view(language: str, data: bytes
         return [], []
     found = []
     erased = bytearray(data)
-    stack = [ts_parser(language).parse(data).root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "object":
             found.append((node.start_point.row + 1, node.end_point.row + 1))
         if node.type in _TYPESCRIPT_TYPES:
-            erased[node.start_byte:node.end_byte] = re.sub(
-                rb"[^\n]", b" ", data[node.start_byte:node.end_byte])
+            erased[node.start_byte:node.end_byte] = _blanked(data[node.start_byte:node.end_byte])
             continue
         stack.extend(node.named_children)
     return found, bytes(erased).decode("utf-8", "replace").splitlines()
 
 
-def _without_type_parameters(language: str, data: bytes, lines: list[str]) -> list[str]:
+def _without_type_parameters(language: str, data: bytes, lines: list[str], root: Node
+                             ) -> list[str]:
     """Go only: the lines with each type declaration's type parameter list blanked
     (``type Entry[K comparable, V any] struct {`` reads ``type Entry ... struct {``):
     ctags 5.9 predates Go's type parameters and tags such a type as a plain ``type``,
@@ -594,14 +599,14 @@ def _without_type_parameters(language: str, data: bytes, lines: list[str]) -> li
     if language != "go":
         return lines
     plain = bytearray(data)
-    stack = [ts_parser(language).parse(data).root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type in ("type_spec", "type_alias"):
             params = node.child_by_field_name("type_parameters")
             if params is not None:
-                plain[params.start_byte:params.end_byte] = b" " * (params.end_byte
-                                                                    - params.start_byte)
+                plain[params.start_byte:params.end_byte] = _blanked(
+                    data[params.start_byte:params.end_byte])
             continue
         stack.extend(node.named_children)
     return bytes(plain).decode("utf-8", "replace").splitlines()
@@ -784,7 +789,7 @@ def _plain_javascript(root: Node, data: bytes, definition: SymbolDef
             outer = outer.parent
         if outer is not link:
             edits.append((outer.start_byte, link.start_byte,
-                          re.sub(rb"[^\n]", b" ", data[outer.start_byte:link.start_byte])))
+                          _blanked(data[outer.start_byte:link.start_byte])))
         link = outer.parent
     if not edits:
         return None
@@ -907,7 +912,8 @@ def main(argv: list[str] | None = None) -> int:
             if d.role == "test":
                 by_name["<test>"].append((d.header_line, d.start_line, d.end_line))
         owners = {(_owner(d), d.header_line) for d in ours if _owner(d)}
-        tags, confirming = _ctags(path, language, data)
+        root = ts_parser(language).parse(data).root_node  # one parse serves every reading
+        tags, confirming = _ctags(path, language, data, root)
         if "minified" in (result.entry.reason or ""):
             # Packed code: every definition on one line, where ctags' line numbers cannot
             # tell a nested function from a top-level one. Counted apart.
@@ -944,9 +950,10 @@ def main(argv: list[str] | None = None) -> int:
                          for ln in near[_compared(d.name)] + (near["<test>"] if d.role == "test" else []))
                      or (_owner(d), d.header_line) in confirming for d in ours]
         _spread_overloads(ours, confirmed)
-        containers = _syntax_containers(language, data) if not all(confirmed) else []
-        objects, untyped = _javascript_view(language, data) if not all(confirmed) else ([], [])
-        plain = _without_type_parameters(language, data, lines) if not all(confirmed) else []
+        containers = _syntax_containers(language, root) if not all(confirmed) else []
+        objects, untyped = (_javascript_view(language, data, root) if not all(confirmed)
+                            else ([], []))
+        plain = _without_type_parameters(language, data, lines, root) if not all(confirmed) else []
         for i, d in enumerate(ours):
             if not confirmed[i] and (
                     _alone(path, plain, d, ours, scratch, containers)
@@ -958,12 +965,10 @@ def main(argv: list[str] | None = None) -> int:
                 counts["second_reading"] += 1
                 reread[language].append(f"{rel}:{d.header_line} {d.kind} {d.qualified}")
         _spread_overloads(ours, confirmed)
-        root = ts_parser(language).parse(data).root_node if (
-            language == "javascript" and not all(confirmed)) else None
         for i, d in enumerate(ours):
             if confirmed[i]:
                 continue
-            rewrite = None if root is None else _plain_javascript(root, data, d)
+            rewrite = _plain_javascript(root, data, d) if language == "javascript" else None
             if (rewrite is not None and _alone(path, rewrite[0], d, ours, scratch, containers,
                                                wanted=rewrite[1])) or (
                     path.suffix.lower() in _REWRITTEN_SUFFIXES

@@ -147,7 +147,8 @@ def test_go_generic_types_are_read_without_their_type_parameters(
     assert "precision 100.0%" in out and "unconfirmed" not in out
     assert "second reading types.go:4 field Entry.Key" in out
     assert "second reading types.go:9 method Clonable.Clone" in out
-    plain = languages._without_type_parameters("go", data, data.decode().splitlines())
+    plain = languages._without_type_parameters("go", data, data.decode().splitlines(),
+                                               ts_parser("go").parse(data).root_node)
     original = data.decode().splitlines()
     assert plain[2] == "type Entry" + " " * 21 + " struct {"
     assert plain[7] == "type Clonable" + " " * 7 + " interface {"
