@@ -132,7 +132,7 @@ _CPLUSPLUS_LINKAGE = re.compile(
     rb"[ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[^\n]*\n[ \t]*#[ \t]*endif\b[^\n]*")
 
 
-def _blank(match: re.Match[bytes], group: int = 0) -> bytes:
+def _blank(match: re.Match[bytes], group: int | str = 0) -> bytes:
     """``match`` with ``group`` turned into spaces (newlines kept: rows stay put)."""
     start, end = match.span(group)
     text = match.group(0)
@@ -268,7 +268,7 @@ def _prepare_c(data: bytes, keep_type_macros: bool = False) -> bytes:
     ``#endif``; a lone ``#if`` is left to the grammar) keeps its first branch only (``_first_branch_only``), and a final newline
     is added when missing (the grammar fails a whole ``#ifndef`` guard whose ``#endif``
     ends the file)."""
-    source = _LONE_MACRO_LINE.sub(lambda m: b" " * len(m.group(0)), data)
+    source = _LONE_MACRO_LINE.sub(_blank, data)
     source = _TOP_LEVEL_MACRO_STATEMENT.sub(_blank, source)  # continuation rows kept
     for number, pattern in enumerate(_ATTRIBUTE_MACROS):
         if number == 0 and keep_type_macros:
@@ -396,15 +396,14 @@ def _constructor_on_class_line(match: re.Match[bytes]) -> bytes:
 
 
 def _prepare_kotlin(data: bytes) -> bytes:
-    source = _KOTLIN_PLATFORM_CONSTRUCTOR.sub(
-        lambda m: m.group("lead") + b" " * len(m.group("platform")), data)
-    source = _KOTLIN_ANNOTATION_MODIFIER.sub(lambda m: b" " * len(m.group(0)), source)
+    source = _KOTLIN_PLATFORM_CONSTRUCTOR.sub(lambda m: _blank(m, "platform"), data)
+    source = _KOTLIN_ANNOTATION_MODIFIER.sub(_blank, source)
     source = _KOTLIN_CLASS_LINE_ANNOTATIONS.sub(lambda m: _blank(m, 1), source)
     source = _KOTLIN_CONSTRUCTOR_LINE.sub(_constructor_on_class_line, source)
-    source = _KOTLIN_MULTI_DOLLAR.sub(lambda m: b" " * len(m.group(0)), source)
+    source = _KOTLIN_MULTI_DOLLAR.sub(_blank, source)
     source = _KOTLIN_MODIFIER_CALL.sub(_respell, source)
     source = _KOTLIN_ACCESSOR_NAMED_LOCAL.sub(_respell, source)
-    return _KOTLIN_ACCESSOR_ANNOTATION.sub(lambda m: b" " * len(m.group(0)), source)
+    return _KOTLIN_ACCESSOR_ANNOTATION.sub(_blank, source)
 
 
 # TypeScript without semicolons: a generic call signature on its own line (`<T>(x: T): T`
