@@ -4,17 +4,15 @@ assigned; a definition codegold invents is not confirmed by it."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from codegold.index import SymbolDef, chunk_file
 from codegold.index.grammars import parser as ts_parser
+from langkit import languages_benchmark
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 SOURCE = b"""\
 req.get =
 req.header = function header(name) {
@@ -45,17 +43,8 @@ app.plain = function () {
 """
 
 
-def _languages():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bench_languages", BENCHMARKS / "languages.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_languages"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _rewritten(qualified: str) -> tuple[list[str], str] | None:
-    languages = _languages()
+    languages = languages_benchmark()
     result = chunk_file("lib/app.js", SOURCE)
     definition = next(d for d in result.definitions if d.qualified == qualified)
     root = ts_parser("javascript").parse(SOURCE).root_node
@@ -83,7 +72,7 @@ def test_rewrites_keep_rows_and_change_only_syntax() -> None:
 @pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
 def test_the_measure_confirms_real_definitions_not_invented_ones(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    languages = _languages()
+    languages = languages_benchmark()
     (tmp_path / "lib").mkdir()
     data = SOURCE + b"\nx.get = 5;\n"
     (tmp_path / "lib" / "app.js").write_bytes(data)
@@ -106,7 +95,7 @@ def test_the_measure_confirms_real_definitions_not_invented_ones(
 def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # ctags's TypeScript parser tags `db` as a constant and nothing inside the literal.
-    languages = _languages()
+    languages = languages_benchmark()
     (tmp_path / "src").mkdir()
     data = (b"export const db: Db = {\n  user: {\n    findById: async (id: string) => id,\n"
             b"    create: async (data: { name: string }) => {\n      return data;\n    },\n"
@@ -138,7 +127,7 @@ def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
 def test_go_generic_types_are_read_without_their_type_parameters(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # ctags 5.9 tags `type Entry[K comparable, V any] struct` as a type, without fields.
-    languages = _languages()
+    languages = languages_benchmark()
     data = (b"package lo\n\ntype Entry[K comparable, V any] struct {\n\tKey   K\n\tValue V\n}\n\n"
             b"type Clonable[T any] interface {\n\tClone() T\n}\n")
     (tmp_path / "types.go").write_bytes(data)

@@ -4,30 +4,17 @@ names (rows kept, names never moved), and annotated code lines that are not comm
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from codegold.index import SymbolDef
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _languages():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bench_languages_cs_kt",
-                                                  BENCHMARKS / "languages.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_languages_cs_kt"] = module
-    spec.loader.exec_module(module)
-    return module
+from langkit import languages_benchmark
 
 
 def test_an_annotation_line_with_code_after_it_is_not_comment_only() -> None:
-    languages = _languages()
+    languages = languages_benchmark()
     assert not languages._comment_only("/** Doc. */\n@Throws(IOException::class) fun f()",
                                        "kotlin")
     assert not languages._comment_only('[Fact] public void F() { }', "csharp")
@@ -38,7 +25,7 @@ def test_an_annotation_line_with_code_after_it_is_not_comment_only() -> None:
 
 
 def test_csharp_headers_lose_only_the_syntax_ctags_cannot_read() -> None:
-    languages = _languages()
+    languages = languages_benchmark()
     header = ("public sealed class PathMap(LambdaExpression d,\n    MemberPath m)"
               " : MemberMap(m)\n{")
     rewritten = languages._csharp_header(header)
@@ -55,7 +42,7 @@ def test_csharp_headers_lose_only_the_syntax_ctags_cannot_read() -> None:
 
 
 def test_a_garbled_kotlin_tag_takes_the_quoted_name_of_its_line() -> None:
-    languages = _languages()
+    languages = languages_benchmark()
     lines = ["class T {", "  @Test fun `a b c`() {", "  fun plain() {}"]
     tag = {"name": "src/T.kt", "line": 2, "language": "Kotlin"}
     assert languages._tag_name(tag, lines) == "a b c"
@@ -68,7 +55,7 @@ def test_a_garbled_kotlin_tag_takes_the_quoted_name_of_its_line() -> None:
 @pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
 def test_the_rewritten_reading_confirms_real_definitions_not_invented_ones(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    languages = _languages()
+    languages = languages_benchmark()
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "PathMap.cs").write_text(
         "namespace A;\npublic class PathMap(int x) : Base(x)\n{\n"
