@@ -168,27 +168,9 @@ def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
 
 def _time_resolver(repo: str) -> Callable[[str, str | None], str | None]:
     """A function mapping a record's timestamp to the commit current at that time."""
-    import os
-    import subprocess
+    from codegold.curate.changes import commit_at
 
-    from codegold.errors import InputError
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_CONFIG_NOSYSTEM"] = "1"
-
-    def resolve(stamp: str, _repository: str | None) -> str | None:
-        if not stamp or stamp.startswith("-"):
-            return None
-        try:
-            done = subprocess.run(
-                ["git", "-C", repo, "rev-list", "-1", f"--before={stamp}", "HEAD"],
-                capture_output=True, text=True, env=env, timeout=30, check=False)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise InputError(f"cannot run git in {repo}: {err}") from None
-        sha = done.stdout.strip()
-        return sha if done.returncode == 0 and len(sha) == 40 else None
-
-    return resolve
+    return lambda stamp, _repository: commit_at(repo, stamp)
 
 
 def _write_cases(output: str, cases: list[dict[str, object]], cutoff: int,

@@ -103,6 +103,20 @@ def git_output(repo: str, *args: str, timeout: float = 60) -> bytes:
         raise InputError(str(err)) from None
 
 
+def commit_at(repo: str, stamp: str) -> str | None:
+    """The commit of ``repo``'s HEAD history current at time ``stamp`` (any date git's
+    ``--before`` reads), or None when there is none or the stamp is not a date."""
+    if not stamp or stamp.startswith("-") or "\0" in stamp:
+        return None
+    try:
+        done = git(["rev-list", "-1", f"--before={stamp}", "HEAD"], repo=repo, timeout=30,
+                   check=False)
+    except CodeIndexError as err:
+        raise InputError(str(err)) from None
+    sha = done.text.strip()
+    return sha if done.ok and is_full_sha(sha) else None
+
+
 def file_at(repo: str, revision: str, path: str) -> bytes | None:
     """The bytes of ``path`` at ``revision`` (a full sha), or None when it does not exist."""
     if not is_full_sha(revision):

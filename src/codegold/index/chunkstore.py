@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -32,7 +31,7 @@ import msgspec
 from codegold.errors import InputError
 from codegold.index.chunker import CHUNKER_VERSION
 from codegold.index.records import FileChunks
-from codegold.plumbing.outputs import write_bytes_atomic
+from codegold.plumbing.outputs import cache_folder, write_bytes_atomic, write_cache_file
 
 # An entry larger than this is not one the chunker wrote (files above the path policy's
 # size limit are never chunked); reading it would only cost memory.
@@ -200,23 +199,13 @@ class ChunkStore:
             return
         digest = hashlib.sha256(payload).hexdigest().encode()
         shard, file = self._file(entry_key(path, blob_sha))
-        tmp: str | None = None
         try:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(shard)
-            if not stat.S_ISDIR(os.lstat(shard).st_mode):
-                raise NotADirectoryError(shard)
-            fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=shard)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(digest + b"\n" + payload)
-            os.replace(tmp, file)  # replaces a planted link itself, never its target
-            tmp = None
+            if not os.path.isdir(shard) or os.path.islink(shard):
+                cache_folder(self.root, os.path.basename(shard))
+            # replaces a planted link itself, never its target
+            write_cache_file(file, (digest, b"\n", payload))
         except OSError:
             self.unwritten += 1
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
 
     def entries(self) -> Iterator[tuple[str, Path]]:
         """Every entry file in the store, as (key, file)."""

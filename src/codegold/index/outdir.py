@@ -27,7 +27,6 @@ import re
 import secrets
 import shutil
 import stat
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +34,7 @@ import msgspec
 
 from codegold.errors import CodeIndexError, InputError
 from codegold.model import Manifest
+from codegold.plumbing.git import git
 
 MANIFEST_NAME = "manifest.json"
 INDEX_NAME = "index.sqlite"
@@ -98,11 +98,10 @@ def _repository_roots(repo: Path) -> list[Path]:
     """The working tree (if any) and git directory of ``repo``, symlinks resolved."""
     roots = [_resolve(repo)]
     for flag in ("--show-toplevel", "--absolute-git-dir", "--git-common-dir"):
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            done = subprocess.run(["git", "-C", str(repo), "rev-parse", flag],
-                                  capture_output=True, check=False, timeout=60)
+        with contextlib.suppress(CodeIndexError):
+            done = git(["rev-parse", flag], repo=repo, timeout=60, check=False)
             value = done.stdout.decode("utf-8", "surrogateescape").strip()
-            if done.returncode == 0 and value:
+            if done.ok and value:
                 location = Path(value)
                 if not location.is_absolute():
                     location = repo / location
@@ -189,11 +188,10 @@ def _is_git_dir(path: Path) -> bool:
 def _tracked(repo: Path, target: Path) -> bool:
     """Whether git tracks anything under ``target`` (an index committed by mistake)."""
     try:
-        done = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--", str(target)],
-                              capture_output=True, check=False, timeout=60)
-    except (OSError, subprocess.SubprocessError):
+        done = git(["ls-files", "-z", "--", str(target)], repo=repo, timeout=60, check=False)
+    except CodeIndexError:
         return False
-    return done.returncode == 0 and bool(done.stdout.strip(b"\0"))
+    return done.ok and bool(done.stdout.strip(b"\0"))
 
 
 @contextlib.contextmanager

@@ -26,15 +26,37 @@ END_OF_OPTIONS = "--end-of-options"
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
-# Set on the command line so a repository's own config cannot run programs for a
-# read-only question (fsmonitor hooks) or change how answers look (pager, colour, quoting).
-_SAFE_CONFIG = (
-    "core.fsmonitor=false",
-    "core.pager=cat",
+# Set on the command line, where they outrank every config file (the repository's own
+# .git/config, files it includes, the user's global config), so a repository received
+# from someone else can neither run a program for a read-only question nor change how
+# answers look. Each key names a program git would start, a place it would redirect to,
+# or the switch that makes it start one; docs/security.md lists them and the tests in
+# tests/hostile/test_git_config.py plant each one.
+NEUTRALISED_CONFIG = (
+    "core.fsmonitor=false",          # a hook program run by status-like commands
+    "core.hooksPath=/dev/null",      # hooks (post-checkout, pre-auto-gc, reference-transaction…)
+    "core.pager=cat",                # a pager is a program
+    "core.sshCommand=ssh",           # a program for ssh transports
+    "core.gitProxy=",                # a program for git:// transports
+    "core.askPass=",                 # a program asked for credentials
+    "credential.helper=",            # an empty value clears every configured helper
+    "log.showSignature=false",       # makes git log run gpg.program on signed commits
+    "gpg.program=false",             # the signature programs, should anything ask for one
+    "gpg.openpgp.program=false",
+    "gpg.x509.program=false",
+    "gpg.ssh.program=false",
+    "gc.auto=0",                     # no background gc (and so no pre-auto-gc hook)
+    "maintenance.auto=false",
+    "protocol.allow=never",          # codegold reads local objects only: no transport at all
     "color.ui=false",
     "core.quotepath=false",
     "core.untrackedCache=false",
 )
+# Commands that can produce a diff run with external diff drivers and textconv filters
+# off: those are programs named by the repository's config and .gitattributes.
+_DIFF_COMMANDS = frozenset({"log", "show", "diff", "diff-tree", "diff-index", "diff-files",
+                            "whatchanged"})
+_NO_DRIVERS = ("--no-ext-diff", "--no-textconv")
 
 
 @dataclass(frozen=True)
@@ -90,8 +112,11 @@ def git_argv(args: Sequence[str], repo: str | Path) -> list[str]:
         raise InputError(f"{bad.split(chr(0))[0][:80]!r}... holds a NUL byte; expected a "
                          "revision, path or name without control characters")
     argv = ["git", "-C", str(repo)]
-    for setting in _SAFE_CONFIG:
+    for setting in NEUTRALISED_CONFIG:
         argv += ["-c", setting]
+    args = list(args)
+    if args and args[0] in _DIFF_COMMANDS:
+        args[1:1] = _NO_DRIVERS
     return [*argv, *args]
 
 

@@ -7,12 +7,18 @@ cannot be written (its parent is a file, it names a folder where a file is expec
 :func:`write_bytes_atomic` writes through a temporary sibling so a crash never leaves half
 a file, and :func:`append_locked` gives one writer at a time an append handle.
 :func:`resolve_inside` keeps a path read from an artifact inside that artifact's folder.
+
+Caches inside a folder someone else may have prepared (a received index folder, a shared
+store) go through :func:`cache_folder`, :func:`write_cache_file` and
+:func:`read_cache_file`: they never follow a symbolic link they did not create, so a
+planted link can neither redirect a write outside the folder nor feed a read from outside.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -189,3 +195,75 @@ def resolve_inside(base: PathArg, relative: str) -> Path:
         raise InputError(f"the path {relative!r} leads outside {os.fspath(base)}; refusing to "
                          "read it", path=os.fspath(base))
     return target
+
+
+# --- caches: folders and files codegold owns inside a folder it was handed --------------
+
+def cache_folder(root: PathArg, *parts: str) -> Path:
+    """``root/parts...``, each level below ``root`` made a real folder.
+
+    A level that is a symbolic link (or a file, FIFO, anything but a folder) was planted:
+    the link itself is removed, never what it points to, and a fresh folder takes its
+    place. Raises ``OSError`` when a level cannot be created (a read-only folder): callers
+    treat a cache they cannot write as absent.
+    """
+    folder = Path(os.fspath(root))
+    for part in parts:
+        if not part or part in (".", "..") or "/" in part or "\x00" in part:
+            raise ValueError(f"a cache folder level must be one plain name, found {part!r}")
+        folder = folder / part
+        try:
+            mode = os.lstat(folder).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISDIR(mode):
+            os.unlink(folder)
+            mode = None
+        if mode is None:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder)
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                raise NotADirectoryError(folder)
+    return folder
+
+
+def write_cache_file(path: PathArg, data: bytes | Iterable[bytes]) -> None:
+    """Write ``data`` to the cache file ``path`` through an unpredictable temporary sibling
+    (created with ``O_EXCL``) and a rename: a link planted at ``path`` is replaced itself,
+    its target never written, and a crash leaves the previous file or none.
+
+    Raises ``OSError`` as it comes (a cache that cannot be written costs only its reuse).
+    """
+    target = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp",
+                               dir=os.path.dirname(target) or ".")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if isinstance(data, bytes | bytearray):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece)
+        os.replace(tmp, target)
+        tmp = ""
+    finally:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def read_cache_file(path: PathArg, *, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, never through a symbolic link.
+
+    Raises ``OSError`` for a link (``ELOOP``), anything but a regular file, or a file over
+    ``limit`` bytes, so a cache reader treats what was planted as a missing cache.
+    """
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{os.fspath(path)} is not a regular file")
+        if limit is not None and info.st_size > limit:
+            raise OSError(f"{os.fspath(path)} holds more than {limit} bytes")
+        return handle.read()
+

@@ -8,15 +8,18 @@ torn or edited is treated as absent and recomputed, never trusted and never a cr
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from codegold.plumbing.outputs import read_cache_file, write_cache_file
 
 
 def load_dense_cache(meta_path: Path, vectors_path: Path, *, cache_format: int,
@@ -30,14 +33,14 @@ def load_dense_cache(meta_path: Path, vectors_path: Path, *, cache_format: int,
     of another width than ``dimensions`` (when given).
     """
     try:
-        meta = json.loads(meta_path.read_bytes())
+        meta = json.loads(read_cache_file(meta_path))
         if (not isinstance(meta, dict) or meta.get("format") != cache_format
                 or meta.get("index_build_id") != build_id):
             return None
         ids = meta.get("chunk_ids")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             return None
-        vectors = np.load(vectors_path, allow_pickle=False)
+        vectors = np.load(io.BytesIO(read_cache_file(vectors_path)), allow_pickle=False)
     except (OSError, ValueError, TypeError, EOFError):
         return None
     if (not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape[0] != len(ids)
@@ -117,10 +120,9 @@ class VectorStore:
         cannot be computed again)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         if self.path.is_symlink() or (self.path.exists() and not self._valid()):
-            fresh = self.folder / f"{VECTOR_STORE_FILE}.{os.getpid()}.{threading.get_ident()}.tmp"
-            fresh.unlink(missing_ok=True)
-            self._create(fresh)
-            os.replace(fresh, self.path)
+            # a fresh store under an unpredictable name, renamed over what was there (a
+            # planted link is replaced itself, its target never touched)
+            write_cache_file(self.path, self._empty_store())
         elif not self.path.exists():
             self._create(self.path)
 
@@ -135,6 +137,13 @@ class VectorStore:
         except sqlite3.Error:
             return False
         return bool(row == (_STORE_KIND, VECTOR_STORE_FORMAT))
+
+    def _empty_store(self) -> bytes:
+        """The bytes of an empty store of this format."""
+        with tempfile.TemporaryDirectory(prefix=".codegold-", dir=self.folder) as scratch:
+            path = Path(scratch) / VECTOR_STORE_FILE
+            self._create(path)
+            return path.read_bytes()
 
     @staticmethod
     def _create(path: Path) -> None:

@@ -24,6 +24,7 @@ missing one raises :class:`~codegold.errors.MissingDependency` naming the extra.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -39,6 +40,7 @@ import numpy.typing as npt
 from codegold.errors import CodeIndexError, InputError, MissingDependency, RetrieverError
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model import EmbedderInfo
+from codegold.plumbing.outputs import cache_folder, write_cache_file
 from codegold.plumbing.secrets import redact_text
 from codegold.retrieve.caches import VectorStore, load_dense_cache, vector_key
 
@@ -432,18 +434,18 @@ class DenseIndex:
         vectors = (np.concatenate(parts) if parts
                    else np.zeros((0, embedder.dimensions), dtype=np.float32))
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            # Write to temporary names and rename, so a killed build never leaves a torn cache.
-            tmp_vectors = folder / f"vectors.{os.getpid()}.{threading.get_ident()}.tmp"
-            with tmp_vectors.open("wb") as handle:
-                np.save(handle, vectors, allow_pickle=False)
-            os.replace(tmp_vectors, vectors_path)
+            if cache_root is None:
+                folder = cache_folder(reader.path, "dense", embedder.id)
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
+            buffer = io.BytesIO()
+            np.save(buffer, vectors, allow_pickle=False)
+            # vectors first, meta last: the meta names the build the vectors were made for
+            write_cache_file(folder / "vectors.npy", buffer.getvalue())
             meta = {"format": DENSE_FORMAT, "embedder": embedder.id,
                     "dimensions": int(vectors.shape[1]), "index_build_id": build_id,
                     "chunks": len(ids), "chunk_ids": ids}
-            tmp_meta = folder / f"meta.{os.getpid()}.{threading.get_ident()}.tmp"
-            tmp_meta.write_text(json.dumps(meta), "utf-8")
-            os.replace(tmp_meta, meta_path)
+            write_cache_file(folder / "meta.json", json.dumps(meta).encode("utf-8"))
         except OSError:
             pass  # a read-only index folder: the vectors serve this run and are not kept
         return cls(embedder, ids, vectors)

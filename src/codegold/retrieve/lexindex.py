@@ -27,7 +27,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -39,6 +38,7 @@ import numpy.typing as npt
 import snowballstemmer  # type: ignore[import-untyped]
 
 from codegold.index.store import IndexReader
+from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
 
 LEXICAL_FORMAT = 3
 _CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "docs.npy",
@@ -66,16 +66,6 @@ def _stemmed(counts: Counter[str]) -> Counter[str]:
 
 def _fingerprint(data: bytes) -> dict[str, object]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-
-
-def _write_atomic(path: Path, payload: bytes) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        tmp.write_bytes(payload)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
 
 
 class LexicalIndex:
@@ -124,15 +114,15 @@ class LexicalIndex:
     def _load_or_build(cls, reader: IndexReader, weights: tuple[float, float, float],
                        k1: float, b: float, unit: str, build: str, params: str,
                        stemmed: bool = False) -> LexicalIndex:
-        folder = reader.path / "lexical" / hashlib.sha256(params.encode()).hexdigest()[:12]
-        cached = cls.load(folder, build)
+        name = hashlib.sha256(params.encode()).hexdigest()[:12]
+        cached = cls.load(reader.path / "lexical" / name, build)
         if cached is not None:
             cached.stemmed = stemmed
             return cached
         engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit, stemmed=stemmed)
         # A read-only index folder keeps the engine in memory only.
         with contextlib.suppress(OSError):
-            engine.save(folder, {"format": LEXICAL_FORMAT, "index_build_id": build,
+            engine.save(cache_folder(reader.path, "lexical", name), {"format": LEXICAL_FORMAT, "index_build_id": build,
                                  "k1": k1, "b": b, "field_weights": list(weights), "unit": unit,
                                  "chunks": len(engine.chunk_ids)})
         return engine
@@ -143,7 +133,7 @@ class LexicalIndex:
         None when it is absent, from another build, or fails its size/digest check or a
         consistency check (a torn, truncated or edited cache is then rebuilt)."""
         try:
-            meta = json.loads((folder / "meta.json").read_bytes())
+            meta = json.loads(read_cache_file(folder / "meta.json"))
             if (not isinstance(meta, dict) or meta.get("format") != LEXICAL_FORMAT
                     or meta.get("index_build_id") != build):
                 return None
@@ -152,7 +142,7 @@ class LexicalIndex:
                 return None
             raw: dict[str, bytes] = {}
             for name in _CACHE_FILES:
-                data = (folder / name).read_bytes()
+                data = read_cache_file(folder / name)
                 if recorded[name] != _fingerprint(data):
                     return None
                 raw[name] = data
@@ -256,9 +246,9 @@ class LexicalIndex:
                    stemmed=stemmed)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
-        """Write the cache; ``meta.json`` (with each file's size and digest) goes last, so
-        its presence says the rest is complete and :meth:`load` can verify every file."""
-        folder.mkdir(parents=True, exist_ok=True)
+        """Write the cache into ``folder`` (a :func:`cache_folder`); ``meta.json`` (with each
+        file's size and digest) goes last, so its presence says the rest is complete and
+        :meth:`load` can verify every file."""
         payloads: dict[str, bytes] = {}
         for name, array in (("offsets.npy", self.offsets), ("docs.npy", self.docs),
                             ("impacts.npy", self.impacts), ("file_starts.npy", self.file_starts)):
@@ -272,9 +262,9 @@ class LexicalIndex:
         with contextlib.suppress(FileNotFoundError):
             (folder / "meta.json").unlink()
         for name, payload in payloads.items():
-            _write_atomic(folder / name, payload)
+            write_cache_file(folder / name, payload)
         files = {name: _fingerprint(payloads[name]) for name in _CACHE_FILES}
-        _write_atomic(folder / "meta.json", json.dumps({**meta, "files": files}).encode("utf-8"))
+        write_cache_file(folder / "meta.json", json.dumps({**meta, "files": files}).encode("utf-8"))
 
     def scores(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
         """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``."""
