@@ -7,6 +7,7 @@ from codegold.model._files import Loaded, load_versioned
 from codegold.model.attempts import (
     Attempt,
     Chunk,
+    Edit,
     Query,
     Resolution,
     decode_attempt,
@@ -47,6 +48,7 @@ __all__ = [
     "Chunk",
     "ChunkerInfo",
     "Context",
+    "Edit",
     "EmbedderInfo",
     "EvidenceGroup",
     "InputRef",

@@ -67,6 +67,14 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbi
     language: str | None = None
     excerpt: str | None = None
     resolved: Resolution | None = None
+    # Agents' context (an imported trajectory): the turn at which this span first entered
+    # the model's input, the tool that put it there, whether the agent read it or a search
+    # listed it, its size in tokens, and whether its path lies outside the repository.
+    step: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    tool: str | None = None
+    kind: Literal["read", "search_hit"] | None = None
+    tokens: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    outside_repo: bool = False
 
     def all_symbols(self) -> tuple[str, ...]:
         """The symbols the retriever reported."""
@@ -111,6 +119,17 @@ class Cost(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid
     usd: Annotated[float, msgspec.Meta(ge=0, le=1e9)] | None = None
 
 
+class Edit(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
+           forbid_unknown_fields=True):
+    """A span an agent changed (never context): the file and, when known, its lines."""
+
+    file: str
+    start_line: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    end_line: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    step: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    tool: str | None = None
+
+
 class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     attempt_id: str
     case_id: str
@@ -129,6 +148,9 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     error: str | None = None
     queried_at: str | None = None     # ISO 8601 UTC time the retriever was asked
     repeat_group: str | None = None   # attempts of one case repeated on purpose (run --repeat)
+    # An imported agent trajectory: the spans it edited, and its final patch or answer.
+    edits: list[Edit] | None = None
+    final: str | None = None
     format: Literal[1] = 1
 
 
