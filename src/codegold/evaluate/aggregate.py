@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from codegold.model import Aggregates, Case, CaseResult, SliceResult
-from codegold.model.languages import language_of
 from codegold.model.budget import BUDGET_FACTORS, factor_label
+from codegold.model.languages import language_of
 from codegold.model.metrics import LINE_METRICS, METRICS, scored_cases, trend_figures
 
 

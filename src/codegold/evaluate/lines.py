@@ -1,8 +1,11 @@
 """Line-level figures of one case (docs/concepts.md, "Line-level figures").
 
 Everything is counted in (file, line) pairs. The gold lines of a required group are the
-lines of one of its targets that carry a span (``Target.lines``): the one of which most
-lines were seen (the first listed on a tie), since any one target satisfies the group.
+lines of one of its targets that carry a span (``Target.lines``), since any one target
+satisfies the group: the one of which the whole ranking (every depth, no budget) shows
+the most lines, the first listed on a tie. Choosing on the whole ranking, not on what
+fits the budget, keeps the gold lines of an attempt fixed, so line recall never falls as
+the budget grows.
 A case has line figures when at least one required group has a target with lines.
 
 - ``seen`` (S): the distinct lines of the visible chunks (a chunk cut at the budget
@@ -25,7 +28,13 @@ import re
 from collections.abc import Sequence
 
 from codegold.model import Attempt, Case, Chunk, EvidenceGroup, Target
-from codegold.model.budget import BUDGET_FACTORS, Visible, factor_label, scaled_visible
+from codegold.model.budget import (
+    BUDGET_FACTORS,
+    Visible,
+    at_cutoff,
+    factor_label,
+    scaled_visible,
+)
 from codegold.model.paths import normalize_path
 from codegold.model.results import LineFigures
 
@@ -78,10 +87,7 @@ def chosen_targets(groups: Sequence[EvidenceGroup], seen: set[Line]) -> list[Tar
     return chosen
 
 
-def _recall(groups: Sequence[EvidenceGroup], seen: set[Line]) -> float:
-    gold: set[Line] = set()
-    for target in chosen_targets(groups, seen):
-        gold |= target_lines(target)
+def _recall(gold: set[Line], seen: set[Line]) -> float:
     return len(gold & seen) / len(gold) if gold else 0.0
 
 
@@ -113,7 +119,8 @@ def line_figures(case: Case, attempt: Attempt | None, visible: Visible,
     if not groups:
         return None
     seen, read = seen_lines(visible)
-    targets = chosen_targets(groups, seen)
+    shown, _ = seen_lines(at_cutoff(len(ranked), ranked))
+    targets = chosen_targets(groups, shown)
     gold: set[Line] = set()
     for target in targets:
         gold |= target_lines(target)
@@ -121,7 +128,7 @@ def line_figures(case: Case, attempt: Attempt | None, visible: Visible,
     recall = len(hit) / len(gold) if gold else 0.0
     precision = len(hit) / len(seen) if seen else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    recall_at = {factor_label(f): _recall(groups, seen_lines(scaled_visible(case, ranked, f))[0])
+    recall_at = {factor_label(f): _recall(gold, seen_lines(scaled_visible(case, ranked, f))[0])
                  for f in BUDGET_FACTORS}
     drop: float | None = None
     dropped: list[str] = []

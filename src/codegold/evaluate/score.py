@@ -20,10 +20,10 @@ from codegold.evaluate.match import GroupMatcher
 from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
 from codegold.model.budget import Visible, at_cutoff, visible_of
 from codegold.model.metrics import TREND_DEPTH
+from codegold.model.paths import PathPattern, normalize_path
 from codegold.model.results import UNSET, BudgetUse, GroupReach, LineFigures, UnsetType
 
 _Context = tuple[BudgetUse | UnsetType, LineFigures | UnsetType, list[GroupReach] | UnsetType]
-from codegold.model.paths import PathPattern, normalize_path
 
 # Chunks kept in results.json past the cutoff, so near misses can be shown.
 NEAR_MISS_DEPTH = 5

@@ -114,7 +114,7 @@ class Metric:
 
     def read(self, aggregates: Aggregates) -> float | None:
         """This metric's figure as results.json stores it (None when left out)."""
-        value: float | None | UnsetType = getattr(aggregates, self.name)
+        value: float | UnsetType | None = getattr(aggregates, self.name)
         return None if isinstance(value, UnsetType) else value
 
     def format(self, value: float | None, digits: int = 3) -> str:

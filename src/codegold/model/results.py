@@ -144,12 +144,12 @@ class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
     # answer, for evidence_drop). Left out when no case of the block has gold lines.
     line_cases: int | UnsetType = UNSET
     final_cases: int | UnsetType = UNSET
-    line_recall: float | None | UnsetType = UNSET
-    line_precision: float | None | UnsetType = UNSET
-    line_f1: float | None | UnsetType = UNSET
-    line_efficiency: float | None | UnsetType = UNSET
-    line_redundancy: float | None | UnsetType = UNSET
-    evidence_drop: float | None | UnsetType = UNSET
+    line_recall: float | UnsetType | None = UNSET
+    line_precision: float | UnsetType | None = UNSET
+    line_f1: float | UnsetType | None = UNSET
+    line_efficiency: float | UnsetType | None = UNSET
+    line_redundancy: float | UnsetType | None = UNSET
+    evidence_drop: float | UnsetType | None = UNSET
     # Line recall at each case's budget (or cutoff) times 0.5, 1 and 2: "line_recall@2x".
     budget_trend: dict[str, float | None] | UnsetType = UNSET
 
