@@ -12,7 +12,7 @@ from importlib import resources
 from urllib.parse import quote
 
 from codegold.model import Check
-from codegold.model.metrics import METRICS
+from codegold.model.metrics import METRICS, shown_metrics
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
 from codegold.report.svg import horizontal_bars, vertical_bars
@@ -54,7 +54,7 @@ def _cards(report: ReportInput) -> str:
              f'<span class="{"" if k in bad and v != "0" else "muted"}">{escape(k)}</span></div>'
              for k, v in items]
     cards += [f'<div class="card"><b>{escape(m.format(m.read(s)))}</b>'
-              f'<span class="muted">{escape(m.label)}</span></div>' for m in METRICS]
+              f'<span class="muted">{escape(m.label)}</span></div>' for m in shown_metrics(s)]
     return '<div class="cards">' + "".join(cards) + "</div>"
 
 
@@ -157,10 +157,11 @@ def _slices(report: ReportInput) -> str:
     run = report.results
     if not run.slices:
         return ""
+    metrics = shown_metrics(run.summary)
     rows = [[f'<a href="#slice={quote(s.key, safe="")}">{escape(s.key)}</a>', str(s.metrics.scored),
-             str(s.metrics.invalid), *(escape(m.format(m.read(s.metrics))) for m in METRICS)]
+             str(s.metrics.invalid), *(escape(m.format(m.read(s.metrics))) for m in metrics)]
             for s in run.slices]
-    head = ["slice", "n scored", "invalid", *(m.label for m in METRICS)]
+    head = ["slice", "n scored", "invalid", *(m.label for m in metrics)]
     return "<h2>Slices</h2>" + _table(head, rows, set(range(1, len(head))))
 
 
