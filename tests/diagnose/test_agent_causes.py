@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from codegold.diagnose import Owners, diagnose_run, load_owners
@@ -111,3 +112,18 @@ def test_the_owners_file_routes_agent_cases(tmp_path: Path) -> None:
     assert owners.owner_of("stale_label", agent=True) == "search"  # dataset keeps its route
     assert owners.owner_of("retrieval_miss", agent=True) == "agent-team"
     assert owners.owner_of("retrieval_miss") == "search"
+
+
+def test_the_bundle_says_how_the_budget_was_spent(tmp_path: Path) -> None:
+    from codegold.diagnose import write_diagnosis_dir
+
+    fields, ranked, extra = SCENARIOS["read_past_budget"]
+    run = run_eval(tmp_path, [case("c", [TARGET], **fields)], [attempt("t1", "c", ranked, **extra)])
+    summary, diagnosed = diagnose_run(run)
+    write_diagnosis_dir(summary, diagnosed, tmp_path / "diag")
+    text = (tmp_path / "diag" / str(summary.diagnoses[0].bundle_markdown)).read_text()
+    assert "budget lines=40, 40 used" in text
+    plain = run_eval(tmp_path, [case("p", [TARGET])],
+                     [attempt("t2", "p", SCENARIOS["never_searched"][1])])
+    summary, diagnosed = diagnose_run(plain)
+    assert b'"budget"' not in msgspec.json.encode(diagnosed[0].bundle)
