@@ -127,3 +127,13 @@ def test_the_bundle_says_how_the_budget_was_spent(tmp_path: Path) -> None:
                      [attempt("t2", "p", SCENARIOS["never_searched"][1])])
     summary, diagnosed = diagnose_run(plain)
     assert b'"budget"' not in msgspec.json.encode(diagnosed[0].bundle)
+
+
+def test_never_searched_needs_the_whole_trajectory(tmp_path: Path) -> None:
+    fields, ranked, extra = SCENARIOS["never_searched"]
+    run = run_eval(tmp_path, [case("c", [TARGET], **fields)], [attempt("t1", "c", ranked, **extra)])
+    summary, _ = diagnose_run(run, attempts_path=str(tmp_path / "gone.jsonl"))
+    d = summary.diagnoses[0]
+    assert d.cause != "never_searched"
+    assert any(line.startswith("never_searched: needs the whole trajectory")
+               for line in d.checks_not_run)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from codegold.diagnose.checks import CaseFacts, Finding, Outcome
+from codegold.diagnose.checks import CaseFacts, Finding, NotRun, Outcome
 from codegold.diagnose.owners import AGENT_CAUSES as AGENT_CAUSES
 from codegold.evaluate.match import file_matches, target_matches
 from codegold.model import CaseResult, Chunk, EvidenceGroup, Target
@@ -54,8 +54,20 @@ def _where(rank: int, chunk: Chunk) -> str:
             + (f" via {chunk.tool}" if chunk.tool else "") + f"): {chunk.file}{lines}")
 
 
+def _whole_trajectory(check: str, facts: CaseFacts) -> NotRun | None:
+    """A claim that something never happened needs the whole trajectory, not the top
+    entries results.json keeps."""
+    if facts.attempt is None:
+        return NotRun(check, "needs the whole trajectory (the attempts file); results.json "
+                      "keeps only its first entries")
+    return None
+
+
 def never_searched(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
     """No search hit and no read touched a file of the group's targets."""
+    skipped = _whole_trajectory("never_searched", facts)
+    if skipped is not None:
+        return skipped
     final = facts.final()
     if any(_in_file(c, t) for c in final for t in group.any_of):
         return None
@@ -69,6 +81,9 @@ def never_searched(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
 
 def found_not_read(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
     """A search listed a target's file or lines; the agent never read them."""
+    skipped = _whole_trajectory("found_not_read", facts)
+    if skipped is not None:
+        return skipped
     final = facts.final()
     for target in group.any_of:
         hits = [(r, c) for r, c in enumerate(final, 1)
