@@ -47,6 +47,7 @@ def test_the_html_payload_holds_the_timeline(tmp_path: Path) -> None:
     assert isinstance(row.budget, str) and "lines=30" in row.budget
     html = render_html(ReportInput(results=run))
     assert "budget reached" in html and "tl-entry" in html and "line recall" in html
+    assert "budget ×0.5" in html and "budget ×2" in html
 
 
 def test_a_satisfied_group_is_marked_where_it_happened(tmp_path: Path) -> None:

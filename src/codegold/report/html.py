@@ -106,9 +106,19 @@ def _trend(report: ReportInput) -> str:
     labels = {m.name: m.label for m in METRICS}
     rows = [[escape(labels.get(n, n)), *(num(per.get(d)) for d in depths)]
             for n, per in sorted(names.items())]
-    return ('<h2 id="trend">Trend figures (at fixed depths)</h2><p class="muted">For watching '
+    html = ('<h2 id="trend">Trend figures (at fixed depths)</h2><p class="muted">For watching '
             "change across runs; the gate and the figures above use each case's own cutoff.</p>"
             + _table(["metric", *(f"@{d}" for d in depths)], rows, set(range(1, len(depths) + 1))))
+    budget = report.results.summary.budget_trend
+    if isinstance(budget, dict) and budget:
+        labels_at = [key.partition("@")[2] for key in budget]
+        html += ("<p class=\"muted\">Line recall at each case's budget (or cutoff) times "
+                 f"{', '.join(labels_at)}, over {report.results.summary.line_cases} cases with "
+                 "gold lines: what less or more context would have bought.</p>"
+                 + _table(["metric", *(f"budget ×{x.rstrip('x')}" for x in labels_at)],
+                          [["line recall", *(num(v) for v in budget.values())]],
+                          set(range(1, len(budget) + 1))))
+    return html
 
 
 def _gate(report: ReportInput) -> str:

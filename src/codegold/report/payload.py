@@ -186,7 +186,8 @@ def budget_text(case: CaseResult) -> str:
     use = case.budget_use
     if use is None:
         return f"cutoff {case.cutoff}"
-    return f"budget {use.budget} (used {use.used}, {use.visible_chunks} entries)"
+    entries = "entry" if use.visible_chunks == 1 else "entries"
+    return f"budget {use.budget} (used {use.used}, {use.visible_chunks} {entries} fit)"
 
 
 def line_text(case: CaseResult) -> str:

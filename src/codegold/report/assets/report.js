@@ -75,7 +75,7 @@
     if (c.budget) kv(box, "budget", c.budget);
     if (c.line_figures) kv(box, "line-level", c.line_figures);
     if (c.timeline) box.appendChild(timeline(c));
-    box.appendChild(el("h4", null, "Ranked evidence (cutoff " + c.cutoff + ")"));
+    box.appendChild(el("h4", null, "Ranked evidence (" + (c.budget || ("cutoff " + c.cutoff)) + ")"));
     var t = el("table");
     var head = el("tr");
     ["rank", "file", "lines", "symbol", "role", "revision", "verdict", "excerpt"].forEach(function (h) { head.appendChild(el("th", null, h)); });
