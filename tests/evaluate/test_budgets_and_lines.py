@@ -301,7 +301,7 @@ BUDGETS = st.one_of(st.none(), st.tuples(st.sampled_from(["lines", "tokens"]),
 
 
 def _score(budget: tuple[str, int] | None, cutoff: int, chunks: list[tuple[str, int, int, int]],
-           gold: list[list[tuple[str, int, int]]]) -> Any:
+           gold: list[list[tuple[str, int, int]]], final: str | None = None) -> Any:
     groups = tuple(EvidenceGroup(id=f"g{i}", required=True,
                                  any_of=tuple(Target(file=f, lines=(a, b)) for f, a, b in alts))
                    for i, alts in enumerate(gold))
@@ -314,7 +314,7 @@ def _score(budget: tuple[str, int] | None, cutoff: int, chunks: list[tuple[str, 
                                 "chunker": {"name": "x", "version": "1"}}, type=Manifest)
     run = evaluate_attempts(CaseSet(path="cases", sha256="0", cases=(the_case,)),
                             [Attempt(attempt_id="a", case_id="c", ranked=ranked,
-                                     manifest=manifest)])
+                                     manifest=manifest, final=final)])
     return run.cases[0]
 
 
@@ -343,3 +343,17 @@ def test_line_recall_never_falls_as_the_budget_grows(unit: str, small: int, more
     labels = ["0.5x", "1x", "2x"]
     values = [low.recall_at[x] for x in labels]
     assert values == sorted(values) and math.isclose(values[1], low.recall)
+
+
+@settings(max_examples=80, deadline=None)
+@given(BUDGETS, CHUNKS, GOLD, st.sampled_from(["", "a.py", "see b.py and c.py", PATCH_B,
+                                               "diff --git a/a.py b/a.py\n+++ b/a.py\n"]))
+def test_every_line_figure_stays_between_0_and_1(
+        budget: tuple[str, int] | None, chunks: list[tuple[str, int, int, int]],
+        gold: list[list[tuple[str, int, int]]], final: str) -> None:
+    result = _score(budget, 3, chunks, gold, final=final)
+    f = result.line_figures
+    for value in (f.recall, f.precision, f.f1, f.efficiency, f.redundancy,
+                  *f.recall_at.values()):
+        assert 0.0 <= value <= 1.0
+    assert f.evidence_drop is None if f.gold_seen == 0 else 0.0 <= f.evidence_drop <= 1.0

@@ -14,8 +14,8 @@ A case has line figures when at least one required group has a target with lines
 - recall = |S ∩ G| / |G|; precision = |S ∩ G| / |S| (0 when nothing was seen);
   F1 = 2PR / (P + R) (0 when both are 0); efficiency = |S ∩ G| / read (0 when nothing was
   read); redundancy = 1 - |S| / read (0 when nothing was read).
-- evidence drop (only when the attempt records ``final``): the gold lines seen whose
-  target the final text does not carry, over the gold lines seen. A patch (``final``
+- evidence drop (only when the attempt records ``final``): the gold lines seen that no
+  carried target holds, over the gold lines seen. A patch (``final``
   holding ``diff --git`` / ``+++`` headers) carries a target when it changes the target's
   file; an answer (any other text) carries it when it names the target's file path, its
   file name, or its symbol (the last part of a dotted name). None when no gold line was
@@ -135,15 +135,19 @@ def line_figures(case: Case, attempt: Attempt | None, visible: Visible,
     final = attempt.final if attempt is not None else None
     if final is not None and hit:
         files = patch_files(final)
-        lost = 0
+        kept: set[Line] = set()
         for target in targets:
             got = target_lines(target) & seen
-            if got and not carried(target, final, files):
-                lost += len(got)
+            if not got:
+                continue
+            if carried(target, final, files):
+                kept |= got
+            else:
                 first, last = target.lines or (0, 0)
                 dropped.append(f"{target.file}:{first}-{last}"
                                + (f" ({target.symbol})" if target.symbol else ""))
-        drop = lost / len(hit)
+        # A line two targets share is kept when either is carried.
+        drop = len(hit - kept) / len(hit)
     return LineFigures(
         recall=recall, precision=precision, f1=f1,
         efficiency=len(hit) / read if read else 0.0,
