@@ -357,3 +357,20 @@ def test_every_line_figure_stays_between_0_and_1(
                   *f.recall_at.values()):
         assert 0.0 <= value <= 1.0
     assert f.evidence_drop is None if f.gold_seen == 0 else 0.0 <= f.evidence_drop <= 1.0
+
+
+def test_the_gate_holds_line_figures_with_their_case_count(tmp_path: Path) -> None:
+    cases = [case("l1", [{"file": "a.py", "lines": [1, 4]}]), case("plain", [{"file": "a.py"}])]
+    run_eval(tmp_path, cases, [attempt("1", "l1", [span("a", "a.py", 1, 2)]),
+                               attempt("2", "plain", [span("a", "a.py", 1, 4)])])
+    results = tmp_path / "results.json"
+    cases_path = write_cases(tmp_path, cases)
+    res = CliRunner().invoke(cli, ["eval", str(cases_path), str(tmp_path / "attempts.jsonl"),
+                                   "-o", str(results), "-q"])
+    assert res.exit_code == 0, res.output
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("format: 1\nrules:\n  - {metric: line_recall, min: 0.9}\n", encoding="utf-8")
+    res = CliRunner().invoke(cli, ["gate", str(results), "--policy", str(policy)])
+    assert res.exit_code == 1
+    assert "line_recall >= 0.9 on all cases: 0.5000 (n=1)" in res.output
+    assert "cases: l1" in res.output
