@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
 
 import msgspec
 
@@ -99,7 +98,8 @@ class CaseScorer:
 
     def missing(self) -> CaseResult:
         case = self.case
-        nothing = at_cutoff(0, [])
+        use, lines, reach = self._context_fields(None, at_cutoff(0, []), [],
+                                                 [None] * len(self.required_flags))
         return CaseResult(
             case_id=case.id, status="missing", cutoff=case.cutoff, first_relevant_rank=None,
             reciprocal_rank=0.0, hit=False, group_recall=0.0, ndcg=0.0,
@@ -108,7 +108,7 @@ class CaseScorer:
             attempt_ids=[], index_build_id=None, index_revision=None, query=None, ranked=[],
             first_relevant_rank_any_depth=None, slices=list(self.slices), case=case,
             group_ranks=[None] * len(self.required_ids),
-            **_named(self._context_fields(None, nothing, [], [None] * len(self.required_flags))),
+            budget=use, lines=lines, reach=reach,
         )
 
     def _context_fields(self, attempt: Attempt | None, visible: Visible, ranked: list[Chunk],
@@ -232,7 +232,7 @@ class CaseScorer:
         else:
             status = "fail"
         manifest = attempt.manifest
-        reach_ranks = list(group_rank)
+        use, lines, reach = self._context_fields(attempt, visible, ranked, group_rank)
         return CaseResult(
             case_id=case.id,
             status=status,
@@ -264,13 +264,8 @@ class CaseScorer:
             latency_ms=attempt_latency(attempt),
             cost_tokens=attempt.cost.tokens if attempt.cost else None,
             cost_usd=attempt.cost.usd if attempt.cost else None,
-            **_named(self._context_fields(attempt, visible, ranked, reach_ranks)),
+            budget=use, lines=lines, reach=reach,
         )
-
-
-def _named(context: _Context) -> dict[str, Any]:
-    budget, lines, reach = context
-    return {"budget": budget, "lines": lines, "reach": reach}
 
 
 def attempt_latency(attempt: Attempt) -> float | None:
