@@ -72,6 +72,7 @@ def test_markdown_shows_a_compact_timeline(tmp_path: Path) -> None:
     assert "s0 search src/auth/session.py:12-12" in line
     assert "✗ forbidden" in line and "‖ budget ‖" in line
     assert "| line recall |" in text
+    assert "over the 3 cases with gold lines" in text and "| 2x | 0.818 |" in text
 
 
 def test_two_agent_versions_compare_on_line_recall(tmp_path: Path) -> None:

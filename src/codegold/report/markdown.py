@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from codegold.model import CaseResult, SliceResult
 from codegold.model.metrics import shown_metrics
+from codegold.model.results import UnsetType
 from codegold.report.model import ReportInput, cause_breakdown
 from codegold.report.payload import budget_text, is_agent_case, timeline
 from codegold.report.text import md, num, rank_text
@@ -156,6 +157,14 @@ def render_markdown(report: ReportInput) -> str:
         f"| figure (over {s.scored} scored cases, at each case's cutoff) | value |", "|---|---:|",
         *(f"| {md(m.label)} | {m.format(m.read(s))} |" for m in shown_metrics(s)),
     ]
+    if not isinstance(s.line_cases, UnsetType):
+        figures += ["", f"Line-level figures are over the {s.line_cases} cases with gold lines "
+                    f"(evidence drop over the {s.final_cases} that record a final patch or "
+                    "answer)."]
+        if not isinstance(s.budget_trend, UnsetType):
+            figures += ["", "| line recall at the budget × | value |", "|---|---:|",
+                        *(f"| {md(k.partition('@')[2])} | {num(v)} |"
+                          for k, v in s.budget_trend.items())]
     if s.trend:
         figures += ["", "Trend figures at fixed depths (for watching change; the gate uses each "
                     "case's cutoff):", "", "| trend figure | value |", "|---|---:|",
