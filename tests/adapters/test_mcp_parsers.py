@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codegold.adapters.mcp.parsers import Hit, ToolAnswer, get_parser, hits_from_json
-from codegold.adapters.mcp.settings import parse_template, render
+from codegold.adapters.mcp.settings import parse_template, query_terms, render, terms_regex
 from codegold.errors import InputError, RetrieverError
 
 
@@ -84,3 +84,9 @@ def test_templates_keep_types_drop_absent_fields_and_escape_braces() -> None:
                                         "note": "in acme/shop {literal}", "paths": ["/tmp/x"]}
     with pytest.raises(InputError, match=r"unknown field \{nope\}"):
         parse_template('{"q": "{nope}"}', option="--mcp-args")
+
+
+def test_query_terms_for_tools_that_take_a_pattern() -> None:
+    terms = query_terms("How does Flask.make_response unpack a tuple returned from a view?")
+    assert terms == ["Flask.make_response", "unpack", "tuple", "returned", "view"]
+    assert terms_regex(terms[:2]) == r"Flask\.make_response|unpack"

@@ -22,9 +22,11 @@ from codegold.adapters.mcp.settings import (
     SetupCall,
     parse_setup,
     parse_template,
+    query_terms,
     render,
     render_command,
     split_command,
+    terms_regex,
     uses_checkout,
 )
 from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse
@@ -89,7 +91,9 @@ class McpRetriever:
 
     def _fields(self, request: RetrievalRequest, checkout: str | None) -> dict[str, Any]:
         context = request.context
-        return {"query": request.query, "k": request.k, "revision": request.revision,
+        terms = query_terms(request.query)
+        return {"terms": " ".join(terms) or request.query,
+                "terms_regex": terms_regex(terms) or re.escape(request.query),"query": request.query, "k": request.k, "revision": request.revision,
                 "repository": request.repository, "case_id": request.case_id,
                 "open_file": getattr(context, "open_file", None) if context else None,
                 "checkout": checkout}

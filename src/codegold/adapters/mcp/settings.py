@@ -6,7 +6,9 @@ and to executor workers) whether or not ``codegold[mcp]`` is installed.
 
 Argument templates (``--mcp-args``) are JSON whose strings may name the case's fields in
 braces: ``{query}``, ``{k}``, ``{revision}``, ``{repository}``, ``{open_file}``,
-``{case_id}``, ``{checkout}``. A string that is exactly one placeholder takes that
+``{case_id}``, ``{checkout}``; ``{terms}`` is the query's words without common English
+ones (space-separated) and ``{terms_regex}`` the same as a regular expression matching
+any of them (``word1|word2``), for tools that search a literal pattern. A string that is exactly one placeholder takes that
 value's type (``"{k}"`` is the number 10, not ``"10"``); a key whose whole value names
 an absent field (``{open_file}`` of a case without one) is left out. ``{{`` and ``}}``
 are literal braces.
@@ -23,7 +25,8 @@ import msgspec
 
 from codegold.errors import InputError
 
-PLACEHOLDERS = ("query", "k", "revision", "repository", "open_file", "case_id", "checkout")
+PLACEHOLDERS = ("query", "k", "revision", "repository", "open_file", "case_id", "checkout",
+                "terms", "terms_regex")
 DEFAULT_ARGUMENTS = '{"query": "{query}"}'
 _FIELD = re.compile(r"\{\{|\}\}|\{([a-z_]+)\}")
 
@@ -110,6 +113,24 @@ def _render(value: Any, fields: dict[str, Any]) -> Any:
     if isinstance(value, list):
         return [item for item in (_render(v, fields) for v in value) if item is not _ABSENT]
     return value
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_]|[A-Za-z_]")
+STOPWORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where", "which", "who", "why", "will", "with", "via", "into", "are", "there", "their", "should", "would", "could", "used", "use", "using", "code", "file", "function", "method", "class"])
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct words, in order, without common English ones and short ones."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query):
+        word = word.strip(".")
+        if len(word) > 2 and word.lower() not in STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def terms_regex(terms: list[str]) -> str:
+    return "|".join(re.escape(term) for term in terms)
 
 
 def render_command(argv: list[str], fields: dict[str, Any]) -> list[str]:
