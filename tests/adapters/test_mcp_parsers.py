@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from codegold.adapters.mcp.parsers import Hit, ToolAnswer, get_parser, hits_from_json
+from codegold.adapters.mcp.parsers import (
+    Hit,
+    ToolAnswer,
+    get_parser,
+    hits_from_json,
+    reported_error,
+)
 from codegold.adapters.mcp.settings import parse_template, query_terms, render, terms_regex
 from codegold.errors import InputError, RetrieverError
 
@@ -43,6 +49,9 @@ def test_markdown_fences_under_a_path_heading() -> None:
 def test_json_in_text_and_in_structured_content() -> None:
     text = 'Found 2 results:\n[{"path": "a.py", "line": 3}, {"file_path": "b.py", "startLine": 2, "endLine": 9, "score": 0.5}]'
     assert _spans("json", text) == [("a.py", 3, 3), ("b.py", 2, 9)]
+    printed = "{'matches': [{'file': '/r/a.py', 'line': 19, 'content': 'x'}], 'n': True}"
+    assert _spans("json", printed) == [("/r/a.py", 19, 19)]
+    assert _spans("json", "{'f': __import__('os').system('true')}") == []
     grouped = {"results": [{"file": "c.py", "matches": [{"line": 4}, {"line": 8}]}]}
     assert _spans("structured", "", grouped) == [("c.py", 4, 4), ("c.py", 8, 8)]
     assert hits_from_json({"result": ["x.py", "y.py"]}) == [Hit(file="x.py"), Hit(file="y.py")]
@@ -90,3 +99,11 @@ def test_query_terms_for_tools_that_take_a_pattern() -> None:
     terms = query_terms("How does Flask.make_response unpack a tuple returned from a view?")
     assert terms == ["Flask.make_response", "unpack", "tuple", "returned", "view"]
     assert terms_regex(terms[:2]) == r"Flask\.make_response|unpack"
+
+
+def test_an_error_written_into_the_result_is_found() -> None:
+    text = "{'error': {'code': 'EXECUTION_ERROR', 'message': 'no such function: REGEXP'}}"
+    assert reported_error(ToolAnswer(text=text)) == "no such function: REGEXP"
+    assert reported_error(ToolAnswer(text="", structured={"error": "index offline"})) == \
+        "index offline"
+    assert reported_error(ToolAnswer(text='{"results": []}')) is None

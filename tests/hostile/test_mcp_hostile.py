@@ -67,8 +67,11 @@ def test_a_server_answering_garbage(tmp_path: Path) -> None:
     spec = "mcp:stdio:" + _server(tmp_path, "import sys\nsys.stdin.readline()\n"
                                   "print('Welcome to my server!', flush=True)\n"
                                   "sys.stdin.read()\n")
-    attempts, seconds, _ = _run(tmp_path, spec, "--timeout", "10")
-    assert all("not a JSON-RPC message: 'Welcome" in e for e in _errors(attempts))
+    attempts, seconds, _ = _run(tmp_path, spec, "--timeout", "3")
+    errors = _errors(attempts)
+    assert "did not answer initialize within 3s" in errors[0], errors
+    assert "1 line(s) on stdout that are not JSON-RPC, the last: 'Welcome" in errors[0]
+    assert "did not answer initialize within 3s" in errors[1], errors
     assert seconds < 30
 
 

@@ -9,7 +9,9 @@ started again: every later case gets the last start's error at once.
 
 The stdio transport is codegold's own rather than the SDK's ``stdio_client``: it caps
 each message at the answer size limit (the SDK's reader buffers a line of any length),
-keeps the server's stderr in a file whose tail goes into the error, and the server leads
+skips stdout lines that are not JSON-RPC (servers print progress there) but names them in
+the error when the server then fails to answer, keeps the server's stderr in a file whose
+tail goes into the error, and the server leads
 its own process group, killed whole (SIGKILL) on timeout, garbage or close. Every
 failure the server causes becomes a :class:`~codegold.errors.RetrieverError`.
 """
@@ -69,6 +71,8 @@ class _Instance:
     pid: int | None = None
     errlog: IO[bytes] | None = None
     setups: set[str] = field(default_factory=set)  # checkouts the setup call ran for
+    stray: int = 0          # stdout lines that were not JSON-RPC
+    last_stray: str = ""
 
 
 Opener = Callable[["_Instance"], AbstractContextManager[Any]]
@@ -110,9 +114,10 @@ class ServerLink:
                 return portal.call(_guard, instance.fault, budget,
                                    lambda: work(_session(instance), instance))
             except _Timeout:
+                detail = self._detail(instance, f"did not answer within {budget:g}s (it was "
+                                      "stopped; the next case starts it again)")
                 self._stop(instance)
-                raise RetrieverError(f"{self.what} did not answer within {budget:g}s "
-                                     "(it was stopped; the next case starts it again)") from None
+                raise RetrieverError(f"{self.what} {detail}") from None
             except _Broken as err:
                 detail = self._detail(instance, str(err))
                 self._stop(instance)
@@ -236,6 +241,9 @@ class ServerLink:
             self._instance = None
 
     def _detail(self, instance: _Instance, message: str) -> str:
+        if instance.stray:
+            message += (f"; it printed {instance.stray} line(s) on stdout that are not "
+                        f"JSON-RPC, the last: {instance.last_stray!r}")
         tail = _stderr_tail(instance)
         return message + (f"; its stderr ends: {tail}" if tail else "")
 
@@ -317,9 +325,10 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
                     try:
                         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
                     except ValueError:
-                        fault.fail("answered something that is not a JSON-RPC message: "
-                                   f"{line[:80].decode('utf-8', 'replace')!r}")
-                        return
+                        # Servers print progress to stdout; skipped, and named if it times out.
+                        instance.stray += 1
+                        instance.last_stray = line[:80].decode("utf-8", "replace")
+                        continue
                     await to_session.send(SessionMessage(message))
                 if len(buffer) > max_bytes:
                     fault.fail(f"sent a message of more than {max_bytes} bytes "

@@ -7,7 +7,8 @@ returns :class:`Hit` values in the tool's order; the retriever makes chunks of t
 Registered parsers (:data:`PARSERS`):
 
 - ``structured``: the result's structured content, read as JSON hits (below).
-- ``json``: the text is JSON (or holds one JSON object or array), read as JSON hits.
+- ``json``: the text is JSON (or holds one JSON object or array; a Python ``repr`` of
+  dicts and lists is read too, with ``ast.literal_eval``), read as JSON hits.
 - ``grep``: ``path:line:text`` lines (``path:line:column:text`` too, as ``rg --vimgrep``
   prints); hits on adjacent lines of one file join into one span.
 - ``ranges``: header lines ``path:start-end`` (also ``path:line``, ``path#L10-L20``,
@@ -34,6 +35,7 @@ optional ``start_line``, ``end_line``, ``excerpt``, ``score``, ``symbol``.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import re
@@ -64,6 +66,7 @@ class ToolAnswer:
 
 
 Parser = Callable[[ToolAnswer], list[Hit]]
+_LITERAL_LIMIT = 8 * 1024 * 1024
 
 _LIST_KEYS = ("results", "matches", "hits", "chunks", "items", "files", "ranked", "result",
               "data")
@@ -167,6 +170,24 @@ def _group_hits(group: dict[str, Any], depth: int) -> list[Hit]:
     return hits
 
 
+def reported_error(answer: ToolAnswer) -> str | None:
+    """The message of an error a tool put in its result instead of setting ``isError``
+    (``{"error": "..."}`` or ``{"error": {"message": "..."}}``, as JSON or a Python repr)."""
+    values = [answer.structured]
+    text = answer.text.strip()
+    if text[:1] == "{" and len(text) < 64 * 1024:
+        try:
+            values.append(json.loads(text))
+        except ValueError:
+            values.append(_python_literal(text))
+    for value in values:
+        if isinstance(value, dict) and value.get("error") and len(value) <= 3:
+            error = value["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            return " ".join(str(message or error).split())[:300]
+    return None
+
+
 def parse_structured(answer: ToolAnswer) -> list[Hit]:
     return hits_from_json(answer.structured) if answer.structured is not None else []
 
@@ -177,9 +198,22 @@ def parse_json(answer: ToolAnswer) -> list[Hit]:
         try:
             value = json.loads(candidate)
         except ValueError:
-            continue
+            value = _python_literal(candidate)
+            if value is None:
+                continue
         return hits_from_json(value)
     return []
+
+
+def _python_literal(text: str) -> Any:
+    """A Python ``repr`` of dicts and lists (some servers print ``str(result)``), read with
+    :func:`ast.literal_eval`, which evaluates literals only, never code."""
+    if len(text) > _LITERAL_LIMIT or text[:1] not in "[{":
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def _json_candidates(text: str) -> list[str]:
