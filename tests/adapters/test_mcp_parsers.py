@@ -7,13 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codegold.adapters.mcp.parsers import (
-    Hit,
-    ToolAnswer,
-    get_parser,
-    hits_from_json,
-    reported_error,
-)
+from codegold.adapters.mcp.parsers import Hit, ToolAnswer, get_parser, hits_from_json
 from codegold.adapters.mcp.settings import parse_template, query_terms, render, terms_regex
 from codegold.errors import InputError, RetrieverError
 
@@ -100,10 +94,3 @@ def test_query_terms_for_tools_that_take_a_pattern() -> None:
     assert terms == ["Flask.make_response", "unpack", "tuple", "returned", "view"]
     assert terms_regex(terms[:2]) == r"Flask\.make_response|unpack"
 
-
-def test_an_error_written_into_the_result_is_found() -> None:
-    text = "{'error': {'code': 'EXECUTION_ERROR', 'message': 'no such function: REGEXP'}}"
-    assert reported_error(ToolAnswer(text=text)) == "no such function: REGEXP"
-    assert reported_error(ToolAnswer(text="", structured={"error": "index offline"})) == \
-        "index offline"
-    assert reported_error(ToolAnswer(text='{"results": []}')) is None

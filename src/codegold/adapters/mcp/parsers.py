@@ -170,24 +170,6 @@ def _group_hits(group: dict[str, Any], depth: int) -> list[Hit]:
     return hits
 
 
-def reported_error(answer: ToolAnswer) -> str | None:
-    """The message of an error a tool put in its result instead of setting ``isError``
-    (``{"error": "..."}`` or ``{"error": {"message": "..."}}``, as JSON or a Python repr)."""
-    values = [answer.structured]
-    text = answer.text.strip()
-    if text[:1] == "{" and len(text) < 64 * 1024:
-        try:
-            values.append(json.loads(text))
-        except ValueError:
-            values.append(_python_literal(text))
-    for value in values:
-        if isinstance(value, dict) and value.get("error") and len(value) <= 3:
-            error = value["error"]
-            message = error.get("message") if isinstance(error, dict) else error
-            return " ".join(str(message or error).split())[:300]
-    return None
-
-
 def parse_structured(answer: ToolAnswer) -> list[Hit]:
     return hits_from_json(answer.structured) if answer.structured is not None else []
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from codegold.adapters.mcp.checkout import Checkouts
-from codegold.adapters.mcp.parsers import Hit, ToolAnswer, get_parser, reported_error
+from codegold.adapters.mcp.parsers import Hit, ToolAnswer, get_parser
 from codegold.adapters.mcp.settings import (
     McpSettings,
     SetupCall,
@@ -153,11 +153,6 @@ class McpRetriever:
         answer = ToolAnswer(text=_text(result), structured=result.structured_content,
                             content=tuple(_dump(block) for block in result.content))
         hits = self.parser(answer)
-        if not hits:
-            error = reported_error(answer)
-            if error is not None:
-                raise RetrieverError(f"{self.what}: tool {tool_name[0]!r} answered an error: "
-                                     f"{error}")
         ranked = _chunks(hits, request, checkout, tool_name[0])
         return RetrievalResponse(ranked=ranked[: max(request.k, 1)])
 
