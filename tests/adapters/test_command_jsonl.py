@@ -89,3 +89,14 @@ def test_a_line_over_the_cap_and_bad_json_are_error_attempts(tmp_path: Path) -> 
 def test_an_empty_command_is_an_input_error() -> None:
     with pytest.raises(InputError, match="needs a command"):
         JsonlCommandRetriever("  ")
+
+
+def test_a_whole_line_over_the_cap_in_one_write_is_refused(tmp_path: Path) -> None:
+    body = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('x' * 5000 + '\\n'); sys.stdout.flush()\n"
+    retriever = JsonlCommandRetriever(_script(tmp_path, body), timeout=5, max_output=1000)
+    try:
+        for _ in range(3):  # whatever the pipe's chunking, every time
+            with pytest.raises(RetrieverError, match="more than 1000 bytes on one line"):
+                retriever.retrieve(_request())
+    finally:
+        retriever.close()

@@ -232,3 +232,18 @@ def test_an_http_server_that_is_not_there_is_an_error_attempt() -> None:
     finally:
         retriever.close()  # type: ignore[attr-defined]
     assert time.monotonic() - started < 15
+
+
+def test_a_whole_message_over_the_cap_is_refused(tmp_path: Path) -> None:
+    # One write with its newline: the cap holds for a line that arrives whole, too.
+    script = tmp_path / "big.py"
+    script.write_text("import sys\nsys.stdin.readline()\n"
+                      "sys.stdout.write('x' * 5000 + '\\n'); sys.stdout.flush()\n"
+                      "sys.stdin.read()\n")
+    retriever = make_retriever(f"mcp:stdio:{sys.executable} {script}",
+                               RetrieverOptions(timeout=10, max_answer_bytes=1000))
+    try:
+        with pytest.raises(RetrieverError, match="more than 1000 bytes"):
+            retriever.retrieve(_request())  # type: ignore[attr-defined]
+    finally:
+        retriever.close()  # type: ignore[attr-defined]

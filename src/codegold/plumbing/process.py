@@ -153,9 +153,10 @@ class LineChild:
         with contextlib.suppress(OSError, ValueError):
             while chunk := os.read(stdout.fileno(), _CHUNK):
                 buffer.extend(chunk)
-                while (cut := buffer.find(b"\n")) >= 0:
+                while (cut := buffer.find(b"\n")) >= 0 and cut <= self.max_line:
                     self._lines.put(bytes(buffer[:cut]))
                     del buffer[:cut + 1]
+                # A line over the cap, whole or still arriving, stops the child.
                 if len(buffer) > self.max_line:
                     self._overflow.set()
                     kill_group(self.proc)

@@ -317,7 +317,7 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
             while True:
                 chunk = await stdout.receive(_READ)
                 buffer += chunk
-                while (cut := buffer.find(b"\n")) >= 0:
+                while (cut := buffer.find(b"\n")) >= 0 and cut <= max_bytes:
                     line = bytes(buffer[:cut]).strip()
                     del buffer[:cut + 1]
                     if not line:
@@ -330,7 +330,7 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
                         instance.last_stray = line[:80].decode("utf-8", "replace")
                         continue
                     await to_session.send(SessionMessage(message))
-                if len(buffer) > max_bytes:
+                if len(buffer) > max_bytes:  # one line over the cap, whole or still arriving
                     fault.fail(f"sent a message of more than {max_bytes} bytes "
                                "(the answer size limit)")
                     return
