@@ -7,8 +7,10 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -241,6 +243,70 @@ def test_a_whole_message_over_the_cap_is_refused(tmp_path: Path) -> None:
                       "sys.stdout.write('x' * 5000 + '\\n'); sys.stdout.flush()\n"
                       "sys.stdin.read()\n")
     retriever = make_retriever(f"mcp:stdio:{sys.executable} {script}",
+                               RetrieverOptions(timeout=10, max_answer_bytes=1000))
+    try:
+        with pytest.raises(RetrieverError, match="more than 1000 bytes"):
+            retriever.retrieve(_request())  # type: ignore[attr-defined]
+    finally:
+        retriever.close()  # type: ignore[attr-defined]
+
+
+class _Silent(BaseHTTPRequestHandler):
+    """Reads the request, then never answers (until the test ends)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        time.sleep(30)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _Flood(_Silent):
+    """Answers every POST with a JSON body far over the cap."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = b'{"jsonrpc": "2.0", "id": 0, "result": {"x": "' + b"y" * 50_000 + b'"}}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def local_http() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], str]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(handler: type[BaseHTTPRequestHandler]) -> str:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/mcp"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_http_server_that_never_answers_is_cut_off(
+        local_http: Callable[[type[BaseHTTPRequestHandler]], str]) -> None:
+    retriever = _retriever("mcp:" + local_http(_Silent), timeout=2)
+    started = time.monotonic()
+    try:
+        with pytest.raises(RetrieverError, match="did not answer initialize within 2s"):
+            retriever.retrieve(_request())  # type: ignore[attr-defined]
+    finally:
+        retriever.close()  # type: ignore[attr-defined]
+    assert time.monotonic() - started < 15
+
+
+def test_an_http_answer_over_the_cap_is_refused(
+        local_http: Callable[[type[BaseHTTPRequestHandler]], str]) -> None:
+    retriever = make_retriever("mcp:" + local_http(_Flood),
                                RetrieverOptions(timeout=10, max_answer_bytes=1000))
     try:
         with pytest.raises(RetrieverError, match="more than 1000 bytes"):
