@@ -8,10 +8,13 @@ Every retriever runs through codegold's own runner with span resolution (what
 - ``file-bm25``: the reference retriever's whole-file BM25 signal alone.
 - ``windows-bm25``: ``examples/retrievers/windows_bm25.py``, BM25 over plain 40-line
   windows, through ``command+jsonl:`` (one process for the run).
-- ``semble``: semble as a Python library, when ``--semble-python`` names an interpreter
-  that has it and ``--semble-model`` a local model2vec directory (semble embeds every
-  chunk at index time, even for BM25 + rerank; without a local model it needs the
-  Hugging Face hub and is skipped, with the reason printed).
+- ``semble``: semble 0.7 as a Python library (``benchmarks/semble_retriever.py`` behind
+  ``command+jsonl:``, in the environment ``--semble-python`` names), BM25 + its rerank
+  (``alpha=0.0``) on work trees of each revision. semble embeds every chunk when it
+  builds an index and by default loads its model from the Hugging Face hub; a local
+  placeholder model (random vectors) is used instead unless ``--semble-model`` names a
+  real one, which cannot change an ``alpha=0.0`` ranking. Without ``--semble-python`` it
+  is skipped, with the reason printed.
 - ``mcp:code-index-mcp``: the code-index-mcp server over stdio (``--code-index-mcp``
   names its executable), started per revision on a work tree of it, its
   ``search_code_advanced`` tool called with the query's words as a regular expression.
@@ -60,21 +63,29 @@ CLASSES = ("exact_identifier", "descriptive", "usage", "test", "config")
 SEMBLE = ROOT / "benchmarks" / "semble_retriever.py"
 
 
-def specs(args: argparse.Namespace, repo: str) -> list[tuple[str, str, RetrieverOptions]]:
+def specs(args: argparse.Namespace, repo: str,
+          checkouts: dict[str, Path]) -> list[tuple[str, str, RetrieverOptions]]:
     base = load_config(None)  # the shipped defaults (default_config.yaml), as `run` uses
     out = [("reference", "reference", RetrieverOptions(config=base, dense=args.dense)),
            ("file-bm25", "reference", RetrieverOptions(config=configuration("file-bm25", base),
                                                        dense=False)),
            ("windows-bm25", f"command+jsonl:{sys.executable} {WINDOWS} --serve {repo}",
             RetrieverOptions(timeout=600))]
-    if args.semble_python and args.semble_model:
-        out.append(("semble", f"command+jsonl:{args.semble_python} {SEMBLE} {repo} "
-                    f"{args.semble_model}", RetrieverOptions(timeout=600)))
+    if args.semble_python:
+        model = args.semble_model or str(args.out / "semble-placeholder-model")
+        if args.semble_model is None:
+            subprocess.run([args.semble_python, str(SEMBLE), "--make-placeholder", model],
+                           check=True)
+        trees = " ".join(f"{revision}={tree}" for revision, tree in checkouts.items())
+        out.append(("semble", f"command+jsonl:{args.semble_python} {SEMBLE} {model} {trees}",
+                    RetrieverOptions(timeout=600)))
     else:
-        print("semble: skipped: semble 0.7 embeds every chunk with a model2vec model at "
-              "index time (also for BM25 + rerank) and loads minishlab/potion-code-16M-v2 "
-              "from the Hugging Face hub, which this machine cannot reach; pass "
-              "--semble-python and --semble-model DIR with a local copy", file=sys.stderr)
+        print("semble: skipped: no --semble-python. semble 0.7 embeds every chunk with a "
+              "model2vec model when it builds an index and loads minishlab/potion-code-16M-v2 "
+              "from the Hugging Face hub, which this machine cannot reach; with "
+              "--semble-python (an environment with semble) a local placeholder model is "
+              "used, which cannot change its alpha=0 (BM25 + rerank) ranking",
+              file=sys.stderr)
     if args.code_index_mcp:
         settings = McpSettings(
             tool="search_code_advanced", repo=repo,
@@ -181,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo", type=Path, default=ROOT / "demo-out")
     parser.add_argument("--cases", default=None, help="comma-separated case files (real suite)")
     parser.add_argument("--code-index-mcp", default=None, help="the code-index-mcp executable")
-    parser.add_argument("--semble-python", default=None)
-    parser.add_argument("--semble-model", default=None)
+    parser.add_argument("--semble-python", default=None,
+                        help="the Python of an environment with semble 0.7")
+    parser.add_argument("--semble-model", default=None,
+                        help="a local model2vec model directory (default: a placeholder)")
     parser.add_argument("--dense", action="store_true")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -202,8 +215,20 @@ def main(argv: list[str] | None = None) -> int:
                   for c in load_cases(str(p)).cases}
     case_repo = {c.id: c.repository or "-" for p in case_files
                  for c in load_cases(str(p)).cases}
-    runs = {name: run_one(name, spec, options, case_files, indexes, args.out)
-            for name, spec, options in specs(args, repo)}
+    checkouts = None
+    trees: dict[str, Path] = {}
+    if args.semble_python:  # semble reads files on disk: work trees from git objects
+        from codegold.adapters.mcp.checkout import Checkouts
+
+        checkouts = Checkouts(repo)
+        trees = {c.revision: checkouts.path_for(c.revision, c.repository)
+                 for p in case_files for c in load_cases(str(p)).cases}
+    try:
+        runs = {name: run_one(name, spec, options, case_files, indexes, args.out)
+                for name, spec, options in specs(args, repo, trees)}
+    finally:
+        if checkouts is not None:
+            checkouts.close()
     print(f"\n{len(case_class)} cases, {len(case_files)} case file(s), every retriever "
           "resolved against the pinned indexes\n")
     print(table(runs, case_class, case_repo))
