@@ -373,8 +373,10 @@ async def _http(url: str, instance: _Instance, max_bytes: int,
 
     fault = instance.fault
     capped = _CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes, fault)
+    # The client's own timeouts are a backstop past codegold's deadline, so that the
+    # deadline (and its message) is what a silent server meets.
     client = httpx2.AsyncClient(transport=capped, follow_redirects=False,
-                                timeout=httpx2.Timeout(timeout))
+                                timeout=httpx2.Timeout(timeout + 5))
     async with client, streamable_http_client(url, http_client=client,
                                               max_sse_event_size=max_bytes) as streams:
         yield streams
@@ -391,6 +393,9 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: Any) -> Any:
         try:
             response = await self.inner.handle_async_request(request)
+        except httpx2.TimeoutException as err:
+            self.fault.fail(f"did not answer: {_describe(err)}")
+            raise
         except Exception as err:
             self.fault.fail(f"could not be reached: {_describe(err)}")
             raise
