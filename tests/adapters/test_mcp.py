@@ -313,3 +313,22 @@ def test_an_http_answer_over_the_cap_is_refused(
             retriever.retrieve(_request())  # type: ignore[attr-defined]
     finally:
         retriever.close()  # type: ignore[attr-defined]
+
+
+def test_after_two_failed_starts_later_cases_fail_at_once(tmp_path: Path) -> None:
+    script = tmp_path / "dies.py"
+    script.write_text("import sys\nsys.stderr.write('no config\\n')\nsys.exit(5)\n")
+    retriever = _retriever(f"mcp:stdio:{sys.executable} {script}", timeout=10)
+    try:
+        for _ in range(2):
+            with pytest.raises(RetrieverError, match=r"exited with status 5.*no config"):
+                retriever.retrieve(_request())  # type: ignore[attr-defined]
+        started = time.monotonic()
+        with pytest.raises(RetrieverError) as caught:
+            retriever.retrieve(_request())  # type: ignore[attr-defined]
+        assert time.monotonic() - started < 1
+    finally:
+        retriever.close()  # type: ignore[attr-defined]
+    message = str(caught.value)
+    assert "is not started again after 2 failed starts: exited with status 5" in message
+    assert message.count("MCP server") == 1

@@ -83,6 +83,7 @@ def test_a_server_that_exits_at_once_keeps_its_stderr(tmp_path: Path) -> None:
     errors = _errors(attempts)
     assert "exited with status 2" in errors[0] and "no index found" in errors[0], errors
     assert "not started again after 2 failed starts" in errors[1] or "exited" in errors[1]
+    assert errors[1].count("MCP server") == 1, errors[1]
     assert "sk-live-abcdefghijklmnopqrstuvwx" not in stderr + "".join(errors)
 
 

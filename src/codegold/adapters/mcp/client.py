@@ -156,7 +156,7 @@ class ServerLink:
             started = self._start()
         except RetrieverError as err:
             self._failed_starts += 1
-            self._last_start_error = str(err)
+            self._last_start_error = str(err).removeprefix(self.what).strip()
             raise
         self._failed_starts = 0
         return started
