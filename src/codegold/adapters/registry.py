@@ -1,7 +1,7 @@
 """Retriever specs (``--retriever``) → implementations, registered by scheme.
 
-``reference`` (the default), ``command:CMD``, ``http://…`` / ``https://…``,
-``python:module:function``. Add a scheme by adding a factory to :data:`SCHEMES`.
+``reference`` (the default), ``command:CMD``, ``command+jsonl:CMD``, ``http://…`` /
+``https://…``, ``python:module:function``, ``mcp:stdio:CMD`` / ``mcp:http(s)://URL``. Add a scheme by adding a factory to :data:`SCHEMES`.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import msgspec
 
+from codegold.adapters.mcp.settings import McpSettings
 from codegold.adapters.protocol import Retriever
 from codegold.errors import InputError
 from codegold.plumbing.http import redact_url
@@ -27,6 +28,7 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     embedder: str | None = None
     max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
     follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
+    mcp: McpSettings | None = None  # mcp: the tool, its arguments, the result parser
 
 
 def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = False) -> str:
@@ -34,7 +36,10 @@ def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = Fal
     its factory reads (the reference retriever's whole configuration included)."""
     import hashlib
 
-    used = {"retriever": spec, "options": options, "resolving": resolving}
+    settings = msgspec.to_builtins(options)
+    if settings.get("mcp") is None:  # digests of runs made before the mcp: scheme stay the same
+        settings.pop("mcp", None)
+    used = {"retriever": spec, "options": settings, "resolving": resolving}
     return "sha256:" + hashlib.sha256(msgspec.json.encode(used)).hexdigest()
 
 
@@ -48,6 +53,20 @@ def _command(rest: str, options: RetrieverOptions) -> Retriever:
     from codegold.adapters.command import CommandRetriever
 
     return CommandRetriever(rest, timeout=options.timeout, max_output=options.max_answer_bytes)
+
+
+def _command_jsonl(rest: str, options: RetrieverOptions) -> Retriever:
+    from codegold.adapters.jsonl import JsonlCommandRetriever
+
+    return JsonlCommandRetriever(rest, timeout=options.timeout,
+                                 max_output=options.max_answer_bytes)
+
+
+def _mcp(rest: str, options: RetrieverOptions) -> Retriever:
+    from codegold.adapters.mcp.retriever import McpRetriever
+
+    return McpRetriever(rest, options.mcp, timeout=options.timeout,
+                        max_bytes=options.max_answer_bytes)
 
 
 def _http(rest: str, options: RetrieverOptions) -> Retriever:
@@ -70,9 +89,11 @@ Factory = Callable[[str, RetrieverOptions], Retriever]
 SCHEMES: dict[str, tuple[Factory, bool]] = {
     "reference": (_reference, False),
     "command": (_command, False),
+    "command+jsonl": (_command_jsonl, False),
     "http": (_http, True),
     "https": (_http, True),
     "python": (_python, False),
+    "mcp": (_mcp, False),
 }
 
 
@@ -83,7 +104,8 @@ def make_retriever(spec: str, options: RetrieverOptions | None = None) -> Retrie
     entry = SCHEMES.get(scheme)
     if entry is None:
         raise InputError(f"unknown retriever {redact_url(spec)!r}; expected one of: reference, command:CMD, "
-                         "http://URL, https://URL, python:module:function")
+                         "command+jsonl:CMD, http://URL, https://URL, python:module:function, "
+                         "mcp:stdio:CMD, mcp:http(s)://URL")
     factory, whole = entry
     if not whole and scheme != "reference" and not (sep and rest):
         raise InputError(f"retriever {redact_url(spec)!r} needs something after '{scheme}:'")

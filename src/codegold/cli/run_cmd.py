@@ -48,7 +48,8 @@ class _Seconds(click.ParamType[float, Any]):
               help="Git repository, or a folder of clones (owner+name/) for cases of many "
                    "repositories: build each case revision's missing index into --index.")
 @click.option("--retriever", "spec", default="reference", show_default=True,
-              help="reference | command:CMD | http(s)://URL | python:module:function")
+              help="reference | command:CMD | command+jsonl:CMD | http(s)://URL | "
+                   "python:module:function | mcp:stdio:CMD | mcp:http(s)://URL")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
 @config_option()
@@ -79,13 +80,29 @@ class _Seconds(click.ParamType[float, Any]):
               metavar="SECONDS",
               help="Before running, wait up to SECONDS for a complete index of every case "
                    "revision under --index; exit 2 naming the missing ones.")
+@click.option("--mcp-tool", default=None, metavar="NAME",
+              help="mcp: the tool to call (default: the only search-like tool the server lists).")
+@click.option("--mcp-args", default=None, metavar="JSON",
+              help='mcp: the tool\'s arguments, with {query} {k} {revision} {repository} '
+                   '{open_file} {case_id} {checkout}, e.g. \'{"query": "{query}", "limit": "{k}"}\'.')
+@click.option("--mcp-parse", default="auto", show_default=True, metavar="NAME",
+              help="mcp: how to read a text result: auto | structured | json | grep | ranges "
+                   "| markdown | paths | module:function.")
+@click.option("--mcp-setup", default=None, metavar="JSON",
+              help='mcp: a call made once per checkout before searching, e.g. '
+                   '\'{"tool": "set_project_path", "arguments": {"path": "{checkout}"}}\'.')
+@click.option("--mcp-checkout", default=None, type=click.Path(file_okay=False), metavar="DIR",
+              help="mcp: the directory {checkout} names (default: each case revision written "
+                   "from --repo to a temporary folder, removed after the run).")
 @executor_option()
 @quiet_option("No progress bar or summary.")
 @handle_errors
 def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
             config_path: str | None, dense: bool | None, embedder: str | None, timeout: float,
             retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
-            repeat: int, wait_for_index: float | None, executor: str, quiet: bool) -> None:
+            repeat: int, wait_for_index: float | None, mcp_tool: str | None,
+            mcp_args: str | None, mcp_parse: str, mcp_setup: str | None,
+            mcp_checkout: str | None, executor: str, quiet: bool) -> None:
     """Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).
 
     Each case is served by the index built from its own revision; a case without one,
@@ -109,6 +126,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
       codegold run cases.yaml --index idx/ -o a.jsonl --retriever "command:./windows.py" --resolve
       codegold run cases.yaml --index idx/ -o a.jsonl --repeat 3 --wait-for-index 600
       codegold run cases.yaml --repo . --index indexes/ -o a.jsonl --executor ray
+      codegold run cases.yaml --repo . --index idx/ -o a.jsonl --resolve \\
+        --retriever "mcp:stdio:my-mcp-server" --mcp-args '{"query": "{query}", "root": "{checkout}"}'
     """
     from pathlib import Path
 
@@ -123,6 +142,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     from codegold.execute import parse_executor
     from codegold.index.catalog import IndexSet
     from codegold.model import Attempt, load_cases
+    from codegold.plumbing.http import redact_url
     from codegold.retrieve.config import load_config
 
     guard(output, cases, config_path, repo, trees=(index,))
@@ -150,10 +170,21 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         wait_for_indexes(Path(index), {case.revision for case in case_set.cases},
                          wait_for_index)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
-    options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
-                               dense=True if embedder is not None else dense, embedder=embedder)
-    from codegold.plumbing.http import redact_url
+    from codegold.adapters.mcp import McpSettings
 
+    given = [name for name, value in (("--mcp-tool", mcp_tool), ("--mcp-args", mcp_args),
+                                      ("--mcp-setup", mcp_setup), ("--mcp-checkout", mcp_checkout),
+                                      ("--mcp-parse", None if mcp_parse == "auto" else mcp_parse))
+             if value is not None]
+    if given and not spec.startswith("mcp:"):
+        raise InputError(f"{', '.join(given)} only apply to mcp: retrievers; --retriever is "
+                         f"{redact_url(spec)!r}")
+
+    mcp = McpSettings(tool=mcp_tool, arguments=mcp_args, parse=mcp_parse, setup=mcp_setup,
+                      checkout=mcp_checkout, repo=repo) if spec.startswith("mcp:") else None
+    options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
+                               dense=True if embedder is not None else dense, embedder=embedder,
+                               mcp=mcp)
     retriever = make_retriever(spec, options)
     resolve_set = None
     if resolve is not None:

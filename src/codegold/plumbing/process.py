@@ -103,3 +103,116 @@ def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
     out.clear()
     return Bounded(proc.returncode, answer, bytes(err[-_STDERR_KEEP:]),
                    timed_out=timed_out, overflowed=overflow.is_set())
+
+
+class ChildTimeout(Exception):
+    """No answer line within the deadline (the child's group was killed)."""
+
+
+class ChildOverflow(Exception):
+    """An answer line longer than the cap (the child's group was killed)."""
+
+
+class ChildExited(Exception):
+    """The child closed its output (exited) before answering."""
+
+    def __init__(self, returncode: int | None) -> None:
+        super().__init__(returncode)
+        self.returncode = returncode
+
+
+class LineChild:
+    """A long-running child that answers one line on stdout per line on stdin.
+
+    It leads its own session (:func:`kill_group` stops it with everything it forked);
+    stdout is read by a thread that splits lines and stops, killing the group, at a line
+    longer than ``max_line`` bytes; the last 64 KiB of stderr are kept for error messages.
+    Not thread-safe: one exchange at a time (callers lock).
+    """
+
+    def __init__(self, argv: Sequence[str], *, max_line: int = DEFAULT_MAX_OUTPUT,
+                 env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
+        import queue
+
+        self.max_line = max_line
+        self.proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE,
+                                     env=dict(env) if env is not None else None, cwd=cwd,
+                                     start_new_session=True)
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._overflow = threading.Event()
+        self._err = bytearray()
+        self._err_lock = threading.Lock()
+        threading.Thread(target=self._read_out, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+
+    def _read_out(self) -> None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        buffer = bytearray()
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stdout.fileno(), _CHUNK):
+                buffer.extend(chunk)
+                while (cut := buffer.find(b"\n")) >= 0 and cut <= self.max_line:
+                    self._lines.put(bytes(buffer[:cut]))
+                    del buffer[:cut + 1]
+                # A line over the cap, whole or still arriving, stops the child.
+                if len(buffer) > self.max_line:
+                    self._overflow.set()
+                    kill_group(self.proc)
+                    break
+        self._lines.put(None)
+
+    def _read_err(self) -> None:
+        stderr = self.proc.stderr
+        assert stderr is not None
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stderr.fileno(), _CHUNK):
+                with self._err_lock:
+                    self._err.extend(chunk)
+                    if len(self._err) > 2 * _STDERR_KEEP:
+                        del self._err[:-_STDERR_KEEP]
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None and self._lines.empty()
+
+    def exchange(self, line: bytes, timeout: float) -> bytes:
+        """Send ``line`` (one line, newline added) and return the answer line."""
+        import queue
+
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(line.rstrip(b"\n") + b"\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            pass  # a child that is gone: its end of output says so below
+        try:
+            answer = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
+            raise ChildTimeout from None
+        if answer is None:
+            if self._overflow.is_set():
+                self.kill()
+                raise ChildOverflow
+            self._lines.put(None)  # stays ended for any later look
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=1)
+            raise ChildExited(self.proc.poll())
+        return answer
+
+    def stderr_tail(self, limit: int = 400) -> str:
+        with self._err_lock:
+            data = bytes(self._err[-4096:])
+        return data.decode("utf-8", "replace").strip()[-limit:]
+
+    def kill(self) -> None:
+        kill_group(self.proc)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None:
+                    stream.close()
