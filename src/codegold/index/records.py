@@ -78,7 +78,8 @@ class InventoryEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SymbolDef(msgspec.Struct, frozen=True, kw_only=True):
-    """Where a symbol is defined (``role`` is ``definition``, ``declaration`` or ``test``).
+    """Where a symbol is defined (``role`` is ``definition``, ``declaration`` or ``test``;
+    ``config`` for a configuration key or table, ``docs`` for a heading).
 
     ``start_line..end_line`` is its span, leading doc comments, decorators, annotations
     and attributes included; ``header_line`` is its declaration line (the line naming

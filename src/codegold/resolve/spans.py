@@ -5,12 +5,17 @@ The rule (docs/concepts.md, "Span resolution"):
 - the chunk's file must be indexed at that revision, else nothing is resolved
   (``not_indexed``) and the reported metadata is judged as it is;
 - a definition is in the chunk when the chunk's span contains the definition's header
-  line, or when the definition's span covers at least half of the chunk's lines
-  (:data:`HEADER_OVERLAP`); every definition of a name counts, so a name defined twice in
-  one scope matches either;
+  line; a leaf definition (function, method, assignment, key, heading) also when its span
+  covers at least half of the chunk's lines (:data:`HEADER_OVERLAP`); a container (class,
+  module, namespace, table: any definition holding others) only when the chunk mostly
+  lies in its head (the lines before its first member), never for lines inside one of
+  its members; every definition of a name counts, so a name defined twice in one scope
+  matches either; every kind the symbol table records counts (config keys, tables and
+  headings included);
 - the role is the file's category role (test, docs, config, generated, vendored,
-  migration) when it has one, else ``definition`` (``declaration`` when every definition
-  found is a declaration), else the role of the index chunk that overlaps the span most;
+  migration) when it has one, else ``definition`` (``declaration``, ``config`` or
+  ``docs`` when every definition found has that role), else the role of the index chunk
+  that overlaps the span most;
 - the revision is the one the chunk reported; when it reported none, the index's
   revision when the chunk's excerpt agrees with the index's text there (``excerpt``), or
   when there is no excerpt to check (``assumed``); an excerpt that disagrees leaves the
@@ -33,8 +38,57 @@ from codegold.model import Attempt, Chunk, Resolution
 from codegold.model.paths import normalize_path
 
 HEADER_OVERLAP = 0.5
+# A definition holding recorded definitions is a container (class, interface, module,
+# namespace, impl, TOML table, a Go struct type), unless it is code that runs: a function
+# holding a local definition is still a leaf, judged over its whole span.
+LEAF_KINDS = frozenset({"function", "method", "macro"})
+_SHARED_ROLES = frozenset({"declaration", "config", "docs"})
 _EXCERPT_LINES = 6
 _SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Held:
+    """How a definition may be held by a span: by its header line, or by covering at
+    least :data:`HEADER_OVERLAP` of the span with ``start..end`` (the whole definition for
+    a leaf, only its head for a container)."""
+
+    definition: SymbolDef
+    header: int
+    start: int
+    end: int
+
+    def held_by(self, start: int, end: int) -> bool:
+        if start <= self.header <= end:
+            return True
+        return _overlap(start, end, self.start, self.end) >= HEADER_OVERLAP * (end - start + 1)
+
+
+def holding_rules(definitions: tuple[SymbolDef, ...] | list[SymbolDef]) -> tuple[Held, ...]:
+    """One :class:`Held` per definition of one file: a container's overlap counts only
+    over its head, the lines from its start to the line before its first member."""
+    ordered = sorted(definitions, key=lambda d: (d.start_line, -d.end_line, d.qualified))
+    rules = []
+    for index, d in enumerate(ordered):
+        header = header_line(d)
+        # By start line, the first definition nested in d after its header is its first member.
+        first_member: int | None = None
+        for m in ordered[index + 1:] if d.kind not in LEAF_KINDS else ():
+            if m.start_line > d.end_line:
+                break
+            if m.end_line <= d.end_line and header_line(m) > header:
+                first_member = m.start_line
+                break
+        if first_member is not None:
+            rules.append(Held(d, header, d.start_line, max(header, first_member - 1)))
+        else:  # a leaf, or a container without members: its whole span is its head
+            rules.append(Held(d, header, d.start_line, d.end_line))
+    return tuple(rules)
+
+
+def held_definitions(rules: tuple[Held, ...], start: int, end: int) -> list[SymbolDef]:
+    """The definitions the span ``start..end`` holds (see :class:`Held`)."""
+    return [rule.definition for rule in rules if rule.held_by(start, end)]
 
 
 @dataclass(frozen=True)
@@ -42,6 +96,7 @@ class _FileFacts:
     entry: InventoryEntry
     definitions: tuple[SymbolDef, ...]
     chunks: tuple[IndexedChunk, ...]
+    rules: tuple[Held, ...] = ()
 
 
 def header_line(definition: SymbolDef) -> int:
@@ -82,9 +137,10 @@ class SpanResolver:
                 facts = (f"{path} was {entry.fate} at {self.revision[:12]}"
                          + (f" ({entry.reason})" if entry.reason else ""))
             else:
-                facts = _FileFacts(entry=entry,
-                                   definitions=tuple(self.reader.definitions_in_file(path)),
-                                   chunks=tuple(self.reader.chunks_in_file(path)))
+                definitions = tuple(self.reader.definitions_in_file(path))
+                facts = _FileFacts(entry=entry, definitions=definitions,
+                                   chunks=tuple(self.reader.chunks_in_file(path)),
+                                   rules=holding_rules(definitions))
             self._files[path] = facts
             return facts
 
@@ -104,16 +160,13 @@ class SpanResolver:
                               revision_from=source, note=note)
         start = max(1, chunk.start_line)
         end = max(start, chunk.end_line)
-        length = end - start + 1
-        found = [d for d in facts.definitions
-                 if start <= header_line(d) <= end
-                 or _overlap(start, end, d.start_line, d.end_line) >= HEADER_OVERLAP * length]
+        found = held_definitions(facts.rules, start, end)
         symbols = tuple(dict.fromkeys(d.qualified for d in found))
+        roles = {d.role for d in found}
         if category_role is not None:
             role = category_role
         elif found:
-            role = ("declaration" if all(d.role == "declaration" for d in found)
-                    else "definition")
+            role = roles.pop() if len(roles) == 1 and roles <= _SHARED_ROLES else "definition"
         else:
             role = self._chunk_role(facts, start, end)
         revision, source, note = self._revision(chunk, (facts, start, end))
