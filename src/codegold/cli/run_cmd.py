@@ -217,6 +217,12 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     if summary.dropped_bytes:
         click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
                    "it was cut off mid-write; its case runs again", err=True)
+    if summary.unknown_fields:
+        shown = ", ".join(summary.unknown_fields[:8])
+        more = len(summary.unknown_fields) - 8
+        click.echo(f"note: the retriever's answers carry fields codegold does not read "
+                   f"({shown}{f', +{more} more' if more > 0 else ''}); they are kept under "
+                   f"'extra' in {output} and never judged", err=True)
     if not quiet:
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
