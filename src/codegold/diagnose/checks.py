@@ -468,8 +468,8 @@ def forbidden_source(facts: CaseFacts) -> Outcome:
         return None
     ids = set(result.forbidden_chunk_ids)
     return Finding("forbidden_source",
-                   f"forbidden chunk(s) inside the cutoff: {', '.join(result.forbidden_chunk_ids)}",
-                   tuple(f"rank {r}: chunk {c.chunk_id} from {c.file} (forbidden: "
+                   f"forbidden chunk(s) inside the cutoff: {', '.join(result.forbidden_hits())}",
+                   tuple(f"rank {r}: {c.where()} (chunk {c.chunk_id}; forbidden: "
                          f"{', '.join(result.case.forbidden)})"
                          for r, c in enumerate(result.ranked, 1) if c.chunk_id in ids))
 

@@ -79,6 +79,16 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbi
     # as they came, never judged.
     extra: dict[str, Any] | None = None
 
+    def where(self) -> str:
+        """The chunk as a reader finds it: ``file:start-end`` and its symbol when known
+        (the resolved one first), never its id, which is a retriever's own hash."""
+        place = self.file
+        if self.start_line is not None:
+            end = self.end_line if self.end_line is not None else self.start_line
+            place += f":{self.start_line}" if end == self.start_line else f":{self.start_line}-{end}"
+        symbols = self.judged_symbols()
+        return f"{place} ({symbols[0]})" if symbols else place
+
     def all_symbols(self) -> tuple[str, ...]:
         """The symbols the retriever reported."""
         if self.symbol is None:

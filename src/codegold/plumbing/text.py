@@ -155,3 +155,16 @@ def md_fence(text: str, *, info: str = "") -> str:
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{md_text(info) if info else ''}\n{text}\n{fence}"
+
+
+def plain_table(headers: tuple[str, ...], rows: list[tuple[str, ...]], *,
+                indent: str = "") -> list[str]:
+    """Rows in aligned columns for a terminal: no Markdown, each value :func:`terminal_safe`
+    (one line each), a column as wide as its widest value."""
+    cells = [tuple(terminal_safe(value) for value in row) for row in rows]
+    widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+    out = []
+    for row in (headers, *cells):
+        out.append((indent + "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True))
+                    ).rstrip())
+    return out
