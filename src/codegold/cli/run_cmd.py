@@ -150,6 +150,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         wait_for_indexes(Path(index), {case.revision for case in case_set.cases},
                          wait_for_index)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
+    for _, message in indexes.repository_mismatches(case_set.cases):
+        click.echo(f"warning: {message}", err=True)
     options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
                                dense=True if embedder is not None else dense, embedder=embedder)
     from codegold.plumbing.http import redact_url

@@ -292,6 +292,9 @@ def check_cases(cases: Iterable[Case], indexes: IndexSet, repo: RepoView | None 
         for reader in readers.values():
             if reader is not None:
                 reader.close()
+    for case_id, message in indexes.repository_mismatches(case_list):
+        findings.append(Finding(severity="warning", code="repository_differs",
+                                case_id=case_id, message=message))
     findings.extend(check_duplicates(case_list))
     order = {case.id: n for n, case in enumerate(case_list)}
     findings.sort(key=lambda f: (order.get(f.case_id, 0), f.severity != "error"))
