@@ -52,6 +52,20 @@ register_format("index-policy", "codegold.index.policy", "PolicyFileSpec",
                 "path policy file of `codegold index --policy`")
 register_format("gate-policy", "codegold.gate.policy", "Policy",
                 "gate policy of `codegold gate --policy`: floors, ceilings, zero tolerance, baseline")
+register_format("answers", "codegold.model.answers", "Answer",
+                "one line of answers.jsonl: an answer and the attempt it used (`codegold link`)")
+register_format("answer-results", "codegold.evaluate.answers", "AnswerResults",
+                "answer-results.json written by `codegold link -o`")
+register_format("diagnoses", "codegold.model.diagnoses", "DiagnosisSet",
+                "diagnoses.json written by `codegold diagnose -o DIR`")
+register_format("bundle", "codegold.model.diagnoses", "EvidenceBundle",
+                "one evidence bundle, DIR/bundles/CASE.json of `codegold diagnose -o DIR`")
+register_format("verdict", "codegold.model.verdict", "Verdict",
+                "the gate's verdict, `codegold gate --json` (gate.json of the demo)")
+register_format("comparison", "codegold.model.comparison", "Comparison",
+                "`codegold compare A.json B.json --json FILE`: two runs")
+register_format("comparison-multi", "codegold.compare.multi", "MultiComparison",
+                "`codegold compare A.json B.json C.json --json FILE`: several systems (kind: multi)")
 register_format("retrieval-request", "codegold.adapters.protocol", "RetrievalRequest",
                 "what codegold sends a command or HTTP retriever")
 register_format("retrieval-response", "codegold.adapters.protocol", "RetrievalResponse",
