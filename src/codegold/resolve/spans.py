@@ -33,62 +33,17 @@ import msgspec
 
 from codegold.index.catalog import IndexSet
 from codegold.index.categories import CATEGORY_ROLES
+from codegold.index.holding import HEADER_OVERLAP as HEADER_OVERLAP
+from codegold.index.holding import Held, held_definitions, holding_rules
+from codegold.index.holding import header_line as header_line
+from codegold.index.holding import overlap as _overlap
 from codegold.index.store import IndexedChunk, IndexReader, InventoryEntry, SymbolDef
 from codegold.model import Attempt, Chunk, Resolution
 from codegold.model.paths import normalize_path
 
-HEADER_OVERLAP = 0.5
-# A definition holding recorded definitions is a container (class, interface, module,
-# namespace, impl, TOML table, a Go struct type), unless it is code that runs: a function
-# holding a local definition is still a leaf, judged over its whole span.
-LEAF_KINDS = frozenset({"function", "method", "macro"})
 _SHARED_ROLES = frozenset({"declaration", "config", "docs"})
 _EXCERPT_LINES = 6
 _SPACE = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class Held:
-    """How a definition may be held by a span: by its header line, or by covering at
-    least :data:`HEADER_OVERLAP` of the span with ``start..end`` (the whole definition for
-    a leaf, only its head for a container)."""
-
-    definition: SymbolDef
-    header: int
-    start: int
-    end: int
-
-    def held_by(self, start: int, end: int) -> bool:
-        if start <= self.header <= end:
-            return True
-        return _overlap(start, end, self.start, self.end) >= HEADER_OVERLAP * (end - start + 1)
-
-
-def holding_rules(definitions: tuple[SymbolDef, ...] | list[SymbolDef]) -> tuple[Held, ...]:
-    """One :class:`Held` per definition of one file: a container's overlap counts only
-    over its head, the lines from its start to the line before its first member."""
-    ordered = sorted(definitions, key=lambda d: (d.start_line, -d.end_line, d.qualified))
-    rules = []
-    for index, d in enumerate(ordered):
-        header = header_line(d)
-        # By start line, the first definition nested in d after its header is its first member.
-        first_member: int | None = None
-        for m in ordered[index + 1:] if d.kind not in LEAF_KINDS else ():
-            if m.start_line > d.end_line:
-                break
-            if m.end_line <= d.end_line and header_line(m) > header:
-                first_member = m.start_line
-                break
-        if first_member is not None:
-            rules.append(Held(d, header, d.start_line, max(header, first_member - 1)))
-        else:  # a leaf, or a container without members: its whole span is its head
-            rules.append(Held(d, header, d.start_line, d.end_line))
-    return tuple(rules)
-
-
-def held_definitions(rules: tuple[Held, ...], start: int, end: int) -> list[SymbolDef]:
-    """The definitions the span ``start..end`` holds (see :class:`Held`)."""
-    return [rule.definition for rule in rules if rule.held_by(start, end)]
 
 
 @dataclass(frozen=True)
@@ -97,17 +52,6 @@ class _FileFacts:
     definitions: tuple[SymbolDef, ...]
     chunks: tuple[IndexedChunk, ...]
     rules: tuple[Held, ...] = ()
-
-
-def header_line(definition: SymbolDef) -> int:
-    """The line that declares ``definition`` (its ``def``/``class``/``function`` line, not
-    the decorator or doc comment its span starts with); the span's first line when the
-    index did not record one."""
-    return definition.header_line or definition.start_line
-
-
-def _overlap(start: int, end: int, other_start: int, other_end: int) -> int:
-    return max(0, min(end, other_end) - max(start, other_start) + 1)
 
 
 def _squash(text: str) -> str:
