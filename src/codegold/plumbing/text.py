@@ -168,3 +168,44 @@ def plain_table(headers: tuple[str, ...], rows: list[tuple[str, ...]], *,
         out.append((indent + "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True))
                     ).rstrip())
     return out
+
+
+_MD_UNESCAPE = re.compile(r"\\([\\`*_{}\[\]()#|!~$<>&+=.)-])")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_RULE_ROW = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
+_TAGS = re.compile(r"</?(details|summary|sub)>")
+
+
+def _plain_md(text: str) -> str:
+    text = _MD_UNESCAPE.sub(r"\1", text.replace("**", ""))
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def markdown_for_terminal(text: str) -> str:
+    """Markdown that codegold wrote (headings, tables, escaped text) as a terminal shows
+    it: tables in aligned columns, no escapes, entities, emphasis or HTML tags. What the
+    Markdown escaped was already :func:`terminal_safe`, so nothing unsafe comes back."""
+    out: list[str] = []
+    table: list[tuple[str, ...]] = []
+
+    def flush() -> None:
+        if table:
+            width = max(len(row) for row in table)
+            rows = [row + ("",) * (width - len(row)) for row in table]
+            out.extend(plain_table(rows[0], rows[1:]))
+            table.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.endswith("|"):
+            if not _RULE_ROW.match(stripped):
+                cells = _CELL_SPLIT.split(stripped[1:-1])
+                table.append(tuple(_plain_md(cell.strip()) for cell in cells))
+            continue
+        flush()
+        line = _TAGS.sub("", line)
+        if line.lstrip().startswith("#"):
+            line = line.lstrip().lstrip("#").strip()
+        out.append(_plain_md(line))
+    flush()
+    return "\n".join(out).rstrip("\n") + "\n"
