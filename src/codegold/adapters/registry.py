@@ -27,6 +27,9 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     embedder: str | None = None
     max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
     follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
+    # python: the interpreter to call module:function in (a retriever in its own virtual
+    # environment), a child process per request; None: inside codegold's interpreter.
+    python: str | None = None
 
 
 def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = False) -> str:
@@ -59,6 +62,11 @@ def _http(rest: str, options: RetrieverOptions) -> Retriever:
 
 
 def _python(rest: str, options: RetrieverOptions) -> Retriever:
+    if options.python is not None:
+        from codegold.adapters.python import ExternalPythonRetriever
+
+        return ExternalPythonRetriever(rest, python=options.python, timeout=options.timeout,
+                                       max_output=options.max_answer_bytes)
     from codegold.adapters.python import PythonRetriever
 
     return PythonRetriever(rest)

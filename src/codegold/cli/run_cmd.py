@@ -49,6 +49,10 @@ class _Seconds(click.ParamType[float, Any]):
                    "repositories: build each case revision's missing index into --index.")
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | http(s)://URL | python:module:function")
+@click.option("--python", "python", default=None, metavar="PATH",
+              help="With --retriever python:module:function: call it in this interpreter (a "
+                   "retriever in its own virtual environment), a child process per case, "
+                   "instead of inside codegold's own.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
 @config_option()
@@ -82,7 +86,8 @@ class _Seconds(click.ParamType[float, Any]):
 @executor_option()
 @quiet_option("No progress bar or summary.")
 @handle_errors
-def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
+def command(cases: str, index: str | None, repo: str | None, output: str, spec: str,
+            python: str | None, resume: bool, workers: int,
             config_path: str | None, dense: bool | None, embedder: str | None, timeout: float,
             retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
             repeat: int, wait_for_index: float | None, executor: str, quiet: bool) -> None:
@@ -152,7 +157,10 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
     for _, message in indexes.repository_mismatches(case_set.cases):
         click.echo(f"warning: {message}", err=True)
-    options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
+    if python is not None and not spec.startswith("python:"):
+        raise InputError(f"--python applies to a python:module:function retriever, not "
+                         f"{spec.split(':', 1)[0]!r}", field="python")
+    options = RetrieverOptions(config=config, timeout=timeout, retries=retries, python=python,
                                dense=True if embedder is not None else dense, embedder=embedder)
     from codegold.plumbing.http import redact_url
 
