@@ -44,12 +44,22 @@ README = ("# Demo\n\nIntro.\n\n## Installing\n\n"
           + "\n## Usage\n\n" + "".join(f"Use {i}.\n" for i in range(30)))
 
 
+GO = ("package store\n\n// Big holds every setting.\ntype Big struct {\n"
+      + "".join(f"\tField{i} int\n" for i in range(260)) + "}\n\n"
+      "func (b *Big) Run() int {\n\treturn b.Field0\n}\n")
+TS = ("export class SessionService {\n  private ttl = 5;\n\n"
+      + "".join(f"  method{i}(): number {{\n    return {i};\n  }}\n\n" for i in range(12))
+      + "}\n")
+YAML = "".join(f"key{i}:\n" + "".join(f"  sub{j}: {j}\n" for j in range(30)) for i in range(8))
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fair")
     repo = Repo(root / "repo")
     sha = repo.commit({"pkg/dataset.py": DATASET, "pyproject.toml": PYPROJECT,
-                       "README.md": README})
+                       "README.md": README, "store/big.go": GO,
+                       "web/session.ts": TS, "deploy/values.yaml": YAML})
     build_index(str(repo.path), sha, root / "idx")
     return root / "idx"
 

@@ -19,6 +19,9 @@ HEADER_OVERLAP = 0.5
 # namespace, impl, TOML table, a Go struct type), unless it is code that runs: a function
 # holding a local definition is still a leaf, judged over its whole span.
 LEAF_KINDS = frozenset({"function", "method", "macro"})
+# Members that belong to their container's head (Go struct fields): a struct of fields
+# only is all head, as its chunk is one region holding them.
+HEAD_KINDS = frozenset({"field"})
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ def holding_rules(definitions: tuple[SymbolDef, ...] | list[SymbolDef]) -> tuple
         for m in ordered[index + 1:] if d.kind not in LEAF_KINDS else ():
             if m.start_line > d.end_line:
                 break
-            if m.end_line <= d.end_line and header_line(m) > header:
+            if m.end_line <= d.end_line and header_line(m) > header and m.kind not in HEAD_KINDS:
                 first_member = m.start_line
                 break
         if first_member is not None:
