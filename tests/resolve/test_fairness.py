@@ -26,7 +26,7 @@ DATASET = (
     "class Dataset:\n    \"\"\"A dataset.\n\n    Holds variables.\n    \"\"\"\n\n"
     "    __slots__ = ('_variables',)\n\n"
     + _method("to_netcdf", 30) + "\n" + _method("to_zarr", 60) + "\n"
-    "    # not hashable\n    __hash__ = None\n\n"
+    "    # not hashable\n    __hash__ = None  # type: ignore[assignment]\n\n"
     + _method("close", 3)
     + "\n\ndef open_dataset(path):\n    return Dataset()\n")
 

@@ -542,7 +542,10 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         covered = max(covered, node.end_point.row)
         chunk_start = leads[index]
         tail = len(pending)
-        while tail > 0 and pending[tail - 1].type in attached:
+        # A comment on the row of the statement before it (``x = None  # type: ignore``)
+        # is that statement's, never the start of the next definition's chunk.
+        while tail > 0 and pending[tail - 1].type in attached and not (
+                tail >= 2 and _last_row(pending[tail - 2]) >= pending[tail - 1].start_point.row):
             tail -= 1
         if tail < len(pending):
             # A comment or attribute block that attaches to nothing (a blank line after
