@@ -65,7 +65,7 @@ class CaseLine:
     status: str
     first_relevant_rank: int | None
     missing_groups: tuple[str, ...]
-    forbidden: tuple[str, ...]  # "path (chunk ID, rank N)"
+    forbidden: tuple[str, ...]  # "path:start-end (symbol), rank N"
     cause: str | None = None
     owner: str | None = None
 
@@ -471,15 +471,31 @@ def _example_lines(state: _State) -> tuple[CaseLine, ...]:
             if case is None:
                 continue
             cause, owner = state.diagnoses.get(f"{label}:{case_id}", (None, None))
-            files = {chunk.chunk_id: chunk.file for chunk in case.ranked}
             ranks = {chunk.chunk_id: rank for rank, chunk in enumerate(case.ranked, start=1)}
             lines.append(CaseLine(
                 run=label, case_id=case_id, status=case.status,
                 first_relevant_rank=case.first_relevant_rank, missing_groups=tuple(case.missing_groups),
-                forbidden=tuple(f"{files.get(cid, '?')} (chunk {cid}, rank {ranks.get(cid, '?')})"
-                                for cid in case.forbidden_chunk_ids),
+                forbidden=tuple(f"{where}, rank {ranks.get(cid, '?')}" for cid, where in
+                                zip(case.forbidden_chunk_ids, case.forbidden_hits(), strict=True)),
                 cause=cause, owner=owner))
     return tuple(lines)
+
+
+def examples_text(lines: tuple[CaseLine, ...]) -> list[str]:
+    """The closing "Three classic retrieval failures" lines as plain text (the demo prints
+    them; README's quoted output is generated from them)."""
+    out = ["Three classic retrieval failures"]
+    for line in lines:
+        rank = line.first_relevant_rank if line.first_relevant_rank is not None else "none"
+        out.append(f"  {line.run:8} {line.case_id:26} {line.status:4}  first relevant rank {rank}")
+        details = []
+        if line.missing_groups:
+            details.append("missing group " + ", ".join(line.missing_groups))
+        details.extend("forbidden " + text for text in line.forbidden)
+        if line.cause:
+            details.append(f"cause {line.cause}, owner {line.owner or '?'}")
+        out += [f"  {'':8} {'':26} {detail}" for detail in details]
+    return out
 
 
 def _display(path: Path) -> str:

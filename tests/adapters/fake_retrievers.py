@@ -40,3 +40,11 @@ json.dump(answer(json.load(sys.stdin)), sys.stdout)
 SCRIPT_CRASH = "import sys; sys.stderr.write('boom: database locked'); sys.exit(3)"
 SCRIPT_HANG = "import time; time.sleep(30)"
 SCRIPT_BAD_JSON = "import sys; sys.stdin.read(); print('{not json')"
+
+
+def with_extra_fields(request: dict[str, Any]) -> dict[str, Any]:
+    """A team's service: each chunk also carries its ``text``, the answer a debug field."""
+    answered = answer(request)
+    for chunk in answered["ranked"]:
+        chunk["text"] = f"lines of {chunk['file']}"
+    return {**answered, "debug": {"took": 3}}

@@ -29,7 +29,7 @@ Retry failed requests with a mounted adapter.
 def _check(tmp_path: Path, targets: list[str]) -> dict[str, list[dict[str, str]]]:
     repo = Repo(tmp_path / "repo")
     sha = repo.commit({"README.md": README, "app.py": "def mount(adapter):\n    return adapter\n"})
-    build_index(str(repo.path), sha, tmp_path / "idx" / sha)
+    build_index(str(repo.path), sha, tmp_path / "idx" / sha, repository="acme/shop")
     lines = [f"format: 1\ndefaults: {{repository: acme/shop, revision: {sha}, cutoff: 5}}\ncases:"]
     for n, target in enumerate(targets):
         lines.append(f"  - id: c{n}\n    query: question number {n}\n"

@@ -65,7 +65,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
     git(repo.path, "mv", "pkg/old_name.py", "pkg/helpers.py")
     sha = repo.commit({}, "rename old_name to helpers")
     git(repo.path, "tag", "v1.0")
-    build_index(str(repo.path), sha, root / "idx" / sha)
+    build_index(str(repo.path), sha, root / "idx" / sha, repository="acme/pkg")
     return repo.path, sha, root / "idx"
 
 
@@ -231,7 +231,7 @@ def test_a_label_on_a_test_double_or_docs_copy_is_warned_with_the_source_definit
         "docs/example.py": "def create_session(user):\n    return None\n",
         "tests/only_here.py": "def make_fixture():\n    return 1\n",
     })
-    build_index(str(repo.path), sha, tmp_path / "idx" / sha)
+    build_index(str(repo.path), sha, tmp_path / "idx" / sha, repository="acme/pkg")
     labels = [
         ("test-double", "{file: tests/helpers.py, symbol: create_session}", []),
         ("docs-copy", "{file: docs/example.py, symbol: create_session}", []),

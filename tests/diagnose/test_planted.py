@@ -213,3 +213,27 @@ def test_without_an_index_the_repository_parse_decides(planted: Planted, tmp_pat
     assert {cid: d.cause for cid, d in found.items()} == {
         "renamed-away": "stale_label", "split-windows": "split_context"}
     assert any("excluded_by_policy" in n for n in found["split-windows"].checks_not_run)
+
+
+def test_body_windows_cut_off_from_the_signature_are_a_split(planted: Planted,
+                                                              tmp_path: Path) -> None:
+    """Two windows of a function's body, neither holding its ``def`` line or the lines
+    right below it: the retriever's windows cut it apart, nothing was missed."""
+    rev = planted.revision
+    start, end = line_of(BIG, "def process_order"), last_line(BIG)
+    cut = start + 6  # the signature and first lines went to a window not returned
+    middle = (cut + end) // 2
+    cases = [_case("headless", BIG, "process_order", DEF),
+             _case("tail-only", BIG, "process_order", DEF)]
+    attempts = [
+        _attempt("headless", [window(BIG, cut, middle, rev=rev), *filler(2, rev),
+                              window(BIG, middle + 1, end + 20, rev=rev)]),
+        # only the last few lines, in two windows: not most of the function
+        _attempt("tail-only", [window(BIG, end - 3, end - 2, rev=rev),
+                               window(BIG, end - 1, end, rev=rev), *filler(3, rev)]),
+    ]
+    found = _diagnose(planted, tmp_path, cases, attempts)
+    assert {cid: d.cause for cid, d in found.items()} == {
+        "headless": "split_context", "tail-only": "retrieval_miss"}
+    evidence = " ".join(found["headless"].evidence)
+    assert "cut off from its signature" in evidence

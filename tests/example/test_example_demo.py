@@ -102,3 +102,30 @@ def test_refuses_a_folder_it_did_not_write(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not written by `codegold demo`"):
         prepare_out(tmp_path)
     assert (tmp_path / "notes.txt").exists()
+
+
+
+@pytest.mark.slow
+def test_quoted_demo_output_in_readme_and_docs_is_current(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README.md and docs/ quote the demo between ``<!-- demo:NAME -->`` markers;
+    scripts/gen_demo_docs.py fills them from a run of the demo as ``make demo`` runs it
+    (the dense signal on, which the quick suite turns off), and this keeps them current."""
+    import importlib.util
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("gen_demo_docs",
+                                                  root / "scripts" / "gen_demo_docs.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = gen
+    spec.loader.exec_module(gen)
+    monkeypatch.delenv("CODEGOLD_DENSE", raising=False)
+    outcome = run_demo(tmp_path / "out")
+    if outcome.skipped:
+        pytest.skip("the demo skipped " + ", ".join(s.name for s in outcome.skipped)
+                    + ": README quotes the whole demo (make install)")
+    gen.remember(outcome.out, outcome.examples)
+    assert "<!-- demo:eval -->" in (root / "README.md").read_text(encoding="utf-8")
+    assert gen.stale(outcome.out) == [], "run: .venv/bin/python scripts/gen_demo_docs.py"

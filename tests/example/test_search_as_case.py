@@ -46,7 +46,8 @@ def test_stanza_names_the_picked_results_and_loads(index: tuple[Path, str], tmp_
     assert [t["file"] for t in case["accepted"]] == [ranked[0]["file"], ranked[2]["file"]]
     assert case["accepted"][0].get("symbol") == ranked[0].get("symbol")
     path = tmp_path / "cases.yaml"
-    path.write_text("format: 1\ncases:\n" + done.output)
+    assert "cutoff" not in case  # the case file's defaults decide it, not -k
+    path.write_text("format: 1\ndefaults: {cutoff: 5}\ncases:\n" + done.output)
     loaded = load_cases(str(path)).cases
     assert loaded[0].revision == sha and loaded[0].id == "where-is-createsession-defined"
     # The stanza describes what the index holds: running it on that index passes.

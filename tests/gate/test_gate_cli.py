@@ -377,7 +377,9 @@ def test_report_and_gate_give_the_same_verdict(tmp_path: Path, runs: tuple[Path,
     policy = _policy(tmp_path, "rules:\n  - {metric: hit_rate, min: 0.9}\n"
                      "  - {metric: mrr, min: 0.1, slice: 'query_class=descriptive'}\n"
                      "zero_tolerance: [invalid_cases]\n")
-    gate = _gate(str(current), "--policy", str(policy), "--baseline", str(baseline), "--json")
+    # The report's verdict is the policy's, as `gate --policy` gives it: --compare shows a
+    # comparison apart and adds no baseline check the policy does not have.
+    gate = _gate(str(current), "--policy", str(policy), "--json")
     assert gate.exit_code == 1, gate.output
     verdict = json.loads(gate.output)
     md = tmp_path / "summary.md"
@@ -386,7 +388,7 @@ def test_report_and_gate_give_the_same_verdict(tmp_path: Path, runs: tuple[Path,
     assert res.exit_code == 0, res.output
     text = md.read_text(encoding="utf-8")
     failed = [c for c in verdict["checks"] if not c["passed"]]
-    assert len(verdict["checks"]) == 4 and len(failed) == 3
+    assert len(verdict["checks"]) == 3 and len(failed) == 2
     assert f"({len(failed)} of {len(verdict['checks'])} checks failed)" in text
     listed = [ln for ln in text.splitlines() if ln.startswith("- ")]
     assert len(listed) == len(failed)
@@ -395,7 +397,7 @@ def test_report_and_gate_give_the_same_verdict(tmp_path: Path, runs: tuple[Path,
     from codegold.gate import run_gate
 
     run = load_results(str(current))
-    same = run_gate(run, load_policy(str(policy)), baseline_path=str(baseline))
+    same = run_gate(run, load_policy(str(policy)))
     assert report_input(run, results_name="r", verdict=same).gate == same
     assert msgspec.to_builtins(same) == verdict
 

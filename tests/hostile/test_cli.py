@@ -41,7 +41,9 @@ def _inputs(folder: Path) -> dict[str, Path]:
     ]
     attempts = [
         attempt("run-1/" + MARKUP, MARKUP, [chunk("c1", f"src/{CSI_RED}x.py")], run_id="run-1"),
-        attempt("run-1/plain", "plain", [chunk(f"evil{ESC_OSC52}[/red]", "src/legacy/b.py")],
+        # forbidden hits are shown by file and lines (not id): both carry hostile text
+        attempt("run-1/plain", "plain", [chunk(f"evil{ESC_OSC52}[/red]",
+                                               f"src/legacy/{CSI_RED}b[/red].py")],
                 run_id="run-1"),
     ]
     cases_path = write_cases(folder, cases, name="cases.json")

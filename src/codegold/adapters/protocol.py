@@ -33,7 +33,9 @@ class RetrievalRequest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
 
 
 class RetrievalResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """What a retriever answers. Only ``ranked`` is required."""
+    """What a retriever answers. Only ``ranked`` is required. Fields codegold does not
+    read, in the answer or in one of its chunks, are kept under ``extra`` (see
+    :func:`keep_unknown_fields`), never an error."""
 
     ranked: list[Chunk]
     candidates: list[Chunk] | None = None
@@ -42,7 +44,37 @@ class RetrievalResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults
     filters: dict[str, Any] | None = None
     manifest: Manifest | None = None
     timing_ms: dict[str, float] | None = None
+    extra: dict[str, Any] | None = None
     format: int = PROTOCOL_FORMAT
+
+
+_RESPONSE_FIELDS = frozenset(RetrievalResponse.__struct_fields__)
+_CHUNK_FIELDS = frozenset(Chunk.__struct_fields__)
+
+
+def _split_unknown(data: dict[Any, Any], known: frozenset[str]) -> dict[Any, Any]:
+    unknown = {key: value for key, value in data.items() if key not in known}
+    if not unknown:
+        return data
+    kept = {key: value for key, value in data.items() if key in known}
+    given = data.get("extra")
+    kept["extra"] = {**given, **unknown} if isinstance(given, dict) else unknown
+    return kept
+
+
+def keep_unknown_fields(data: Any) -> Any:
+    """A response as plain data with every field codegold does not read, at the top
+    level and in each ranked or candidate chunk, moved under that object's ``extra``: a
+    service that also sends a chunk's ``text`` or its own debug fields is still read."""
+    if isinstance(data, list):
+        return [_split_unknown(c, _CHUNK_FIELDS) if isinstance(c, dict) else c for c in data]
+    if not isinstance(data, dict):
+        return data
+    data = _split_unknown(data, _RESPONSE_FIELDS)
+    for name in ("ranked", "candidates"):
+        if isinstance(data.get(name), list):
+            data = {**data, name: keep_unknown_fields(data[name])}
+    return data
 
 
 class Retriever(Protocol):
@@ -57,7 +89,6 @@ class Retriever(Protocol):
 
 
 _REQUEST_ENCODER = msgspec.json.Encoder()
-_RESPONSE_DECODER = msgspec.json.Decoder(RetrievalResponse)
 
 
 def encode_request(request: RetrievalRequest) -> bytes:
@@ -70,9 +101,10 @@ def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
     if not text:
         raise RetrieverError(f"{source} returned an empty answer (expected a JSON response)")
     try:
-        if text[:1] == b"[":
-            return RetrievalResponse(ranked=msgspec.json.decode(text, type=list[Chunk]))
-        response = _RESPONSE_DECODER.decode(text)
+        data = keep_unknown_fields(msgspec.json.decode(text))
+        if isinstance(data, list):
+            return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
+        response = msgspec.convert(data, RetrievalResponse)
     except msgspec.ValidationError as err:
         raise RetrieverError(f"{source} returned JSON that is not a retrieval response: {err}") from None
     except msgspec.DecodeError as err:
@@ -88,6 +120,7 @@ def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
     if isinstance(data, RetrievalResponse):
         return data
     try:
+        data = keep_unknown_fields(data)
         if isinstance(data, list):
             return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
         return msgspec.convert(data, RetrievalResponse)

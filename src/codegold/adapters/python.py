@@ -1,5 +1,10 @@
 """``python:module:function``: call a Python function with the request as plain data.
 
+By default the function runs inside codegold's own interpreter (its virtual environment,
+its installed packages). With ``run --python PATH`` it runs in that interpreter instead
+(:class:`ExternalPythonRetriever`): a child process per request, as ``command:`` runs a
+program, so a retriever with its own virtual environment needs no codegold there.
+
 The function receives the JSON form of the request (a dict) and returns a response dict,
 a list of chunk dicts, or a :class:`RetrievalResponse`. Whatever it raises, ``SystemExit``
 included, and whatever it returns that cannot be written as JSON (a lone surrogate in a
@@ -15,8 +20,19 @@ from typing import Any
 
 import msgspec
 
+from codegold.adapters.command import CommandRetriever
 from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse, response_from_builtins
 from codegold.errors import InputError, RetrieverError
+from codegold.plumbing.process import DEFAULT_MAX_OUTPUT
+
+# Run in the other interpreter (``python -c``): no codegold there, the standard library
+# only. The working folder is on sys.path, as for ``python -m``.
+_BOOTSTRAP = """\
+import importlib, json, sys
+module_name, _, function_name = sys.argv[1].rpartition(":")
+function = getattr(importlib.import_module(module_name), function_name)
+json.dump(function(json.load(sys.stdin)), sys.stdout)
+"""
 
 
 class PythonRetriever:
@@ -64,3 +80,25 @@ def _describe(err: BaseException) -> str:
         message = "<message could not be read>"
     text = f"{type(err).__name__}: {message}" if message else type(err).__name__
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+class ExternalPythonRetriever(CommandRetriever):
+    """``python:module:function`` called in another interpreter (``run --python PATH``),
+    one child process per request with the command adapter's timeout and output bound.
+    The function must return plain data (a response dict or a list of chunk dicts)."""
+
+    def __init__(self, target: str, *, python: str, timeout: float = 30.0,
+                 max_output: int = DEFAULT_MAX_OUTPUT) -> None:
+        import shutil
+        from pathlib import Path
+
+        module_name, _, function_name = target.rpartition(":")
+        if not module_name or not function_name:
+            raise InputError(f"python retriever must be python:module:function, found {target!r}")
+        found = shutil.which(python) or (python if Path(python).is_file() else None)
+        if found is None:
+            raise InputError(f"--python {python!r} is no interpreter on this machine; give the "
+                             "path of your environment's python (e.g. ../svc/.venv/bin/python)")
+        super().__init__("python", timeout=timeout, max_output=max_output)
+        self.argv = [found, "-c", _BOOTSTRAP, target]
+        self.command = f"{python} (python:{target})"

@@ -29,6 +29,9 @@ class RetrieverOptions(msgspec.Struct, frozen=True, kw_only=True):
     max_answer_bytes: int = 64 * 1024 * 1024  # command stdout / HTTP body beyond this fails
     follow_redirects: bool = False  # http: same-origin 307/308 only, never another host
     mcp: McpSettings | None = None  # mcp: the tool, its arguments, the result parser
+    # python: the interpreter to call module:function in (a retriever in its own virtual
+    # environment), a child process per request; None: inside codegold's interpreter.
+    python: str | None = None
 
 
 def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = False) -> str:
@@ -37,8 +40,10 @@ def config_digest(spec: str, options: RetrieverOptions, *, resolving: bool = Fal
     import hashlib
 
     settings = msgspec.to_builtins(options)
-    if settings.get("mcp") is None:  # digests of runs made before the mcp: scheme stay the same
-        settings.pop("mcp", None)
+    # digests of runs made before these options existed stay the same while they are unset
+    for later in ("mcp", "python"):
+        if settings.get(later) is None:
+            settings.pop(later, None)
     used = {"retriever": spec, "options": settings, "resolving": resolving}
     return "sha256:" + hashlib.sha256(msgspec.json.encode(used)).hexdigest()
 
@@ -78,6 +83,11 @@ def _http(rest: str, options: RetrieverOptions) -> Retriever:
 
 
 def _python(rest: str, options: RetrieverOptions) -> Retriever:
+    if options.python is not None:
+        from codegold.adapters.python import ExternalPythonRetriever
+
+        return ExternalPythonRetriever(rest, python=options.python, timeout=options.timeout,
+                                       max_output=options.max_answer_bytes)
     from codegold.adapters.python import PythonRetriever
 
     return PythonRetriever(rest)

@@ -42,6 +42,18 @@ class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
     errors: int
     seconds: float
     dropped_bytes: int = 0  # a torn last line removed before resuming
+    # Fields of the retriever's answers codegold does not read, kept under ``extra``
+    # (``ranked[].text``), in the order first seen: said once per run, not per case.
+    unknown_fields: tuple[str, ...] = ()
+
+
+def unknown_fields(attempt: Attempt) -> tuple[str, ...]:
+    """The answer's fields ``attempt`` keeps under ``extra``, by where they were."""
+    found = dict.fromkeys(attempt.extra or ())
+    for where, chunks in (("ranked", attempt.ranked), ("candidates", attempt.candidates or ())):
+        for chunk in chunks:
+            found.update(dict.fromkeys(f"{where}[].{name}" for name in chunk.extra or ()))
+    return tuple(found)
 
 
 def new_run_id() -> str:
@@ -213,6 +225,7 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
         ranked=response.ranked,
         context_ids=response.context_ids,
         timing_ms=timing,
+        extra=response.extra,
     )
 
 
@@ -253,6 +266,7 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
     dropped = 0
     lock = threading.Lock()
     counts = {"written": 0, "errors": 0}
+    unknown: dict[str, None] = {}
     # The exclusive lock comes first: a second run with the same output is refused before
     # it reads, repairs or appends anything.
     with append_locked(output) as handle:
@@ -296,6 +310,7 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
                 handle.flush()
                 counts["written"] += 1
                 counts["errors"] += attempt.error is not None
+                unknown.update(dict.fromkeys(unknown_fields(attempt)))
             if on_attempt is not None:
                 on_attempt(attempt)
 
@@ -321,4 +336,4 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
     return RunSummary(run_id=rid, written=counts["written"],
                       skipped=len(case_list) * repeat - todo_count,
                       errors=counts["errors"], seconds=round(time.perf_counter() - started, 3),
-                      dropped_bytes=dropped)
+                      dropped_bytes=dropped, unknown_fields=tuple(unknown))

@@ -67,7 +67,7 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
                 "—" if c.first_relevant_rank is None else str(c.first_relevant_rank),
                 "—" if c.first_relevant_rank_any_depth is None else str(c.first_relevant_rank_any_depth),
                 rich_text(", ".join(c.missing_groups) or "—"),
-                rich_text(", ".join(c.forbidden_chunk_ids) or "—"),
+                rich_text(", ".join(c.forbidden_hits()) or "—"),
                 rich_text(c.invalid_reason or (f"{len(c.revision_mismatches)} revision mismatch(es)"
                                                if c.revision_mismatches else "")),
                 style={"fail": "red", "invalid": "yellow", "missing": "magenta"}.get(c.status, ""),

@@ -101,6 +101,9 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
 @click.option("--repo", type=click.Path(file_okay=False), default=None,
               help="Git repository to resolve a record's timestamp to the commit then current.")
 @click.option("--repository", default=None, help="Repository name for records that name none.")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False), default=None,
+              help="Index (or folder of indexes) of the records' revisions: a cited line span "
+                   "becomes the symbols it holds, not just its file.")
 @click.option("--cutoff", type=click.IntRange(min=1, max=1000), default=5, show_default=True,
               help="Production cutoff k written into the drafts' defaults.")
 @click.option("--name", "names", multiple=True,
@@ -111,8 +114,8 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
               help="Write the scrub report (what was removed where, never the values) as JSON.")
 @handle_errors
 def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
-             repository: str | None, cutoff: int, names: tuple[str, ...],
-             names_file: str | None, report_path: str | None) -> None:
+             repository: str | None, index_dir: str | None, cutoff: int,
+             names: tuple[str, ...], names_file: str | None, report_path: str | None) -> None:
     """Draft cases from assistant traces or search logs in LOG (JSONL or a JSON list).
 
     Secrets (cloud keys, tokens, private keys, high-entropy strings, credentials in URLs,
@@ -121,11 +124,14 @@ def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
     before anything is written; the report says what was removed and where, never the
     value. A record becomes a draft when it names a revision (or a timestamp and --repo)
     and evidence: what the answer cited, or the first retrieved chunk when the feedback
-    was positive. Drafts carry the tag status=draft: review them, then `cases check`.
+    was positive. A cited line span is kept: with --index, as the symbols it holds (the
+    rule span resolution applies); without, named in the rationale. Drafts carry the tag
+    status=draft: review them, then `cases check`.
 
     \b
     Example:
       codegold cases from-log traces.jsonl -o drafts.yaml --report scrub.json
+      codegold cases from-log traces.jsonl -o drafts.yaml --index indexes/
       codegold cases from-log spans.json -o drafts.yaml --repo . \\
           --map query=attributes.gen_ai.prompt --map timestamp=start_time
     """
@@ -149,8 +155,17 @@ def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
     mapping = parse_mapping(mappings)
     records = read_log(log)
     resolve = _time_resolver(repo) if repo is not None else None
-    drafts, report = draft_cases(records, scrubber=Scrubber(names=all_names),
-                                 mapping=mapping, resolve_time=resolve, repository=repository)
+    from contextlib import ExitStack
+
+    from codegold.curate.fromlog import IndexSpanSymbols
+    from codegold.index.catalog import IndexSet
+
+    with ExitStack() as stack:
+        spans = (stack.enter_context(IndexSpanSymbols(IndexSet.from_path(index_dir)))
+                 if index_dir is not None else None)
+        drafts, report = draft_cases(records, scrubber=Scrubber(names=all_names),
+                                     mapping=mapping, resolve_time=resolve,
+                                     repository=repository, span_symbols=spans)
     if not drafts:
         reasons = "; ".join(f"{n} {why}" for why, n in report.skipped.items()) or "no records"
         raise InputError(f"no draft case could be made from {report.records} record(s): "

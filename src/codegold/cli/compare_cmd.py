@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from codegold.cli._common import guard, handle_errors
@@ -84,5 +86,10 @@ def command(results: tuple[str, ...], baseline: str | None, markdown_out: str | 
         write_bytes_atomic(json_out, data)
     if markdown_out:
         write_text_atomic(markdown_out, text)
+    elif sys.stdout.isatty():
+        from codegold.plumbing.text import markdown_for_terminal
+
+        # Markdown goes into files (a redirect, a pipe); a terminal gets aligned text.
+        click.echo(markdown_for_terminal(text), nl=False)
     else:
         click.echo(text, nl=False)

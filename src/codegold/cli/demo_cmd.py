@@ -82,20 +82,12 @@ def command(out: str, example: str | None, trust_example: bool, workers: int) ->
 
 def _closing(console: Console, outcome: DemoOutcome) -> None:
     if outcome.examples:
-        console.print("\n[bold]Three classic retrieval failures[/]")
-        for line in outcome.examples:
-            rank = line.first_relevant_rank if line.first_relevant_rank is not None else "none"
-            console.print(f"  {rich_safe(line.run):8} {rich_safe(line.case_id):26} "
-                          f"{line.status:4}  first relevant rank {rank}", highlight=False)
-            details = []
-            if line.missing_groups:
-                details.append("missing group " + ", ".join(line.missing_groups))
-            if line.forbidden:
-                details.extend("forbidden " + text for text in line.forbidden)
-            if line.cause:
-                details.append(f"cause {line.cause}, owner {line.owner or '?'}")
-            for detail in details:
-                console.print(f"  {'':8} {'':26} {rich_safe(detail)}", highlight=False)
+        from codegold.demo import examples_text
+
+        title, *lines = examples_text(outcome.examples)
+        console.print(f"\n[bold]{title}[/]")
+        for text in lines:
+            console.print(rich_safe(text), highlight=False)
     if outcome.skipped:
         console.print("\n[yellow]Skipped because that part is not installed here:[/] "
                       + rich_safe(", ".join(s.name for s in outcome.skipped)), highlight=False)

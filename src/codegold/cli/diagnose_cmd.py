@@ -44,7 +44,7 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
       codegold diagnose results.json --index indexes/ --repo . -o diag/
     """
     from codegold.diagnose import RepoView, diagnose_run, load_owners, write_diagnosis_dir
-    from codegold.diagnose.bundle import render_summary_markdown
+    from codegold.diagnose.bundle import render_summary_markdown, render_summary_text
     from codegold.model import load_results
 
     if out_dir is not None:
@@ -74,7 +74,16 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
     if out_dir:
         write_diagnosis_dir(summary, diagnosed, out_dir)
         click.echo(f"wrote {out_dir}/diagnoses.json and {len(diagnosed)} bundle(s)", err=True)
-    click.echo(render_summary_markdown(summary), nl=False)
+    # Markdown goes into files (a redirect, a pipe); a terminal gets aligned text.
+    render = render_summary_text if _on_terminal() else render_summary_markdown
+    click.echo(render(summary), nl=False)
+
+
+def _on_terminal() -> bool:
+    import sys
+
+    stream = sys.stdout
+    return bool(getattr(stream, "isatty", None) and stream.isatty())
 
 
 def _check_same_run(run: RunResult, attempts_path: str) -> None:

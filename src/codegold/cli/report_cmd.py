@@ -59,8 +59,9 @@ def command(results: str, html_out: str | None, md_out: str | None, junit_out: s
     if policy:
         from codegold.gate import load_policy, run_gate
 
-        # The same call `codegold gate RESULTS --policy P --baseline B` makes: one verdict.
-        verdict = run_gate(run, load_policy(policy), baseline_path=base, policy_path=policy)
+        # The same call `codegold gate RESULTS --policy P` makes: one verdict, the policy's
+        # own (its baseline, if it names one). --compare is shown apart, never a check.
+        verdict = run_gate(run, load_policy(policy), policy_path=policy)
     report = report_input(run, results_name=results, title=title, comparison=comparison,
                           verdict=verdict, policy_name=policy or "", diagnosis_dir=diagnosis_dir)
     from codegold.plumbing.outputs import write_text_atomic

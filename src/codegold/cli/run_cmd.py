@@ -50,6 +50,10 @@ class _Seconds(click.ParamType[float, Any]):
 @click.option("--retriever", "spec", default="reference", show_default=True,
               help="reference | command:CMD | command+jsonl:CMD | http(s)://URL | "
                    "python:module:function | mcp:stdio:CMD | mcp:http(s)://URL")
+@click.option("--python", "python", default=None, metavar="PATH",
+              help="With --retriever python:module:function: call it in this interpreter (a "
+                   "retriever in its own virtual environment), a child process per case, "
+                   "instead of inside codegold's own.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip attempted cases.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
 @config_option()
@@ -97,7 +101,8 @@ class _Seconds(click.ParamType[float, Any]):
 @executor_option()
 @quiet_option("No progress bar or summary.")
 @handle_errors
-def command(cases: str, index: str | None, repo: str | None, output: str, spec: str, resume: bool, workers: int,
+def command(cases: str, index: str | None, repo: str | None, output: str, spec: str,
+            python: str | None, resume: bool, workers: int,
             config_path: str | None, dense: bool | None, embedder: str | None, timeout: float,
             retries: int, allow_errors: bool, resolve: str | None, run_id: str | None,
             repeat: int, wait_for_index: float | None, mcp_tool: str | None,
@@ -170,6 +175,11 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         wait_for_indexes(Path(index), {case.revision for case in case_set.cases},
                          wait_for_index)
     indexes = IndexSet.from_path(index) if index else IndexSet.empty()
+    for _, message in indexes.repository_mismatches(case_set.cases):
+        click.echo(f"warning: {message}", err=True)
+    if python is not None and not spec.startswith("python:"):
+        raise InputError(f"--python applies to a python:module:function retriever, not "
+                         f"{spec.split(':', 1)[0]!r}", field="python")
     from codegold.adapters.mcp import McpSettings
 
     given = [name for name, value in (("--mcp-tool", mcp_tool), ("--mcp-args", mcp_args),
@@ -182,7 +192,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
 
     mcp = McpSettings(tool=mcp_tool, arguments=mcp_args, parse=mcp_parse, setup=mcp_setup,
                       checkout=mcp_checkout, repo=repo) if spec.startswith("mcp:") else None
-    options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
+    options = RetrieverOptions(config=config, timeout=timeout, retries=retries, python=python,
                                dense=True if embedder is not None else dense, embedder=embedder,
                                mcp=mcp)
     retriever = make_retriever(spec, options)
@@ -248,6 +258,12 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     if summary.dropped_bytes:
         click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
                    "it was cut off mid-write; its case runs again", err=True)
+    if summary.unknown_fields:
+        shown = ", ".join(summary.unknown_fields[:8])
+        more = len(summary.unknown_fields) - 8
+        click.echo(f"note: the retriever's answers carry fields codegold does not read "
+                   f"({shown}{f', +{more} more' if more > 0 else ''}); they are kept under "
+                   f"'extra' in {output} and never judged", err=True)
     if not quiet:
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 @json_option("Print the ranked chunks as JSON.")
 @click.option("--as-case", is_flag=True,
               help="Print a case stanza (YAML) for the picked results instead, pinned to the "
-                   "index's revision, cutoff -k: paste it under `cases:` in a case file.")
+                   "index's revision, with no cutoff (the case file's defaults give it; -k "
+                   "is only how deep to search): paste it under `cases:` in a case file.")
 @click.option("--pick", default=None, metavar="RANKS",
               help="With --as-case: the ranks to accept, e.g. 1,3 (default 1). They form one "
                    "accepted group (any of them); split it into groups when each is required.")
@@ -74,7 +75,7 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
             if len(chunks) < max(ranks):
                 raise InputError(f"--pick {pick or '1'} asks for rank {max(ranks)}, but the "
                                  f"search returned {len(chunks)} result(s)")
-            click.echo(case_stanza(query, reader.manifest, [chunks[r - 1] for r in ranks], k),
+            click.echo(case_stanza(query, reader.manifest, [chunks[r - 1] for r in ranks]),
                        nl=False)
             return
         if as_json:
@@ -108,10 +109,12 @@ def _parse_pick(text: str, k: int) -> list[int]:
     return ranks
 
 
-def case_stanza(query: str, manifest: Manifest, chunks: list[Chunk], cutoff: int) -> str:
+def case_stanza(query: str, manifest: Manifest, chunks: list[Chunk],
+                cutoff: int | None = None) -> str:
     """A case (YAML list item) accepting any of ``chunks``, pinned to ``manifest``'s
-    repository and revision, with ``cutoff``; a role the case format does not know is
-    left out."""
+    repository and revision; a role the case format does not know is left out. It names
+    a cutoff only when given one: by default the case file's ``defaults`` decide it (the
+    production cutoff is the answer stage's, not how deep a search looked)."""
     import re
 
     import yaml
@@ -134,7 +137,8 @@ def case_stanza(query: str, manifest: Manifest, chunks: list[Chunk], cutoff: int
     if manifest.repository:
         case["repository"] = manifest.repository
     case["revision"] = manifest.revision
-    case["cutoff"] = cutoff
+    if cutoff is not None:
+        case["cutoff"] = cutoff
     case["accepted"] = targets
     return yaml.safe_dump([case], sort_keys=False, allow_unicode=False, width=100)
 

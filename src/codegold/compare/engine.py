@@ -188,7 +188,13 @@ def compare_runs(
         n_resamples=n_resamples, n_bootstrap=n_bootstrap, confidence=confidence, alpha=alpha,
         min_slice_cases=min_slice_cases, paired=len(pairs), overall=overall, slices=slices,
         changes=changes, warnings=warnings,
+        base_pass_rate=_pass_rate([b for b, _ in pairs]),
+        new_pass_rate=_pass_rate([n for _, n in pairs]),
     )
+
+
+def _pass_rate(cases: list[CaseResult]) -> float | None:
+    return sum(c.status == "pass" for c in cases) / len(cases) if cases else None
 
 
 def _check_settings(*, n_resamples: int, n_bootstrap: int, confidence: float, alpha: float,

@@ -33,6 +33,16 @@ def _metric_row(delta: MetricDelta, prefix: str = "") -> str:
             f"{_signed(delta.diff)}{_arrow(delta)} | {ci} | {_p(delta.p_value)} | {_p(delta.p_adjusted)} |")
 
 
+def _pass_rate_row(c: Comparison) -> list[str]:
+    """Pass rate beside the tested metrics (its change is the newly failing and passing
+    cases, so it carries no test of its own), as the several-system tables show it."""
+    if c.base_pass_rate is None or c.new_pass_rate is None:
+        return []
+    diff = c.new_pass_rate - c.base_pass_rate
+    return [f"| pass rate | {_num(c.base_pass_rate)} | {_num(c.new_pass_rate)} | "
+            f"{_signed(diff)} | see newly failing / passing | not tested | not tested |"]
+
+
 def _changes_table(title: str, changes: list[CaseChange]) -> list[str]:
     if not changes:
         return []
@@ -65,6 +75,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         f"| metric | base | new | difference | {level}% CI | p | p (Holm) |",
         "|---|---:|---:|---|---|---:|---:|",
         *(_metric_row(d) for d in c.overall.metrics),
+        *_pass_rate_row(c),
         "",
     ]
     moved: list[tuple[SliceComparison, MetricDelta]] = [
@@ -101,7 +112,8 @@ def _multi_test_row(test: BaselineTest) -> str:
 
 
 def render_multi_comparison_markdown(comparison: MultiComparison) -> str:
-    """One table per metric (systems × slices), tests against the baseline, differing cases."""
+    """One table per metric (a row per slice, a column per system: as many columns as
+    systems, however many slices), tests against the baseline, differing cases."""
     c = comparison
     level = round(c.confidence * 100)
     significant = [t for t in c.tests if t.significant]
@@ -115,14 +127,15 @@ def render_multi_comparison_markdown(comparison: MultiComparison) -> str:
     ]
     for table in c.tables:
         direction = "higher is better" if table.higher_is_better else "lower is better"
+        names = [row[0].system if row else "" for row in table.rows]
+        heads = [_md(name) + (" (baseline)" if name == c.baseline else "") for name in names]
         lines += [f"### {_md(table.label)} ({direction})", "",
-                  "| system | " + " | ".join(_md(col) for col in table.columns) + " |",
-                  "|---|" + "---:|" * len(table.columns)]
-        for row in table.rows:
-            name = row[0].system if row else ""
-            tag = " (baseline)" if name == c.baseline else ""
-            cells = " | ".join(f"{_num(f.value)} (n={f.n})" for f in row)
-            lines.append(f"| {_md(name)}{tag} | {cells} |")
+                  "| slice | " + " | ".join(heads) + " |",
+                  "|---|" + "---:|" * len(heads)]
+        for index, column in enumerate(table.columns):
+            cells = " | ".join(f"{_num(row[index].value)} (n={row[index].n})"
+                               for row in table.rows)
+            lines.append(f"| {_md(column)} | {cells} |")
         lines.append("")
     header = (f"| system | slice (paired) | metric | baseline | system | difference | {level}% CI "
               "| p | p (Holm) |")

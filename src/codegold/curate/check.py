@@ -8,6 +8,7 @@ what only the case file shows: files the index left out, forbidden patterns, dup
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator
 from typing import Literal
@@ -15,6 +16,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import InputError
+from codegold.evaluate.match import normalize_symbol, symbol_matches
 from codegold.index.catalog import IndexSet
 from codegold.index.store import IndexReader
 from codegold.labels import (
@@ -26,6 +28,7 @@ from codegold.labels import (
     look_up,
     wants_definition,
 )
+from codegold.labels.lookup import defines
 from codegold.model import Case, Target
 from codegold.model.paths import PathPattern, is_glob, normalize_path
 
@@ -76,6 +79,9 @@ def check_target(case: Case, group: str, target: Target, source: LabelSource) ->
                       verdict.code if verdict.wrong else "label_unchecked",
                       verdict.summary + hint, verdict.suggestions)
         return
+    never = _never_carried(looked, source)
+    if never is not None:
+        yield finding("warning", "symbol_not_indexed", never[0], never[1])
     copy = _copy_of_source(looked, source)
     if copy is not None:
         yield finding("warning", "label_points_at_copy", copy[0], (copy[1],))
@@ -111,6 +117,34 @@ def _lines_problem(looked: TargetFacts) -> tuple[Severity, str, str] | None:
                 f"lines [{first}, {last}] do not overlap {target.symbol}'s definition "
                 f"(lines {spans}); the line-level figures would judge other code")
     return None
+def _never_carried(looked: TargetFacts, source: LabelSource
+                   ) -> tuple[str, tuple[str, ...]] | None:
+    """(message, closest names) when the label's symbol is in the index's symbol table
+    under no spelling (``#``, ``::``, ``:`` or a dotted suffix) and no chunk of its file
+    carries it: no chunk can ever satisfy the target, whichever retriever returns it
+    (``tool.pytest.ini_options.markers``, where the index records the key ``markers``)."""
+    symbol = looked.target.symbol
+    if symbol is None or source.index is None or looked.definitions or looked.elsewhere:
+        return None
+    if any(defines(c, symbol) for c in looked.chunks):
+        return None
+    spelled = normalize_symbol(symbol)
+    if any(symbol_matches(symbol, (d.qualified,)) for d in source.index.definitions(spelled)):
+        return None
+    closest = list(looked.suggestions)
+    if not closest:
+        names = sorted({name for c in looked.chunks for name in c.symbols})
+        tails = {name.rsplit(".", 1)[-1]: name for name in names}
+        closest = [tails[n] for n in difflib.get_close_matches(
+            spelled.rsplit(".", 1)[-1], list(tails), n=3, cutoff=0.5)]
+        closest += difflib.get_close_matches(spelled, names, n=3, cutoff=0.5)
+    # one suggestion per name: the symbol table's "markers (pyproject.toml:361)" and a
+    # chunk's "markers (pyproject.toml)" name the same thing
+    closest = list({c.split(" (", 1)[0]: c for c in reversed(closest)}.values())[::-1][:3]
+    hint = f"; closest: {', '.join(closest)}" if closest else ""
+    return (f"{symbol} is in the index's symbol table under no spelling and no chunk of "
+            f"{looked.target.file} carries it: no chunk can ever satisfy this target"
+            f"{hint}", tuple(closest))
 
 
 # Files whose definitions are usually a copy of the real one (a test double, a snippet in
@@ -280,6 +314,9 @@ def check_cases(cases: Iterable[Case], indexes: IndexSet, repo: RepoView | None 
         for reader in readers.values():
             if reader is not None:
                 reader.close()
+    for case_id, message in indexes.repository_mismatches(case_list):
+        findings.append(Finding(severity="warning", code="repository_differs",
+                                case_id=case_id, message=message))
     findings.extend(check_duplicates(case_list))
     order = {case.id: n for n, case in enumerate(case_list)}
     findings.sort(key=lambda f: (order.get(f.case_id, 0), f.severity != "error"))

@@ -10,6 +10,7 @@ feedback, what was retrieved. Every string that reaches the output is scrubbed f
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -21,6 +22,10 @@ from codegold.curate.jsonrecords import read_json_records
 from codegold.curate.scrub import Removal, Scrubber
 from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError
+from codegold.index.catalog import IndexSet
+from codegold.index.holding import Held, held_definitions, holding_rules
+from codegold.index.store import IndexReader
+from codegold.model.paths import normalize_path
 from codegold.plumbing.git import is_full_sha
 
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -98,28 +103,115 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def _targets(value: Any) -> list[tuple[str, str | None]]:
-    targets: list[tuple[str, str | None]] = []
+Span = tuple[int, int]
+Cited = tuple[str, str | None, Span | None]  # file, symbol, cited lines
+# "src/a.py:10-40", "src/a.py:10", "src/a.py#L10-L40", "src/a.py#L10-40"
+_PATH_SPAN = re.compile(r"^(?P<file>.+?)(?::|#L)(?P<start>\d{1,7})(?:-L?(?P<end>\d{1,7}))?$")
+_START_KEYS = ("start_line", "line_start", "startLine", "start")
+_END_KEYS = ("end_line", "line_end", "endLine", "end")
+
+
+def _line(item: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+    for key in keys:
+        value = item.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+        if isinstance(value, str) and value.isdigit() and 0 < len(value) <= 7:
+            return int(value)
+    return None
+
+
+def _span_of(item: dict[str, Any]) -> Span | None:
+    """The cited lines of a dict item (``start_line``/``end_line``, ``lines: [a, b]`` or
+    ``lines: "a-b"``, in the item or its ``metadata``), or None."""
+    for where in (item, item.get("metadata")):
+        if not isinstance(where, dict):
+            continue
+        lines = where.get("lines")
+        if isinstance(lines, list) and len(lines) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in lines):
+            return (min(lines), max(lines))
+        if isinstance(lines, str):
+            match = re.fullmatch(r"(\d{1,7})(?:-(\d{1,7}))?", lines.strip())
+            if match:
+                start = int(match.group(1))
+                return (start, max(start, int(match.group(2) or start)))
+        first = _line(where, _START_KEYS)
+        if first is not None:
+            return (first, max(first, _line(where, _END_KEYS) or first))
+    return None
+
+
+def _targets(value: Any) -> list[Cited]:
+    targets: list[Cited] = []
     if not isinstance(value, list):
         return targets
     for item in value:
         file: Any
         symbol: Any
+        span: Span | None = None
         if isinstance(item, str):
             file, symbol = item, None
+            match = _PATH_SPAN.match(item.strip())
+            if match:
+                start = int(match.group("start"))
+                file = match.group("file")
+                span = (start, max(start, int(match.group("end") or start)))
         elif isinstance(item, dict):
             found = item.get("metadata")
             meta: dict[str, Any] = found if isinstance(found, dict) else {}
             file = item.get("file") or item.get("path") or item.get("source") or meta.get(
                 "file") or meta.get("path") or meta.get("source")
             symbol = item.get("symbol") or meta.get("symbol")
+            span = _span_of(item)
         else:
             continue
         if isinstance(file, str) and file.strip():
-            pair = (file.strip(), symbol if isinstance(symbol, str) and symbol else None)
-            if pair not in targets:
-                targets.append(pair)
+            cited = (file.strip(), symbol if isinstance(symbol, str) and symbol else None, span)
+            if cited not in targets:
+                targets.append(cited)
     return targets
+
+
+# What a cited span holds at a revision: (revision, file, start, end) -> qualified names,
+# or None when no index of that revision was given.
+SpanSymbols = Callable[[str, str, int, int], "tuple[str, ...] | None"]
+
+
+class IndexSpanSymbols:
+    """:data:`SpanSymbols` read from the index of each record's revision, by the rule
+    span resolution applies (:mod:`codegold.index.holding`). Use as a context manager
+    (or call :meth:`close`): it holds the index readers it opened."""
+
+    def __init__(self, indexes: IndexSet) -> None:
+        self.indexes = indexes
+        self._readers: dict[str, IndexReader | None] = {}
+        self._rules: dict[tuple[str, str], tuple[Held, ...]] = {}
+
+    def __call__(self, revision: str, file: str, start: int, end: int) -> tuple[str, ...] | None:
+        if revision not in self._readers:
+            index_dir = self.indexes.for_revision(revision)
+            self._readers[revision] = None if index_dir is None else IndexReader.open(index_dir)
+        reader = self._readers[revision]
+        if reader is None:
+            return None
+        key = (revision, normalize_path(file))
+        if key not in self._rules:
+            self._rules[key] = holding_rules(reader.definitions_in_file(key[1]))
+        return tuple(dict.fromkeys(d.qualified
+                                   for d in held_definitions(self._rules[key], start, end)))
+
+    def close(self) -> None:
+        for reader in self._readers.values():
+            if reader is not None:
+                reader.close()
+        self._readers.clear()
+
+    def __enter__(self) -> IndexSpanSymbols:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _feedback(value: Any) -> str:
@@ -133,8 +225,12 @@ def _feedback(value: Any) -> str:
 
 def draft_cases(records: Iterable[Any], *, scrubber: Scrubber, mapping: dict[str, str],
                 resolve_time: Callable[[str, str | None], str | None] | None = None,
-                repository: str | None = None) -> tuple[list[dict[str, Any]], FromLogReport]:
-    """Draft one case per usable record; nothing unscrubbed is returned."""
+                repository: str | None = None, span_symbols: SpanSymbols | None = None
+                ) -> tuple[list[dict[str, Any]], FromLogReport]:
+    """Draft one case per usable record; nothing unscrubbed is returned. A cited line
+    span is kept: with ``span_symbols`` (an index of the record's revision) it becomes
+    one target per definition the span holds; without, or when it holds none, the file
+    with the lines named in the rationale."""
     drafts: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
     removals: list[Removal] = []
@@ -179,16 +275,34 @@ def draft_cases(records: Iterable[Any], *, scrubber: Scrubber, mapping: dict[str
             skipped["same query as an earlier record"] += 1
             continue
         seen_queries.add(key)
-        targets = []
-        for index, (file, symbol) in enumerate(evidence[:MAX_TARGETS]):
-            fields = [(f"target[{index}].file", file)]
-            if symbol:
-                fields.append((f"target[{index}].symbol", symbol))
-            clean = list(scrubber.scrub_fields(label, fields, removals))
-            target: dict[str, Any] = {"file": clean[0]}
-            if symbol:
-                target["symbol"] = clean[1]
-            targets.append(target)
+        targets: list[dict[str, Any]] = []
+        spans: list[str] = []
+        for file, symbol, span in evidence:
+            symbols: tuple[str | None, ...] = (symbol,)
+            if symbol is None and span is not None:
+                found = span_symbols(revision, file, *span) if span_symbols else None
+                symbols = found or (None,)
+                spans.append(f"{file}:{span[0]}-{span[1]}" + (
+                    "" if found else " (no index of this revision given: name its symbol)"
+                    if found is None else " (holds no definition)"))
+            for name in symbols:
+                if len(targets) >= MAX_TARGETS:
+                    break
+                index = len(targets)
+                fields = [(f"target[{index}].file", file)]
+                if name:
+                    fields.append((f"target[{index}].symbol", name))
+                clean = list(scrubber.scrub_fields(label, fields, removals))
+                target: dict[str, Any] = {"file": clean[0]}
+                if name:
+                    target["symbol"] = clean[1]
+                if target not in targets:
+                    targets.append(target)
+        cited_lines = ""
+        if spans:
+            clean_spans = scrubber.scrub_fields(
+                label, [(f"span[{n}]", text) for n, text in enumerate(spans)], removals)
+            cited_lines = f" Cited lines: {', '.join(clean_spans)}."
         case: dict[str, Any] = {
             "id": unique_id("log-" + slug(clean_id or clean_query, limit=40), seen_ids),
             "query": clean_query,
@@ -198,7 +312,8 @@ def draft_cases(records: Iterable[Any], *, scrubber: Scrubber, mapping: dict[str
             case["repository"] = clean_repo
         case["accepted"] = targets
         case["tags"] = {"status": "draft", "source": "log", "feedback": feedback}
-        case["rationale"] = (f"Drafted from log {label}: targets are what was {source}. "
+        case["rationale"] = (f"Drafted from log {label}: targets are what was {source}."
+                             f"{cited_lines} "
                              "Review: confirm each target answers the query at this revision.")
         drafts.append(case)
     removed = Counter[str]()

@@ -9,15 +9,28 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 from codegold.curate.changes import file_at, git_output
+from codegold.index.build import repository_name
 from codegold.index.chunker import chunk_file
+from codegold.index.gitsnap import GitSnapshot
 from codegold.model.languages import language_of
 
 TRAP_FOLDERS = ("vendor", "third_party", "thirdparty", "external", "generated", "gen",
                 "legacy", "deprecated", "migrations", "dist", "build", "node_modules",
                 "archive", "old")
+
+
+# Paths a starter case never points at: tests, docs, examples, CI, build and benchmark
+# scripts, private modules.
+_NOT_STARTER = re.compile(
+    r"(^|/)(tests?|spec|docs?|examples?|ci|scripts?|tools?|benchmarks?|asv_bench|bench|"
+    r"\.github|build|dist)/|test_|_test\.|\.spec\.|\.test\.|(^|/)(setup|conftest|noxfile|"
+    r"manage|__main__)\.py$|(^|/)_[^/]*$")
+_STARTER_FILES = 80
+# Names too common to find by name (``error``, ``main``): never the starter.
+_GENERIC_NAMES = frozenset({"main", "error", "errors", "run", "test", "init", "setup", "helper",
+                            "helpers", "util", "utils", "config", "app", "handler", "index"})
 
 
 class Scaffold:
@@ -28,9 +41,9 @@ class Scaffold:
         self.revision = sha
         self.paths = [p for p in git_output(repo, "ls-tree", "-r", "--name-only", "-z", sha)
                       .decode("utf-8", "replace").split("\0") if p]
-        top = git_output(repo, "rev-parse", "--show-toplevel").decode().strip()
-        name = Path(top).name if top else Path(repo).resolve().name
-        self.repository = re.sub(r"\.git$", "", name) or "repo"
+        # The name `codegold index` writes into the manifest (the origin remote's
+        # owner/name, else the folder), so cases and indexes name the repository alike.
+        self.repository = repository_name(GitSnapshot.open(repo, sha))
 
     def languages(self) -> list[tuple[str, int]]:
         counts = Counter(lang for p in self.paths if (lang := language_of(p)))
@@ -47,24 +60,39 @@ class Scaffold:
         return sorted(found)
 
     def example_definition(self) -> tuple[str, str] | None:
-        """(file, qualified symbol) of a definition in a source file, for the example case."""
+        """(file, symbol) of the starter case: a top-level public class or function of the
+        project's own code, whose name is defined once among the files looked at, so the
+        reference retriever finds it by name out of the box. Tests, docs, examples, CI and
+        build scripts, vendored or generated folders and private modules are skipped; the
+        project's package folder (named like the repository, or ``src/``, ``lib/``) first."""
+        short = self.repository.rsplit("/", 1)[-1].lower().replace("-", "_")
         candidates = [p for p in self.paths
                       if language_of(p) in ("python", "typescript", "javascript", "go", "java",
                                             "rust", "tsx")
-                      and not re.search(r"(^|/)(tests?|spec|docs?|examples?)/|test_|_test\.|\.spec\.",
-                                        p)
+                      and not _NOT_STARTER.search(p)
                       and not any(p.startswith(t) for t in self.trap_folders())]
-        for path in sorted(candidates, key=lambda p: (p.count("/"), p))[:60]:
+
+        def order(path: str) -> tuple[bool, int, str]:
+            first = path.split("/", 1)[0].lower().replace("-", "_")
+            own = "/" in path and (first == short or first in ("src", "lib", "pkg", "app"))
+            return (not own, path.count("/"), path)
+
+        found: list[tuple[str, str, str]] = []  # (file, name, kind)
+        for path in sorted(candidates, key=order)[:_STARTER_FILES]:
             data = file_at(self.repo, self.revision, path)
             if data is None or len(data) > 500_000:
                 continue
             chunked = chunk_file(path, data)
             roles = {c.id: c.role for c in chunked.chunks}
-            definitions = [d for d in chunked.definitions
-                           if d.role == "definition" and roles.get(d.chunk_id) == "definition"
-                           and d.kind in ("function", "method", "class")]
-            if definitions:
-                return path, definitions[0].qualified
+            found += [(path, d.qualified, d.kind) for d in chunked.definitions
+                      if d.role == "definition" and roles.get(d.chunk_id) == "definition"
+                      and d.kind in ("function", "class") and "." not in d.qualified
+                      and not d.qualified.startswith("_") and len(d.qualified) >= 4
+                      and d.qualified.lower() not in _GENERIC_NAMES]
+        defined = Counter(name for _, name, _ in found)
+        unique = [item for item in found if defined[item[1]] == 1]
+        for path, name, _ in sorted(unique or found, key=lambda f: f[2] != "class")[:1]:
+            return path, name
         return None
 
     def cases_yaml(self) -> str:
@@ -90,12 +118,15 @@ class Scaffold:
             path, symbol = example
             short = symbol.rsplit(".", 1)[-1]
             lines += [
-                f"  - id: where-is-{re.sub(r'[^a-z0-9]+', '-', short.lower()).strip('-') or 'it'}",
+                "  # A starter case, so every command runs at once: replace it with the",
+                "  # questions your engineers really ask.",
+                f"  - id: starter-where-is-{re.sub(r'[^a-z0-9]+', '-', short.lower()).strip('-') or 'it'}",
                 f"    query: Where is {short} defined?",
                 "    query_class: exact_identifier",
                 f"    accepted: [{{file: {path}, symbol: {symbol}, roles: [definition]}}]",
-                "    rationale: An example written by `codegold cases init`; replace it with a "
-                "real question.",
+                "    tags: {starter: 'yes'}",
+                "    rationale: A starter case written by `codegold cases init` (a top-level "
+                "public definition); replace it with a real question.",
             ]
         else:
             lines += [

@@ -16,7 +16,7 @@ from codegold.diagnose.records import (
 )
 from codegold.model import Chunk, RunResult
 from codegold.plumbing.secrets import redact_struct, redact_text
-from codegold.plumbing.text import md_code, md_fence
+from codegold.plumbing.text import md_code, md_fence, plain_table, terminal_safe
 from codegold.plumbing.text import md_text as _cell
 
 if TYPE_CHECKING:
@@ -152,6 +152,24 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
     lines += ["", "## Final context ids", "",
               _cell(", ".join(b.context_ids)) if b.context_ids is not None else "(not recorded)", ""]
     return redact_text("\n".join(lines), code=True)  # again on the way out
+
+
+def render_summary_text(summary: DiagnosisSet) -> str:
+    """The diagnosis summary for a terminal: the tables of :func:`render_summary_markdown`
+    in aligned columns, without Markdown escapes."""
+    lines = [f"Diagnosis of {terminal_safe(summary.results)}: "
+             f"{len(summary.diagnoses)} case(s) did not pass.", ""]
+    lines += plain_table(("cause", "cases", "owner"), [
+        (cause, str(n), ", ".join(sorted({d.owner for d in summary.diagnoses if d.cause == cause})))
+        for cause, n in summary.by_cause.items()])
+    lines += ["", *plain_table(("owner", "cases"),
+                               [(o, str(n)) for o, n in summary.by_owner.items()])]
+    lines += ["", *plain_table(("case", "cause", "owner", "summary"),
+                               [(d.case_id, d.cause, d.owner, d.summary)
+                                for d in summary.diagnoses])]
+    if summary.warnings:
+        lines += ["", "Warnings:", *(f"- {terminal_safe(w)}" for w in summary.warnings)]
+    return redact_text("\n".join(lines) + "\n", code=True)
 
 
 def render_summary_markdown(summary: DiagnosisSet) -> str:

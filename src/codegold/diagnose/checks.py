@@ -278,14 +278,27 @@ def metadata_mismatch(facts: CaseFacts, t: TargetFacts) -> Outcome:
 # Parts may miss a line or two of the parser's span (a decorator, a trailing blank line)
 # and still hold the definition together.
 _SPLIT_COVERAGE = 0.9
+# Parts that start below the definition's first line (its signature and docstring cut
+# off into a window that was not returned) still hold it together when they cover its
+# rest and that rest is most of it.
+_SPLIT_BODY_SHARE = 0.5
 
 
 def _union_covers(parts: Sequence[Chunk], start: int, end: int) -> bool:
+    """Whether ``parts`` together hold lines ``start..end``: 90 % of them, or 90 % of the
+    lines from the first one a part holds to ``end`` when those are at least half of the
+    definition (two body windows of a function, cut off from its signature)."""
     covered: set[int] = set()
     for c in parts:
         lo, hi = max(start, c.start_line or start), min(end, c.end_line or end)
         covered.update(range(lo, hi + 1))
-    return len(covered) >= _SPLIT_COVERAGE * (end - start + 1)
+    if not covered:
+        return False
+    if len(covered) >= _SPLIT_COVERAGE * (end - start + 1):
+        return True
+    rest = end - min(covered) + 1
+    return (rest >= _SPLIT_BODY_SHARE * (end - start + 1)
+            and len(covered) >= _SPLIT_COVERAGE * rest)
 
 
 def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
@@ -305,11 +318,15 @@ def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
             # Whose chunker cut it: parts the index holds are codegold's, others the retriever's.
             own = facts.index is not None and all(facts.index.get(c.chunk_id) is not None for c in parts)
             cutter = "the index's chunker" if own else "the retriever's own chunking (ids not in the index)"
+            header = d.header_line or d.start_line
+            headless = not any((c.start_line or 0) <= header <= (c.end_line or 0) for c in parts)
             return Finding("split_context",
                            f"{d.qualified} (lines {d.start_line}-{d.end_line}) came back split over "
                            f"{len(parts)} chunks inside the cutoff; none alone is accepted",
                            (f"parser: {d.qualified} at {d.file}:{d.start_line}-{d.end_line}",
                             *(f"rank {ranks[c.chunk_id]}: {_describe(c)}" for c in parts),
+                            *((f"no part holds its header line {header}: the windows are cut "
+                               "off from its signature",) if headless else ()),
                             f"cut by {cutter}"))
     return None
 
@@ -451,8 +468,8 @@ def forbidden_source(facts: CaseFacts) -> Outcome:
         return None
     ids = set(result.forbidden_chunk_ids)
     return Finding("forbidden_source",
-                   f"forbidden chunk(s) inside the cutoff: {', '.join(result.forbidden_chunk_ids)}",
-                   tuple(f"rank {r}: chunk {c.chunk_id} from {c.file} (forbidden: "
+                   f"forbidden chunk(s) inside the cutoff: {', '.join(result.forbidden_hits())}",
+                   tuple(f"rank {r}: {c.where()} (chunk {c.chunk_id}; forbidden: "
                          f"{', '.join(result.case.forbidden)})"
                          for r, c in enumerate(result.ranked, 1) if c.chunk_id in ids))
 

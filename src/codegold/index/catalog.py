@@ -7,11 +7,12 @@ indexes count.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from codegold.errors import CodeIndexError, InputError
 from codegold.index.store import MANIFEST_FILE, read_manifest
-from codegold.model import Manifest
+from codegold.model import Case, Manifest
 
 
 def manifest_or_none(index_dir: Path) -> Manifest | None:
@@ -62,3 +63,21 @@ class IndexSet:
 
     def describe(self) -> str:
         return ", ".join(rev[:12] for rev in sorted(self.by_revision)) or "none"
+
+    def repository_mismatches(self, cases: Iterable[Case]) -> list[tuple[str, str]]:
+        """One line per case repository that differs from the repository its revision's
+        index was built from (``xarray`` against ``pydata/xarray``): the same clone named
+        two ways, or a case run against another project's index. Said once per pair, as
+        (first case id, message)."""
+        seen: dict[tuple[str, str], list[str]] = {}
+        for case in cases:
+            index_dir = self.for_revision(case.revision)
+            manifest = None if index_dir is None else manifest_or_none(index_dir)
+            named = manifest.repository if manifest is not None else None
+            if not case.repository or not named or case.repository.lower() == named.lower():
+                continue
+            seen.setdefault((case.repository, named), []).append(case.id)
+        return [(ids[0], f"case {ids[0]}{f' (and {len(ids) - 1} more)' if len(ids) > 1 else ''} "
+                 f"names repository {ours!r}, its index was built from {theirs!r}: use one "
+                 f"name (codegold names a repository from its origin remote, else its folder)")
+                for (ours, theirs), ids in seen.items()]

@@ -316,8 +316,14 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
         for i, define in enumerate(region.defines):
             held[max(0, bisect.bisect_right(starts, define.header_row) - 1) if i else 0].append(
                 define)
+        # A part carries the region's own definition (a function, a class head: each part
+        # is a piece of it) and the members whose header lines it holds, never members
+        # another part holds: the rule span resolution applies to any chunking.
+        own = ((region.symbol,) if region.symbol and region.role != "module"
+               and region.kind not in ("module", "pack") else ())
         for index, (start, end, body) in enumerate(pieces):
             first = index == 0
+            names = tuple(dict.fromkeys((*own, *(d.qualified for d in held[index]))))
             parts = [p for p in (prefix, None if first else signature, body) if p]
             if first and signature and region.signature is not None and (
                     end < region.signature[0]):
@@ -325,8 +331,9 @@ def _structural_drafts(regions: list[Region], lines: Lines) -> list[Draft]:
                 # signature it documents, as later parts start with it.
                 parts.append(signature)
             drafts.append(Draft(
-                start=start, end=end, kind=region.kind, symbol=region.symbol,
-                symbols=region.symbols, role=region.role, text="\n".join(parts),
+                start=start, end=end, kind=region.kind,
+                symbol=names[0] if names else None, symbols=names, role=region.role,
+                text="\n".join(parts),
                 has_signature=first or signature is not None or region.role == "module",
                 group=region.rid, parent_group=region.parent,
                 defines=tuple(held[index])))

@@ -59,8 +59,22 @@ class IndexedChunk(msgspec.Struct, frozen=True, kw_only=True):
             start_line=self.start_line,
             end_line=self.end_line,
             language=self.language,
-            excerpt=self.text[:excerpt_chars] if excerpt_chars > 0 else None,
+            excerpt=self.excerpt(excerpt_chars) if excerpt_chars > 0 else None,
         )
+
+    def excerpt(self, chars: int = 400) -> str:
+        """The chunk's own lines, ``start_line..end_line``, first: a member's or a later
+        part's text starts with its containers' header lines, which in ``chars`` would hide
+        the lines that matched. Their first line stays as context, marked ``…``."""
+        lines = self.text.split("\n")
+        own = self.end_line - self.start_line + 1
+        if 0 < own < len(lines):
+            context = next((line for line in lines[:len(lines) - own] if line.strip()), "")
+            body = "\n".join(lines[len(lines) - own:])
+            text = f"{context.rstrip()} …\n{body}" if context else body
+        else:
+            text = self.text
+        return text[:chars]
 
 
 class InventoryEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,7 +92,8 @@ class InventoryEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SymbolDef(msgspec.Struct, frozen=True, kw_only=True):
-    """Where a symbol is defined (``role`` is ``definition``, ``declaration`` or ``test``).
+    """Where a symbol is defined (``role`` is ``definition``, ``declaration`` or ``test``;
+    ``config`` for a configuration key or table, ``docs`` for a heading).
 
     ``start_line..end_line`` is its span, leading doc comments, decorators, annotations
     and attributes included; ``header_line`` is its declaration line (the line naming

@@ -411,11 +411,12 @@ class IndexReader:
     def definitions_in_file(self, path: str) -> list[SymbolDef]:
         """Every definition recorded in ``path``, by start line."""
         rows = self._conn.execute(
-            "SELECT name, qualified, kind, role, file, start_line, end_line, chunk_id "
-            "FROM symbols WHERE file = ? ORDER BY start_line, end_line, qualified", (path,))
+            "SELECT name, qualified, kind, role, file, start_line, end_line, chunk_id, "
+            "header_line FROM symbols WHERE file = ? ORDER BY start_line, end_line, qualified",
+            (path,))
         return [SymbolDef(name=str(r[0]), qualified=str(r[1]), kind=str(r[2]), role=str(r[3]),
                           file=str(r[4]), start_line=int(r[5]), end_line=int(r[6]),
-                          chunk_id=str(r[7])) for r in rows]
+                          chunk_id=str(r[7]), header_line=int(r[8])) for r in rows]
 
     def references(self, name: str, limit: int = 200) -> list[Reference]:
         """Call sites of the short name (the last part of ``name``)."""

@@ -542,7 +542,10 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
         covered = max(covered, node.end_point.row)
         chunk_start = leads[index]
         tail = len(pending)
-        while tail > 0 and pending[tail - 1].type in attached:
+        # A comment on the row of the statement before it (``x = None  # type: ignore``)
+        # is that statement's, never the start of the next definition's chunk.
+        while tail > 0 and pending[tail - 1].type in attached and not (
+                tail >= 2 and _last_row(pending[tail - 2]) >= pending[tail - 1].start_point.row):
             tail -= 1
         if tail < len(pending):
             # A comment or attribute block that attaches to nothing (a blank line after
@@ -755,7 +758,8 @@ def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
     end = _last_row(nodes[-1])
     names: list[str] = []
     spans: dict[str, SymbolSpan] = {}
-    if not ctx.in_class:
+    in_class = ctx.container_symbol is not None and ctx.in_class
+    if not ctx.in_class or in_class:
         for node in nodes:
             for name, row in definitions.names(node).items():
                 qualified = _qualify(ctx, name)
@@ -763,11 +767,13 @@ def _module_region(nodes: list[Node], ctx: _Context, definitions: _Definitions,
                 spans.setdefault(qualified, SymbolSpan(
                     name, qualified, "variable", "test" if ctx.test else "definition",
                     node.start_point.row, _last_row(node), row))
-    in_class = ctx.container_symbol is not None and ctx.in_class
     defines = tuple(spans.values())
     if in_class:
-        symbol: str | None = ctx.container_symbol
-        symbols: tuple[str, ...] = (ctx.container_symbol,) if ctx.container_symbol else ()
+        # Class-level code after the class's head: it carries the names it assigns
+        # (``Dataset.__slots__``), never the class itself, which only the chunk holding
+        # its header carries, the rule span resolution applies to any other chunking.
+        symbols: tuple[str, ...] = tuple(dict.fromkeys(names))
+        symbol: str | None = symbols[0] if symbols else None
         kind, role = ctx.container_kind or "class", "test" if ctx.test else "definition"
     else:
         symbols = tuple(dict.fromkeys(names))

@@ -1,11 +1,19 @@
 """Chunkers for documents and configuration: Markdown/reST by heading, YAML/TOML/JSON by
-top-level key. Both cut oversized sections with :func:`codegold.index.drafts.windows`."""
+top-level key. Both cut oversized sections with :func:`codegold.index.drafts.windows`.
+
+Every heading and every top-level key (a TOML table included) is also recorded as a
+definition (:class:`codegold.index.structure.SymbolSpan`), held by the part holding its
+line, so the symbol table knows every name a chunk carries: span resolution and
+``cases check`` read the symbol table only. A heading's span is its section (to the next
+heading), a key's to the next key or table, a table's to the next table.
+"""
 
 from __future__ import annotations
 
 import re
 
 from codegold.index.drafts import Draft, Lines, clip_header, fits, windows
+from codegold.index.structure import SymbolSpan
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -27,18 +35,19 @@ def _sections(lines: Lines, headings: list[tuple[int, str]], kind: str, role: st
         if not lines.text(start, end).strip():
             continue
         symbols = (title,) if title else ()
+        defines = (SymbolSpan(title, title, "heading", role, start, end, start),) if title else ()
         group = len(drafts)
         if fits(lines, start, end):
             drafts.append(Draft(start=start, end=end, kind=kind, symbol=title, symbols=symbols,
                                 role=role, text=lines.text(start, end), has_signature=True,
-                                group=group))
+                                group=group, defines=defines))
             continue
         heading = clip_header(lines.items[start])
         for part, (s, e, text) in enumerate(windows(lines, start, end)):
             drafts.append(Draft(
                 start=s, end=e, kind=kind, symbol=title, symbols=symbols, role=role,
                 text=text if part == 0 else f"{heading}\n{text}", has_signature=True,
-                group=group))
+                group=group, defines=defines if part == 0 else ()))
     return drafts
 
 
@@ -86,12 +95,17 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
     """Config files: whole when small; otherwise cut at top-level keys (YAML/JSON) or
     tables (TOML). Symbols are the top-level keys a chunk holds."""
     keys: list[tuple[int, str]] = []
+    tables: set[int] = set()  # rows of TOML table headers
     json_indent: int | None = None
     for row, line in enumerate(lines.items):
         if language == "yaml":
             match = _YAML_KEY.match(line)
         elif language == "toml":
-            match = _TOML_TABLE.match(line) or _TOML_KEY.match(line)
+            match = _TOML_TABLE.match(line)
+            if match:
+                tables.add(row)
+            else:
+                match = _TOML_KEY.match(line)
         else:
             match = _JSON_KEY.match(line)
             if match:
@@ -104,11 +118,12 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
     if not len(lines):
         return []
     last = len(lines) - 1
+    spans = _key_spans(keys, tables, last)
     if fits(lines, 0, last) and len(lines) <= CONFIG_SECTION_LINES * 2:
         symbols = tuple(dict.fromkeys(k for _, k in keys))
         return [Draft(start=0, end=last, kind="config", symbol=symbols[0] if symbols else None,
                       symbols=symbols, role="config", text=lines.text(0, last),
-                      has_signature=True, group=0)]
+                      has_signature=True, group=0, defines=spans)]
     cut_rows = sorted({0, *(row for row, _ in keys)})
     segments = [(row, (cut_rows[i + 1] - 1) if i + 1 < len(cut_rows) else last)
                 for i, row in enumerate(cut_rows)]
@@ -125,5 +140,23 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
             drafts.append(Draft(start=s, end=e, kind="config",
                                 symbol=symbols[0] if symbols else None, symbols=symbols,
                                 role="config", text=text, has_signature=True,
-                                group=len(drafts)))
+                                group=len(drafts),
+                                defines=tuple(d for d in spans if s <= d.header <= e)))
     return drafts
+
+
+def _key_spans(keys: list[tuple[int, str]], tables: set[int], last: int
+               ) -> tuple[SymbolSpan, ...]:
+    """A definition per key: a key runs to the row before the next key or table, a TOML
+    table (a container: its keys are its members) to the row before the next table."""
+    rows = [row for row, _ in keys]
+    table_rows = sorted(tables)
+    spans = []
+    for index, (row, name) in enumerate(keys):
+        if row in tables:
+            later = [r for r in table_rows if r > row]
+            end, kind = (later[0] - 1 if later else last), "table"
+        else:
+            end, kind = (rows[index + 1] - 1 if index + 1 < len(rows) else last), "key"
+        spans.append(SymbolSpan(name, name, kind, "config", row, max(row, end), row))
+    return tuple(spans)

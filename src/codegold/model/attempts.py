@@ -75,6 +75,19 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbi
     kind: Literal["read", "search_hit"] | None = None
     tokens: Annotated[int, msgspec.Meta(ge=0)] | None = None
     outside_repo: bool = False
+    # Fields a retriever answered that codegold does not read (a chunk's ``text``), kept
+    # as they came, never judged.
+    extra: dict[str, Any] | None = None
+
+    def where(self) -> str:
+        """The chunk as a reader finds it: ``file:start-end`` and its symbol when known
+        (the resolved one first), never its id, which is a retriever's own hash."""
+        place = self.file
+        if self.start_line is not None:
+            end = self.end_line if self.end_line is not None else self.start_line
+            place += f":{self.start_line}" if end == self.start_line else f":{self.start_line}-{end}"
+        symbols = self.judged_symbols()
+        return f"{place} ({symbols[0]})" if symbols else place
 
     def all_symbols(self) -> tuple[str, ...]:
         """The symbols the retriever reported."""
@@ -151,6 +164,8 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     # An imported agent trajectory: the spans it edited, and its final patch or answer.
     edits: list[Edit] | None = None
     final: str | None = None
+    # Top-level fields of the retriever's answer that codegold does not read, kept as is.
+    extra: dict[str, Any] | None = None
     format: Literal[1] = 1
 
 

@@ -69,6 +69,10 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
     slices: list[SliceComparison]
     changes: list[CaseChange]
     warnings: list[str]
+    # Share of the paired cases that pass, in each run: shown beside the tested metrics,
+    # never tested itself (its change is the newly failing and passing cases).
+    base_pass_rate: float | None = None
+    new_pass_rate: float | None = None
 
     def changes_of(self, kind: ChangeKind) -> list[CaseChange]:
         return [c for c in self.changes if c.kind == kind]

@@ -112,6 +112,13 @@ class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
     def group_reach(self) -> list[GroupReach]:
         return [] if isinstance(self.reach, UnsetType) else self.reach
 
+    def forbidden_hits(self) -> list[str]:
+        """Each forbidden visible chunk as ``file:start-end (symbol)`` (:meth:`Chunk.where`),
+        for people: chunk ids are a retriever's own hashes. An id not among the stored
+        ranks stays as it is."""
+        by_id = {c.chunk_id: c for c in self.ranked}
+        return [by_id[cid].where() if cid in by_id else cid for cid in self.forbidden_chunk_ids]
+
 
 class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
     cases: int

@@ -20,14 +20,20 @@ class FormatEntry(NamedTuple):
     module: str      # e.g. "codegold.model.cases"
     attribute: str   # the msgspec Struct the loader decodes into
     title: str
+    # Objects whose unknown fields the reader keeps under their ``extra`` instead of
+    # refusing them (a retriever's answer and its chunks).
+    open_objects: tuple[str, ...] = ()
 
 
 SCHEMAS: dict[str, FormatEntry] = {}
+_OPEN = ("Any other field is accepted and kept, as it came, under this object's `extra` "
+         "(said once per run, never judged).")
 
 
-def register_format(name: str, module: str, attribute: str, title: str) -> None:
+def register_format(name: str, module: str, attribute: str, title: str, *,
+                    open_objects: tuple[str, ...] = ()) -> None:
     """Make ``codegold schema NAME`` print the JSON Schema of ``module.attribute``."""
-    SCHEMAS[name] = FormatEntry(module, attribute, title)
+    SCHEMAS[name] = FormatEntry(module, attribute, title, open_objects)
 
 
 register_format("cases", "codegold.model.cases", "CaseFileSpec",
@@ -46,10 +52,25 @@ register_format("index-policy", "codegold.index.policy", "PolicyFileSpec",
                 "path policy file of `codegold index --policy`")
 register_format("gate-policy", "codegold.gate.policy", "Policy",
                 "gate policy of `codegold gate --policy`: floors, ceilings, zero tolerance, baseline")
+register_format("answers", "codegold.model.answers", "Answer",
+                "one line of answers.jsonl: an answer and the attempt it used (`codegold link`)")
+register_format("answer-results", "codegold.evaluate.answers", "AnswerResults",
+                "answer-results.json written by `codegold link -o`")
+register_format("diagnoses", "codegold.model.diagnoses", "DiagnosisSet",
+                "diagnoses.json written by `codegold diagnose -o DIR`")
+register_format("bundle", "codegold.model.diagnoses", "EvidenceBundle",
+                "one evidence bundle, DIR/bundles/CASE.json of `codegold diagnose -o DIR`")
+register_format("verdict", "codegold.model.verdict", "Verdict",
+                "the gate's verdict, `codegold gate --json` (gate.json of the demo)")
+register_format("comparison", "codegold.model.comparison", "Comparison",
+                "`codegold compare A.json B.json --json FILE`: two runs")
+register_format("comparison-multi", "codegold.compare.multi", "MultiComparison",
+                "`codegold compare A.json B.json C.json --json FILE`: several systems (kind: multi)")
 register_format("retrieval-request", "codegold.adapters.protocol", "RetrievalRequest",
                 "what codegold sends a command or HTTP retriever")
 register_format("retrieval-response", "codegold.adapters.protocol", "RetrievalResponse",
-                "what a command or HTTP retriever answers (a bare list is taken as ranked)")
+                "what a command or HTTP retriever answers (a bare list is taken as ranked)",
+                open_objects=("RetrievalResponse", "Chunk"))
 
 
 def spec_of(name: str) -> type[Any]:
@@ -63,4 +84,10 @@ def json_schema(name: str) -> dict[str, Any]:
     schema: dict[str, Any] = msgspec.json.schema(spec_of(name))
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = SCHEMAS[name].title
+    for open_name in SCHEMAS[name].open_objects:
+        definition = schema.get("$defs", {}).get(open_name)
+        if definition is not None:
+            definition["additionalProperties"] = True
+            described = definition.get("description")
+            definition["description"] = f"{described}\n\n{_OPEN}" if described else _OPEN
     return schema

@@ -155,3 +155,57 @@ def md_fence(text: str, *, info: str = "") -> str:
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{md_text(info) if info else ''}\n{text}\n{fence}"
+
+
+def plain_table(headers: tuple[str, ...], rows: list[tuple[str, ...]], *,
+                indent: str = "") -> list[str]:
+    """Rows in aligned columns for a terminal: no Markdown, each value :func:`terminal_safe`
+    (one line each), a column as wide as its widest value."""
+    cells = [tuple(terminal_safe(value) for value in row) for row in rows]
+    widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+    out = []
+    for row in (headers, *cells):
+        out.append((indent + "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True))
+                    ).rstrip())
+    return out
+
+
+_MD_UNESCAPE = re.compile(r"\\([\\`*_{}\[\]()#|!~$<>&+=.)-])")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_RULE_ROW = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
+_TAGS = re.compile(r"</?(details|summary|sub)>")
+
+
+def _plain_md(text: str) -> str:
+    text = _MD_UNESCAPE.sub(r"\1", text.replace("**", ""))
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def markdown_for_terminal(text: str) -> str:
+    """Markdown that codegold wrote (headings, tables, escaped text) as a terminal shows
+    it: tables in aligned columns, no escapes, entities, emphasis or HTML tags. What the
+    Markdown escaped was already :func:`terminal_safe`, so nothing unsafe comes back."""
+    out: list[str] = []
+    table: list[tuple[str, ...]] = []
+
+    def flush() -> None:
+        if table:
+            width = max(len(row) for row in table)
+            rows = [row + ("",) * (width - len(row)) for row in table]
+            out.extend(plain_table(rows[0], rows[1:]))
+            table.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.endswith("|"):
+            if not _RULE_ROW.match(stripped):
+                cells = _CELL_SPLIT.split(stripped[1:-1])
+                table.append(tuple(_plain_md(cell.strip()) for cell in cells))
+            continue
+        flush()
+        line = _TAGS.sub("", line)
+        if line.lstrip().startswith("#"):
+            line = line.lstrip().lstrip("#").strip()
+        out.append(_plain_md(line))
+    flush()
+    return "\n".join(out).rstrip("\n") + "\n"

@@ -75,7 +75,7 @@ def _failing(report: ReportInput) -> str:
             escape(report.cause_of(case) or "-"), escape(diagnosis.owner if diagnosis else "-"),
             escape(rank_text(case)),
             escape(", ".join(case.missing_groups) or "-"),
-            f'<span class="mono">{escape(", ".join(case.forbidden_chunk_ids) or "-")}</span>'])
+            f'<span class="mono">{escape(", ".join(case.forbidden_hits()) or "-")}</span>'])
     more = (f'<p class="muted">{len(bad) - _MAX_FAILING_ROWS} more below in the case table.</p>'
             if len(bad) > _MAX_FAILING_ROWS else "")
     return (f'<div class="failing" id="failing"><h2>Failing cases ({len(bad)})</h2>'

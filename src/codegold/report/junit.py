@@ -32,7 +32,7 @@ def _body(report: ReportInput, case: CaseResult) -> str:
     if case.missing_groups:
         lines.append("missing groups: " + ", ".join(case.missing_groups))
     if case.forbidden_chunk_ids:
-        lines.append("forbidden chunks: " + ", ".join(case.forbidden_chunk_ids))
+        lines.append("forbidden chunks: " + ", ".join(case.forbidden_hits()))
     if case.revision_mismatches:
         lines.append("revision mismatches: " + ", ".join(case.revision_mismatches))
     if case.invalid_reason:

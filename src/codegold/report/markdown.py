@@ -50,7 +50,7 @@ def _case_rows(report: ReportInput, cases: list[CaseResult]) -> list[str]:
     lines = ["| case | status | cause | first relevant rank | missing groups | forbidden chunk |",
              "|---|---|---|---|---|---|"]
     lines += [f"| {md(c.case_id)} | {c.status} | {md(report.cause_of(c) or '-')} | {rank_text(c)} | "
-              f"{md(', '.join(c.missing_groups)) or '-'} | {md(', '.join(c.forbidden_chunk_ids)) or '-'} |"
+              f"{md(', '.join(c.missing_groups)) or '-'} | {md(', '.join(c.forbidden_hits())) or '-'} |"
               for c in cases]
     return lines
 

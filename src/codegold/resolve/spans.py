@@ -5,12 +5,17 @@ The rule (docs/concepts.md, "Span resolution"):
 - the chunk's file must be indexed at that revision, else nothing is resolved
   (``not_indexed``) and the reported metadata is judged as it is;
 - a definition is in the chunk when the chunk's span contains the definition's header
-  line, or when the definition's span covers at least half of the chunk's lines
-  (:data:`HEADER_OVERLAP`); every definition of a name counts, so a name defined twice in
-  one scope matches either;
+  line; a leaf definition (function, method, assignment, key, heading) also when its span
+  covers at least half of the chunk's lines (:data:`HEADER_OVERLAP`); a container (class,
+  module, namespace, table: any definition holding others) only when the chunk mostly
+  lies in its head (the lines before its first member), never for lines inside one of
+  its members; every definition of a name counts, so a name defined twice in one scope
+  matches either; every kind the symbol table records counts (config keys, tables and
+  headings included);
 - the role is the file's category role (test, docs, config, generated, vendored,
-  migration) when it has one, else ``definition`` (``declaration`` when every definition
-  found is a declaration), else the role of the index chunk that overlaps the span most;
+  migration) when it has one, else ``definition`` (``declaration``, ``config`` or
+  ``docs`` when every definition found has that role), else the role of the index chunk
+  that overlaps the span most;
 - the revision is the one the chunk reported; when it reported none, the index's
   revision when the chunk's excerpt agrees with the index's text there (``excerpt``), or
   when there is no excerpt to check (``assumed``); an excerpt that disagrees leaves the
@@ -28,11 +33,15 @@ import msgspec
 
 from codegold.index.catalog import IndexSet
 from codegold.index.categories import CATEGORY_ROLES
+from codegold.index.holding import HEADER_OVERLAP as HEADER_OVERLAP
+from codegold.index.holding import Held, held_definitions, holding_rules
+from codegold.index.holding import header_line as header_line
+from codegold.index.holding import overlap as _overlap
 from codegold.index.store import IndexedChunk, IndexReader, InventoryEntry, SymbolDef
 from codegold.model import Attempt, Chunk, Resolution
 from codegold.model.paths import normalize_path
 
-HEADER_OVERLAP = 0.5
+_SHARED_ROLES = frozenset({"declaration", "config", "docs"})
 _EXCERPT_LINES = 6
 _SPACE = re.compile(r"\s+")
 
@@ -42,17 +51,7 @@ class _FileFacts:
     entry: InventoryEntry
     definitions: tuple[SymbolDef, ...]
     chunks: tuple[IndexedChunk, ...]
-
-
-def header_line(definition: SymbolDef) -> int:
-    """The line that declares ``definition`` (its ``def``/``class``/``function`` line, not
-    the decorator or doc comment its span starts with); the span's first line when the
-    index did not record one."""
-    return definition.header_line or definition.start_line
-
-
-def _overlap(start: int, end: int, other_start: int, other_end: int) -> int:
-    return max(0, min(end, other_end) - max(start, other_start) + 1)
+    rules: tuple[Held, ...] = ()
 
 
 def _squash(text: str) -> str:
@@ -82,9 +81,10 @@ class SpanResolver:
                 facts = (f"{path} was {entry.fate} at {self.revision[:12]}"
                          + (f" ({entry.reason})" if entry.reason else ""))
             else:
-                facts = _FileFacts(entry=entry,
-                                   definitions=tuple(self.reader.definitions_in_file(path)),
-                                   chunks=tuple(self.reader.chunks_in_file(path)))
+                definitions = tuple(self.reader.definitions_in_file(path))
+                facts = _FileFacts(entry=entry, definitions=definitions,
+                                   chunks=tuple(self.reader.chunks_in_file(path)),
+                                   rules=holding_rules(definitions))
             self._files[path] = facts
             return facts
 
@@ -104,16 +104,13 @@ class SpanResolver:
                               revision_from=source, note=note)
         start = max(1, chunk.start_line)
         end = max(start, chunk.end_line)
-        length = end - start + 1
-        found = [d for d in facts.definitions
-                 if start <= header_line(d) <= end
-                 or _overlap(start, end, d.start_line, d.end_line) >= HEADER_OVERLAP * length]
+        found = held_definitions(facts.rules, start, end)
         symbols = tuple(dict.fromkeys(d.qualified for d in found))
+        roles = {d.role for d in found}
         if category_role is not None:
             role = category_role
         elif found:
-            role = ("declaration" if all(d.role == "declaration" for d in found)
-                    else "definition")
+            role = roles.pop() if len(roles) == 1 and roles <= _SHARED_ROLES else "definition"
         else:
             role = self._chunk_role(facts, start, end)
         revision, source, note = self._revision(chunk, (facts, start, end))
