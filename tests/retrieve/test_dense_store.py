@@ -205,11 +205,11 @@ def test_sorted_batches_match_one_text_at_a_time() -> None:
 
 
 @needs_minilm
-def test_dense_by_default_is_deterministic(fixture_index: Path, fixture_repo: tuple[Path, str],
-                                           tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """`run` with the default config (dense: auto, on here) twice, the second time from
-    the vector store: the same rankings, and byte-identical results."""
+def test_dense_run_is_deterministic_and_off_by_default(
+        fixture_index: Path, fixture_repo: tuple[Path, str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run --dense` twice, the second time from the vector store: the same rankings, and
+    byte-identical results; `run` with the default config records dense as off."""
     from click.testing import CliRunner
 
     from codegold.cli.main import cli
@@ -231,7 +231,7 @@ cases:
     for name in ("first", "second"):
         out.unlink(missing_ok=True)
         ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(out),
-                                  "--quiet"])
+                                  "--dense", "--quiet"])
         assert ran.exit_code == 0, ran.output
         scored = runner.invoke(cli, ["eval", str(cases), str(out), "-o",
                                      str(tmp_path / f"{name}.json"), "--quiet"])
@@ -246,9 +246,9 @@ cases:
     assert first == second
     assert isinstance(first, dict) and first["summary"]["scored"] == 2
     off = tmp_path / "off.jsonl"
-    ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(off),
-                              "--no-dense", "--quiet"])
+    ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(off)])
     assert ran.exit_code == 0, ran.output
+    assert "dense off (--dense turns it on)" in ran.output  # the summary says so
     assert all(a.manifest and a.manifest.embedder is None and "dense" not in (a.timing_ms or {})
                for a in iter_attempts(str(off)))  # recorded as off
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 @click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
 @config_option()
 @click.option("--dense/--no-dense", default=None,
-              help="Force dense retrieval on (needs codegold[dense]) or off. Default: on "
-                   "when codegold[dense] is installed.")
+              help="Turn dense retrieval on (needs codegold[dense]) or off. Default: off "
+                   "(signals.dense.enabled: false).")
 @click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
 @json_option("Print the ranked chunks as JSON.")
 @click.option("--as-case", is_flag=True,
