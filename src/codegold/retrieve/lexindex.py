@@ -91,11 +91,14 @@ class LexicalIndex:
     @classmethod
     def for_reader(cls, reader: IndexReader, *, weights: tuple[float, float, float],
                    k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
-                   stemmed: bool = False) -> LexicalIndex:
+                   stemmed: bool = False, keep: bool = True) -> LexicalIndex:
         """The shared, cached engine for this index and these parameters.
 
         ``unit`` is ``chunk`` (documents are chunks, ids are chunk ids) or ``file``
         (documents are whole files, ids are paths). ``stemmed``: terms are English stems.
+        ``keep`` False leaves an engine this process has not loaded yet out of its
+        memory (the cache folder is still written): index-time warm-ups of many
+        revisions then hold none of them.
         """
         build = reader.manifest.index_build_id or ""
         settings: dict[str, object] = {"w": list(weights), "k1": k1, "b": b, "unit": unit}
@@ -107,7 +110,8 @@ class LexicalIndex:
             found = _LOADED.get(key)
             if found is None:
                 found = cls._load_or_build(reader, weights, k1, b, unit, build, params, stemmed)
-                _LOADED[key] = found
+                if keep:
+                    _LOADED[key] = found
             return found
 
     @classmethod
