@@ -226,25 +226,39 @@ class LexicalIndex:
         lengths = [sum(counts.values()) for counts in doc_terms]
         total = len(chunk_ids)
         average = (sum(lengths) / total) if total else 1.0
-        postings: dict[str, list[tuple[int, float]]] = {}
+        # Flat postings in document order: each term numbered when first seen, then one
+        # stable sort by the term's rank in sorted order keeps rows ascending per term.
+        numbers: dict[str, int] = {}
+        term_of: list[int] = []
+        rows_of: list[int] = []
+        tfs: list[float] = []
+        norms: list[float] = []
         for row, counts in enumerate(doc_terms):
-            norm = k1 * (1 - b + b * lengths[row] / average)
-            for token, tf in counts.items():
-                postings.setdefault(token, []).append((row, tf * (k1 + 1) / (tf + norm)))
-        vocab: dict[str, int] = {}
-        offsets = np.zeros(len(postings) + 1, dtype=np.int64)
-        docs_parts: list[npt.NDArray[np.int32]] = []
-        impact_parts: list[npt.NDArray[np.float32]] = []
-        for number, token in enumerate(sorted(postings)):
-            entries = postings[token]
-            vocab[token] = number
-            offsets[number + 1] = offsets[number] + len(entries)
-            idf = math.log(1 + (total - len(entries) + 0.5) / (len(entries) + 0.5))
-            docs_parts.append(np.fromiter((d for d, _ in entries), dtype=np.int32, count=len(entries)))
-            impact_parts.append(np.fromiter((idf * s for _, s in entries), dtype=np.float32,
-                                            count=len(entries)))
-        docs = np.concatenate(docs_parts) if docs_parts else np.zeros(0, dtype=np.int32)
-        impacts = np.concatenate(impact_parts) if impact_parts else np.zeros(0, dtype=np.float32)
+            norms.append(k1 * (1 - b + b * lengths[row] / average))
+            for token, weighted in counts.items():
+                term_of.append(numbers.setdefault(token, len(numbers)))
+                rows_of.append(row)
+                tfs.append(weighted)
+        tokens = sorted(numbers)
+        rank = np.empty(len(tokens), dtype=np.int64)
+        rank[[numbers[token] for token in tokens]] = np.arange(len(tokens), dtype=np.int64)
+        keys = rank[np.asarray(term_of, dtype=np.int64)] if term_of \
+            else np.zeros(0, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        counts_per_term = np.bincount(keys, minlength=len(tokens))
+        offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(counts_per_term, out=offsets[1:])
+        vocab = {token: number for number, token in enumerate(tokens)}
+        # The same double-precision arithmetic as one posting at a time, rounded once.
+        idf = np.asarray([math.log(1 + (total - n + 0.5) / (n + 0.5))
+                          for n in counts_per_term.tolist()], dtype=np.float64)
+        frequency = np.asarray(tfs, dtype=np.float64)[order]
+        rows = np.asarray(rows_of, dtype=np.int64)[order]
+        norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
+            else np.zeros(0, dtype=np.float64)
+        saturated = frequency * (k1 + 1) / (frequency + norm)
+        docs = rows.astype(np.int32)
+        impacts = (idf[keys[order]] * saturated).astype(np.float32)
         file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
         return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
                    stemmed=stemmed)
