@@ -51,6 +51,20 @@ def test_index_builds_the_lexical_caches_with_progress(fixture_repo: tuple[Path,
     assert {p: p.stat().st_mtime_ns for p in (out / "lexical").rglob("*")} == before
 
 
+def test_a_first_search_without_caches_says_so(fixture_index: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "index"
+    shutil.copytree(fixture_index, copy, ignore=shutil.ignore_patterns("lexical"))
+    first = CliRunner().invoke(cli, ["search", str(copy), "cart total", "--json"])
+    assert first.exit_code == 0, first.output
+    assert "building 3 BM25 cache(s) of this index" in first.stderr
+    assert first.stdout.startswith("{")  # stdout stays the machine-readable answer
+    again = CliRunner().invoke(cli, ["search", str(copy), "cart total", "--json"])
+    assert again.exit_code == 0 and "BM25 cache" not in again.stderr
+    assert again.stdout == first.stdout
+
+
 def test_quiet_index_prints_no_progress(fixture_repo: tuple[Path, str], tmp_path: Path) -> None:
     repo, revision = fixture_repo
     done = CliRunner().invoke(cli, ["index", str(repo), "--revision", revision,

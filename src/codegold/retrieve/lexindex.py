@@ -64,6 +64,19 @@ def _stemmed(counts: Counter[str]) -> Counter[str]:
     return out
 
 
+def _params(weights: tuple[float, float, float], k1: float, b: float, unit: str,
+            stemmed: bool) -> str:
+    """An engine's parameters as the canonical JSON its cache key is made of."""
+    settings: dict[str, object] = {"w": list(weights), "k1": k1, "b": b, "unit": unit}
+    if stemmed:  # unstemmed engines keep the cache key they always had
+        settings["stem"] = True
+    return json.dumps(settings, sort_keys=True)
+
+
+def _cache_name(params: str) -> str:
+    return hashlib.sha256(params.encode()).hexdigest()[:12]
+
+
 def _fingerprint(data: bytes) -> dict[str, object]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
@@ -101,10 +114,7 @@ class LexicalIndex:
         revisions then hold none of them.
         """
         build = reader.manifest.index_build_id or ""
-        settings: dict[str, object] = {"w": list(weights), "k1": k1, "b": b, "unit": unit}
-        if stemmed:  # unstemmed engines keep the cache key they always had
-            settings["stem"] = True
-        params = json.dumps(settings, sort_keys=True)
+        params = _params(weights, k1, b, unit, stemmed)
         key = (str(reader.path.resolve()), build, params)
         with _LOCK:
             found = _LOADED.get(key)
@@ -115,10 +125,28 @@ class LexicalIndex:
             return found
 
     @classmethod
+    def is_cached(cls, reader: IndexReader, *, weights: tuple[float, float, float],
+                  k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
+                  stemmed: bool = False) -> bool:
+        """Whether this engine is loaded in this process or its cache folder names this
+        build (a quick look at ``meta.json``; :meth:`load` verifies every file)."""
+        build = reader.manifest.index_build_id or ""
+        params = _params(weights, k1, b, unit, stemmed)
+        if (str(reader.path.resolve()), build, params) in _LOADED:
+            return True
+        folder = reader.path / "lexical" / _cache_name(params)
+        try:
+            meta = json.loads(read_cache_file(folder / "meta.json"))
+        except (OSError, ValueError):
+            return False
+        return (isinstance(meta, dict) and meta.get("format") == LEXICAL_FORMAT
+                and meta.get("index_build_id") == build)
+
+    @classmethod
     def _load_or_build(cls, reader: IndexReader, weights: tuple[float, float, float],
                        k1: float, b: float, unit: str, build: str, params: str,
                        stemmed: bool = False) -> LexicalIndex:
-        name = hashlib.sha256(params.encode()).hexdigest()[:12]
+        name = _cache_name(params)
         cached = cls.load(reader.path / "lexical" / name, build)
         if cached is not None:
             cached.stemmed = stemmed

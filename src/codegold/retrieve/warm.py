@@ -73,6 +73,17 @@ def lexical_engines(config: RetrieverConfig) -> list[Engine]:
     return found
 
 
+def missing_engines(index: str | Path, config: RetrieverConfig | None = None) -> list[Engine]:
+    """The engines of :func:`lexical_engines` that ``index`` has no cache of yet (what a
+    first query would build)."""
+    config = config or load_config()
+    with IndexReader.open(index) as reader:
+        return [engine for engine in lexical_engines(config)
+                if not LexicalIndex.is_cached(reader, weights=engine.weights, k1=engine.k1,
+                                              b=engine.b, unit=engine.unit,
+                                              stemmed=engine.stemmed)]
+
+
 def warm_lexical(index: str | Path, config: RetrieverConfig | None = None, *,
                  progress: Callable[[WarmProgress], None] | None = None,
                  keep: bool = False) -> list[Engine]:
