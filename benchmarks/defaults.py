@@ -80,6 +80,10 @@ def med(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
 def subset(path: Path, count: int, out: Path) -> int:
     data = yaml.safe_load(path.read_text())
     data["cases"] = data["cases"][:count]
@@ -154,10 +158,10 @@ def main(argv: list[str]) -> int:
             uncached.append(codegold("search", str(bare), QUERY)[0])
             (fresh / "dense" / "store").mkdir(parents=True, exist_ok=True)
             (fresh / "dense" / "store" / "marker").write_text("kept")
-            names = sorted(p.name for p in (fresh / "lexical").iterdir())
+            names = listing(fresh / "lexical")
             reindex.append(codegold("index", ns.repo, "--revision", revision, "-o",
                                     str(fresh), "--quiet")[0])
-            kept = kept and names == sorted(p.name for p in (fresh / "lexical").iterdir()) \
+            kept = kept and bool(names) and names == listing(fresh / "lexical") \
                 and (fresh / "dense" / "store" / "marker").is_file()
             after.append(codegold("search", str(fresh), QUERY)[0])
         rows.append(("first search, fresh index (caches from index time)",
