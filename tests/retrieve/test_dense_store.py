@@ -253,6 +253,29 @@ cases:
                for a in iter_attempts(str(off)))  # recorded as off
 
 
+@needs_minilm
+def test_index_embed_pays_the_vectors_at_index_time(fixture_repo: tuple[Path, str],
+                                                     tmp_path: Path) -> None:
+    """`codegold index --embed`: the vector store and the full vector cache are there, so
+    a `run --dense` embeds nothing; a re-index of the same revision keeps both."""
+    from click.testing import CliRunner
+
+    from codegold.cli.main import cli
+
+    repo, revision = fixture_repo
+    out = tmp_path / "idx"
+    done = CliRunner().invoke(cli, ["index", str(repo), "--revision", revision, "-o", str(out),
+                                    "--embed"])
+    assert done.exit_code == 0, done.output
+    assert "embedded" in done.stderr and (out / "dense" / "store" / "vectors.sqlite").is_file()
+    caches = sorted(p.name for p in (out / "dense").iterdir() if p.name != "store")
+    assert len(caches) == 1 and (out / "dense" / caches[0] / "vectors.npy").is_file()
+    again = CliRunner().invoke(cli, ["index", str(repo), "--revision", revision, "-o", str(out),
+                                     "--quiet"])
+    assert again.exit_code == 0, again.output
+    assert (out / "dense" / caches[0] / "vectors.npy").is_file()
+
+
 def test_the_default_store_is_shared_by_a_folder_of_indexes(fixture_index: Path,
                                                            tmp_path: Path) -> None:
     from codegold.retrieve.dense import default_store

@@ -101,6 +101,8 @@ def prepare_caches(dirs: Sequence[Path], *, quiet: bool, embed: bool = False) ->
     """Pay the query-time caches of freshly built indexes now, with progress: every BM25
     engine the default configuration reads, and with ``embed`` every chunk's vector (the
     full dense pass of `codegold index embed`, default embedder and store)."""
+    if not dirs:
+        return
     from codegold.retrieve.config import load_config
     from codegold.retrieve.warm import lexical_engines, warm_lexical
 
@@ -114,10 +116,10 @@ def prepare_caches(dirs: Sequence[Path], *, quiet: bool, embed: bool = False) ->
                 bar.update(completed=before + event.done, description=f"lexical caches, {what}")
 
             warm_lexical(folder, config, progress=show)
-    if not quiet and dirs:
+    if not quiet:
         click.echo(f"lexical caches ready for {len(dirs)} index(es) in "
                    f"{time.perf_counter() - started:.1f}s", err=True)
-    if embed and dirs:
+    if embed:
         from codegold.retrieve.embedpass import embed_indexes
 
         settings = config.signals.dense
