@@ -77,6 +77,42 @@ def _cache_name(params: str) -> str:
     return hashlib.sha256(params.encode()).hexdigest()[:12]
 
 
+class _Documents:
+    """The weighted term counts of one engine's documents, filled chunk by chunk in
+    index order (the arithmetic of a single build, in the same order)."""
+
+    def __init__(self, weights: tuple[float, float, float], by_file: bool,
+                 stemmed: bool) -> None:
+        self.weights = weights
+        self.by_file = by_file
+        self.stemmed = stemmed
+        self.chunk_ids: list[str] = []
+        self.doc_terms: list[dict[str, float]] = []
+        self.file_names: list[str] = []
+        self.starts: list[int] = []
+
+    def add(self, chunk_id: str, file: str,
+            counted: tuple[Counter[str], Counter[str], Counter[str]]) -> None:
+        w_sym, w_path, w_body = self.weights
+        symbols, path, body = counted
+        if not self.file_names or self.file_names[-1] != file:
+            self.file_names.append(file)
+            self.starts.append(len(self.doc_terms) if not self.by_file
+                               else len(self.file_names) - 1)
+        if self.by_file and self.chunk_ids and self.chunk_ids[-1] == file:
+            counts = self.doc_terms[-1]  # chunks of one file come together, in line order
+        else:
+            counts = {}
+            for token, n in path.items():
+                counts[token] = counts.get(token, 0.0) + w_path * n
+            self.chunk_ids.append(file if self.by_file else chunk_id)
+            self.doc_terms.append(counts)
+        for token, n in symbols.items():
+            counts[token] = counts.get(token, 0.0) + w_sym * n
+        for token, n in body.items():
+            counts[token] = counts.get(token, 0.0) + w_body * n
+
+
 def _fingerprint(data: bytes) -> dict[str, object]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
@@ -152,12 +188,43 @@ class LexicalIndex:
             cached.stemmed = stemmed
             return cached
         engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit, stemmed=stemmed)
-        # A read-only index folder keeps the engine in memory only.
-        with contextlib.suppress(OSError):
-            engine.save(cache_folder(reader.path, "lexical", name), {"format": LEXICAL_FORMAT, "index_build_id": build,
-                                 "k1": k1, "b": b, "field_weights": list(weights), "unit": unit,
-                                 "chunks": len(engine.chunk_ids)})
+        engine._keep(reader, weights, k1, b, unit, build)
         return engine
+
+    def _keep(self, reader: IndexReader, weights: tuple[float, float, float], k1: float,
+              b: float, unit: str, build: str) -> None:
+        """Save this engine's cache in ``INDEX/lexical/``; a read-only index folder keeps
+        the engine in memory only."""
+        name = _cache_name(_params(weights, k1, b, unit, self.stemmed))
+        with contextlib.suppress(OSError):
+            self.save(cache_folder(reader.path, "lexical", name),
+                      {"format": LEXICAL_FORMAT, "index_build_id": build, "k1": k1, "b": b,
+                       "field_weights": list(weights), "unit": unit,
+                       "chunks": len(self.chunk_ids)})
+
+    @classmethod
+    def prepare(cls, reader: IndexReader,
+                specs: Sequence[tuple[tuple[float, float, float], float, float, str, bool]],
+                *, keep: bool = False) -> int:
+        """Make sure every engine of ``specs`` (``(weights, k1, b, unit, stemmed)``) is
+        cached for this index: those not cached yet are built in one pass
+        (:meth:`build_many`) and saved. ``keep`` also holds them in this process's memory.
+        Returns how many were built."""
+        build = reader.manifest.index_build_id or ""
+        wanted = [spec for spec in dict.fromkeys(specs)
+                  if not cls.is_cached(reader, weights=spec[0], k1=spec[1], b=spec[2],
+                                       unit=spec[3], stemmed=spec[4])]
+        if not wanted:
+            return 0
+        engines = cls.build_many(reader, wanted)
+        with _LOCK:
+            for (weights, k1, b, unit, stemmed), engine in zip(wanted, engines, strict=True):
+                engine._keep(reader, weights, k1, b, unit, build)
+                if keep:
+                    key = (str(reader.path.resolve()), build,
+                           _params(weights, k1, b, unit, stemmed))
+                    _LOADED.setdefault(key, engine)
+        return len(engines)
 
     @classmethod
     def load(cls, folder: Path, build: str) -> LexicalIndex | None:
@@ -226,31 +293,33 @@ class LexicalIndex:
     def build(cls, reader: IndexReader, *, weights: tuple[float, float, float],
               k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
               stemmed: bool = False) -> LexicalIndex:
-        w_sym, w_path, w_body = weights
-        fold = _stemmed if stemmed else (lambda counts: counts)
-        by_file = unit == "file"
-        chunk_ids: list[str] = []
-        doc_terms: list[dict[str, float]] = []
-        file_names: list[str] = []
-        starts: list[int] = []
+        return cls.build_many(reader, [(weights, k1, b, unit, stemmed)])[0]
+
+    @classmethod
+    def build_many(cls, reader: IndexReader,
+                   specs: Sequence[tuple[tuple[float, float, float], float, float, str, bool]]
+                   ) -> list[LexicalIndex]:
+        """One engine per ``(weights, k1, b, unit, stemmed)``, from one read of the index's
+        token table, each chunk's term counts made once (and stemmed once) for them all;
+        each engine is the one :meth:`build` makes alone."""
+        parts = [_Documents(weights, unit == "file", stemmed)
+                 for weights, _, _, unit, stemmed in specs]
+        stems = any(stemmed for *_, stemmed in specs)
         # The index stores each chunk's tokens (its FTS columns); reading them back costs
         # far less than tokenising every chunk's text again.
         for chunk_id, file, symbol_terms, path_terms, body_terms in reader.iter_lexical_fields():
-            if not file_names or file_names[-1] != file:
-                file_names.append(file)
-                starts.append(len(doc_terms) if not by_file else len(file_names) - 1)
-            if by_file and chunk_ids and chunk_ids[-1] == file:
-                counts = doc_terms[-1]  # chunks of one file come together, in line order
-            else:
-                counts = {}
-                for token, n in fold(Counter(path_terms)).items():
-                    counts[token] = counts.get(token, 0.0) + w_path * n
-                chunk_ids.append(file if by_file else chunk_id)
-                doc_terms.append(counts)
-            for token, n in fold(Counter(symbol_terms)).items():
-                counts[token] = counts.get(token, 0.0) + w_sym * n
-            for token, n in fold(Counter(body_terms)).items():
-                counts[token] = counts.get(token, 0.0) + w_body * n
+            plain = (Counter(symbol_terms), Counter(path_terms), Counter(body_terms))
+            folded = (_stemmed(plain[0]), _stemmed(plain[1]), _stemmed(plain[2])) \
+                if stems else plain
+            for part in parts:
+                part.add(chunk_id, file, folded if part.stemmed else plain)
+        return [cls._from_documents(part, k1, b) for part, (_, k1, b, _, _) in
+                zip(parts, specs, strict=True)]
+
+    @classmethod
+    def _from_documents(cls, part: _Documents, k1: float, b: float) -> LexicalIndex:
+        chunk_ids, doc_terms = part.chunk_ids, part.doc_terms
+        file_names, starts, stemmed = part.file_names, part.starts, part.stemmed
         lengths = [sum(counts.values()) for counts in doc_terms]
         total = len(chunk_ids)
         average = (sum(lengths) / total) if total else 1.0

@@ -87,19 +87,23 @@ def missing_engines(index: str | Path, config: RetrieverConfig | None = None) ->
 def warm_lexical(index: str | Path, config: RetrieverConfig | None = None, *,
                  progress: Callable[[WarmProgress], None] | None = None,
                  keep: bool = False) -> list[Engine]:
-    """Build, or find intact, every engine of :func:`lexical_engines` for ``index`` in
-    ``INDEX/lexical/``; returns them. ``keep`` also holds them in this process's memory
-    (for queries that follow in it). A read-only index folder loses only the cache."""
+    """Build every engine of :func:`lexical_engines` that ``index`` has no cache of yet,
+    in one pass over its token table, into ``INDEX/lexical/``; returns the engines.
+    ``keep`` also holds them in this process's memory (for queries that follow in it).
+    A read-only index folder loses only the cache."""
     config = config or load_config()
     engines = lexical_engines(config)
     started = time.perf_counter()
     if progress is not None:
         progress(WarmProgress(0, len(engines), None, 0.0))
     with IndexReader.open(index) as reader:
-        for done, engine in enumerate(engines, start=1):
-            LexicalIndex.for_reader(reader, weights=engine.weights, k1=engine.k1, b=engine.b,
-                                    unit=engine.unit, stemmed=engine.stemmed, keep=keep)
-            if progress is not None:
-                progress(WarmProgress(done, len(engines), engine,
-                                      time.perf_counter() - started))
+        specs = [(e.weights, e.k1, e.b, e.unit, e.stemmed) for e in engines]
+        LexicalIndex.prepare(reader, specs, keep=keep)
+        if keep:  # those cached before are loaded (and checked) too
+            for engine in engines:
+                LexicalIndex.for_reader(reader, weights=engine.weights, k1=engine.k1,
+                                        b=engine.b, unit=engine.unit, stemmed=engine.stemmed)
+    if progress is not None:
+        progress(WarmProgress(len(engines), len(engines), engines[-1] if engines else None,
+                              time.perf_counter() - started))
     return engines
