@@ -65,6 +65,19 @@ def test_a_first_search_without_caches_says_so(fixture_index: Path, tmp_path: Pa
     assert again.stdout == first.stdout
 
 
+def test_a_many_revision_build_logs_progress_and_builds_caches(
+        fixture_repo: tuple[Path, str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, revision = fixture_repo
+    out = tmp_path / "indexes"
+    monkeypatch.setenv("CODEGOLD_PROGRESS_SECONDS", "0")
+    done = CliRunner().invoke(cli, ["index", str(repo), "--revisions", revision, "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "indexing revisions: 0" in done.stderr  # a plain line when it starts, in a log
+    assert f"{revision[:12]} " in done.stderr and "lexical caches ready" in done.stderr
+    assert len(_cache_names(out / revision)) == 3
+
+
 def test_quiet_index_prints_no_progress(fixture_repo: tuple[Path, str], tmp_path: Path) -> None:
     repo, revision = fixture_repo
     done = CliRunner().invoke(cli, ["index", str(repo), "--revision", revision,
