@@ -29,7 +29,7 @@ import json
 import math
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,10 +57,13 @@ def stem(token: str) -> str:
     return str(_STEMMER.stemWord(token))
 
 
-def _stemmed(counts: Counter[str]) -> Counter[str]:
-    out: Counter[str] = Counter()
+def _stemmed(counts: Mapping[str, int]) -> dict[str, int]:
+    """``counts`` by English stem, in order of first appearance (a plain dict: a
+    Counter's ``+=`` on a new key costs a Python-level ``__missing__`` call)."""
+    out: dict[str, int] = {}
     for token, n in counts.items():
-        out[stem(token)] += n
+        key = stem(token)
+        out[key] = out.get(key, 0) + n
     return out
 
 
@@ -92,7 +95,7 @@ class _Documents:
         self.starts: list[int] = []
 
     def add(self, chunk_id: str, file: str,
-            counted: tuple[Counter[str], Counter[str], Counter[str]]) -> None:
+            counted: tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]) -> None:
         w_sym, w_path, w_body = self.weights
         symbols, path, body = counted
         if not self.file_names or self.file_names[-1] != file:
