@@ -31,10 +31,10 @@ def _from_environment(enabled: bool | str) -> bool | str:
     """``signals.dense.enabled: auto`` as ``CODEGOLD_DENSE`` (on | off | auto) decides, for
     CI jobs and test suites that want embeddings off (or required) without a config file."""
     value = os.environ.get(DENSE_ENVIRONMENT, "").strip().lower()
+    if value not in ("", "auto", "on", "off"):  # a typo is an error even when unused
+        raise InputError(f"{DENSE_ENVIRONMENT}={value!r} is not one of on, off, auto")
     if enabled != "auto" or value in ("", "auto"):
         return enabled
-    if value not in ("on", "off"):
-        raise InputError(f"{DENSE_ENVIRONMENT}={value!r} is not one of on, off, auto")
     return value == "on"
 
 
