@@ -9,9 +9,10 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# Dense retrieval is on by default when its extra is installed; embedding costs seconds per
-# query on a CPU, so tests about something else run without it (child processes inherit
-# this). Dense tests force it with --dense, `enabled: true`, or by unsetting this.
+# Dense retrieval is off by default; a config saying `enabled: auto` turns it on when its
+# extra is installed, and embedding costs seconds per query on a CPU, so tests about
+# something else run without it even then (child processes inherit this). Dense tests
+# force it with --dense, `enabled: true`, or by unsetting this.
 os.environ["CODEGOLD_DENSE"] = "off"
 
 

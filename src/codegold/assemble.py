@@ -101,6 +101,14 @@ def _attempts_file(run: RunResult, results_path: str | Path | None) -> Path | No
     return next((p for p in candidates if p.is_file()), None)
 
 
+def _no_embedder(retrievers: set[str], manifests: int) -> str:
+    """The embedder fact when no attempt recorded one: the reference retriever records
+    its embedder whenever dense ran, so for it none means dense was off."""
+    if not manifests:
+        return UNKNOWN
+    return "none (dense off)" if retrievers == {"reference"} else "none recorded"
+
+
 def report_header(run: RunResult, results_path: str | Path | None = None) -> ReportHeader:
     """The report header: facts from results.json, completed from the attempts file it
     names (the manifests and retriever ids recorded there) when that file is still there
@@ -121,6 +129,8 @@ def report_header(run: RunResult, results_path: str | Path | None = None) -> Rep
     chunkers: set[str] = set()
     retrievers: set[str] = set()
     configs: set[str] = set()
+    embedders: set[str] = set()
+    manifests = 0
     dates: list[str] = []
     try:
         for attempt in iter_attempts(str(path), digest=digest):
@@ -133,6 +143,10 @@ def report_header(run: RunResult, results_path: str | Path | None = None) -> Rep
             m = attempt.manifest
             if m is None:
                 continue
+            manifests += 1
+            if m.embedder is not None:
+                lazy = " (lazy)" if m.embedder.version.endswith("; lazy") else ""
+                embedders.add(f"{m.embedder.name}{lazy}")
             if m.repository:
                 repos.add(m.repository)
             if m.revision:
@@ -157,6 +171,7 @@ def report_header(run: RunResult, results_path: str | Path | None = None) -> Rep
         repository=pick(repos, base.repository), revision=pick(revisions, base.revision),
         index_build=pick(builds, base.index_build), chunker=pick(chunkers, base.chunker),
         retriever=pick(retrievers, base.retriever), retriever_config=pick(configs, UNKNOWN),
+        embedder=pick(embedders, _no_embedder(retrievers, manifests)),
         codegold_version=base.codegold_version, cases_digest=base.cases_digest,
         date=max(dates) if dates else base.date)
 

@@ -228,10 +228,12 @@ def index_revision(tag: str) -> Work:
 
     def index(state: _State) -> _Done:
         from codegold.index.build import build_index
+        from codegold.retrieve.warm import warm_lexical
 
         target = state.out / "indexes" / tag
         previous = next(reversed(state.indexes.values()), None)
         manifest = build_index(state.repo, tag, target, reuse_from=previous, repository="acme/shop")
+        warm_lexical(target, keep=True)  # as `codegold index` does: no query builds a cache
         state.indexes[state.shas[tag]] = target
         return _Done(f"{manifest.files} files, {manifest.chunks} chunks, build {manifest.index_build_id}",
                      (str(target),))

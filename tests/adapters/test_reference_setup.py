@@ -44,9 +44,15 @@ def no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("no_environment")
-def test_auto_is_on_when_the_extra_loads(factories: list[tuple[str, dict[str, Any]]]) -> None:
-    assert RetrieverConfig().signals.dense.enabled == "auto"
+def test_off_by_default_and_auto_is_on_when_the_extra_loads(
+        factories: list[tuple[str, dict[str, Any]]]) -> None:
+    assert RetrieverConfig().signals.dense.enabled is False
+    from codegold.retrieve.config import load_config
+
+    assert load_config().signals.dense.enabled is False  # default_config.yaml agrees
     config, factory = reference_setup(RetrieverConfig())
+    assert factory is None and config.signals.dense.enabled is False and factories == []
+    config, factory = reference_setup(_with_dense("auto"))
     assert factory is not None and config.signals.dense.enabled is True  # recorded as on
 
 
@@ -58,7 +64,7 @@ def test_auto_is_off_when_the_extra_is_missing(monkeypatch: pytest.MonkeyPatch) 
         raise MissingDependency("onnxruntime", "dense", "ONNX embedding models")
 
     monkeypatch.setattr(dense_module, "dense_factory", missing)
-    config, factory = reference_setup(RetrieverConfig())
+    config, factory = reference_setup(_with_dense("auto"))
     assert factory is None and config.signals.dense.enabled is False  # recorded as off
     for forced in ({"dense": True}, {"embedder": "minilm-int8"}):
         with pytest.raises(MissingDependency, match=r"codegold\[dense\]"):
@@ -97,10 +103,11 @@ def test_the_environment_settles_auto(factories: list[tuple[str, dict[str, Any]]
                                       monkeypatch: pytest.MonkeyPatch, value: str,
                                       on: bool) -> None:
     monkeypatch.setenv("CODEGOLD_DENSE", value)
-    config, factory = reference_setup(RetrieverConfig())
+    config, factory = reference_setup(_with_dense("auto"))
     assert (factory is not None) is on and config.signals.dense.enabled is on
-    # an explicit setting or flag wins over the environment
+    # an explicit setting (the default, false, is one) or flag wins over the environment
     assert reference_setup(_with_dense(False))[1] is None
+    assert reference_setup(RetrieverConfig())[1] is None
     assert reference_setup(RetrieverConfig(), dense=True)[1] is not None
 
 
@@ -109,4 +116,4 @@ def test_the_environment_must_say_on_off_or_auto(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setenv("CODEGOLD_DENSE", "maybe")
     with pytest.raises(InputError, match="CODEGOLD_DENSE='maybe' is not one of on, off, auto"):
-        reference_setup(RetrieverConfig())
+        reference_setup(_with_dense("auto"))

@@ -137,7 +137,8 @@ def test_cli_two_files_keep_the_two_run_output(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["compare", ref, bm25])
     assert result.exit_code == 0, result.output
     expected = compare_runs(runs["ref.json"], runs["bm25.json"], base_name=ref, new_name=bm25)
-    assert result.output == render_comparison_markdown(expected)
+    facts = [(ref, "unknown", "unknown"), (bm25, "unknown", "unknown")]  # no attempts here
+    assert result.output == render_comparison_markdown(expected, runs=facts)
     # --baseline with two files picks which one is BASE
     swapped = runner.invoke(cli, ["compare", ref, bm25, "--baseline", bm25, "--json",
                                   str(tmp_path / "c.json")])

@@ -30,7 +30,7 @@ def index(example_repo: tuple[Path, dict[str, str]],
 def _search(*args: str) -> list[dict[str, object]]:
     done = CliRunner().invoke(cli, ["search", *args, "--json"])
     assert done.exit_code == 0, done.output
-    ranked: list[dict[str, object]] = json.loads(done.output)["ranked"]
+    ranked: list[dict[str, object]] = json.loads(done.stdout)["ranked"]
     return ranked
 
 
@@ -39,7 +39,7 @@ def test_stanza_names_the_picked_results_and_loads(index: tuple[Path, str], tmp_
     ranked = _search(str(folder), QUERY)
     done = CliRunner().invoke(cli, ["search", str(folder), QUERY, "--as-case", "--pick", "1,3"])
     assert done.exit_code == 0, done.output
-    stanza = yaml.safe_load(done.output)
+    stanza = yaml.safe_load(done.stdout)
     assert len(stanza) == 1
     case = stanza[0]
     assert case["revision"] == sha and case["query"] == QUERY
@@ -47,7 +47,7 @@ def test_stanza_names_the_picked_results_and_loads(index: tuple[Path, str], tmp_
     assert case["accepted"][0].get("symbol") == ranked[0].get("symbol")
     path = tmp_path / "cases.yaml"
     assert "cutoff" not in case  # the case file's defaults decide it, not -k
-    path.write_text("format: 1\ndefaults: {cutoff: 5}\ncases:\n" + done.output)
+    path.write_text("format: 1\ndefaults: {cutoff: 5}\ncases:\n" + done.stdout)
     loaded = load_cases(str(path)).cases
     assert loaded[0].revision == sha and loaded[0].id == "where-is-createsession-defined"
     # The stanza describes what the index holds: running it on that index passes.
@@ -63,7 +63,7 @@ def test_default_pick_is_the_top_result(index: tuple[Path, str]) -> None:
     ranked = _search(str(folder), QUERY)
     done = CliRunner().invoke(cli, ["search", str(folder), QUERY, "--as-case"])
     assert done.exit_code == 0, done.output
-    assert [t["file"] for t in yaml.safe_load(done.output)[0]["accepted"]] == [ranked[0]["file"]]
+    assert [t["file"] for t in yaml.safe_load(done.stdout)[0]["accepted"]] == [ranked[0]["file"]]
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -88,5 +88,5 @@ def test_hostile_query_text_stays_one_safe_stanza(index: tuple[Path, str], tmp_p
     done = CliRunner().invoke(cli, ["search", str(folder), query, "--as-case"])
     assert done.exit_code == 0, done.output
     assert "\x1b" not in done.output and "\u202e" not in done.output
-    stanza = yaml.safe_load(done.output)
+    stanza = yaml.safe_load(done.stdout)
     assert len(stanza) == 1 and stanza[0]["query"] == query and stanza[0]["revision"] == sha

@@ -59,7 +59,10 @@ def test_forced_dense_without_the_extra_names_it(tmp_path: Path, force: list[str
 def test_required_by_the_environment_without_the_extra_names_it(tmp_path: Path) -> None:
     index, _ = _index(tmp_path)
     env = {**_without_onnxruntime(tmp_path), "CODEGOLD_DENSE": "on"}
-    proc = run_cli("search", index, "renew expired token", env=env, timeout=120)
+    config = tmp_path / "auto.yaml"  # the environment settles `enabled: auto` (not the default)
+    config.write_text("format: 1\nsignals:\n  dense:\n    enabled: auto\n")
+    proc = run_cli("search", index, "renew expired token", "--config", config, env=env,
+                   timeout=120)
     assert_clean_error(proc, contains="codegold[dense]")
 
 

@@ -205,11 +205,11 @@ def test_sorted_batches_match_one_text_at_a_time() -> None:
 
 
 @needs_minilm
-def test_dense_by_default_is_deterministic(fixture_index: Path, fixture_repo: tuple[Path, str],
-                                           tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """`run` with the default config (dense: auto, on here) twice, the second time from
-    the vector store: the same rankings, and byte-identical results."""
+def test_dense_run_is_deterministic_and_off_by_default(
+        fixture_index: Path, fixture_repo: tuple[Path, str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run --dense` twice, the second time from the vector store: the same rankings, and
+    byte-identical results; `run` with the default config records dense as off."""
     from click.testing import CliRunner
 
     from codegold.cli.main import cli
@@ -231,7 +231,7 @@ cases:
     for name in ("first", "second"):
         out.unlink(missing_ok=True)
         ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(out),
-                                  "--quiet"])
+                                  "--dense", "--quiet"])
         assert ran.exit_code == 0, ran.output
         scored = runner.invoke(cli, ["eval", str(cases), str(out), "-o",
                                      str(tmp_path / f"{name}.json"), "--quiet"])
@@ -246,11 +246,34 @@ cases:
     assert first == second
     assert isinstance(first, dict) and first["summary"]["scored"] == 2
     off = tmp_path / "off.jsonl"
-    ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(off),
-                              "--no-dense", "--quiet"])
+    ran = runner.invoke(cli, ["run", str(cases), "--index", str(copy), "-o", str(off)])
     assert ran.exit_code == 0, ran.output
+    assert "dense off (--dense turns it on)" in ran.output  # the summary says so
     assert all(a.manifest and a.manifest.embedder is None and "dense" not in (a.timing_ms or {})
                for a in iter_attempts(str(off)))  # recorded as off
+
+
+@needs_minilm
+def test_index_embed_pays_the_vectors_at_index_time(fixture_repo: tuple[Path, str],
+                                                     tmp_path: Path) -> None:
+    """`codegold index --embed`: the vector store and the full vector cache are there, so
+    a `run --dense` embeds nothing; a re-index of the same revision keeps both."""
+    from click.testing import CliRunner
+
+    from codegold.cli.main import cli
+
+    repo, revision = fixture_repo
+    out = tmp_path / "idx"
+    done = CliRunner().invoke(cli, ["index", str(repo), "--revision", revision, "-o", str(out),
+                                    "--embed"])
+    assert done.exit_code == 0, done.output
+    assert "embedded" in done.stderr and (out / "dense" / "store" / "vectors.sqlite").is_file()
+    caches = sorted(p.name for p in (out / "dense").iterdir() if p.name != "store")
+    assert len(caches) == 1 and (out / "dense" / caches[0] / "vectors.npy").is_file()
+    again = CliRunner().invoke(cli, ["index", str(repo), "--revision", revision, "-o", str(out),
+                                     "--quiet"])
+    assert again.exit_code == 0, again.output
+    assert (out / "dense" / caches[0] / "vectors.npy").is_file()
 
 
 def test_the_default_store_is_shared_by_a_folder_of_indexes(fixture_index: Path,

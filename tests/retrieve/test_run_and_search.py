@@ -76,7 +76,7 @@ def test_search_cli(fixture_index: Path) -> None:
     assert "signals:" in result.output and "lexical=" in result.output
     as_json = runner.invoke(cli, ["search", str(fixture_index), "cartTotal", "-k", "2", "--json"])
     assert as_json.exit_code == 0, as_json.output
-    payload = json.loads(as_json.output)
+    payload = json.loads(as_json.stdout)
     assert payload["ranked"][0]["file"] == "web/cart.ts"
     missing = runner.invoke(cli, ["search", "/nonexistent/index", "x"])
     assert missing.exit_code == 2 and missing.output.startswith("error:")

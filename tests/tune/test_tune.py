@@ -43,7 +43,10 @@ def test_same_seed_same_output_and_run_config_reads_it(acme_indexes: Path,
 
 def test_tuned_never_trails_default_on_train(acme_indexes: Path) -> None:
     cases = load_cases(str(CASES)).cases
-    result = tune(cases, IndexSet.from_path(acme_indexes), SMALL_SPACE, trials=3, seed=1)
+    steps: list[tuple[int, int]] = []
+    result = tune(cases, IndexSet.from_path(acme_indexes), SMALL_SPACE, trials=3, seed=1,
+                  progress=lambda done, total: steps.append((done, total)))
+    assert steps == [(n, 7) for n in range(1, 8)]  # 3 trials, then 4 final scorings
     assert result.tuned_train.metric >= result.default_train.metric
     assert result.split_source == "hash"
     assert result.default_train.cases + result.default_heldout.cases == len(cases)

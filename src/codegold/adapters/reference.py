@@ -31,10 +31,10 @@ def _from_environment(enabled: bool | str) -> bool | str:
     """``signals.dense.enabled: auto`` as ``CODEGOLD_DENSE`` (on | off | auto) decides, for
     CI jobs and test suites that want embeddings off (or required) without a config file."""
     value = os.environ.get(DENSE_ENVIRONMENT, "").strip().lower()
+    if value not in ("", "auto", "on", "off"):  # a typo is an error even when unused
+        raise InputError(f"{DENSE_ENVIRONMENT}={value!r} is not one of on, off, auto")
     if enabled != "auto" or value in ("", "auto"):
         return enabled
-    if value not in ("on", "off"):
-        raise InputError(f"{DENSE_ENVIRONMENT}={value!r} is not one of on, off, auto")
     return value == "on"
 
 
@@ -80,6 +80,25 @@ def build_reference(config: RetrieverConfig, *, dense: bool | None = None,
     return ReferenceAdapter(config, dense_factory=factory)
 
 
+_SIGNALS = ("lexical", "identifier", "symbol", "path", "file")
+
+
+def describe_signals(config: RetrieverConfig, embedder: str | None = None) -> str:
+    """One line naming the signals ``config`` runs and whether dense did, with which
+    embedder: what `run` prints under its summary (``config`` as :func:`reference_setup`
+    returned it, so ``signals.dense.enabled`` is true or false)."""
+    signals = config.signals
+    names = [name for name in _SIGNALS if getattr(signals, name).enabled]
+    dense = signals.dense
+    if dense.enabled is True:
+        detail = f"{dense.mode}, {dense.candidates} candidates" if dense.mode == "lazy" \
+            else dense.mode
+        state = f"dense on: {embedder or dense.embedder} ({detail})"
+    else:
+        state = "dense off (--dense turns it on)"
+    return f"signals {', '.join(names) or 'none'}; {state}"
+
+
 class ReferenceAdapter:
     def __init__(self, config: RetrieverConfig, *, dense_factory: DenseFactory | None = None,
                  excerpt_chars: int = 400) -> None:
@@ -89,6 +108,13 @@ class ReferenceAdapter:
         self._local = threading.local()
         self._readers: list[IndexReader] = []
         self._lock = threading.Lock()
+        self._embedders: set[str] = set()
+
+    def describe(self) -> str:
+        """The signals this retriever ran and the embedder that served dense, if any."""
+        with self._lock:
+            used = ", ".join(sorted(self._embedders))
+        return describe_signals(self.config, used or None)
 
     def _retriever(self, index: str) -> ReferenceRetriever:
         cache: dict[str, ReferenceRetriever] | None = getattr(self._local, "cache", None)
@@ -112,7 +138,11 @@ class ReferenceAdapter:
         manifest = retriever.reader.manifest
         if retriever.dense is not None and retriever.config.signals.dense.enabled:
             # The vectors are part of what served this attempt: record their embedder.
-            manifest = msgspec.structs.replace(manifest, embedder=retriever.dense.info())
+            info = retriever.dense.info()
+            manifest = msgspec.structs.replace(manifest, embedder=info)
+            if info.name not in self._embedders:
+                with self._lock:
+                    self._embedders.add(info.name)
         if manifest.revision != request.revision:
             raise RetrieverError(f"index {request.index} holds revision {manifest.revision}, "
                                  f"the case asks for {request.revision}")

@@ -131,3 +131,103 @@ def guard(output: str | None, *inputs: str | None, trees: tuple[str | None, ...]
     from codegold.plumbing.outputs import guard_output
 
     guard_output(output, inputs=inputs, trees=trees, option=option, directory=directory)
+
+
+# --- progress on stderr ---------------------------------------------------------------------
+
+PROGRESS_EVERY_S = 5.0
+
+
+class ProgressLine:
+    """The one progress display of long commands (index, embed, run, tune, cases check
+    --repo): a rich bar when stderr is a terminal; otherwise (a CI log, a pipe) one plain
+    line when it starts, then at most one every ``every`` seconds, and one when it ends, so
+    a log shows a long command is alive. ``CODEGOLD_PROGRESS_SECONDS`` changes ``every``.
+    Use as a context manager or call :meth:`start` and :meth:`stop`; with ``quiet`` every
+    call does nothing."""
+
+    def __init__(self, description: str, total: int | None = None, *, quiet: bool = False,
+                 completed: int = 0, every: float | None = None) -> None:
+        import os
+        import time
+
+        self.description = description
+        self.total = total
+        self.completed = completed
+        self.quiet = quiet
+        self._clock = time.perf_counter
+        self._started = self._clock()
+        self._last = float("-inf")
+        try:
+            chosen = float(os.environ.get("CODEGOLD_PROGRESS_SECONDS", ""))
+        except ValueError:
+            chosen = every if every is not None else PROGRESS_EVERY_S
+        self.every = max(0.0, chosen)
+        self._bar: Any = None
+        self._task: Any = None
+        if quiet:
+            return
+        console = stderr_console()
+        if console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self._bar = Progress("[progress.description]{task.description}", BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                                 transient=True)
+            self._task = self._bar.add_task(description, total=total, completed=completed)
+
+    def __enter__(self) -> ProgressLine:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.start()
+        else:
+            self._line(force=True)
+
+    def update(self, *, completed: int | None = None, total: int | None = None,
+               description: str | None = None, advance: int = 0) -> None:
+        if completed is not None:
+            self.completed = completed
+        self.completed += advance
+        if total is not None:
+            self.total = total
+        if description is not None:
+            self.description = description
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.completed, total=self.total,
+                             description=self.description)
+        else:
+            self._line()
+
+    def advance(self, count: int = 1) -> None:
+        self.update(advance=count)
+
+    def stop(self) -> None:
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+        elif self._last != float("-inf"):
+            self._line(force=True)
+            self._last = float("inf")  # stopped: no more lines
+
+    def _line(self, *, force: bool = False) -> None:
+        now = self._clock()
+        if self._last == float("inf") or (not force and (
+                self._last == float("-inf") or now - self._last < self.every)):
+            return  # stopped, not started yet, or too soon
+        self._last = now
+        counted = f"{self.completed}/{self.total}" if self.total is not None \
+            else str(self.completed)
+        click.echo(terminal_safe(f"{self.description}: {counted} "
+                                 f"({now - self._started:.0f}s)"), err=True)

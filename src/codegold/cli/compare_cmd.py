@@ -67,20 +67,28 @@ def command(results: tuple[str, ...], baseline: str | None, markdown_out: str | 
                          f"given; expected one of: {', '.join(results)}", field="baseline")
     guard(json_out, *results, option="--json")
     guard(markdown_out, *results, json_out, option="--md")
+    from codegold.assemble import report_header
+
+    loaded = {name: load_results(name) for name in dict.fromkeys(results)}
+
+    def facts(name: str) -> tuple[str, str, str]:
+        header = report_header(loaded[name], name)
+        return name, header.retriever, header.embedder
+
     data: bytes
     if len(results) > 2:
         multi = compare_systems(
-            [(name, load_results(name)) for name in results], baseline=chosen, seed=seed,
+            [(name, loaded[name]) for name in results], baseline=chosen, seed=seed,
             n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice)
-        text = render_multi_comparison_markdown(multi)
+        text = render_multi_comparison_markdown(multi, runs=[facts(n) for n in loaded])
         data = dump_multi_comparison(multi)
     else:
         base, new = results if chosen == results[0] else (results[1], results[0])
         comparison = compare_runs(
-            load_results(base), load_results(new), base_name=base, new_name=new, seed=seed,
+            loaded[base], loaded[new], base_name=base, new_name=new, seed=seed,
             n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice,
         )
-        text = render_comparison_markdown(comparison)
+        text = render_comparison_markdown(comparison, runs=[facts(base), facts(new)])
         data = dump_comparison(comparison)
     if json_out:
         write_bytes_atomic(json_out, data)

@@ -12,6 +12,7 @@ import click
 from click_default_group import DefaultGroup
 
 from codegold.cli._common import (
+    ProgressLine,
     config_option,
     executor_option,
     guard,
@@ -77,40 +78,75 @@ def _progress_printer(quiet: bool) -> Any:
 
 @contextmanager
 def _many_progress(quiet: bool) -> Iterator[Any]:
-    """One progress bar over the revisions of a many-revision build (None when quiet)."""
+    """One progress display over the revisions of a many-revision build (None when quiet)."""
     if quiet:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from codegold.cli._common import ProgressLine
 
-    from codegold.cli._common import stderr_console
+    with ProgressLine("indexing revisions") as bar:
 
-    bar = Progress("[progress.description]{task.description}", BarColumn(),
-                   MofNCompleteColumn(), TimeElapsedColumn(), console=stderr_console(),
-                   transient=True)
-    task = bar.add_task("indexing revisions", total=None)
+        def show(event: Any) -> None:
+            build = event.build
+            detail = "already indexed" if event.skipped else (
+                f"{build.files_done}/{build.files_total} files, parsed {build.parsed}, "
+                f"reused {build.reused}" if build is not None else "")
+            bar.update(total=event.total, completed=event.done,
+                       description=f"{event.revision[:12]} {detail}")
 
-    def show(event: Any) -> None:
-        build = event.build
-        detail = "already indexed" if event.skipped else (
-            f"{build.files_done}/{build.files_total} files, parsed {build.parsed}, "
-            f"reused {build.reused}" if build is not None else "")
-        bar.update(task, total=event.total, completed=event.done,
-                   description=f"{event.revision[:12]} {detail}")
-
-    with bar:
         yield show
 
 
+def prepare_caches(dirs: Sequence[Path], *, quiet: bool, embed: bool = False) -> None:
+    """Pay the query-time caches of freshly built indexes now, with progress: every BM25
+    engine the default configuration reads, and with ``embed`` every chunk's vector (the
+    full dense pass of `codegold index embed`, default embedder and store)."""
+    if not dirs:
+        return
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.warm import lexical_engines, warm_lexical
+
+    config = load_config()
+    total = len(dirs) * len(lexical_engines(config))
+    started = time.perf_counter()
+    with ProgressLine("lexical caches", total, quiet=quiet) as bar:
+        for number, folder in enumerate(dirs):
+            def show(event: Any, before: int = number * (total // max(1, len(dirs)))) -> None:
+                what = event.engine.label if event.engine is not None else "starting"
+                bar.update(completed=before + event.done, description=f"lexical caches, {what}")
+
+            warm_lexical(folder, config, progress=show)
+    if not quiet:
+        click.echo(f"lexical caches ready for {len(dirs)} index(es) in "
+                   f"{time.perf_counter() - started:.1f}s", err=True)
+    if embed:
+        from codegold.retrieve.embedpass import embed_indexes
+
+        settings = config.signals.dense
+        with ProgressLine("embedding texts", quiet=quiet) as bar:
+            summary = embed_indexes(list(dirs), settings.embedder,
+                                    max_tokens=settings.max_tokens,
+                                    batch_size=settings.batch_size,
+                                    store=Path(settings.store) if settings.store else None,
+                                    progress=_embed_progress(bar))
+        if not quiet:
+            click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks "
+                             f"({summary.reused} already in the store or repeated) with "
+                             f"{summary.embedder}; vectors in {summary.store}"), err=True)
+
+
 def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *,
-                         quiet: bool, executor: Any = None) -> None:
+                         quiet: bool, executor: Any = None, warm: bool = False) -> None:
     """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
     ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``, on
-    ``executor`` (an Executor; None: in this process)."""
+    ``executor`` (an Executor; None: in this process); ``warm`` also builds the lexical
+    caches of the indexes built (for a run that queries them next)."""
     from codegold.index.many import case_sources
 
     with _many_progress(quiet) as show:
-        _build_sources(case_sources(repo, cases), folder, show, executor=executor)
+        result = _build_sources(case_sources(repo, cases), folder, show, executor=executor)
+    if warm:
+        prepare_caches([folder / str(m.revision) for m in result.built], quiet=quiet)
 
 
 def _build_sources(sources: Sequence[Any], folder: Path, show: Any, *, executor: Any,
@@ -178,13 +214,16 @@ def _build_sources(sources: Sequence[Any], folder: Path, show: Any, *, executor:
                    "(default: the index already at -o, if any).")
 @click.option("--repository", help="Repository name for the manifest (default: from the "
                                    "origin remote, else the directory name).")
+@click.option("--embed", is_flag=True,
+              help="Also embed every chunk for dense retrieval now (needs codegold[dense]; "
+                   "as `codegold index embed`), so a run with --dense embeds nothing.")
 @executor_option()
 @quiet_option("No progress on stderr.")
 @handle_errors
 def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
                   cases_file: Path | None, output: Path, store: Path | None, no_store: bool,
                   policy: Path | None, reuse: Path | None, repository: str | None,
-                  executor: str, quiet: bool) -> None:
+                  embed: bool, executor: str, quiet: bool) -> None:
     """Index REPO at REVISION into OUTPUT (manifest.json + index.sqlite), or at many
     revisions (--revisions, --cases) into OUTPUT/<commit>, one index each.
 
@@ -228,7 +267,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
                              "beside it or below it (say .codegold/indexes), never the "
                              "repository itself", path=str(output))
         _build_many(repo, output, revisions_spec, cases_file, store, no_store, loaded,
-                    repository, quiet, where)
+                    repository, quiet, where, embed)
         return
     if store is not None:
         check_store_apart(store, output)
@@ -236,6 +275,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
     manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
                            progress=_progress_printer(quiet), repository=repository,
                            store=chunks)
+    prepare_caches([output], quiet=quiet, embed=embed)
     click.echo(_safe(f"index written to {output}: {manifest.repository}@{manifest.revision} "
                      f"build {manifest.index_build_id}, {manifest.files} files, "
                      f"{manifest.chunks} chunks"))
@@ -243,7 +283,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
 
 def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file: Path | None,
                 store: Path | None, no_store: bool, policy: Any, repository: str | None,
-                quiet: bool, where: Any) -> None:
+                quiet: bool, where: Any, embed: bool = False) -> None:
     from codegold.index.many import CaseSource, case_sources, read_revisions
 
     if cases_file is not None:
@@ -264,6 +304,7 @@ def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file
         if fresh and output.is_dir() and not any(output.iterdir()):
             output.rmdir()
         raise
+    prepare_caches([output / str(m.revision) for m in result.built], quiet=quiet, embed=embed)
     for manifest in result.built:
         click.echo(_safe(f"index written to {output / str(manifest.revision)}: "
                          f"{manifest.repository}@{manifest.revision} build "
@@ -486,25 +527,20 @@ def embed_command(index: Path, config_path: str | None, embedder: str | None,
     if chosen is not None:
         guard(str(chosen), *(str(d) for d in dirs), option="--store", directory=True)
     pool = start_executor(where)
-    show = None if quiet else _embed_progress()
-    summary = embed_indexes(dirs, embedder or settings.embedder,
-                            max_tokens=settings.max_tokens, batch_size=settings.batch_size,
-                            store=chosen, executor=pool, gpus=gpus, progress=show)
+    with ProgressLine("embedding texts", quiet=quiet) as bar:
+        summary = embed_indexes(dirs, embedder or settings.embedder,
+                                max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                                store=chosen, executor=pool, gpus=gpus,
+                                progress=_embed_progress(bar))
     click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks of "
                      f"{summary.indexes} indexes ({summary.reused} already in the store or "
                      f"repeated) with {summary.embedder}; vectors in {summary.store}"))
 
 
-def _embed_progress() -> Any:
-    last = [0.0]
-
+def _embed_progress(bar: Any) -> Any:
     def show(event: Any) -> None:
-        now = time.perf_counter()
-        if event.done < event.total and now - last[0] < 1.0:
-            return
-        last[0] = now
-        what = "texts embedded" if event.stage == "embedding" else "indexes cached"
-        click.echo(f"{event.done}/{event.total} {what}", err=True)
+        what = "embedding texts" if event.stage == "embedding" else "caching indexes"
+        bar.update(completed=event.done, total=event.total, description=what)
 
     return show
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from codegold.cli._common import (
+    ProgressLine,
     config_option,
     executor_option,
     guard,
@@ -17,7 +18,6 @@ from codegold.cli._common import (
     output_option,
     quiet_option,
     start_executor,
-    stderr_console,
 )
 
 EXIT_RUN_ERRORS = 3
@@ -58,9 +58,8 @@ class _Seconds(click.ParamType[float, Any]):
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run in parallel.")
 @config_option()
 @click.option("--dense/--no-dense", default=None,
-              help="Reference retriever: force dense retrieval on (needs codegold[dense]) or "
-                   "off. Default: on when codegold[dense] is installed "
-                   "(signals.dense.enabled: auto).")
+              help="Reference retriever: turn dense retrieval on (needs codegold[dense]) or "
+                   "off. Default: off (signals.dense.enabled: false).")
 @click.option("--embedder", default=None,
               help="Dense embedder: minilm-int8 (default) | dir:PATH (ONNX) | "
                    "openai:URL#MODEL (implies --dense).")
@@ -166,7 +165,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
 
         pool = start_executor(where)
         build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet,
-                             executor=pool)
+                             executor=pool, warm=is_reference)
     if wait_for_index is not None:
         if index is None:
             raise InputError("--wait-for-index needs --index: the folder to wait on")
@@ -216,33 +215,24 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
                                   resolve=resolve_set, label=spec,
                                   default_k=config.candidates.default_k,
                                   require_index=is_reference, repeat=repeat)
-    progress = None
-    task = None
-    if not quiet:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    already = 0
+    if not quiet and resume and Path(output).exists():
+        from codegold.adapters.runner import existing_attempt_ids
 
-        progress = Progress("[progress.description]{task.description}", BarColumn(),
-                            MofNCompleteColumn(), TimeRemainingColumn(),
-                            console=stderr_console(), transient=True)
-        already = 0
-        if resume and Path(output).exists():
-            from codegold.adapters.runner import existing_attempt_ids
-
-            done, _ = existing_attempt_ids(Path(output))
-            counts: dict[str, int] = {}
-            for case_id in done.values():
-                counts[case_id] = counts.get(case_id, 0) + 1
-            already = sum(min(counts.get(c.id, 0), repeat) for c in case_set.cases)
-        task = progress.add_task("running cases", total=len(case_set.cases) * repeat,
-                                 completed=already)
-        progress.start()
+        done, _ = existing_attempt_ids(Path(output))
+        counts: dict[str, int] = {}
+        for case_id in done.values():
+            counts[case_id] = counts.get(case_id, 0) + 1
+        already = sum(min(counts.get(c.id, 0), repeat) for c in case_set.cases)
+    progress = ProgressLine("running cases", len(case_set.cases) * repeat, quiet=quiet,
+                            completed=already)
+    progress.start()
     errors: dict[str, str] = {}  # distinct message -> first case id, in arrival order
 
     def on_attempt(attempt: Attempt) -> None:
         if attempt.error is not None and len(errors) < _SHOW_ERRORS:
             errors.setdefault(attempt.error, attempt.case_id)
-        if progress is not None and task is not None:
-            progress.advance(task)
+        progress.advance()
 
     try:
         summary = run_cases(
@@ -252,8 +242,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
             dispatch=dispatch,
             config_digest=config_digest(spec, options, resolving=resolve is not None))
     finally:
-        if progress is not None:
-            progress.stop()
+        progress.stop()
         close_retriever(retriever)
     if summary.dropped_bytes:
         click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
@@ -268,6 +257,9 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         click.echo(f"{summary.written} attempts written to {output} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
                    f"in {summary.seconds:.1f}s, run {summary.run_id}", err=True)
+        describe = getattr(getattr(retriever, "inner", retriever), "describe", None)
+        if callable(describe):
+            click.echo(f"reference retriever: {describe()}", err=True)
     if summary.errors:
         for message, case_id in errors.items():
             click.echo(f"  case {case_id}: {_one_line(message)}", err=True)

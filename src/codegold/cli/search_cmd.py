@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 @click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
 @config_option()
 @click.option("--dense/--no-dense", default=None,
-              help="Force dense retrieval on (needs codegold[dense]) or off. Default: on "
-                   "when codegold[dense] is installed.")
+              help="Turn dense retrieval on (needs codegold[dense]) or off. Default: off "
+                   "(signals.dense.enabled: false).")
 @click.option("--embedder", default=None, help="minilm-int8 (default) | dir:PATH (ONNX) | openai:URL#MODEL")
 @json_option("Print the ranked chunks as JSON.")
 @click.option("--as-case", is_flag=True,
@@ -68,8 +68,9 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
     with IndexReader.open(index) as reader:
         config, make_dense = reference_setup(config, dense=dense, embedder=embedder)
         dense_signal = make_dense(reader) if make_dense is not None else None
-        result = ReferenceRetriever(reader, config, dense=dense_signal).retrieve(
-            query, k=k, open_file=open_file)
+        retriever = ReferenceRetriever(reader, config, dense=dense_signal)
+        _build_missing_caches(index, config)
+        result = retriever.retrieve(query, k=k, open_file=open_file)
         if as_case:
             chunks = [s.chunk.to_chunk() for s in result.ranked]
             if len(chunks) < max(ranks):
@@ -87,6 +88,23 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
 
 
 _MAX_PICKS = 100
+
+
+def _build_missing_caches(index: str, config: Any) -> None:
+    """Say so on stderr, with progress, when this first query must build BM25 caches
+    (an index from before `codegold index` built them, or a config with other BM25
+    parameters), instead of a silent wait."""
+    from codegold.cli._common import ProgressLine
+    from codegold.retrieve.warm import missing_engines, warm_lexical
+
+    missing = missing_engines(index, config)
+    if not missing:
+        return
+    click.echo(f"building {len(missing)} BM25 cache(s) of this index, once (`codegold index` "
+               "builds them ahead)", err=True)
+    with ProgressLine("BM25 caches") as bar:
+        warm_lexical(index, config, keep=True,
+                     progress=lambda event: bar.update(completed=event.done, total=event.total))
 
 
 def _parse_pick(text: str, k: int) -> list[int]:

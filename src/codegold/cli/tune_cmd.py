@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from codegold.cli._common import guard, handle_errors, index_option, output_option, quiet_option
+from codegold.cli._common import (
+    ProgressLine,
+    guard,
+    handle_errors,
+    index_option,
+    output_option,
+    quiet_option,
+)
 
 
 @click.command("tune")
@@ -55,8 +62,11 @@ def command(cases: str, index: str | None, output: str, space_path: str | None,
     case_set = load_cases(cases)
     space = load_space(space_path)
     indexes = IndexSet.from_path(index)
-    result = tune(case_set.cases, indexes, space, metric=metric, trials=trials, seed=seed,
-                  train_value=split_value)
+    with ProgressLine("tuning (trials, then 4 final scorings)", trials + 4,
+                      quiet=quiet) as bar:
+        result = tune(case_set.cases, indexes, space, metric=metric, trials=trials, seed=seed,
+                      train_value=split_value,
+                      progress=lambda done, total: bar.update(completed=done, total=total))
     write_text_atomic(output, render_config(result))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from codegold.compare.multi import BaselineTest, MultiComparison
 from codegold.compare.records import CaseChange, Comparison, MetricDelta, SliceComparison
 from codegold.plumbing.text import md_text as _md
@@ -58,8 +60,25 @@ def _changes_table(title: str, changes: list[CaseChange]) -> list[str]:
     return lines
 
 
-def render_comparison_markdown(comparison: Comparison) -> str:
-    """Summary line, overall table, significant slice moves, case lists, warnings."""
+RunFacts = tuple[str, str, str]  # results file, retriever, embedder (or "none (dense off)")
+
+
+def _runs_table(runs: Sequence[RunFacts]) -> list[str]:
+    """What each compared run ran: its retriever and the embedder behind dense, if any."""
+    if not runs:
+        return []
+    lines = ["| run | retriever | embedder |", "|---|---|---|",
+             *(f"| {_md(name)} | {_md(retriever)} | {_md(embedder)} |"
+               for name, retriever, embedder in runs), ""]
+    if len({embedder for _, _, embedder in runs}) > 1:
+        lines += ["The runs differ in dense retrieval (embedder): part of any difference "
+                  "below may come from it.", ""]
+    return lines
+
+
+def render_comparison_markdown(comparison: Comparison, *, runs: Sequence[RunFacts] = ()) -> str:
+    """Summary line, what each run ran (when ``runs`` is given), overall table,
+    significant slice moves, case lists, warnings."""
     c = comparison
     failing, passing = c.changes_of("newly_failing"), c.changes_of("newly_passing")
     up, down = c.changes_of("rank_up"), c.changes_of("rank_down")
@@ -72,6 +91,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         f"{len(up)} ranked higher, {len(down)} ranked lower, {len(invalid)} became invalid; "
         f"{c.paired} paired cases.",
         "",
+        *_runs_table(runs),
         f"| metric | base | new | difference | {level}% CI | p | p (Holm) |",
         "|---|---:|---:|---|---|---:|---:|",
         *(_metric_row(d) for d in c.overall.metrics),
@@ -111,9 +131,11 @@ def _multi_test_row(test: BaselineTest) -> str:
             f"{_p(test.p_value)} | {_p(test.p_adjusted)} |")
 
 
-def render_multi_comparison_markdown(comparison: MultiComparison) -> str:
-    """One table per metric (a row per slice, a column per system: as many columns as
-    systems, however many slices), tests against the baseline, differing cases."""
+def render_multi_comparison_markdown(comparison: MultiComparison, *,
+                                     runs: Sequence[RunFacts] = ()) -> str:
+    """What each system ran (when ``runs`` is given), one table per metric (a row per
+    slice, a column per system: as many columns as systems, however many slices), tests
+    against the baseline, differing cases."""
     c = comparison
     level = round(c.confidence * 100)
     significant = [t for t in c.tests if t.significant]
@@ -124,6 +146,7 @@ def render_multi_comparison_markdown(comparison: MultiComparison) -> str:
         f"{len(significant)} significant difference(s) from the baseline "
         f"(Holm over {sum(t.p_value is not None for t in c.tests)} tests).",
         "",
+        *_runs_table(runs),
     ]
     for table in c.tables:
         direction = "higher is better" if table.higher_is_better else "lower is better"

@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -26,7 +27,7 @@ from pathlib import Path
 import msgspec
 
 from codegold import __version__
-from codegold.errors import CodeIndexError, InputError
+from codegold.errors import CodegoldError, CodeIndexError, InputError
 from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
 from codegold.index.chunkstore import ChunkStore, StoredFile, decode_stored, encode_stored
@@ -175,6 +176,63 @@ def _previous_blobs(source: Path, explicit: bool, redact: bool = True
         return None
 
 
+# The caches readers add to an index folder (see outdir._INDEX_CACHES) and the vector
+# store inside dense/, whose rows are keyed by embedder and text, so valid for any build.
+_BUILD_CACHES = ("lexical", "dense")
+_VECTOR_STORE = ("dense", "store")
+
+
+def _real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _free_of_links(folder: Path) -> bool:
+    """Whether nothing under ``folder`` is a link or anything but a file or folder."""
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        for name in (*dirs, *files):
+            try:
+                mode = os.lstat(os.path.join(root, name)).st_mode
+            except OSError:
+                return False
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                return False
+    return True
+
+
+def _carry_caches(out: Path, built: Path, build: str | None) -> list[str]:
+    """Move the caches of the index at ``out`` into ``built`` when they are still valid:
+    all of them when ``out`` holds the same build (same repository, revision, policy and
+    chunker: the same chunks), else only the content-addressed vector store. Only real
+    folders holding nothing but real files and folders move (a planted link is removed
+    with the old index, its target never touched); readers check every cache file again
+    anyway. Returns what was carried."""
+    try:
+        old = read_manifest(out).index_build_id if (out / MANIFEST_FILE).is_file() else None
+    except (CodegoldError, OSError):
+        old = None
+    if old is None:
+        return []
+    moves = [(name,) for name in _BUILD_CACHES] if old == build else [_VECTOR_STORE]
+    carried = []
+    for parts in moves:
+        source, target = out.joinpath(*parts), built.joinpath(*parts)
+        if not all(_real_dir(out.joinpath(*parts[:n])) for n in range(1, len(parts) + 1)) \
+                or not _free_of_links(source):
+            continue
+        if os.path.lexists(target):
+            continue
+        try:
+            target.parent.mkdir(exist_ok=True)
+            source.rename(target)
+        except OSError:
+            continue  # a cache is only ever a copy: the next query rebuilds it
+        carried.append("/".join(parts))
+    return carried
+
+
 def _replace_dir(built: Path, out: Path) -> None:
     """Move ``built`` to ``out``; an existing index at ``out`` is swapped out first."""
     old: Path | None = None
@@ -310,6 +368,7 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
         writer.finish()
         writer = None
         _write_manifest(tmp / MANIFEST_FILE, manifest)
+        _carry_caches(out, tmp, manifest.index_build_id)
         _replace_dir(tmp, out)
     except BaseException:
         if writer is not None:

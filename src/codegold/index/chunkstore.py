@@ -170,7 +170,9 @@ class ChunkStore:
         try:
             fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             with os.fdopen(fd, "rb") as handle:
-                raw = handle.read(MAX_ENTRY_BYTES + 1)
+                # sized to the file: a read of the cap allocates (and frees) the whole cap
+                size = min(os.fstat(handle.fileno()).st_size, MAX_ENTRY_BYTES)
+                raw = handle.read(size + 1)
         except OSError:
             self.corrupt += 1
             return None

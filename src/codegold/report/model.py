@@ -33,6 +33,7 @@ class ReportHeader:
     chunker: str = UNKNOWN           # "name version"
     retriever: str = UNKNOWN
     retriever_config: str = UNKNOWN  # config digest
+    embedder: str = UNKNOWN          # what served dense retrieval, or "none (dense off)"
     codegold_version: str = UNKNOWN
     cases_digest: str = UNKNOWN      # sha256 of the case file, first 12 hex digits
     date: str = UNKNOWN              # when the retriever was asked (latest), else index build
@@ -42,6 +43,7 @@ class ReportHeader:
         return [("repository", self.repository), ("revision", self.revision),
                 ("index build", self.index_build), ("chunker", self.chunker),
                 ("retriever", self.retriever), ("retriever config", self.retriever_config),
+                ("embedder", self.embedder),
                 ("codegold", self.codegold_version), ("cases sha256", self.cases_digest),
                 ("date", self.date)]
 

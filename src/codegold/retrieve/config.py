@@ -88,7 +88,7 @@ class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True)
 
 
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    enabled: bool | Literal["auto"] = "auto"
+    enabled: bool | Literal["auto"] = False
     embedder: str = "minilm-int8"
     batch_size: Positive = 32
     max_tokens: Annotated[int, Meta(ge=8, le=512)] = 128

@@ -29,7 +29,7 @@ import json
 import math
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,11 +57,63 @@ def stem(token: str) -> str:
     return str(_STEMMER.stemWord(token))
 
 
-def _stemmed(counts: Counter[str]) -> Counter[str]:
-    out: Counter[str] = Counter()
+def _stemmed(counts: Mapping[str, int]) -> dict[str, int]:
+    """``counts`` by English stem, in order of first appearance (a plain dict: a
+    Counter's ``+=`` on a new key costs a Python-level ``__missing__`` call)."""
+    out: dict[str, int] = {}
     for token, n in counts.items():
-        out[stem(token)] += n
+        key = stem(token)
+        out[key] = out.get(key, 0) + n
     return out
+
+
+def _params(weights: tuple[float, float, float], k1: float, b: float, unit: str,
+            stemmed: bool) -> str:
+    """An engine's parameters as the canonical JSON its cache key is made of."""
+    settings: dict[str, object] = {"w": list(weights), "k1": k1, "b": b, "unit": unit}
+    if stemmed:  # unstemmed engines keep the cache key they always had
+        settings["stem"] = True
+    return json.dumps(settings, sort_keys=True)
+
+
+def _cache_name(params: str) -> str:
+    return hashlib.sha256(params.encode()).hexdigest()[:12]
+
+
+class _Documents:
+    """The weighted term counts of one engine's documents, filled chunk by chunk in
+    index order (the arithmetic of a single build, in the same order)."""
+
+    def __init__(self, weights: tuple[float, float, float], by_file: bool,
+                 stemmed: bool) -> None:
+        self.weights = weights
+        self.by_file = by_file
+        self.stemmed = stemmed
+        self.chunk_ids: list[str] = []
+        self.doc_terms: list[dict[str, float]] = []
+        self.file_names: list[str] = []
+        self.starts: list[int] = []
+
+    def add(self, chunk_id: str, file: str,
+            counted: tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]) -> None:
+        w_sym, w_path, w_body = self.weights
+        symbols, path, body = counted
+        if not self.file_names or self.file_names[-1] != file:
+            self.file_names.append(file)
+            self.starts.append(len(self.doc_terms) if not self.by_file
+                               else len(self.file_names) - 1)
+        if self.by_file and self.chunk_ids and self.chunk_ids[-1] == file:
+            counts = self.doc_terms[-1]  # chunks of one file come together, in line order
+        else:
+            counts = {}
+            for token, n in path.items():
+                counts[token] = counts.get(token, 0.0) + w_path * n
+            self.chunk_ids.append(file if self.by_file else chunk_id)
+            self.doc_terms.append(counts)
+        for token, n in symbols.items():
+            counts[token] = counts.get(token, 0.0) + w_sym * n
+        for token, n in body.items():
+            counts[token] = counts.get(token, 0.0) + w_body * n
 
 
 def _fingerprint(data: bytes) -> dict[str, object]:
@@ -91,41 +143,91 @@ class LexicalIndex:
     @classmethod
     def for_reader(cls, reader: IndexReader, *, weights: tuple[float, float, float],
                    k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
-                   stemmed: bool = False) -> LexicalIndex:
+                   stemmed: bool = False, keep: bool = True) -> LexicalIndex:
         """The shared, cached engine for this index and these parameters.
 
         ``unit`` is ``chunk`` (documents are chunks, ids are chunk ids) or ``file``
         (documents are whole files, ids are paths). ``stemmed``: terms are English stems.
+        ``keep`` False leaves an engine this process has not loaded yet out of its
+        memory (the cache folder is still written): index-time warm-ups of many
+        revisions then hold none of them.
         """
         build = reader.manifest.index_build_id or ""
-        settings: dict[str, object] = {"w": list(weights), "k1": k1, "b": b, "unit": unit}
-        if stemmed:  # unstemmed engines keep the cache key they always had
-            settings["stem"] = True
-        params = json.dumps(settings, sort_keys=True)
+        params = _params(weights, k1, b, unit, stemmed)
         key = (str(reader.path.resolve()), build, params)
         with _LOCK:
             found = _LOADED.get(key)
             if found is None:
                 found = cls._load_or_build(reader, weights, k1, b, unit, build, params, stemmed)
-                _LOADED[key] = found
+                if keep:
+                    _LOADED[key] = found
             return found
+
+    @classmethod
+    def is_cached(cls, reader: IndexReader, *, weights: tuple[float, float, float],
+                  k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
+                  stemmed: bool = False) -> bool:
+        """Whether this engine is loaded in this process or its cache folder names this
+        build (a quick look at ``meta.json``; :meth:`load` verifies every file)."""
+        build = reader.manifest.index_build_id or ""
+        params = _params(weights, k1, b, unit, stemmed)
+        if (str(reader.path.resolve()), build, params) in _LOADED:
+            return True
+        folder = reader.path / "lexical" / _cache_name(params)
+        try:
+            meta = json.loads(read_cache_file(folder / "meta.json"))
+        except (OSError, ValueError):
+            return False
+        return (isinstance(meta, dict) and meta.get("format") == LEXICAL_FORMAT
+                and meta.get("index_build_id") == build)
 
     @classmethod
     def _load_or_build(cls, reader: IndexReader, weights: tuple[float, float, float],
                        k1: float, b: float, unit: str, build: str, params: str,
                        stemmed: bool = False) -> LexicalIndex:
-        name = hashlib.sha256(params.encode()).hexdigest()[:12]
+        name = _cache_name(params)
         cached = cls.load(reader.path / "lexical" / name, build)
         if cached is not None:
             cached.stemmed = stemmed
             return cached
         engine = cls.build(reader, weights=weights, k1=k1, b=b, unit=unit, stemmed=stemmed)
-        # A read-only index folder keeps the engine in memory only.
-        with contextlib.suppress(OSError):
-            engine.save(cache_folder(reader.path, "lexical", name), {"format": LEXICAL_FORMAT, "index_build_id": build,
-                                 "k1": k1, "b": b, "field_weights": list(weights), "unit": unit,
-                                 "chunks": len(engine.chunk_ids)})
+        engine._keep(reader, weights, k1, b, unit, build)
         return engine
+
+    def _keep(self, reader: IndexReader, weights: tuple[float, float, float], k1: float,
+              b: float, unit: str, build: str) -> None:
+        """Save this engine's cache in ``INDEX/lexical/``; a read-only index folder keeps
+        the engine in memory only."""
+        name = _cache_name(_params(weights, k1, b, unit, self.stemmed))
+        with contextlib.suppress(OSError):
+            self.save(cache_folder(reader.path, "lexical", name),
+                      {"format": LEXICAL_FORMAT, "index_build_id": build, "k1": k1, "b": b,
+                       "field_weights": list(weights), "unit": unit,
+                       "chunks": len(self.chunk_ids)})
+
+    @classmethod
+    def prepare(cls, reader: IndexReader,
+                specs: Sequence[tuple[tuple[float, float, float], float, float, str, bool]],
+                *, keep: bool = False) -> int:
+        """Make sure every engine of ``specs`` (``(weights, k1, b, unit, stemmed)``) is
+        cached for this index: those not cached yet are built in one pass
+        (:meth:`build_many`) and saved. ``keep`` also holds them in this process's memory.
+        Returns how many were built."""
+        build = reader.manifest.index_build_id or ""
+        wanted = [spec for spec in dict.fromkeys(specs)
+                  if not cls.is_cached(reader, weights=spec[0], k1=spec[1], b=spec[2],
+                                       unit=spec[3], stemmed=spec[4])]
+        if not wanted:
+            return 0
+        engines = cls.build_many(reader, wanted)
+        with _LOCK:
+            for (weights, k1, b, unit, stemmed), engine in zip(wanted, engines, strict=True):
+                engine._keep(reader, weights, k1, b, unit, build)
+                if keep:
+                    key = (str(reader.path.resolve()), build,
+                           _params(weights, k1, b, unit, stemmed))
+                    _LOADED.setdefault(key, engine)
+        return len(engines)
 
     @classmethod
     def load(cls, folder: Path, build: str) -> LexicalIndex | None:
@@ -194,53 +296,69 @@ class LexicalIndex:
     def build(cls, reader: IndexReader, *, weights: tuple[float, float, float],
               k1: float = 1.2, b: float = 0.75, unit: str = "chunk",
               stemmed: bool = False) -> LexicalIndex:
-        w_sym, w_path, w_body = weights
-        fold = _stemmed if stemmed else (lambda counts: counts)
-        by_file = unit == "file"
-        chunk_ids: list[str] = []
-        doc_terms: list[dict[str, float]] = []
-        file_names: list[str] = []
-        starts: list[int] = []
+        return cls.build_many(reader, [(weights, k1, b, unit, stemmed)])[0]
+
+    @classmethod
+    def build_many(cls, reader: IndexReader,
+                   specs: Sequence[tuple[tuple[float, float, float], float, float, str, bool]]
+                   ) -> list[LexicalIndex]:
+        """One engine per ``(weights, k1, b, unit, stemmed)``, from one read of the index's
+        token table, each chunk's term counts made once (and stemmed once) for them all;
+        each engine is the one :meth:`build` makes alone."""
+        parts = [_Documents(weights, unit == "file", stemmed)
+                 for weights, _, _, unit, stemmed in specs]
+        stems = any(stemmed for *_, stemmed in specs)
         # The index stores each chunk's tokens (its FTS columns); reading them back costs
         # far less than tokenising every chunk's text again.
         for chunk_id, file, symbol_terms, path_terms, body_terms in reader.iter_lexical_fields():
-            if not file_names or file_names[-1] != file:
-                file_names.append(file)
-                starts.append(len(doc_terms) if not by_file else len(file_names) - 1)
-            if by_file and chunk_ids and chunk_ids[-1] == file:
-                counts = doc_terms[-1]  # chunks of one file come together, in line order
-            else:
-                counts = {}
-                for token, n in fold(Counter(path_terms)).items():
-                    counts[token] = counts.get(token, 0.0) + w_path * n
-                chunk_ids.append(file if by_file else chunk_id)
-                doc_terms.append(counts)
-            for token, n in fold(Counter(symbol_terms)).items():
-                counts[token] = counts.get(token, 0.0) + w_sym * n
-            for token, n in fold(Counter(body_terms)).items():
-                counts[token] = counts.get(token, 0.0) + w_body * n
+            plain = (Counter(symbol_terms), Counter(path_terms), Counter(body_terms))
+            folded = (_stemmed(plain[0]), _stemmed(plain[1]), _stemmed(plain[2])) \
+                if stems else plain
+            for part in parts:
+                part.add(chunk_id, file, folded if part.stemmed else plain)
+        return [cls._from_documents(part, k1, b) for part, (_, k1, b, _, _) in
+                zip(parts, specs, strict=True)]
+
+    @classmethod
+    def _from_documents(cls, part: _Documents, k1: float, b: float) -> LexicalIndex:
+        chunk_ids, doc_terms = part.chunk_ids, part.doc_terms
+        file_names, starts, stemmed = part.file_names, part.starts, part.stemmed
         lengths = [sum(counts.values()) for counts in doc_terms]
         total = len(chunk_ids)
         average = (sum(lengths) / total) if total else 1.0
-        postings: dict[str, list[tuple[int, float]]] = {}
+        # Flat postings in document order: each term numbered when first seen, then one
+        # stable sort by the term's rank in sorted order keeps rows ascending per term.
+        numbers: dict[str, int] = {}
+        term_of: list[int] = []
+        rows_of: list[int] = []
+        tfs: list[float] = []
+        norms: list[float] = []
         for row, counts in enumerate(doc_terms):
-            norm = k1 * (1 - b + b * lengths[row] / average)
-            for token, tf in counts.items():
-                postings.setdefault(token, []).append((row, tf * (k1 + 1) / (tf + norm)))
-        vocab: dict[str, int] = {}
-        offsets = np.zeros(len(postings) + 1, dtype=np.int64)
-        docs_parts: list[npt.NDArray[np.int32]] = []
-        impact_parts: list[npt.NDArray[np.float32]] = []
-        for number, token in enumerate(sorted(postings)):
-            entries = postings[token]
-            vocab[token] = number
-            offsets[number + 1] = offsets[number] + len(entries)
-            idf = math.log(1 + (total - len(entries) + 0.5) / (len(entries) + 0.5))
-            docs_parts.append(np.fromiter((d for d, _ in entries), dtype=np.int32, count=len(entries)))
-            impact_parts.append(np.fromiter((idf * s for _, s in entries), dtype=np.float32,
-                                            count=len(entries)))
-        docs = np.concatenate(docs_parts) if docs_parts else np.zeros(0, dtype=np.int32)
-        impacts = np.concatenate(impact_parts) if impact_parts else np.zeros(0, dtype=np.float32)
+            norms.append(k1 * (1 - b + b * lengths[row] / average))
+            for token, weighted in counts.items():
+                term_of.append(numbers.setdefault(token, len(numbers)))
+                rows_of.append(row)
+                tfs.append(weighted)
+        tokens = sorted(numbers)
+        rank = np.empty(len(tokens), dtype=np.int64)
+        rank[[numbers[token] for token in tokens]] = np.arange(len(tokens), dtype=np.int64)
+        keys = rank[np.asarray(term_of, dtype=np.int64)] if term_of \
+            else np.zeros(0, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        counts_per_term = np.bincount(keys, minlength=len(tokens))
+        offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(counts_per_term, out=offsets[1:])
+        vocab = {token: number for number, token in enumerate(tokens)}
+        # The same double-precision arithmetic as one posting at a time, rounded once.
+        idf = np.asarray([math.log(1 + (total - n + 0.5) / (n + 0.5))
+                          for n in counts_per_term.tolist()], dtype=np.float64)
+        frequency = np.asarray(tfs, dtype=np.float64)[order]
+        rows = np.asarray(rows_of, dtype=np.int64)[order]
+        norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
+            else np.zeros(0, dtype=np.float64)
+        saturated = frequency * (k1 + 1) / (frequency + norm)
+        docs = rows.astype(np.int32)
+        impacts = (idf[keys[order]] * saturated).astype(np.float32)
         file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
         return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
                    stemmed=stemmed)

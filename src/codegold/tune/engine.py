@@ -9,7 +9,7 @@ the same cases, indexes, space and seed always choose the same configuration.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -130,9 +130,11 @@ def _optuna() -> Any:
 
 
 def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric: str = "pass_rate",
-         trials: int = 50, seed: int = 0, train_value: str = "train") -> TuneResult:
+         trials: int = 50, seed: int = 0, train_value: str = "train",
+         progress: Callable[[int, int], None] | None = None) -> TuneResult:
     """Search ``space`` on the training split with seeded TPE; score the best and the
-    default configuration on both splits."""
+    default configuration on both splits. ``progress(done, total)`` is called after each
+    trial and each final scoring (``total`` is ``trials + 4``)."""
     from codegold.model.metrics import METRICS
     from codegold.retrieve.config import load_config
 
@@ -150,10 +152,25 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
     def configure(values: dict[str, Any]) -> Any:
         return load_config(overrides=nested(values))
 
+    total = trials + 4
+    steps = [0]
+
+    def step() -> None:
+        steps[0] += 1
+        if progress is not None:
+            progress(steps[0], total)
+
     def objective(trial: Any) -> float:
         values = {key: _suggest(trial, key, param) for key, param in sorted(space.items())}
         trial.set_user_attr("values", values)
-        return score(configure(values), train, indexes, metric).metric
+        value = score(configure(values), train, indexes, metric).metric
+        step()
+        return value
+
+    def scored(config: Any, split: Any) -> Any:
+        figures = score(config, split, indexes, metric)
+        step()
+        return figures
 
     sampler = optuna.samplers.TPESampler(seed=seed)
     study = optuna.create_study(direction="minimize" if lower_is_better else "maximize",
@@ -164,7 +181,7 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
     best_value = min(t.value for t in done) if lower_is_better else max(t.value for t in done)
     best = next(t for t in done if t.value == best_value)
     params: dict[str, Any] = dict(best.user_attrs["values"])
-    default_train = score(default, train, indexes, metric)
+    default_train = scored(default, train)
     notes: list[str] = []
     beats = best_value < default_train.metric if lower_is_better else \
         best_value > default_train.metric
@@ -174,7 +191,7 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
                      f"cases ({default_train.metric:.3f}); the written configuration is the "
                      "default")
     tuned = configure(params)
-    default_heldout = score(default, heldout, indexes, metric)
+    default_heldout = scored(default, heldout)
     for name, figures in (("training", default_train), ("held-out", default_heldout)):
         if figures.invalid:
             notes.append(f"{figures.invalid} of {figures.cases} {name} cases are invalid (no "
@@ -184,8 +201,8 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
         metric=metric, seed=seed, trials=trials, split_source=source, params=params,
         default_train=default_train,
         default_heldout=default_heldout,
-        tuned_train=score(tuned, train, indexes, metric),
-        tuned_heldout=score(tuned, heldout, indexes, metric),
+        tuned_train=scored(tuned, train),
+        tuned_heldout=scored(tuned, heldout),
         warnings=[])
     return msgspec.structs.replace(result,
                                    warnings=notes + divergence(result, lower_is_better))
