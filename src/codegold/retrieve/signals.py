@@ -94,7 +94,10 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
             short = candidate.rsplit(".", 1)[-1]
             if candidate in done:
                 break
-            if len(short) < config.min_length and short.islower() and "_" not in short:
+            # A short lower-case word alone is usually English ("sel", "map", "any"); after
+            # a qualifier (``Dataset.sel``) it is a member name, as sure as a long one.
+            if ("." not in candidate and len(short) < config.min_length and short.islower()
+                    and "_" not in short):
                 break
             definitions = reader.definitions(candidate)
             if not definitions:
