@@ -72,11 +72,15 @@ _CONFIG = re.compile(
     r"\b(which setting|config(?:uration)? (?:file|key|option)|env(?:ironment)? var(?:iable)?s?"
     r"|settings? for|default value of)\b")
 _ASKS = {
-    "legacy": re.compile(r"\b(legacy|deprecated|old (?:api|version|implementation))\b"),
+    # Naming a release line ("the v3 router", "1.x") asks for that line's copy too.
+    "legacy": re.compile(r"\b(legacy|deprecated|(?:old|older|previous) (?:api|versions?|implementation|major)"
+                         r"|v\d+(?:\.\d+)*|\d+\.x)\b"),
     "generated": re.compile(r"\b(generated|codegen|protobuf|pb2)\b"),
     "vendored": re.compile(r"\b(vendor(?:ed)?|third[- ]party)\b"),
     "migration": re.compile(r"\b(migrations?|schema change)\b"),
     "docs": re.compile(r"\b(docs?|documentation|readme|docstring)\b"),
+    "benchmark": re.compile(r"\b(bench(?:mark)?(?:s|ing|ed)?|perf(?:ormance)? (?:tests?|suites?))\b"),
+    "translation": re.compile(r"\b(translat(?:ion|ions|ed|e)|locales?|i18n|l10n|gettext|catalogues?)\b"),
 }
 
 # A short query states its intent anywhere; a long one (an issue report) in its title.

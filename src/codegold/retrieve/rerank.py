@@ -32,6 +32,15 @@ class Categories:
 
     def __init__(self, patterns: dict[str, list[str]]) -> None:
         self.sets = {name: GlobSet(globs) for name, globs in sorted(patterns.items())}
+        # Categories known file by file (from the whole tree, not a pattern).
+        self.files: dict[str, frozenset[str]] = {}
+
+    def with_files(self, category: str, files: frozenset[str]) -> Categories:
+        """A copy that also puts each of ``files`` in ``category``."""
+        out = Categories({})
+        out.sets = self.sets
+        out.files = {**self.files, category: self.files.get(category, frozenset()) | files}
+        return out
 
     def of(self, chunk: IndexedChunk) -> frozenset[str]:
         found = {chunk.role} & _ROLE_CATEGORIES
@@ -39,8 +48,10 @@ class Categories:
         return frozenset(found)
 
     def of_path(self, path: str) -> frozenset[str]:
-        """The categories the configured path patterns give ``path``."""
-        return frozenset(name for name, globs in self.sets.items() if globs.matches(path))
+        """The categories the configured path patterns (and file lists) give ``path``."""
+        found = {name for name, globs in self.sets.items() if globs.matches(path)}
+        found.update(name for name, files in self.files.items() if path in files)
+        return frozenset(found)
 
 
 

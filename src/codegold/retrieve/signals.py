@@ -123,6 +123,11 @@ class PathResolver:
             for start in range(len(parts)):
                 self._by_suffix["/".join(parts[start:])].append(path)
 
+    @property
+    def files(self) -> frozenset[str]:
+        """Every indexed file with chunks."""
+        return frozenset(self._files)
+
     @classmethod
     def of(cls, reader: IndexReader) -> PathResolver:
         return cls([entry.path for entry in reader.iter_inventory()
