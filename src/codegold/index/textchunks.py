@@ -86,12 +86,26 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
     """Config files: whole when small; otherwise cut at top-level keys (YAML/JSON) or
     tables (TOML). Symbols are the top-level keys a chunk holds."""
     keys: list[tuple[int, str]] = []
+    # Where a chunk may start. A TOML table header stays with its keys: after the first
+    # header only headers cut (a key inside a table is never the first line of a chunk,
+    # so a header is never the last line of the chunk before its keys).
+    cuts: set[int] = {0}
+    tables: dict[int, str] = {}
     json_indent: int | None = None
     for row, line in enumerate(lines.items):
         if language == "yaml":
             match = _YAML_KEY.match(line)
         elif language == "toml":
-            match = _TOML_TABLE.match(line) or _TOML_KEY.match(line)
+            table = _TOML_TABLE.match(line)
+            match = table or _TOML_KEY.match(line)
+            if table:
+                tables[row] = line.strip()
+                cuts.add(row)
+            elif match and not tables:
+                cuts.add(row)
+            if match:
+                keys.append((row, match.group(1).strip("\"'")))
+            continue
         else:
             match = _JSON_KEY.match(line)
             if match:
@@ -101,6 +115,7 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
                     match = None
         if match:
             keys.append((row, match.group(1).strip("\"'")))
+            cuts.add(row)
     if not len(lines):
         return []
     last = len(lines) - 1
@@ -109,7 +124,7 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
         return [Draft(start=0, end=last, kind="config", symbol=symbols[0] if symbols else None,
                       symbols=symbols, role="config", text=lines.text(0, last),
                       has_signature=True, group=0)]
-    cut_rows = sorted({0, *(row for row, _ in keys)})
+    cut_rows = sorted(cuts)
     segments = [(row, (cut_rows[i + 1] - 1) if i + 1 < len(cut_rows) else last)
                 for i, row in enumerate(cut_rows)]
     groups: list[tuple[int, int]] = []
@@ -121,7 +136,13 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
     drafts: list[Draft] = []
     for group_start, group_end in groups:
         symbols = tuple(dict.fromkeys(k for r, k in keys if group_start <= r <= group_end))
-        for s, e, text in windows(lines, group_start, group_end, max_lines=CONFIG_SECTION_LINES):
+        header = None
+        for part, (s, e, text) in enumerate(windows(lines, group_start, group_end,
+                                                    max_lines=CONFIG_SECTION_LINES)):
+            # A long table's later windows repeat its header (which table the keys are in).
+            header = max((r for r in tables if r <= s), default=None)
+            if part and header is not None and header < s:
+                text = f"{tables[header]}\n{text}"
             drafts.append(Draft(start=s, end=e, kind="config",
                                 symbol=symbols[0] if symbols else None, symbols=symbols,
                                 role="config", text=text, has_signature=True,
