@@ -219,7 +219,9 @@ class ReferenceRetriever:
         analysis = gathered.analysis
         factors = [multipliers(item.chunk, config=cfg.rerank, intent=analysis.intent,
                                asks_for=analysis.asks_for, open_file=open_file,
-                               categories=self._categories) for item in gathered.candidates]
+                               categories=self._categories,
+                               named="symbol" in item.contributions)
+                   for item in gathered.candidates]
         offsets = np.asarray([sum(math.log(v) for v in f.values() if v > 0) for f in factors],
                              dtype=np.float64)
         rows = ltr.feature_rows(gathered.candidates, gathered.rankings,
