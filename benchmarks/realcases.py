@@ -23,8 +23,9 @@ cases' cutoff (5):
 
 Printed: one summary row per configuration (pass rate, hit rate, MRR, forbidden-source
 rate), then for each configuration the same figures per repository, per language, per
-query class, and for the old three repositories against the others (the gap). Attempts and results files are kept
-under ``--out`` (default: CACHE/runs), so failures can be explained with
+query class, and for the old three repositories against the others (the gap). Attempts
+and results files are kept under ``--out`` (default: CACHE/runs), so failures can be
+explained with
 ``codegold diagnose OUT/CONFIG/REPO.results.json --index CACHE/indexes``.
 
 Usage::
