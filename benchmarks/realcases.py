@@ -1,10 +1,13 @@
-"""Hand-written real cases: the reference retriever on requests, flask and pytest at pinned tags.
+"""Hand-written real cases: the reference retriever on twelve repositories at pinned revisions.
 
 The cases in ``benchmarks/realcases/*.yaml`` were written by hand (queries and labels)
-by reading each repository at its tag; every case names its query class
-(``exact_identifier``, ``descriptive``, ``usage``, ``test``, ``config``) and most name
-forbidden sources (docs, changelog, compat shims, tests) where a plausible wrong answer
-exists. ``codegold cases check`` passes on all of them.
+by reading each repository at its revision; every case names its query class
+(``exact_identifier``, ``descriptive``, ``stack_trace``, ``usage``, ``test``, ``config``)
+and its repository's language (the ``language`` tag), and most name forbidden sources
+(docs, changelog, compat shims, version copies, benchmark suites, examples, tests) where a
+plausible wrong answer exists. ``codegold cases check`` passes on all of them. The first
+three (requests, flask, pytest: ``OLD_REPOSITORIES``) are the repositories the retriever
+was first tuned on; the others were added to judge it on repositories it was not.
 
 For each case file the pinned revision is indexed once into ``--cache-dir`` (reused when
 complete), then each configuration runs every case through the reference retriever
@@ -18,9 +21,11 @@ cases' cutoff (5):
   needs ``codegold[dense]``; lazy by default: each query embeds the candidates the other
   signals found; ``--config`` with ``signals.dense.mode: full`` embeds every chunk).
 
-Printed: pass rate overall, per query class and per repository, hit rate, MRR and
-forbidden-source rate, each with its case count. Attempts and results files are kept
-under ``--out`` (default: CACHE/runs), so failures can be explained with
+Printed: one summary row per configuration (pass rate, hit rate, MRR, forbidden-source
+rate), then for each configuration the same figures per repository, per language, per
+query class, and for the old three repositories against the others (the gap). Attempts
+and results files are kept under ``--out`` (default: CACHE/runs), so failures can be
+explained with
 ``codegold diagnose OUT/CONFIG/REPO.results.json --index CACHE/indexes``.
 
 Usage::
@@ -56,7 +61,9 @@ from codegold.retrieve.config import RetrieverConfig, load_config
 CASES_DIR = Path(__file__).resolve().parent / "realcases"
 CONFIGS = ("reference", "lexical", "file-bm25")
 DENSE_CONFIG = "reference+dense"
-CLASSES = ("exact_identifier", "descriptive", "usage", "test", "config")
+CLASSES = ("exact_identifier", "descriptive", "stack_trace", "usage", "test", "config")
+# The repositories the retriever's rules and learnt ranker were first developed on.
+OLD_REPOSITORIES = frozenset({"psf/requests", "pallets/flask", "pytest-dev/pytest"})
 
 
 def configuration(name: str, base: RetrieverConfig) -> RetrieverConfig:
@@ -78,7 +85,7 @@ def _complete(index_dir: Path) -> bool:
 
 
 def build_indexes(case_files: Sequence[Path], repos_dir: Path, root: Path,
-                  log: Callable[[str], None]) -> None:
+                  log: Callable[[str], None], jobs: int | None = None) -> None:
     """Index every revision the case files pin into ROOT/<revision> (once; reused when complete)."""
     for path in case_files:
         pins = {(c.repository, c.revision) for c in load_cases(str(path)).cases}
@@ -93,7 +100,7 @@ def build_indexes(case_files: Sequence[Path], repos_dir: Path, root: Path,
                 raise SystemExit(f"no clone of {repository} under {repos_dir} "
                                  f"(expected {repository.replace('/', '+')}/)")
             started = time.perf_counter()
-            build_index(repo, revision, out, repository=repository)
+            build_index(repo, revision, out, repository=repository, jobs=jobs)
             log(f"indexed {repository}@{revision[:12]} in {time.perf_counter() - started:.1f}s")
 
 
@@ -135,25 +142,56 @@ def _pass_cell(figures: Aggregates) -> str:
     return f"{_pct(figures.pass_rate)} ({figures.pass_}/{figures.scored})"
 
 
+def _figures(rows: Sequence[CaseResult]) -> list[str]:
+    every = aggregate(list(rows))
+    return [str(every.cases), _pass_cell(every), _pct(every.hit_rate),
+            _pct(every.mean_group_recall),
+            "-" if every.mrr is None else f"{every.mrr:.3f}", _pct(every.forbidden_rate)]
+
+
+_FIGURE_HEAD = ["cases", "pass % (n)", "hit %", "group recall %", "MRR", "forbidden %"]
+
+
 def table(results: dict[str, list[tuple[str, CaseResult]]], case_class: dict[str, str]) -> str:
-    """The benchmark table: one row per configuration, Markdown."""
-    classes = [c for c in CLASSES if c in case_class.values()]
-    classes += sorted(set(case_class.values()) - set(classes))
-    repos = sorted({repo for rows in results.values() for repo, _ in rows})
-    head = ["config", "cases", "pass % (n)", "hit %", "MRR", "forbidden %", "invalid",
-            *(f"{c} pass" for c in classes), *(f"{r.split('/')[-1]} pass" for r in repos)]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    """The summary table: one row per configuration, Markdown."""
+    lines = ["| config | " + " | ".join(_FIGURE_HEAD) + " | invalid |",
+             "|" + "---|" * (len(_FIGURE_HEAD) + 2)]
     for name, rows in results.items():
         every = aggregate([r for _, r in rows])
-        cells = [name, str(every.cases), _pass_cell(every), _pct(every.hit_rate),
-                 "-" if every.mrr is None else f"{every.mrr:.3f}", _pct(every.forbidden_rate),
-                 str(every.invalid)]
-        cells += [_pass_cell(aggregate([r for _, r in rows if case_class[r.case_id] == c]))
-                  for c in classes]
-        cells += [_pass_cell(aggregate([r for repo, r in rows if repo == wanted]))
-                  for wanted in repos]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | " + " | ".join(_figures([r for _, r in rows]))
+                     + f" | {every.invalid} |")
     return "\n".join(lines)
+
+
+def breakdown(rows: Sequence[tuple[str, CaseResult]], case_class: dict[str, str],
+              case_language: dict[str, str]) -> str:
+    """One configuration per repository, per language, per class and old against new."""
+    def section(title: str, key: Callable[[str, CaseResult], str],
+                order: Sequence[str] | None = None) -> list[str]:
+        groups: dict[str, list[CaseResult]] = {}
+        for repo, result in rows:
+            groups.setdefault(key(repo, result), []).append(result)
+        names = [n for n in (order or ()) if n in groups] + sorted(set(groups) - set(order or ()))
+        out = [f"| {title} | " + " | ".join(_FIGURE_HEAD) + " |",
+               "|" + "---|" * (len(_FIGURE_HEAD) + 1)]
+        out += [f"| {n} | " + " | ".join(_figures(groups[n])) + " |" for n in names]
+        return out
+
+    def era(repo: str, _: CaseResult) -> str:
+        return "old three" if repo in OLD_REPOSITORIES else "new"
+
+    parts = [section("repository", lambda repo, _: repo),
+             section("language", lambda _, r: case_language.get(r.case_id, "?")),
+             section("query class", lambda _, r: case_class[r.case_id], CLASSES),
+             section("repositories", era, ("old three", "new"))]
+    pass_by_repo = {repo: aggregate([r for rp, r in rows if rp == repo]).pass_rate or 0.0
+                    for repo in {repo for repo, _ in rows}}
+    if pass_by_repo:
+        worst = min(pass_by_repo, key=lambda r: (pass_by_repo[r], r))
+        mean = sum(pass_by_repo.values()) / len(pass_by_repo)
+        parts.append([f"mean of per-repository pass rates {100 * mean:.1f} %, worst "
+                      f"{worst} {100 * pass_by_repo[worst]:.1f} %"])
+    return "\n\n".join("\n".join(p) for p in parts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"also run {DENSE_CONFIG} (needs codegold[dense])")
     parser.add_argument("--embedder", default=None, help="dense embedder (default: the config's)")
     parser.add_argument("--config", type=Path, default=None, help="retriever config override (YAML)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="chunking worker processes per index build (default: per CPU)")
     parser.add_argument("--json", type=Path, default=None,
                         help="write per-configuration figures and per-case outcomes here")
     args = parser.parse_args(argv)
@@ -187,21 +227,27 @@ def main(argv: list[str] | None = None) -> int:
         names.append(DENSE_CONFIG)
     base = load_config(args.config)
     index_root = args.cache_dir / "indexes"
-    build_indexes(case_files, args.repos_dir, index_root, log)
+    build_indexes(case_files, args.repos_dir, index_root, log, args.jobs)
     indexes = IndexSet.from_path(index_root)
     out = args.out or args.cache_dir / "runs"
-    case_class = {c.id: c.query_class for p in case_files for c in load_cases(str(p)).cases}
+    loaded = [c for p in case_files for c in load_cases(str(p)).cases]
+    case_class = {c.id: c.query_class for c in loaded}
+    case_language = {c.id: c.tags.get("language", "?") for c in loaded}
     results = {name: run_one(name, configuration(name, base), name == DENSE_CONFIG,
                              args.embedder, case_files, indexes, out, log)
                for name in names}
     print(f"\nReal cases: {len(case_class)} hand-written cases, "
           f"{len(case_files)} repositories, cutoff 5 (pass rate with passed/scored)\n")
     print(table(results, case_class))
+    for name, rows in results.items():
+        print(f"\n### {name}\n")
+        print(breakdown(rows, case_class, case_language))
     print(f"\nExplain failures: codegold diagnose {out}/CONFIG/REPO.results.json "
           f"--index {index_root}")
     if args.json:
         report = {name: {"summary": msgspec.to_builtins(aggregate([r for _, r in rows])),
-                         "cases": {r.case_id: r.status for _, r in rows}}
+                         "cases": {r.case_id: r.status for _, r in rows},
+                         "repositories": {r.case_id: repo for repo, r in rows}}
                   for name, rows in results.items()}
         args.json.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from codegold.index import IndexReader, build_index
-from codegold.index.categories import categorize, folder_rule
+from codegold.index.categories import categorize, folder_rule, version_copies
 from codegold.model.languages import language_of
 from gitrepo import Repo
 
@@ -38,6 +38,10 @@ JAVA_EXAMPLE = b"package com.acme.demo;\n\npublic class Demo {}\n"
     ("examples/Demo/App.php", b"<?php\nnamespace Acme\\Examples\\Demo;\n", "source"),
     ("examples/demo/app.php", b"<?php\nnamespace Demo;\n", "docs"),
     ("doc/guide.md", b"# Guide\n", "docs"),
+    # What sits beside an example program is part of the example.
+    ("examples/graceful-shutdown/Cargo.toml", b"[package]\nname = 'x'\n", "docs"),
+    ("examples/app/package.json", b'{"name": "x"}\n', "docs"),
+    ("Cargo.toml", b"[package]\nname = 'x'\n", "config"),
 ])
 def test_folder_names_need_content_to_agree(path: str, data: bytes, category: str) -> None:
     assert categorize(path, data, language_of(path)) == category
@@ -72,3 +76,17 @@ def test_inventory_records_the_rule_and_bare_clone_names_the_project(tmp_path: P
             assert "library package doc" in (doc.reason or "")
             api = reader.inventory("src/external/api.ts")
             assert api is not None and api.category == "source"
+
+
+def test_a_release_line_kept_beside_a_newer_one_is_a_version_copy() -> None:
+    tree = ["src/v3/core.js", "src/v3/only_here.js", "src/v4/core.js", "src/v4/new.js",
+            "pkg/api.py", "pkg/v1/api.py", "server/api/v1/users.go", "server/api/v2/items.go",
+            "docs/v1/guide.md", "docs/v2/guide.md", "lib/2.x/a.rb", "lib/3.x/a.rb"]
+    assert version_copies(tree) == frozenset({
+        # every file of a superseded folder, also those without a counterpart
+        "src/v3/core.js", "src/v3/only_here.js",
+        # an unversioned copy is the current line
+        "pkg/v1/api.py",
+        "docs/v1/guide.md", "lib/2.x/a.rb"})
+    # An API version nothing replaced is current code.
+    assert not version_copies(["server/api/v1/users.go", "server/api/v2/items.go"])

@@ -462,3 +462,25 @@ def test_javascript_iife_body_definitions_and_leading_comment() -> None:
     long_call = (b"// Configure the app.\n\nconfigure({\n"
                  + b"".join(b"  k%d: %d,\n" % (i, i) for i in range(70)) + b"});\n")
     assert_no_comment_only_chunk(chunk_file("web/setup.js", long_call), ("//",))
+
+
+def test_a_toml_table_header_starts_the_chunk_of_its_keys() -> None:
+    # Long enough to be cut; the pytest table's header must be in the chunk of its keys,
+    # never the last line of the chunk before them.
+    deps = "".join(f'  "package-{i}>=1",\n' for i in range(70))
+    tools = "".join(f"[tool.other{i}]\nflag = true\n\n" for i in range(30))
+    text = (f'[project]\nname = "x"\ndependencies = [\n{deps}]\n\n'
+            f'[tool.pytest.ini_options]\ntestpaths = ["tests"]\nfilterwarnings = ["error"]\n\n'
+            f"{tools}")
+    result = chunk_file("pyproject.toml", text.encode())
+    assert len(result.chunks) > 1
+    holding = [c for c in result.chunks if "[tool.pytest.ini_options]" in c.text]
+    assert len(holding) == 1
+    chunk = holding[0]
+    assert "filterwarnings" in chunk.text and "tool.pytest.ini_options" in chunk.symbols
+    for part in result.chunks:
+        assert not part.text.rstrip().splitlines()[-1].startswith("["), part.text
+    # A table longer than a chunk repeats its header in every later window.
+    long_table = "[tool.long]\n" + "".join(f"key_{i} = {i}\n" for i in range(200))
+    parts = chunk_file("big.toml", long_table.encode()).chunks
+    assert len(parts) >= 3 and all(p.text.startswith("[tool.long]") for p in parts)

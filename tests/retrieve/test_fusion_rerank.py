@@ -143,3 +143,28 @@ def test_short_queries_have_their_own_settings() -> None:
     assert short.applies("where is the redirect limit enforced")
     assert not short.applies("Redirect limit ignored. " * 20)
     assert short.weights["file"] == 0.0 and short.stem
+
+
+def test_a_same_name_forwarder_is_demoted_unless_named() -> None:
+    from codegold.index.records import IndexedChunk
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.rerank import Categories, is_forwarder, multipliers
+
+    def chunk(text: str, symbol: str, kind: str = "function") -> IndexedChunk:
+        return IndexedChunk(id="x", file="f.go", start_line=1, end_line=3, symbol=symbol,
+                            symbols=(symbol,), kind=kind, role="definition", language="go",
+                            revision="r", blob_sha="b", parent_id=None, prev_id=None,
+                            next_id=None, text=text, has_signature=True)
+
+    facade = chunk("// GET is a shortcut.\nfunc GET(path string) IRoutes {\n"
+                   "\treturn engine().GET(path)\n}\n", "GET")
+    real = chunk("func (g *RouterGroup) GET(path string) IRoutes {\n"
+                 "\treturn g.handle(http.MethodGet, path)\n}\n", "RouterGroup.GET", "method")
+    assert is_forwarder(facade) and not is_forwarder(real)
+    assert not is_forwarder(chunk("def get(url):\n    return request('get', url)\n", "get"))
+    config = load_config().rerank
+    kwargs = {"config": config, "intent": "general", "asks_for": frozenset(),
+              "open_file": None, "categories": Categories({})}
+    assert multipliers(facade, **kwargs)["forwarder"] == config.forwarder < 1.0
+    assert "forwarder" not in multipliers(facade, named=True, **kwargs)
+    assert "forwarder" not in multipliers(real, **kwargs)

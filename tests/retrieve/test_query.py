@@ -93,3 +93,20 @@ def test_examples_and_usage_ask_for_documentation() -> None:
     assert "docs" in detect_asks("example of mounting a custom transport adapter on a session")
     assert "docs" in detect_asks("how do I use the stash to keep data on an item")
     assert "docs" not in detect_asks("where is the maximum number of redirects enforced")
+
+
+def test_a_settings_question_that_names_testing_asks_for_the_setting() -> None:
+    for query in ("which warnings does the test configuration turn into errors",
+                  "which environment variable selects debug, release or test mode",
+                  "which command type-checks the specs and runs the test suite"):
+        assert detect_intent(query) == "config", query
+        assert "test" not in detect_asks(query), query
+    # Phrasing that asks for tests still wins.
+    assert detect_intent("which tests cover the test configuration loader") == "tests"
+
+
+def test_naming_a_release_line_or_a_benchmark_asks_for_it() -> None:
+    assert "legacy" in detect_asks("how did the v3 router match wildcards")
+    assert "benchmark" in detect_asks("benchmark for creating a frozen class")
+    assert "translation" in detect_asks("where is the French translation of this message")
+    assert not {"legacy", "benchmark"} & detect_asks("how does the router match wildcards")

@@ -170,3 +170,30 @@ def test_learnt_ranker_sees_the_signals_it_was_trained_on(fixture_index: Path) -
                                                              k=3)
         assert "file" in result.signal_hits
         assert "ltr" in result.ranked[0].factors
+
+
+def test_a_qualified_name_with_a_short_member_gets_the_symbol_signal(tmp_path: Path) -> None:
+    # "sel" alone is too short to trust as a name; after "Dataset." it is a member name.
+    files = {
+        "pkg/dataset.py": 'class Dataset:\n    def sel(self, indexers):\n        """Select by label."""\n        return self._select(indexers)\n',
+        "pkg/indexes.py": 'class Index:\n    def sel(self, labels):\n        """Index label selection: sel labels index."""\n        return labels\n',
+    }
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        result = retriever.retrieve("Dataset.sel", k=2)
+        assert result.ranked[0].chunk.file == "pkg/dataset.py"
+        assert result.ranked[0].contributions.get("symbol", 0.0) > 0.0
+        # A bare short lower-case word still gets no symbol signal.
+        assert all("symbol" not in s.contributions for s in retriever.retrieve("sel", k=2).ranked)
+
+
+def test_a_previous_release_line_kept_in_the_tree_is_demoted_unless_named(tmp_path: Path) -> None:
+    body = 'def parse_header(raw):\n    """Parse one header line into name and value."""\n    return raw.split(":", 1)\n'
+    files = {"src/v3/headers.py": body, "src/v4/headers.py": body, "src/v4/other.py": "x = 1\n"}
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        top = retriever.retrieve("how is a header line parsed into name and value", k=2).ranked[0]
+        assert top.chunk.file == "src/v4/headers.py"
+        assert "path:legacy" not in top.factors
+        named = retriever.retrieve("how did v3 parse a header line into name and value", k=2)
+        assert named.ranked[0].chunk.file == "src/v3/headers.py"

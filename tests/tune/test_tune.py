@@ -150,3 +150,54 @@ def test_cases_without_an_index_are_reported(acme_indexes: Path, tmp_path: Path)
     result = tune(cases, IndexSet.from_path(acme_indexes / only), SMALL_SPACE, trials=1)
     assert result.default_train.invalid + result.default_heldout.invalid > 0
     assert any("invalid" in w for w in result.warnings)
+
+
+def _fake_cases(repositories: dict[str, int]) -> list:  # type: ignore[type-arg]
+    from codegold.model.cases import Case, EvidenceGroup, Target
+
+    out = []
+    for repository, count in repositories.items():
+        for number in range(count):
+            out.append(Case(id=f"{repository}-{number}", query="q", repository=repository,
+                            revision="0" * 40, cutoff=5, query_class="descriptive",
+                            groups=(EvidenceGroup(id="g", any_of=(Target(file="a.py"),),
+                                                  required=True),),
+                            forbidden=(), tags={}))
+    return out
+
+
+@pytest.mark.parametrize(("tuned_on", "accepted"), [
+    ({"a/one": 0.8, "b/two": 0.7, "c/three": 0.6}, True),    # every repository gains
+    ({"a/one": 0.9, "b/two": 0.9, "c/three": 0.4}, False),   # c/three loses 0.1 > 0.05
+])
+def test_leave_one_repository_out_rejects_a_gain_that_hurts_one_repository(
+        monkeypatch: pytest.MonkeyPatch, tuned_on: dict[str, float], accepted: bool) -> None:
+    from codegold.tune import engine
+
+    default = {"a/one": 0.7, "b/two": 0.6, "c/three": 0.5}
+    cases = _fake_cases({repo: 2 for repo in default})
+    searched: list[set[str]] = []
+
+    def search(optuna: object, train: list, *args: object) -> dict[str, float]:  # type: ignore[type-arg]
+        searched.append({c.repository for c in train})
+        return {"fusion.rrf_k": 10}
+
+    def score(config: object, held: list, indexes: object, metric: str) -> Figures:  # type: ignore[type-arg]
+        repo = held[0].repository
+        tuned = config.fusion.rrf_k == 10  # type: ignore[attr-defined]
+        value = tuned_on[repo] if tuned else default[repo]
+        return Figures(cases=len(held), invalid=0, metric=value, pass_rate=value,
+                       file_hit_rate=value)
+
+    monkeypatch.setattr(engine, "_search", search)
+    monkeypatch.setattr(engine, "score", score)
+    monkeypatch.setattr(engine, "_optuna", lambda: None)
+    result = engine.loro(cases, None, {}, trials=1)
+    # Each fold trained on the other two repositories only, then one search on all three.
+    assert searched[:3] == [{"b/two", "c/three"}, {"a/one", "c/three"}, {"a/one", "b/two"}]
+    assert searched[3] == set(default)
+    assert [f.repository for f in result.folds] == sorted(default)
+    assert result.accepted is accepted
+    assert result.params == ({"fusion.rrf_k": 10} if accepted else {})
+    assert result.default_worst == 0.5
+    assert "c/three" in engine.render_loro(result)

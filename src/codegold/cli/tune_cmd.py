@@ -15,7 +15,7 @@ from codegold.cli._common import (
 
 
 @click.command("tune")
-@click.argument("cases", type=click.Path(dir_okay=False))
+@click.argument("cases", type=click.Path(dir_okay=False), nargs=-1, required=True)
 @index_option("An index directory, or a folder of index directories (one per revision).")
 @output_option("Tuned configuration (YAML) to write; `codegold run --config` reads it.",
                required=True)
@@ -31,12 +31,18 @@ from codegold.cli._common import (
                    "mean_group_recall, ndcg (forbidden_rate is minimised).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Sampler seed: the same seed gives the same configuration.")
+@click.option("--by-repository", is_flag=True,
+              help="Leave one repository out: tune on the other repositories' cases, judge "
+                   "on its own, for each; the configuration tuned on all of them is written "
+                   "only when, held out, it raised the mean and cost no repository more "
+                   "than 0.05 (else the default is).")
 @quiet_option("No summary on the terminal.")
 @handle_errors
-def command(cases: str, index: str | None, output: str, space_path: str | None,
-            split_value: str, trials: int, metric: str, seed: int, quiet: bool) -> None:
-    """Search the reference retriever's settings on the training cases of CASES and
-    write the best configuration found.
+def command(cases: tuple[str, ...], index: str | None, output: str, space_path: str | None,
+            split_value: str, trials: int, metric: str, seed: int, by_repository: bool,
+            quiet: bool) -> None:
+    """Search the reference retriever's settings on the training cases of CASES (one or
+    more case files) and write the best configuration found.
 
     Each trial runs the reference retriever over the training cases and scores it; the
     chosen and the default configuration are then scored on the training and the
@@ -48,23 +54,33 @@ def command(cases: str, index: str | None, output: str, space_path: str | None,
       codegold cases split cases.yaml --tag -o cases.split.yaml
       codegold tune cases.split.yaml --index indexes/ --trials 20 -o tuned.yaml
       codegold run cases.yaml --index indexes/ --config tuned.yaml -o attempts.jsonl
+      codegold tune a.yaml b.yaml c.yaml --index indexes/ --by-repository -o tuned.yaml
     """
     from codegold.errors import InputError
     from codegold.index.catalog import IndexSet
     from codegold.model import load_cases
     from codegold.plumbing.outputs import write_text_atomic
-    from codegold.tune import load_space, render_config, tune
+    from codegold.tune import load_space, loro, render_config, render_loro, tune
 
-    guard(output, cases, space_path, trees=(index,))
+    guard(output, *cases, space_path, trees=(index,))
     if index is None:
         raise InputError("tune runs the reference retriever and needs --index (an index "
                          "directory or a folder of them); build one with `codegold index`")
-    case_set = load_cases(cases)
+    loaded = [case for path in cases for case in load_cases(path).cases]
     space = load_space(space_path)
     indexes = IndexSet.from_path(index)
+    if by_repository:
+        folds = loro(loaded, indexes, space, metric=metric, trials=trials, seed=seed)
+        write_text_atomic(output, render_loro(folds))
+        for warning in folds.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        if not quiet:
+            click.echo(render_loro(folds).split("\nformat:", 1)[0].replace("# ", ""))
+            click.echo(f"written to {output}")
+        return
     with ProgressLine("tuning (trials, then 4 final scorings)", trials + 4,
                       quiet=quiet) as bar:
-        result = tune(case_set.cases, indexes, space, metric=metric, trials=trials, seed=seed,
+        result = tune(loaded, indexes, space, metric=metric, trials=trials, seed=seed,
                       train_value=split_value,
                       progress=lambda done, total: bar.update(completed=done, total=total))
     write_text_atomic(output, render_config(result))

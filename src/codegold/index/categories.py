@@ -10,6 +10,8 @@ Folder names alone are weak evidence, so they decide only when the content agree
 - ``vendor/``, ``third_party/``, ``node_modules/`` and the like mark ``vendored`` at any
   depth; ``external/`` only as the repository's top-level folder (``src/external/api.ts``
   is the project's own code).
+- Anything that is not code under ``doc(s)/``, ``example(s)/`` or ``sample(s)/`` is
+  ``docs`` (an example's manifest, templates and data belong to the example).
 - Code under ``doc(s)/``, ``example(s)/`` or ``sample(s)/`` is a documentation example
   (``docs``) unless the file says it is a library package: a Go file whose package is not
   ``main`` (``doc/`` of a CLI library is importable code), a Java/Kotlin/Scala/C#/PHP
@@ -26,6 +28,7 @@ from structure (definition, declaration, call_site, reference).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 CATEGORY_ROLES: dict[str, str] = {
@@ -106,6 +109,10 @@ def categorize(path: str, data: bytes, language: str | None) -> str:
         return "docs"
     if _DOCS_DIRS.search(path) and language not in _CODE_LANGUAGES:
         return "docs"
+    # What sits beside an example program (its Cargo.toml, package.json, templates) is
+    # part of the example too.
+    if _EXAMPLE_DIRS.search(path) and language not in _CODE_LANGUAGES:
+        return "docs"
     if (_EXAMPLE_DIRS.search(path) and language in _CODE_LANGUAGES
             and _library_package(path, data, language) is None):
         return "docs"
@@ -172,3 +179,54 @@ def is_declaration_file(path: str) -> bool:
     """Type-only files whose every definition is a declaration (``.d.ts``, ``.pyi``)."""
     lower = path.lower()
     return lower.endswith((".d.ts", ".d.mts", ".d.cts", ".pyi"))
+
+
+# A folder named for a release line: ``v3``, ``v2.1``, ``3.x``, ``v1.x``.
+_VERSION_FOLDER = re.compile(r"^(?:v(\d+(?:\.\d+)*)(?:\.x)?|(\d+)\.x)$", re.IGNORECASE)
+
+
+def _version_of(part: str) -> tuple[int, ...] | None:
+    match = _VERSION_FOLDER.match(part)
+    if match is None:
+        return None
+    return tuple(int(n) for n in (match.group(1) or match.group(2)).split("."))
+
+
+def version_copies(paths: Iterable[str]) -> frozenset[str]:
+    """Files of a previous release line kept in the tree beside the current one.
+
+    A folder named for a version (``src/v3/``) is superseded when one of its files also
+    exists at the same place under a newer version folder (``src/v4/``) or with no version
+    folder at all (``src/``); every file of a superseded folder is a version copy. The
+    newest line of each file is never one, and a version folder with no counterpart (an
+    API's ``v1/`` that nothing replaced) is current code.
+    """
+    lines: dict[tuple[str, str], list[tuple[tuple[int, ...] | None, str]]] = {}
+    by_folder: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        for position, part in enumerate(parts[:-1]):
+            version = _version_of(part)
+            if version is None:
+                continue
+            folder = "/".join(parts[:position + 1])
+            by_folder.setdefault(folder, []).append(path)
+            key = ("/".join(parts[:position]), "/".join(parts[position + 1:]))
+            lines.setdefault(key, []).append((version, folder))
+            break
+        else:
+            # An unversioned file is the current line of every versioned copy of it.
+            for position in range(len(parts)):
+                key = ("/".join(parts[:position]), "/".join(parts[position:]))
+                lines.setdefault(key, []).append((None, ""))
+    superseded: set[str] = set()
+    for entries in lines.values():
+        versioned = [(v, folder) for v, folder in entries if v is not None]
+        if not versioned or len(entries) < 2:
+            continue
+        if len(versioned) < len(entries):  # an unversioned copy is the current one
+            superseded.update(folder for _, folder in versioned)
+            continue
+        newest = max(v for v, _ in versioned)
+        superseded.update(folder for v, folder in versioned if v < newest)
+    return frozenset(p for folder in superseded for p in by_folder[folder])

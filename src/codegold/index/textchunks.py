@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from codegold.index.drafts import Draft, Lines, clip_header, fits, windows
+from codegold.index.holding import HEADER_OVERLAP, overlap
 from codegold.index.structure import SymbolSpan
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -95,17 +96,26 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
     """Config files: whole when small; otherwise cut at top-level keys (YAML/JSON) or
     tables (TOML). Symbols are the top-level keys a chunk holds."""
     keys: list[tuple[int, str]] = []
-    tables: set[int] = set()  # rows of TOML table headers
+    # Where a chunk may start. A TOML table header stays with its keys: after the first
+    # header only headers cut (a key inside a table is never the first line of a chunk,
+    # so a header is never the last line of the chunk before its keys).
+    cuts: set[int] = {0}
+    tables: dict[int, str] = {}  # rows of TOML table headers, and their text
     json_indent: int | None = None
     for row, line in enumerate(lines.items):
         if language == "yaml":
             match = _YAML_KEY.match(line)
         elif language == "toml":
-            match = _TOML_TABLE.match(line)
+            table = _TOML_TABLE.match(line)
+            match = table or _TOML_KEY.match(line)
+            if table:
+                tables[row] = line.strip()
+                cuts.add(row)
+            elif match and not tables:
+                cuts.add(row)
             if match:
-                tables.add(row)
-            else:
-                match = _TOML_KEY.match(line)
+                keys.append((row, match.group(1).strip("\"'")))
+            continue
         else:
             match = _JSON_KEY.match(line)
             if match:
@@ -115,16 +125,17 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
                     match = None
         if match:
             keys.append((row, match.group(1).strip("\"'")))
+            cuts.add(row)
     if not len(lines):
         return []
     last = len(lines) - 1
-    spans = _key_spans(keys, tables, last)
+    spans = _key_spans(keys, set(tables), last)
     if fits(lines, 0, last) and len(lines) <= CONFIG_SECTION_LINES * 2:
         symbols = tuple(dict.fromkeys(k for _, k in keys))
         return [Draft(start=0, end=last, kind="config", symbol=symbols[0] if symbols else None,
                       symbols=symbols, role="config", text=lines.text(0, last),
                       has_signature=True, group=0, defines=spans)]
-    cut_rows = sorted({0, *(row for row, _ in keys)})
+    cut_rows = sorted(cuts)
     segments = [(row, (cut_rows[i + 1] - 1) if i + 1 < len(cut_rows) else last)
                 for i, row in enumerate(cut_rows)]
     groups: list[tuple[int, int]] = []
@@ -135,14 +146,35 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
             groups.append((seg_start, seg_end))
     drafts: list[Draft] = []
     for group_start, group_end in groups:
-        symbols = tuple(dict.fromkeys(k for r, k in keys if group_start <= r <= group_end))
-        for s, e, text in windows(lines, group_start, group_end, max_lines=CONFIG_SECTION_LINES):
+        for part, (s, e, text) in enumerate(windows(lines, group_start, group_end,
+                                                    max_lines=CONFIG_SECTION_LINES)):
+            # a window carries the keys it holds by the rule span resolution judges any
+            # window by: a later window of a long table holds the key it lies in, not
+            # the table (a container is held by its header or its head only)
+            symbols = tuple(dict.fromkeys(d.name for d in spans if _holds(d, spans, s, e)))
+            # A long table's later windows repeat its header (which table the keys are in).
+            header = max((r for r in tables if r <= s), default=None)
+            if part and header is not None and header < s:
+                text = f"{tables[header]}\n{text}"
             drafts.append(Draft(start=s, end=e, kind="config",
                                 symbol=symbols[0] if symbols else None, symbols=symbols,
                                 role="config", text=text, has_signature=True,
                                 group=len(drafts),
                                 defines=tuple(d for d in spans if s <= d.header <= e)))
     return drafts
+
+
+def _holds(span: SymbolSpan, spans: tuple[SymbolSpan, ...], start: int, end: int) -> bool:
+    """Whether rows ``start..end`` hold ``span`` (see :mod:`codegold.index.holding`)."""
+    if start <= span.header_row <= end:
+        return True
+    head_end = span.end
+    if span.kind == "table":  # a container: only its head, up to its first key, counts
+        head_end = min((d.start - 1 for d in spans
+                        if d.kind == "key" and span.start < d.start <= span.end),
+                       default=span.end)
+    return overlap(start, end, span.start, max(span.start, head_end)) >= \
+        HEADER_OVERLAP * (end - start + 1)
 
 
 def _key_spans(keys: list[tuple[int, str]], tables: set[int], last: int

@@ -69,14 +69,21 @@ _TESTS = re.compile(
 _TEST_WORDS = re.compile(
     r"\b(tests?|spec|specs|fixtures?|mock(?:s|ed|ing)?|fake(?:s|d)?|stub(?:s|bed)?|conftest)\b")
 _CONFIG = re.compile(
-    r"\b(which setting|config(?:uration)? (?:file|key|option)|env(?:ironment)? var(?:iable)?s?"
-    r"|settings? for|default value of)\b")
+    r"\b(which setting|config(?:uration)? (?:file|key|option)s?|env(?:ironment)? var(?:iable)?s?"
+    r"|settings? for|default value of|(?:test|lint|build|project|package) config(?:uration)?"
+    r"|lint(?:er|ing)? (?:rules?|settings?|options?)|linters?|formatters?"
+    r"|(?:optional |install(?:ed)? |runtime |dev(?:elopment)? )?dependenc(?:y|ies)"
+    r"|licen[cs]es? (?:are |is )?allowed|which (?:command|script)s?(?: runs?)?)\b")
 _ASKS = {
-    "legacy": re.compile(r"\b(legacy|deprecated|old (?:api|version|implementation))\b"),
+    # Naming a release line ("the v3 router", "1.x") asks for that line's copy too.
+    "legacy": re.compile(r"\b(legacy|deprecated|(?:old|older|previous) (?:api|versions?|implementation|major)"
+                         r"|v\d+(?:\.\d+)*|\d+\.x)\b"),
     "generated": re.compile(r"\b(generated|codegen|protobuf|pb2)\b"),
     "vendored": re.compile(r"\b(vendor(?:ed)?|third[- ]party)\b"),
     "migration": re.compile(r"\b(migrations?|schema change)\b"),
     "docs": re.compile(r"\b(docs?|documentation|readme|docstring)\b"),
+    "benchmark": re.compile(r"\b(bench(?:mark)?(?:s|ing|ed)?|perf(?:ormance)? (?:tests?|suites?))\b"),
+    "translation": re.compile(r"\b(translat(?:ion|ions|ed|e)|locales?|i18n|l10n|gettext|catalogues?)\b"),
 }
 
 # A short query states its intent anywhere; a long one (an issue report) in its title.
@@ -201,10 +208,15 @@ def detect_intent(text: str, *, test_words: bool = True) -> str:
     """The query's intent. ``test_words=False``: words of testing alone ("fixture",
     "mock") do not make it ask for tests; only phrasing does ("tests for X")."""
     lowered = _lowered_head(text)
-    if _TESTS.search(lowered) or (test_words and _TEST_WORDS.search(lowered)):
+    if _TESTS.search(lowered):
         return "tests"
-    for intent, pattern in (("examples", _EXAMPLES), ("config", _CONFIG),
-                            ("definition", _DEFINITION)):
+    # A question about settings that names testing ("the test configuration", "test
+    # mode") asks for the setting, not for tests.
+    if _CONFIG.search(lowered):
+        return "config"
+    if test_words and _TEST_WORDS.search(lowered):
+        return "tests"
+    for intent, pattern in (("examples", _EXAMPLES), ("definition", _DEFINITION)):
         if pattern.search(lowered):
             return intent
     return "general"
@@ -216,7 +228,8 @@ def detect_asks(text: str, *, test_words: bool = True) -> frozenset[str]:
     or usage (documentation is where examples live)."""
     lowered = _lowered_head(text)
     asks = {name for name, pattern in _ASKS.items() if pattern.search(lowered)}
-    if _TESTS.search(lowered) or (test_words and _TEST_WORDS.search(lowered)):
+    if _TESTS.search(lowered) or (test_words and _TEST_WORDS.search(lowered)
+                                  and not _CONFIG.search(lowered)):
         asks.add("test")
     if detect_intent(text, test_words=test_words) == "examples":
         asks.add("docs")

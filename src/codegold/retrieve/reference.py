@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from codegold.index.categories import version_copies
 from codegold.index.store import IndexReader
 from codegold.model import EmbedderInfo
 from codegold.retrieve import lexindex, ltr, signals
@@ -84,11 +85,21 @@ class ReferenceRetriever:
         self.config = config
         self.dense = dense
         self._resolver: signals.PathResolver | None = None
-        self._categories = Categories(config.rerank.category_patterns)
+        self._patterns = Categories(config.rerank.category_patterns)
+        self._categories_of_tree: Categories | None = None
         self._domain_words: dict[str, bool] = {}
         self._non_test_files: npt.NDArray[np.bool_] | None = None
         ranker = config.ranker
         self._model = ltr.load_model(ranker.model) if ranker.method == "ltr" else None
+
+    @property
+    def _categories(self) -> Categories:
+        """The configured path categories plus what only the whole tree tells: files of a
+        previous release line kept beside the current one are ``legacy``."""
+        if self._categories_of_tree is None:
+            copies = version_copies(self.resolver.files)
+            self._categories_of_tree = self._patterns.with_files("legacy", copies)
+        return self._categories_of_tree
 
     @property
     def resolver(self) -> signals.PathResolver:
@@ -179,7 +190,7 @@ class ReferenceRetriever:
                                          stemmed=lexical.stem)
         if self._non_test_files is None:
             self._non_test_files = np.asarray(
-                [not self._categories.of_path(path) & {"test"} for path in engine.chunk_ids],
+                [not self._patterns.of_path(path) & {"test"} for path in engine.chunk_ids],
                 dtype=bool)
         total = int(np.count_nonzero(self._non_test_files))
         stem = word[:-1] if word.endswith("s") else word
@@ -208,7 +219,9 @@ class ReferenceRetriever:
         analysis = gathered.analysis
         factors = [multipliers(item.chunk, config=cfg.rerank, intent=analysis.intent,
                                asks_for=analysis.asks_for, open_file=open_file,
-                               categories=self._categories) for item in gathered.candidates]
+                               categories=self._categories,
+                               named="symbol" in item.contributions)
+                   for item in gathered.candidates]
         offsets = np.asarray([sum(math.log(v) for v in f.values() if v > 0) for f in factors],
                              dtype=np.float64)
         rows = ltr.feature_rows(gathered.candidates, gathered.rankings,

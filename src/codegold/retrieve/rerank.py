@@ -8,6 +8,8 @@ that lacks its signature. Then same-file decay spreads the top ranks over more f
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 from codegold.index.store import IndexedChunk
@@ -32,6 +34,15 @@ class Categories:
 
     def __init__(self, patterns: dict[str, list[str]]) -> None:
         self.sets = {name: GlobSet(globs) for name, globs in sorted(patterns.items())}
+        # Categories known file by file (from the whole tree, not a pattern).
+        self.files: dict[str, frozenset[str]] = {}
+
+    def with_files(self, category: str, files: frozenset[str]) -> Categories:
+        """A copy that also puts each of ``files`` in ``category``."""
+        out = Categories({})
+        out.sets = self.sets
+        out.files = {**self.files, category: self.files.get(category, frozenset()) | files}
+        return out
 
     def of(self, chunk: IndexedChunk) -> frozenset[str]:
         found = {chunk.role} & _ROLE_CATEGORIES
@@ -39,10 +50,38 @@ class Categories:
         return frozenset(found)
 
     def of_path(self, path: str) -> frozenset[str]:
-        """The categories the configured path patterns give ``path``."""
-        return frozenset(name for name, globs in self.sets.items() if globs.matches(path))
+        """The categories the configured path patterns (and file lists) give ``path``."""
+        found = {name for name, globs in self.sets.items() if globs.matches(path)}
+        found.update(name for name, files in self.files.items() if path in files)
+        return frozenset(found)
 
 
+
+
+_COMMENT_OR_BRACE = re.compile(r"^(?://|#|\*|/\*|\"\"\"|'''|[{}()\[\];,]*$|end$)")
+_OPENS_BODY = re.compile(r"(?:\{|:|=>|->.*\{)\s*(?://.*|#.*)?$")
+
+
+def is_forwarder(chunk: IndexedChunk) -> bool:
+    """A function or method whose whole body hands the call on to another one of the same
+    name (``func GET(p string) { return engine().GET(p) }``, ``def run(self): return
+    self._app.run()``): a facade, a copy of the API in another role, not where the
+    behaviour is."""
+    if chunk.role != "definition" or chunk.kind not in ("function", "method") or not chunk.symbol:
+        return False
+    name = chunk.symbol.replace("::", ".").rsplit(".", 1)[-1]
+    if len(name) < 2 or not name.isidentifier():
+        return False
+    lines = [line.strip() for line in chunk.text.splitlines()]
+    code = [line for line in lines if line and not _COMMENT_OR_BRACE.match(line)]
+    opened = next((i for i, line in enumerate(code) if _OPENS_BODY.search(line)), None)
+    if opened is None:
+        return False
+    body = code[opened + 1:]
+    if not 1 <= len(body) <= 2:
+        return False
+    call = re.compile(rf"[.:]{re.escape(name)}\s*\(")
+    return any(call.search(line) for line in body)
 
 
 def _shared_segments(a: str, b: str) -> int:
@@ -56,8 +95,10 @@ def _shared_segments(a: str, b: str) -> int:
 
 def multipliers(chunk: IndexedChunk, *, config: RerankConfig, intent: str,
                 asks_for: frozenset[str], open_file: str | None,
-                categories: Categories) -> dict[str, float]:
-    """The rerank multipliers of one chunk, by name (those equal to 1 left out)."""
+                categories: Categories, named: bool = False) -> dict[str, float]:
+    """The rerank multipliers of one chunk, by name (those equal to 1 left out).
+    ``named``: the query names the chunk's symbol (the symbol signal found it), so a
+    forwarder is what was asked for."""
     preference = config.role_preference.get(intent, {})
     factors: dict[str, float] = {}
     role_factor = preference.get(chunk.role, 1.0)
@@ -88,6 +129,8 @@ def multipliers(chunk: IndexedChunk, *, config: RerankConfig, intent: str,
                 factors["open_prefix"] = 1.0 + config.open_file.per_shared_segment * shared
     if not chunk.has_signature:
         factors["no_signature"] = config.no_signature
+    if config.forwarder != 1.0 and not named and is_forwarder(chunk):
+        factors["forwarder"] = config.forwarder
     return factors
 
 
@@ -103,7 +146,8 @@ def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
     boosted: list[Scored] = []
     for item in items:
         factors = multipliers(item.chunk, config=config, intent=intent, asks_for=asks_for,
-                              open_file=open_file, categories=matcher)
+                              open_file=open_file, categories=matcher,
+                              named="symbol" in item.contributions)
         score = item.score
         for value in factors.values():
             score *= value

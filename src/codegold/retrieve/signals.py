@@ -94,7 +94,10 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
             short = candidate.rsplit(".", 1)[-1]
             if candidate in done:
                 break
-            if len(short) < config.min_length and short.islower() and "_" not in short:
+            # A short lower-case word alone is usually English ("sel", "map", "any"); after
+            # a qualifier (``Dataset.sel``) it is a member name, as sure as a long one.
+            if ("." not in candidate and len(short) < config.min_length and short.islower()
+                    and "_" not in short):
                 break
             definitions = reader.definitions(candidate)
             if not definitions:
@@ -119,6 +122,11 @@ class PathResolver:
             parts = path.split("/")
             for start in range(len(parts)):
                 self._by_suffix["/".join(parts[start:])].append(path)
+
+    @property
+    def files(self) -> frozenset[str]:
+        """Every indexed file with chunks."""
+        return frozenset(self._files)
 
     @classmethod
     def of(cls, reader: IndexReader) -> PathResolver:

@@ -241,3 +241,162 @@ def render_config(result: TuneResult) -> str:
     body = yaml.safe_dump({"format": 1, **result.overrides()}, sort_keys=True,
                           default_flow_style=False)
     return "\n".join(header) + "\n" + body
+
+
+# A configuration that raises the mean by costing any one held-out repository more than
+# this (a share of its cases, on the tuned metric) is rejected.
+MAX_REPOSITORY_LOSS = 0.05
+
+
+class Fold(msgspec.Struct, frozen=True, kw_only=True):
+    """One repository held out: the others were tuned on, this one judged."""
+
+    repository: str
+    params: dict[str, Any]     # chosen on the other repositories' cases
+    default: Figures           # on this repository
+    tuned: Figures             # on this repository
+
+
+class LoroResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Leave-one-repository-out: the figure on each repository when the others are tuned
+    on, the mean and the worst beside it, and what ships."""
+
+    metric: str
+    seed: int
+    trials: int
+    folds: list[Fold]
+    default_mean: float
+    tuned_mean: float
+    default_worst: float
+    tuned_worst: float
+    worst_repository: str      # of the tuned configurations
+    largest_loss: float        # the most one repository lost (tuned minus default, >= 0)
+    accepted: bool             # the mean rose and no repository lost more than the limit
+    candidate: dict[str, Any]  # tuned on every repository's cases
+    params: dict[str, Any]     # what is written: the candidate when accepted, else {}
+    warnings: list[str]
+
+    def overrides(self) -> dict[str, Any]:
+        return nested(self.params)
+
+
+def _search(optuna: Any, cases: Sequence[Case], indexes: Any, space: dict[str, Param],
+            metric: str, trials: int, seed: int, lower_is_better: bool) -> dict[str, Any]:
+    """The best values TPE finds on ``cases``; {} when none beats the default there."""
+    from codegold.retrieve.config import load_config
+
+    def objective(trial: Any) -> float:
+        values = {key: _suggest(trial, key, param) for key, param in sorted(space.items())}
+        trial.set_user_attr("values", values)
+        return score(load_config(overrides=nested(values)), cases, indexes, metric).metric
+
+    study = optuna.create_study(direction="minimize" if lower_is_better else "maximize",
+                                sampler=optuna.samplers.TPESampler(seed=seed))
+    study.optimize(objective, n_trials=trials)
+    done = [t for t in study.trials if t.value is not None]
+    best_value = min(t.value for t in done) if lower_is_better else max(t.value for t in done)
+    default = score(load_config(), cases, indexes, metric).metric
+    if not (best_value < default if lower_is_better else best_value > default):
+        return {}
+    best = next(t for t in done if t.value == best_value)
+    return dict(best.user_attrs["values"])
+
+
+def loro(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *,
+         metric: str = "pass_rate", trials: int = 50, seed: int = 0,
+         max_loss: float = MAX_REPOSITORY_LOSS) -> LoroResult:
+    """Leave one repository out: for each repository, tune on the others' cases and judge
+    on its own; then tune on all of them. The configuration tuned on all ships only when,
+    held out, it raised the mean over repositories and cost no repository more than
+    ``max_loss``; otherwise the default is written."""
+    from codegold.model.metrics import METRICS
+    from codegold.retrieve.config import load_config
+
+    names = [m.name for m in METRICS]
+    if metric not in names:
+        raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(names)}",
+                         field="--metric")
+    if trials < 1:
+        raise InputError(f"--trials must be at least 1, found {trials}")
+    by_repo: dict[str, list[Case]] = {}
+    for case in cases:
+        by_repo.setdefault(case.repository or "?", []).append(case)
+    if len(by_repo) < 2:
+        raise InputError(f"leave-one-repository-out needs cases of at least two repositories, "
+                         f"found {len(by_repo)}")
+    optuna = _optuna()
+    lower_is_better = metric in ("forbidden_rate", "revision_mismatch_rate")
+    sign = -1.0 if lower_is_better else 1.0
+    default = load_config()
+    folds: list[Fold] = []
+    for repository in sorted(by_repo):
+        held = by_repo[repository]
+        others = [c for c in cases if (c.repository or "?") != repository]
+        params = _search(optuna, others, indexes, space, metric, trials, seed, lower_is_better)
+        folds.append(Fold(repository=repository, params=params,
+                          default=score(default, held, indexes, metric),
+                          tuned=score(load_config(overrides=nested(params)), held, indexes,
+                                      metric)))
+    candidate = _search(optuna, cases, indexes, space, metric, trials, seed, lower_is_better)
+
+    def mean(values: list[float]) -> float:
+        return sum(values) / len(values)
+
+    default_mean = mean([f.default.metric for f in folds])
+    tuned_mean = mean([f.tuned.metric for f in folds])
+    losses = {f.repository: sign * (f.default.metric - f.tuned.metric) for f in folds}
+    largest = max(0.0, *losses.values())
+    pick = min if not lower_is_better else max
+    worst_fold = pick(folds, key=lambda f: (f.tuned.metric, f.repository))
+    gained = sign * (tuned_mean - default_mean) > 0
+    accepted = bool(candidate) and gained and largest <= max_loss
+    notes: list[str] = []
+    if not candidate:
+        notes.append("no trial beat the default configuration on every repository's cases; "
+                     "the written configuration is the default")
+    elif not gained:
+        notes.append(f"held out, the tuned configurations did not raise the mean {metric} "
+                     f"over repositories ({default_mean:.3f} -> {tuned_mean:.3f}); the "
+                     "default is written")
+    elif largest > max_loss:
+        loser = max(losses, key=lambda r: (losses[r], r))
+        notes.append(f"held out, {loser} lost {largest:.3f} of {metric} (more than "
+                     f"{max_loss:.3f}) for a mean gain of {sign * (tuned_mean - default_mean):+.3f}; "
+                     "the default is written")
+    for fold in folds:
+        if fold.default.invalid:
+            notes.append(f"{fold.default.invalid} of {fold.default.cases} cases of "
+                         f"{fold.repository} are invalid (no index for their revision, or "
+                         "unusable labels) and count as failures")
+    return LoroResult(
+        metric=metric, seed=seed, trials=trials, folds=folds, default_mean=default_mean,
+        tuned_mean=tuned_mean,
+        default_worst=pick(f.default.metric for f in folds),
+        tuned_worst=worst_fold.tuned.metric, worst_repository=worst_fold.repository,
+        largest_loss=largest, accepted=accepted, candidate=candidate,
+        params=candidate if accepted else {}, warnings=notes)
+
+
+def render_loro(result: LoroResult) -> str:
+    """The configuration leave-one-repository-out chose, with its per-repository figures."""
+    import yaml
+
+    header = [
+        "# Reference retriever configuration chosen by `codegold tune --by-repository`",
+        f"# metric {result.metric}, {result.trials} trials, seed {result.seed}; each "
+        "repository held out, the others tuned on:",
+        f"#   {'repository':<28} {'cases':>5} {'default':>8} {'tuned':>8}",
+        *(f"#   {f.repository:<28} {f.default.cases:>5} {f.default.metric:>8.3f} "
+          f"{f.tuned.metric:>8.3f}" for f in result.folds),
+        f"#   {'mean':<28} {'':>5} {result.default_mean:>8.3f} {result.tuned_mean:>8.3f}",
+        f"#   {'worst':<28} {'':>5} {result.default_worst:>8.3f} {result.tuned_worst:>8.3f}"
+        f"  ({result.worst_repository})",
+        f"# {'accepted' if result.accepted else 'rejected'}: largest loss on one repository "
+        f"{result.largest_loss:.3f} (limit {MAX_REPOSITORY_LOSS:.3f})",
+        *(f"# warning: {w}" for w in result.warnings),
+    ]
+    if result.candidate and not result.accepted:
+        header.append(f"# the rejected candidate (tuned on every repository): {result.candidate}")
+    body = yaml.safe_dump({"format": 1, **result.overrides()}, sort_keys=True,
+                          default_flow_style=False)
+    return "\n".join(header) + "\n" + body
