@@ -287,6 +287,69 @@ def _json_error(err: Exception, raw: bytes, path: str, line: int | None = None) 
     return SchemaError(f"invalid JSON: {message}", path=path, line=line)
 
 
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def _duplicate_line(raw: bytes) -> int | None:
+    """The line of the first key repeated within one JSON object (only on error: slow)."""
+    stack: list[set[bytes] | None] = []
+    expect_key = False
+    for match in _JSON_TOKEN.finditer(raw):
+        token = match.group()
+        if token == b"{":
+            stack.append(set())
+            expect_key = True
+        elif token == b"[":
+            stack.append(None)
+        elif token in (b"}", b"]"):
+            if stack:
+                stack.pop()
+        elif token == b",":
+            expect_key = bool(stack) and stack[-1] is not None
+        elif token == b":":
+            expect_key = False
+        elif expect_key and stack and (keys := stack[-1]) is not None:
+            if token in keys:
+                return raw.count(b"\n", 0, match.start()) + 1
+            keys.add(token)
+            expect_key = False
+    return None
+
+
+def refuse_duplicate_keys(raw: bytes, path: str, line: int | None = None) -> None:
+    """A key given twice in one JSON object is a SchemaError naming it: JSON parsers keep
+    the last value silently, so a second ``"forbidden": []`` would empty the first (YAML
+    is refused the same way while loading). ``raw`` must already decode."""
+    import json
+
+    try:
+        json.loads(raw, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as err:
+        where = _duplicate_line(raw)
+        at = where if line is None else line + (where or 1) - 1
+        raise SchemaError(f"duplicate key {err.key!r} in one mapping", path=path,
+                          line=at) from None
+    except (ValueError, RecursionError):
+        return  # msgspec decoded it already; its rules decide
+
+
 def load_structured(path: str | Path, what: str) -> LoadedDocument:
     """Load YAML, JSON or JSONL by extension (``.jsonl`` gives a list of line objects).
 
@@ -309,6 +372,7 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
             if not isinstance(obj, dict):
                 raise SchemaError(f"each line must be a JSON object, found {_kind(obj)}",
                                   path=where, line=number)
+            refuse_duplicate_keys(line, where, number)
             # No depth walk per line: msgspec bounds its own recursion, and typed decoding
             # refuses nesting the Spec does not declare (this path must stay fast).
             doc.lines[id(obj)] = number
@@ -324,6 +388,7 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
             raise _json_error(err, raw, where) from None
         check_depth(doc.data, where)
+        refuse_duplicate_keys(raw, where)
         return doc
     try:
         doc.data = yaml.load(text, Loader=_make_loader(doc.lines))
