@@ -12,8 +12,9 @@ from typing import Any, Protocol
 
 import msgspec
 
-from codegold.errors import RetrieverError
+from codegold.errors import RetrieverError, SchemaError
 from codegold.model import Chunk, Context, Manifest
+from codegold.model._files import MAX_DEPTH, check_depth
 
 PROTOCOL_FORMAT = 1
 
@@ -73,10 +74,14 @@ def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
         if text[:1] == b"[":
             return RetrievalResponse(ranked=msgspec.json.decode(text, type=list[Chunk]))
         response = _RESPONSE_DECODER.decode(text)
+        if response.filters:
+            check_depth(response.filters, source, start=2)
     except msgspec.ValidationError as err:
         raise RetrieverError(f"{source} returned JSON that is not a retrieval response: {err}") from None
     except msgspec.DecodeError as err:
         raise RetrieverError(f"{source} returned invalid JSON: {err}") from None
+    except (RecursionError, SchemaError):
+        raise RetrieverError(f"{source} returned JSON nested deeper than {MAX_DEPTH} levels") from None
     if response.format != PROTOCOL_FORMAT:
         raise RetrieverError(f"{source} answered protocol format {response.format}; "
                              f"codegold speaks format {PROTOCOL_FORMAT}")
@@ -88,8 +93,11 @@ def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
     if isinstance(data, RetrievalResponse):
         return data
     try:
+        check_depth(data, source)
         if isinstance(data, list):
             return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
         return msgspec.convert(data, RetrievalResponse)
     except msgspec.ValidationError as err:
         raise RetrieverError(f"{source} returned data that is not a retrieval response: {err}") from None
+    except (SchemaError, RecursionError):
+        raise RetrieverError(f"{source} returned data nested deeper than {MAX_DEPTH} levels") from None

@@ -39,6 +39,7 @@ from codegold.diagnose.sources import IndexView, RepoView
 from codegold.errors import InputError, SchemaError
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
+from codegold.model._files import decode_json
 from codegold.plumbing.secrets import redact_struct
 
 
@@ -312,9 +313,10 @@ def load_diagnoses(directory: str | Path) -> DiagnosisSet:
     except OSError:
         raise InputError("no diagnoses.json in the diagnosis directory (run `codegold diagnose -o DIR`)",
                          path=str(path)) from None
+    data = decode_json(raw, path=str(path))  # bounded nesting: bundles hold free-form filters
     try:
-        found = msgspec.json.decode(raw, type=DiagnosisSet)
-    except (msgspec.ValidationError, msgspec.DecodeError) as err:
+        found = msgspec.convert(data, DiagnosisSet)
+    except msgspec.ValidationError as err:
         raise SchemaError(f"not a codegold diagnoses file: {err}", path=str(path)) from None
     if found.format != DIAGNOSIS_FORMAT:
         raise SchemaError(f"unsupported diagnoses format {found.format}", path=str(path))

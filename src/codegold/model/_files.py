@@ -20,7 +20,7 @@ import os
 import re
 import stat
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
@@ -257,9 +257,10 @@ def decode_text(raw: bytes, path: str, what: str) -> str:
                          path=path, line=line) from None
 
 
-def check_depth(data: Any, path: str, line: int | None = None) -> None:
-    """Refuse lists/mappings nested deeper than :data:`MAX_DEPTH` (checked without recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
+def check_depth(data: Any, path: str, line: int | None = None, *, start: int = 1) -> None:
+    """Refuse lists/mappings nested deeper than :data:`MAX_DEPTH` (checked without
+    recursion); ``start`` is the depth ``data`` itself sits at in its document."""
+    stack: list[tuple[Any, int]] = [(data, start)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
@@ -271,6 +272,28 @@ def check_depth(data: Any, path: str, line: int | None = None) -> None:
         if depth > MAX_DEPTH:
             raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path, line=line)
         stack.extend((child, depth + 1) for child in children)
+
+
+def decode_json(raw: bytes, type_: Any = Any, *, path: str, line: int | None = None,
+                untyped: Callable[[Any], Iterable[tuple[Any, int]]] | None = None) -> Any:
+    """``raw`` decoded (into ``type_``) with nesting bounded by :data:`MAX_DEPTH`: the one
+    way untrusted JSON enters (files, retriever answers, lines of a stream).
+
+    A typed decode is bounded by its type, except where the type says ``Any``:
+    ``untyped(value)`` names those parts as ``(part, depth at which it sits)`` and each is
+    checked; an untyped decode is checked whole. Invalid JSON, a value that does not fit
+    ``type_`` and nesting too deep are each a SchemaError naming ``path`` (and ``line``).
+    """
+    try:
+        value = msgspec.json.decode(raw, type=type_)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
+        raise _json_error(err, raw, path, line) from None
+    if type_ is Any:
+        check_depth(value, path, line)
+    elif untyped is not None:
+        for part, depth in untyped(value):
+            check_depth(part, path, line, start=depth)
+    return value
 
 
 def _json_error(err: Exception, raw: bytes, path: str, line: int | None = None) -> SchemaError:
@@ -365,16 +388,11 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
     if suffix == ".jsonl":
         items = []
         for number, line in iter_jsonl(raw):
-            try:
-                obj = msgspec.json.decode(line)
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
-                raise _json_error(err, line, where, number) from None
+            obj = decode_json(line, path=where, line=number)
             if not isinstance(obj, dict):
                 raise SchemaError(f"each line must be a JSON object, found {_kind(obj)}",
                                   path=where, line=number)
             refuse_duplicate_keys(line, where, number)
-            # No depth walk per line: msgspec bounds its own recursion, and typed decoding
-            # refuses nesting the Spec does not declare (this path must stay fast).
             doc.lines[id(obj)] = number
             items.append(obj)
         doc.data = items

@@ -15,6 +15,7 @@ from codegold.errors import SchemaError
 from codegold.model._files import (
     MAX_DEPTH,
     bounded_lines,
+    check_depth,
     describe_validation_error,
     open_input,
 )
@@ -158,9 +159,18 @@ _DECODER = msgspec.json.Decoder(Attempt)
 _ENCODER = msgspec.json.Encoder()
 
 
+def untyped_parts(attempt: Attempt) -> list[tuple[Any, int]]:
+    """The parts of an attempt its type does not bound (``query.filters``, 3 deep)."""
+    return [(attempt.query.filters, 3)] if attempt.query is not None and attempt.query.filters \
+        else []
+
+
 def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | None = None) -> Attempt:
     try:
-        return _DECODER.decode(line)
+        attempt = _DECODER.decode(line)
+        for part, depth in untyped_parts(attempt):
+            check_depth(part, path, line_number, start=depth)
+        return attempt
     except msgspec.ValidationError as err:
         text = describe_validation_error(str(err), Attempt)
         if text.endswith("(at $)") and text.startswith("Expected `object`"):
