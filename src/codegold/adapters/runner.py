@@ -31,8 +31,8 @@ from codegold.errors import CodegoldError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
 from codegold.model._files import bounded_lines, open_input
+from codegold.model.attempts import redact_attempt
 from codegold.model.manifest import Manifest
-from codegold.plumbing import secrets
 from codegold.plumbing.outputs import append_locked
 
 
@@ -289,7 +289,7 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
 
         def record(attempt: Attempt) -> None:
             # Excerpts and error text came from outside: no secret value is written.
-            attempt = secrets.redact_struct(attempt)
+            attempt = redact_attempt(attempt)
             line = encode_attempt(attempt) + b"\n"
             with lock:
                 handle.write(line)

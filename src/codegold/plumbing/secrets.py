@@ -341,13 +341,31 @@ def is_program_text(path: str) -> bool:
         and not name.startswith(".env")
 
 
+@lru_cache(maxsize=65536)
+def _redact_cached(text: str, code: bool) -> tuple[str, tuple[str, ...]]:
+    clean, kinds = redact(text, code=code)
+    return clean, tuple(kinds)
+
+
+def redact_once(text: str, *, code: bool = False) -> str:
+    """:func:`redact_text`, remembered by value: the same query, symbol or message met
+    again (every chunk of a run names the same few) is scanned once."""
+    if len(text) < 4:
+        return text  # no detector matches fewer characters
+    return _redact_cached(text, code)[0]
+
+
 def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
-    """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted;
-    the kinds replaced are appended to ``kinds``. A mapping with a ``file`` and an
-    ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as that file's text."""
+    """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted,
+    mapping keys included; the kinds replaced are appended to ``kinds``. A mapping with a
+    ``file`` and an ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as
+    that file's text. Walked without recursion limits mattering: input is bounded at 100
+    levels where it enters."""
     found = kinds if kinds is not None else []
     if isinstance(data, str):
-        clean, more = redact(data)
+        if len(data) < 4:
+            return data
+        clean, more = _redact_cached(data, False)
         found.extend(more)
         return clean
     if isinstance(data, list | tuple):
@@ -356,12 +374,15 @@ def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
         out: dict[Any, Any] = {}
         code = isinstance(data.get("file"), str) and is_program_text(data["file"])
         for key, value in data.items():
+            clean_key = redact_data(key, found) if isinstance(key, str) else key
+            if clean_key in out:  # two keys redacted alike: keep both, told apart
+                clean_key = f"{clean_key}#{len(out)}"
             if code and key in ("excerpt", "text") and isinstance(value, str):
-                clean, more = redact(value, code=True)
+                clean, more = _redact_cached(value, True)
                 found.extend(more)
-                out[key] = clean
+                out[clean_key] = clean
             else:
-                out[key] = redact_data(value, found)
+                out[clean_key] = redact_data(value, found)
         return out
     return data
 
@@ -389,5 +410,6 @@ def summary(kinds: list[str]) -> str:
 
 __all__ = ["DATA_SUFFIXES", "PLACEHOLDER", "SECRET_PATTERNS", "Span", "find_high_entropy",
            "find_secrets", "is_program_text", "looks_random", "merge_spans", "redact",
-           "redact_bytes", "redact_data", "redact_struct", "redact_text", "replace_spans",
+           "redact_bytes", "redact_data", "redact_once", "redact_struct", "redact_text",
+           "replace_spans",
            "summary"]
