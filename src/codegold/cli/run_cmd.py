@@ -19,6 +19,7 @@ from codegold.cli._common import (
     start_executor,
     stderr_console,
 )
+from codegold.plumbing.text import terminal_safe
 
 EXIT_RUN_ERRORS = 3
 _SHOW_ERRORS = 5
@@ -215,15 +216,17 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
             progress.stop()
         close_retriever(retriever)
     if summary.dropped_bytes:
-        click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
+        click.echo(f"warning: dropped the last line of {terminal_safe(output)} ({summary.dropped_bytes} bytes): "
                    "it was cut off mid-write; its case runs again", err=True)
     if not quiet:
-        click.echo(f"{summary.written} attempts written to {output} "
+        click.echo(f"{summary.written} attempts written to {terminal_safe(output)} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
-                   f"in {summary.seconds:.1f}s, run {summary.run_id}", err=True)
+                   f"in {summary.seconds:.1f}s, run {terminal_safe(summary.run_id)}", err=True)
     if summary.errors:
         for message, case_id in errors.items():
-            click.echo(f"  case {case_id}: {_one_line(message)}", err=True)
+            # ids, the retriever's stderr and the run id come from outside
+            click.echo(f"  case {terminal_safe(case_id)}: {terminal_safe(_one_line(message))}",
+                       err=True)
         if summary.errors > len(errors):
             click.echo(f"  ({summary.errors} error attempts in all)", err=True)
         if not allow_errors:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from codegold.cli._common import guard, handle_errors, index_option, output_option, quiet_option
+from codegold.plumbing.text import terminal_safe
 
 
 @click.command("tune")
@@ -59,7 +60,7 @@ def command(cases: str, index: str | None, output: str, space_path: str | None,
                   train_value=split_value)
     write_text_atomic(output, render_config(result))
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {terminal_safe(warning)}", err=True)
     if quiet:
         return
     click.echo(f"{metric} over {trials} trials (seed {seed}, split by {result.split_source}):")
