@@ -15,6 +15,7 @@ import msgspec
 from codegold.errors import RetrieverError, SchemaError
 from codegold.model import Chunk, Context, Manifest
 from codegold.model._files import MAX_DEPTH, check_depth
+from codegold.model.attempts import MAX_CHUNKS, chunk_count_problem, too_many_chunks
 
 PROTOCOL_FORMAT = 1
 
@@ -70,10 +71,18 @@ def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
     text = payload.strip()
     if not text:
         raise RetrieverError(f"{source} returned an empty answer (expected a JSON response)")
+    many = too_many_chunks(text)
+    if many is not None:
+        raise RetrieverError(f"{source} answered {many} chunks; at most {MAX_CHUNKS} ranked "
+                             f"and {MAX_CHUNKS} candidates are taken")
     try:
         if text[:1] == b"[":
-            return RetrievalResponse(ranked=msgspec.json.decode(text, type=list[Chunk]))
-        response = _RESPONSE_DECODER.decode(text)
+            response = RetrievalResponse(ranked=msgspec.json.decode(text, type=list[Chunk]))
+        else:
+            response = _RESPONSE_DECODER.decode(text)
+        problem = chunk_count_problem(response.ranked, response.candidates)
+        if problem is not None:
+            raise RetrieverError(f"{source} answered {problem}")
         if response.filters:
             check_depth(response.filters, source, start=2)
     except msgspec.ValidationError as err:
@@ -95,8 +104,13 @@ def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
     try:
         check_depth(data, source)
         if isinstance(data, list):
-            return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
-        return msgspec.convert(data, RetrievalResponse)
+            response = RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
+        else:
+            response = msgspec.convert(data, RetrievalResponse)
+        problem = chunk_count_problem(response.ranked, response.candidates)
+        if problem is not None:
+            raise RetrieverError(f"{source} returned {problem}")
+        return response
     except msgspec.ValidationError as err:
         raise RetrieverError(f"{source} returned data that is not a retrieval response: {err}") from None
     except (SchemaError, RecursionError):

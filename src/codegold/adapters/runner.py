@@ -30,7 +30,7 @@ from codegold.adapters.protocol import RetrievalRequest, Retriever
 from codegold.errors import CodegoldError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
-from codegold.model._files import bounded_lines, open_input
+from codegold.model._files import MAX_LINE_BYTES, bounded_lines, open_input
 from codegold.model.attempts import redact_attempt
 from codegold.model.manifest import Manifest
 from codegold.plumbing.outputs import append_locked
@@ -291,6 +291,14 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
             # Excerpts and error text came from outside: no secret value is written.
             attempt = redact_attempt(attempt)
             line = encode_attempt(attempt) + b"\n"
+            if len(line) > MAX_LINE_BYTES:
+                # An answer under the answer cap can still encode past the line cap (escapes,
+                # candidates beside ranked): this attempt fails, never the whole file.
+                attempt = msgspec.structs.replace(
+                    attempt, ranked=[], candidates=None, context_ids=None, final=None,
+                    error=f"the answer makes an attempt line of {len(line) // 1024**2} MiB; "
+                          f"at most {MAX_LINE_BYTES // 1024**2} MiB can be recorded")
+                line = encode_attempt(attempt) + b"\n"
             with lock:
                 handle.write(line)
                 handle.flush()

@@ -380,14 +380,14 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
     """
     import msgspec
 
-    from codegold.errors import InputError
     from codegold.index import chunk_file
     from codegold.index.build import redact_blob
+    from codegold.index.policy import DEFAULT_MAX_BYTES
+    from codegold.model._files import read_bytes
 
-    try:
-        data = file.read_bytes()
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path=str(file)) from err
+    # Bounded like a file an index build reads (a device or a huge file is refused, never
+    # read whole into memory); the limit is the path policy's default max_bytes.
+    data = read_bytes(file, "source", limit=DEFAULT_MAX_BYTES)
     # chunked as an index build would: secret values redacted first
     result = chunk_file(repo_path or file.as_posix(),
                         redact_blob(repo_path or file.as_posix(), data)[0])

@@ -25,8 +25,12 @@ EXIT_RUN_ERRORS = 3
 _SHOW_ERRORS = 5
 
 
+MAX_SECONDS = 86_400
+
+
 class _Seconds(click.ParamType[float, Any]):
-    """A finite number of seconds above zero (``nan``, ``inf``, 0 and negatives refused)."""
+    """A finite number of seconds above zero and at most a day (``nan``, ``inf``, 0,
+    negatives and ``1e10``, which no socket or process timer takes, refused)."""
 
     name = "seconds"
 
@@ -38,6 +42,9 @@ class _Seconds(click.ParamType[float, Any]):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
         if not math.isfinite(number) or number <= 0:
             self.fail(f"{value!r} is not a finite number of seconds above 0", param, ctx)
+        if number > MAX_SECONDS:
+            self.fail(f"{value!r} seconds is more than a day; expected at most {MAX_SECONDS}",
+                      param, ctx)
         return number
 
 

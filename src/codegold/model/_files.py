@@ -238,8 +238,8 @@ def read_bytes(path: str | Path, what: str, *, limit: int | None = None) -> byte
         except OSError as err:
             raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
     if limit is not None and len(raw) > limit:
-        raise InputError(f"{what} file is larger than the {limit // 1024**2} MiB this format "
-                         "allows", path=str(path))
+        size = f"{limit // 1024**2} MiB" if limit >= 1024**2 else f"{limit:,} bytes"
+        raise InputError(f"{what} file is larger than the {size} allowed here", path=str(path))
     return raw
 
 

@@ -156,6 +156,27 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     format: Literal[1] = 1
 
 
+MAX_CHUNKS = 10_000
+"""Most chunks one answer (an attempt's ``ranked`` or ``candidates``, a retriever's
+response) may hold: no answer stage reads more, and millions of tiny chunks in one line
+would cost gigabytes to decode."""
+
+
+def too_many_chunks(raw: bytes) -> int | None:
+    """How many chunks the JSON ``raw`` names when that is more than two answers' worth
+    (ranked and candidates, :data:`MAX_CHUNKS` each), counted before decoding; else None."""
+    count = raw.count(b'"chunk_id"')
+    return count if count > 2 * MAX_CHUNKS else None
+
+
+def chunk_count_problem(ranked: list[Chunk], candidates: list[Chunk] | None) -> str | None:
+    """Why an answer holds too many chunks (None when it does not)."""
+    for name, chunks in (("ranked", ranked), ("candidates", candidates or [])):
+        if len(chunks) > MAX_CHUNKS:
+            return f"{len(chunks)} {name} chunks in one answer; at most {MAX_CHUNKS} are taken"
+    return None
+
+
 _DECODER = msgspec.json.Decoder(Attempt)
 _ENCODER = msgspec.json.Encoder()
 
@@ -244,8 +265,15 @@ def untyped_parts(attempt: Attempt) -> list[tuple[Any, int]]:
 
 
 def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | None = None) -> Attempt:
+    many = too_many_chunks(line)
+    if many is not None:
+        raise SchemaError(f"{many} chunks in one attempt; at most {MAX_CHUNKS} ranked and "
+                          f"{MAX_CHUNKS} candidates are taken", path=path, line=line_number)
     try:
         attempt = _DECODER.decode(line)
+        problem = chunk_count_problem(attempt.ranked, attempt.candidates)
+        if problem is not None:
+            raise SchemaError(problem, path=path, line=line_number)
         for part, depth in untyped_parts(attempt):
             check_depth(part, path, line_number, start=depth)
         return redact_attempt(attempt)
