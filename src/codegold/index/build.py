@@ -331,7 +331,18 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
     taken = {item.path for item in entries}
     for item in entries:
         problem = _name_problem(item.path)
-        if problem is not None:
+        hidden = secrets.find_secrets(item.path) if policy.secrets else []
+        if hidden and problem is None:
+            # A credential in a file name would reach the inventory, chunk ids, symbols and
+            # search tokens: the file is left out and listed under its redacted name.
+            shown, kinds = secrets.replace_spans(item.path, hidden)
+            if shown not in taken:
+                taken.add(shown)
+                unread.append(_entry_without_content(
+                    TreeEntry(shown, item.mode, item.object_type, item.sha, item.size),
+                    "excluded", f"policy: the path holds a secret value "
+                                f"({', '.join(sorted(set(kinds)))}): not indexed"))
+        elif problem is not None:
             shown = display_name(item.path)
             if shown not in taken:  # an escaped name never shadows a real path
                 taken.add(shown)
