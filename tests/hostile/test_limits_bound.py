@@ -88,7 +88,7 @@ def test_a_timeout_no_timer_takes_is_refused(tmp_path: Path, value: str) -> None
 
 
 class _Busy(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         self.send_response(503)
         self.send_header("Content-Length", "0")
         self.end_headers()
