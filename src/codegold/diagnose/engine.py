@@ -37,6 +37,7 @@ from codegold.diagnose.records import (
 )
 from codegold.diagnose.sources import IndexView, RepoView
 from codegold.errors import InputError, SchemaError
+from codegold.index.outdir import remove_stale_temps, temp_name
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
 from codegold.model._files import decode_json
@@ -258,9 +259,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     folder is replaced whole: one holding anything else than a diagnosis is refused.
     """
     import os
-    import secrets
     import shutil
-    import tempfile
 
     root = Path(out_dir)
     if root.is_symlink() or (root.exists() and not root.is_dir()):
@@ -276,7 +275,10 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     parent = root.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.tmp-", dir=parent))
+        # Named for this process, so a later diagnose removes what a killed one left.
+        remove_stale_temps(parent / root.name, locked=False)
+        staging = temp_name(parent / root.name, "tmp")
+        staging.mkdir()
     except OSError as err:
         raise InputError(f"cannot write the diagnosis: {err.strerror}", path=str(root)) from None
     try:
@@ -290,7 +292,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
                                                          encoding="utf-8")
         (staging / "diagnoses.json").write_bytes(dump_json(redact_struct(summary)))
         (staging / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
-        old = parent / f".{root.name}.old-{secrets.token_hex(6)}"
+        old = temp_name(parent / root.name, "old")
         if root.is_dir():
             os.rename(root, old)
         os.rename(staging, root)
