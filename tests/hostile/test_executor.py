@@ -6,8 +6,8 @@ nothing written, user files intact."""
 from __future__ import annotations
 
 import socket
-import time
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 

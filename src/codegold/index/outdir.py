@@ -40,7 +40,7 @@ MANIFEST_NAME = "manifest.json"
 INDEX_NAME = "index.sqlite"
 # What a codegold index directory may hold: its two files and the caches readers add.
 _INDEX_FILES = frozenset({MANIFEST_NAME, INDEX_NAME})
-_INDEX_CACHES = frozenset({"lexical", "dense"})
+_INDEX_CACHES = frozenset({"lexical", "dense", "reuse"})
 
 
 def _resolve(path: Path) -> Path:
