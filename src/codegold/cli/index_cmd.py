@@ -382,12 +382,12 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
 
     from codegold.index import chunk_file
     from codegold.index.build import redact_blob
-    from codegold.index.policy import DEFAULT_MAX_BYTES
-    from codegold.model._files import read_bytes
+    from codegold.model._files import MAX_LINE_BYTES, read_bytes
 
-    # Bounded like a file an index build reads (a device or a huge file is refused, never
-    # read whole into memory); the limit is the path policy's default max_bytes.
-    data = read_bytes(file, "source", limit=DEFAULT_MAX_BYTES)
+    # Bounded (a device such as /dev/zero, or a huge file, is refused, never read whole
+    # into memory); larger than an index build's default max_bytes, since this is where
+    # one looks at how an outsized file chunks.
+    data = read_bytes(file, "source", limit=MAX_LINE_BYTES)
     # chunked as an index build would: secret values redacted first
     result = chunk_file(repo_path or file.as_posix(),
                         redact_blob(repo_path or file.as_posix(), data)[0])
