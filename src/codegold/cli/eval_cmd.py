@@ -60,8 +60,11 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
                                     prepare=lambda attempt, case: resolver.resolve(
                                         attempt, case.revision))
         for revision, count in sorted(resolver.unresolved.items()):
-            click.echo(f"warning: no index for revision {revision} under {resolve}: "
-                       f"{count} attempt(s) judged on their reported metadata", err=True)
+            from codegold.plumbing.text import terminal_safe
+
+            click.echo(terminal_safe(f"warning: no index for revision {revision} under {resolve}: "
+                                     f"{count} attempt(s) judged on their reported metadata"),
+                       err=True)
     # No second scan of the results: attempts are redacted as they are read, and what
     # the scorer adds (ids, paths, numbers) holds no text from outside.
     if output:
