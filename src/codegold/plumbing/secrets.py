@@ -489,10 +489,20 @@ def is_program_text(path: str) -> bool:
         and not name.startswith(".env")
 
 
+_CACHED_CHARS = 4096  # longer texts (excerpts) are seldom met twice: scanned, not kept
+
+
 @lru_cache(maxsize=65536)
-def _redact_cached(text: str, code: bool) -> tuple[str, tuple[str, ...]]:
+def _redact_remembered(text: str, code: bool) -> tuple[str, tuple[str, ...]]:
     clean, kinds = redact(text, code=code)
     return clean, tuple(kinds)
+
+
+def _redact_cached(text: str, code: bool) -> tuple[str, tuple[str, ...]]:
+    if len(text) > _CACHED_CHARS:
+        clean, kinds = redact(text, code=code)
+        return clean, tuple(kinds)
+    return _redact_remembered(text, code)
 
 
 def redact_once(text: str, *, code: bool = False) -> str:
