@@ -4,11 +4,14 @@ Generates N cases × D ranked chunks (default 100,000 × 50), the equivalent TRE
 qrels, then times, each as its own process, side by side and repeated:
 
 - ``codegold eval cases.jsonl attempts.jsonl -o results.json -q``
+- the same with redaction switched off (``redact_attempt`` replaced by the identity), to
+  show what scanning the attempts' free text for secrets costs (issue 26)
 - ranx: load the TREC qrels and run from disk, compute hit_rate@5 and mrr@5
 - the floor: merely decode every line of attempts.jsonl (msgspec, untyped)
 
 It prints medians, ratios and peak memory (max RSS of each process).
-Targets (issue 2): codegold ≤ ranx end to end, ≤ 3× the decode floor, peak < 2 GB.
+Targets (issue 2): codegold ≤ ranx end to end, ≤ 3× the decode floor, peak < 2 GB;
+(issue 26) codegold ≤ 0.5× ranx with redaction on.
 
     python benchmarks/eval_throughput.py                 # full size
     python benchmarks/eval_throughput.py --cases 10000   # quicker
@@ -70,6 +73,15 @@ run = Run.from_file(sys.argv[2], kind="trec")
 print(evaluate(qrels, run, ["hit_rate@5", "mrr@5"]))
 """
 
+NO_REDACTION = """
+import sys
+import codegold.model.attempts as attempts
+attempts.redact_attempt = lambda attempt: attempt
+sys.argv = ["codegold", *sys.argv[1:]]
+from codegold.cli.main import main
+main()
+"""
+
 FLOOR = """
 import sys, msgspec
 decode = msgspec.json.decode
@@ -114,12 +126,15 @@ def main() -> None:
 
     codegold = [sys.executable, "-m", "codegold.cli", "eval", str(work / "cases.jsonl"),
                 str(work / "attempts.jsonl"), "-o", str(work / "results.json"), "-q"]
+    bare = [sys.executable, "-c", NO_REDACTION, *codegold[3:]]
     ranx = [sys.executable, "-c", RANX, str(work / "qrels.trec"), str(work / "run.trec")]
     floor = [sys.executable, "-c", FLOOR, str(work / "attempts.jsonl")]
-    rows: dict[str, list[tuple[float, float]]] = {"codegold eval": [], "ranx": [], "decode floor": []}
+    commands = {"codegold eval": codegold, "  no redaction": bare, "ranx": ranx,
+                "decode floor": floor}
+    rows: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     ranx_out = ""
-    for _ in range(args.repeat):  # interleaved so machine noise hits all three alike
-        for name, cmd in (("codegold eval", codegold), ("ranx", ranx), ("decode floor", floor)):
+    for _ in range(args.repeat):  # interleaved so machine noise hits all alike
+        for name, cmd in commands.items():
             wall, rss, out = timed(cmd)
             rows[name].append((wall, rss))
             if name == "ranx":
@@ -129,7 +144,8 @@ def main() -> None:
     print(f"{'':16}{'median s':>10}{'peak MB':>10}")
     for name in rows:
         print(f"{name:16}{med[name]:>10.2f}{peak[name]:>10.0f}")
-    print(f"ratio codegold / ranx        = {med['codegold eval'] / med['ranx']:.2f}  (target ≤ 1)")
+    print(f"ratio codegold / ranx        = {med['codegold eval'] / med['ranx']:.2f}  (target ≤ 0.5)")
+    print(f"redaction costs               = {med['codegold eval'] - med['  no redaction']:.2f} s")
     print(f"ratio codegold / decode floor = {med['codegold eval'] / med['decode floor']:.2f}  (target ≤ 3)")
     print(f"codegold peak memory          = {peak['codegold eval']:.0f} MB  (target < 2048)")
     print(f"ranx figures: {ranx_out}")

@@ -12,7 +12,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "plumbing": {"errors"},
     "execute": {"errors"},
-    "model": {"errors"},
+    "model": {"errors", "plumbing"},
     "evaluate": BASE | {"model", "plumbing"},
     "gate": BASE | {"model", "plumbing"},
     "index": BASE | {"model", "plumbing", "execute"},

@@ -115,7 +115,10 @@ def prepare_out(out: Path) -> None:
                              "give a new --out", path=str(out))
         for name in OWNED:
             target = out / name
-            if target.is_dir():
+            if target.is_symlink():
+                target.unlink()  # a link planted in place of an entry: the link goes, never
+                # what it points to
+            elif target.is_dir():
                 shutil.rmtree(target)
             elif target.exists():
                 target.unlink()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,4 +132,16 @@ def test_a_port_that_never_answers_is_one_error_within_the_timeout(
     pytest.importorskip("ray", reason="needs codegold[ray] to reach the connection step")
     proc = run_cli(*_run_args(tmp_path, f"ray://127.0.0.1:{silent_server}"), timeout=60)
     assert_clean_error(proc, contains=["ray cluster", str(silent_server)])
+    assert not (tmp_path / "out").exists()
+
+
+def test_ray_address_naming_a_silent_port_is_one_error_within_the_timeout(
+        tmp_path: Path, silent_server: int) -> None:
+    """``--executor ray`` joins the cluster RAY_ADDRESS names: bounded like ``ray://``."""
+    pytest.importorskip("ray", reason="needs codegold[ray] to reach the connection step")
+    started = time.monotonic()
+    proc = run_cli(*_run_args(tmp_path, "ray"), timeout=90,
+                   env={"RAY_ADDRESS": f"127.0.0.1:{silent_server}"})
+    assert_clean_error(proc, contains=["ray cluster", str(silent_server), "RAY_ADDRESS"])
+    assert time.monotonic() - started < 60
     assert not (tmp_path / "out").exists()

@@ -66,7 +66,10 @@ def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
     assert target.read_bytes() == b"three"
     assert sorted(p.name for p in target.parent.iterdir()) == ["a.txt"]
     (target.parent / "link.txt").symlink_to(target)
-    write_bytes_atomic(target.parent / "link.txt", b"four")
+    with pytest.raises(InputError, match="symbolic link"):  # a planted link is not followed
+        write_bytes_atomic(target.parent / "link.txt", b"four")
+    assert target.read_bytes() == b"three"
+    write_bytes_atomic(target.parent / "link.txt", b"four", follow_link=True)  # unless asked
     assert (target.parent / "link.txt").is_symlink() and target.read_bytes() == b"four"
 
 

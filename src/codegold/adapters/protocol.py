@@ -12,8 +12,10 @@ from typing import Any, Protocol
 
 import msgspec
 
-from codegold.errors import RetrieverError
+from codegold.errors import RetrieverError, SchemaError
 from codegold.model import Chunk, Context, Manifest
+from codegold.model._files import MAX_DEPTH, check_depth
+from codegold.model.attempts import MAX_CHUNKS, chunk_count_problem, too_many_chunks
 
 PROTOCOL_FORMAT = 1
 
@@ -100,15 +102,27 @@ def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
     text = payload.strip()
     if not text:
         raise RetrieverError(f"{source} returned an empty answer (expected a JSON response)")
+    many = too_many_chunks(text)
+    if many is not None:
+        raise RetrieverError(f"{source} answered {many} chunks; at most {MAX_CHUNKS} ranked "
+                             f"and {MAX_CHUNKS} candidates are taken")
     try:
-        data = keep_unknown_fields(msgspec.json.decode(text))
+        data = msgspec.json.decode(text)
+        check_depth(data, source)
+        data = keep_unknown_fields(data)
         if isinstance(data, list):
-            return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
-        response = msgspec.convert(data, RetrievalResponse)
+            response = RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
+        else:
+            response = msgspec.convert(data, RetrievalResponse)
+        problem = chunk_count_problem(response.ranked, response.candidates)
+        if problem is not None:
+            raise RetrieverError(f"{source} answered {problem}")
     except msgspec.ValidationError as err:
         raise RetrieverError(f"{source} returned JSON that is not a retrieval response: {err}") from None
     except msgspec.DecodeError as err:
         raise RetrieverError(f"{source} returned invalid JSON: {err}") from None
+    except (RecursionError, SchemaError):
+        raise RetrieverError(f"{source} returned JSON nested deeper than {MAX_DEPTH} levels") from None
     if response.format != PROTOCOL_FORMAT:
         raise RetrieverError(f"{source} answered protocol format {response.format}; "
                              f"codegold speaks format {PROTOCOL_FORMAT}")
@@ -120,9 +134,17 @@ def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
     if isinstance(data, RetrievalResponse):
         return data
     try:
+        check_depth(data, source)
         data = keep_unknown_fields(data)
         if isinstance(data, list):
-            return RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
-        return msgspec.convert(data, RetrievalResponse)
+            response = RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
+        else:
+            response = msgspec.convert(data, RetrievalResponse)
+        problem = chunk_count_problem(response.ranked, response.candidates)
+        if problem is not None:
+            raise RetrieverError(f"{source} returned {problem}")
+        return response
     except msgspec.ValidationError as err:
         raise RetrieverError(f"{source} returned data that is not a retrieval response: {err}") from None
+    except (SchemaError, RecursionError):
+        raise RetrieverError(f"{source} returned data nested deeper than {MAX_DEPTH} levels") from None

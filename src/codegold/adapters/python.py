@@ -44,6 +44,11 @@ class PythonRetriever:
             module = importlib.import_module(module_name)
         except ImportError as err:
             raise InputError(f"cannot import retriever module {module_name!r}: {err}") from None
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # the module's own code failed while importing
+            raise InputError(f"retriever module {module_name!r} raised {_describe(err)} while "
+                             "being imported") from None
         function = getattr(module, function_name, None)
         if not callable(function):
             raise InputError(f"module {module_name!r} has no function {function_name!r}")

@@ -30,8 +30,9 @@ from codegold.adapters.protocol import RetrievalRequest, Retriever
 from codegold.errors import CodegoldError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
+from codegold.model._files import MAX_LINE_BYTES, bounded_lines, open_input
+from codegold.model.attempts import redact_attempt
 from codegold.model.manifest import Manifest
-from codegold.plumbing import secrets
 from codegold.plumbing.outputs import append_locked
 
 
@@ -75,15 +76,14 @@ def existing_attempt_ids(path: Path) -> tuple[dict[str, str], str | None]:
     there (reads only; a torn last line is ignored as in :func:`existing_attempts`)."""
     if not path.exists():
         return {}, None
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    tail = lines.pop() if lines else b""
-    if tail.strip() and _parses(tail):
-        lines.append(tail)
     done: dict[str, str] = {}
     run_id = None
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
+    # Streamed line by line (each bounded): memory follows the number of cases, not the
+    # size of the file.
+    with open_input(path, "attempts") as handle:
+        for number, line in bounded_lines(handle, str(path)):
+            if not line.strip() or (not line.endswith(b"\n") and not _parses(line)):
+                continue  # blank, or a last line cut off mid-write
             attempt = decode_attempt(line, path=str(path), line_number=number)
             done[attempt.attempt_id] = attempt.case_id
             run_id = run_id or attempt.run_id
@@ -115,8 +115,8 @@ def _parses(line: bytes) -> bool:
     unclosed); a whole line that is not an attempt is reported by the decoder instead."""
     try:
         msgspec.json.decode(line)
-    except msgspec.DecodeError:
-        return False
+    except (msgspec.DecodeError, RecursionError):
+        return False  # too deep to be an attempt: dropped like a torn line
     return True
 
 
@@ -303,8 +303,16 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
 
         def record(attempt: Attempt) -> None:
             # Excerpts and error text came from outside: no secret value is written.
-            attempt = secrets.redact_struct(attempt)
+            attempt = redact_attempt(attempt)
             line = encode_attempt(attempt) + b"\n"
+            if len(line) > MAX_LINE_BYTES:
+                # An answer under the answer cap can still encode past the line cap (escapes,
+                # candidates beside ranked): this attempt fails, never the whole file.
+                attempt = msgspec.structs.replace(
+                    attempt, ranked=[], candidates=None, context_ids=None, final=None,
+                    error=f"the answer makes an attempt line of {len(line) // 1024**2} MiB; "
+                          f"at most {MAX_LINE_BYTES // 1024**2} MiB can be recorded")
+                line = encode_attempt(attempt) + b"\n"
             with lock:
                 handle.write(line)
                 handle.flush()

@@ -36,7 +36,7 @@ def handle_errors(func: F) -> F:
             # The last line of defence: a file that vanished, a full disk, a folder where a
             # file was expected. Library code should already have said which and why.
             where = f"{err.filename}: " if err.filename else ""
-            reason = err.strerror or type(err).__name__
+            reason = err.strerror or str(err) or type(err).__name__
             click.echo(f"error: {terminal_safe(redact_text(f'{where}{reason}'))}", err=True)
             sys.exit(EXIT_USAGE)
         except KeyboardInterrupt:

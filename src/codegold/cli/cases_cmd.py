@@ -8,6 +8,7 @@ from collections.abc import Callable
 import click
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.plumbing.text import terminal_safe
 
 
 @click.group("cases")
@@ -178,7 +179,7 @@ def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
     click.echo(f"{report.drafts} draft case(s) from {report.records} record(s) written to "
                f"{output}; scrubbed: {removed}", err=True)
     for why, n in report.skipped.items():
-        click.echo(f"skipped {n}: {why}", err=True)
+        click.echo(f"skipped {n}: {terminal_safe(why)}", err=True)
 
 
 def _time_resolver(repo: str) -> Callable[[str, str | None], str | None]:
@@ -198,7 +199,7 @@ def _write_cases(output: str, cases: list[dict[str, object]], cutoff: int,
 
 def _say_skipped(skipped: dict[str, int]) -> None:
     for why, n in sorted(skipped.items(), key=lambda item: -item[1]):
-        click.echo(f"skipped {n}: {why}", err=True)
+        click.echo(f"skipped {n}: {terminal_safe(why)}", err=True)
 
 
 @command.group("import")

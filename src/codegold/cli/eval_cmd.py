@@ -82,11 +82,13 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
                                     prepare=lambda attempt, case: resolver.resolve(
                                         attempt, case.revision))
         for revision, count in sorted(resolver.unresolved.items()):
-            click.echo(f"warning: no index for revision {revision} under {resolve}: "
-                       f"{count} attempt(s) judged on their reported metadata", err=True)
-    from codegold.plumbing.secrets import redact_struct
+            from codegold.plumbing.text import terminal_safe
 
-    result = redact_struct(result)  # excerpts and errors came from outside
+            click.echo(terminal_safe(f"warning: no index for revision {revision} under {resolve}: "
+                                     f"{count} attempt(s) judged on their reported metadata"),
+                       err=True)
+    # No second scan of the results: attempts are redacted as they are read, and what
+    # the scorer adds (ids, paths, numbers) holds no text from outside.
     if output:
         write_results(result, output)
     if as_json:

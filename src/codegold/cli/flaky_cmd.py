@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import click
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.plumbing.text import terminal_safe
 
 
 @click.command("flaky")
@@ -52,8 +53,9 @@ def command(cases: str, attempts: str, as_json: bool) -> None:
         click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
     else:
         for case in report.flaky:
-            click.echo(f"flaky {case.case_id}: {', '.join(case.differs_in)} differ across "
-                       f"{len(case.attempts)} attempts (statuses {'/'.join(case.statuses)}); "
-                       f"likely: {'; '.join(case.likely_sources)}")
+            click.echo(terminal_safe(
+                f"flaky {case.case_id}: {', '.join(case.differs_in)} differ across "
+                f"{len(case.attempts)} attempts (statuses {'/'.join(case.statuses)}); "
+                f"likely: {'; '.join(case.likely_sources)}"))
         click.echo(f"{len(report.flaky)} flaky of {report.groups_compared} repeated case(s)")
     sys.exit(EXIT_FAIL if report.flaky else EXIT_OK)

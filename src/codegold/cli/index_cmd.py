@@ -421,14 +421,14 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
     """
     import msgspec
 
-    from codegold.errors import InputError
     from codegold.index import chunk_file
     from codegold.index.build import redact_blob
+    from codegold.model._files import MAX_LINE_BYTES, read_bytes
 
-    try:
-        data = file.read_bytes()
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path=str(file)) from err
+    # Bounded (a device such as /dev/zero, or a huge file, is refused, never read whole
+    # into memory); larger than an index build's default max_bytes, since this is where
+    # one looks at how an outsized file chunks.
+    data = read_bytes(file, "source", limit=MAX_LINE_BYTES)
     # chunked as an index build would: secret values redacted first
     result = chunk_file(repo_path or file.as_posix(),
                         redact_blob(repo_path or file.as_posix(), data)[0])

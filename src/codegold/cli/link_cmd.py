@@ -7,6 +7,7 @@ import sys
 import click
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.plumbing.text import terminal_safe
 
 
 @click.command("link")
@@ -73,12 +74,13 @@ def command(cases: str, attempts: str, answers: str, output: str | None, as_json
                    + f"; passed without evidence {summary.passed_without_evidence}")
         for finding in result.answers:
             if finding.linkage == "broken":
-                click.echo(f"broken {finding.answer_id}: {'; '.join(finding.problems)}")
+                click.echo(terminal_safe(f"broken {finding.answer_id}: "
+                                         f"{'; '.join(finding.problems)}"))
             elif finding.answer_class:
                 extra = (f" (missing {', '.join(finding.missing_groups)})"
                          if finding.missing_groups and finding.answer_class == "evidence_absent"
                          else "")
-                click.echo(f"{finding.answer_class} {finding.answer_id}{extra} -> "
-                           f"{finding.route}")
+                click.echo(terminal_safe(f"{finding.answer_class} {finding.answer_id}{extra} "
+                                         f"-> {finding.route}"))
     failed = result.summary.broken > 0 and not allow_broken
     sys.exit(EXIT_FAIL if failed else EXIT_OK)

@@ -19,13 +19,18 @@ from codegold.cli._common import (
     quiet_option,
     start_executor,
 )
+from codegold.plumbing.text import terminal_safe
 
 EXIT_RUN_ERRORS = 3
 _SHOW_ERRORS = 5
 
 
+MAX_SECONDS = 86_400
+
+
 class _Seconds(click.ParamType[float, Any]):
-    """A finite number of seconds above zero (``nan``, ``inf``, 0 and negatives refused)."""
+    """A finite number of seconds above zero and at most a day (``nan``, ``inf``, 0,
+    negatives and ``1e10``, which no socket or process timer takes, refused)."""
 
     name = "seconds"
 
@@ -37,6 +42,9 @@ class _Seconds(click.ParamType[float, Any]):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
         if not math.isfinite(number) or number <= 0:
             self.fail(f"{value!r} is not a finite number of seconds above 0", param, ctx)
+        if number > MAX_SECONDS:
+            self.fail(f"{value!r} seconds is more than a day; expected at most {MAX_SECONDS}",
+                      param, ctx)
         return number
 
 
@@ -245,7 +253,7 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         progress.stop()
         close_retriever(retriever)
     if summary.dropped_bytes:
-        click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
+        click.echo(f"warning: dropped the last line of {terminal_safe(output)} ({summary.dropped_bytes} bytes): "
                    "it was cut off mid-write; its case runs again", err=True)
     if summary.unknown_fields:
         shown = ", ".join(summary.unknown_fields[:8])
@@ -254,15 +262,17 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
                    f"({shown}{f', +{more} more' if more > 0 else ''}); they are kept under "
                    f"'extra' in {output} and never judged", err=True)
     if not quiet:
-        click.echo(f"{summary.written} attempts written to {output} "
+        click.echo(f"{summary.written} attempts written to {terminal_safe(output)} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
-                   f"in {summary.seconds:.1f}s, run {summary.run_id}", err=True)
+                   f"in {summary.seconds:.1f}s, run {terminal_safe(summary.run_id)}", err=True)
         describe = getattr(getattr(retriever, "inner", retriever), "describe", None)
         if callable(describe):
             click.echo(f"reference retriever: {describe()}", err=True)
     if summary.errors:
         for message, case_id in errors.items():
-            click.echo(f"  case {case_id}: {_one_line(message)}", err=True)
+            # ids, the retriever's stderr and the run id come from outside
+            click.echo(f"  case {terminal_safe(case_id)}: {terminal_safe(_one_line(message))}",
+                       err=True)
         if summary.errors > len(errors):
             click.echo(f"  ({summary.errors} error attempts in all)", err=True)
         if not allow_errors:

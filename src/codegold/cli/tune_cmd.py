@@ -12,6 +12,7 @@ from codegold.cli._common import (
     output_option,
     quiet_option,
 )
+from codegold.plumbing.text import terminal_safe
 
 
 @click.command("tune")
@@ -85,7 +86,7 @@ def command(cases: tuple[str, ...], index: str | None, output: str, space_path: 
                       progress=lambda done, total: bar.update(completed=done, total=total))
     write_text_atomic(output, render_config(result))
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {terminal_safe(warning)}", err=True)
     if quiet:
         return
     click.echo(f"{metric} over {trials} trials (seed {seed}, split by {result.split_source}):")

@@ -24,6 +24,7 @@ from codegold.errors import InputError, MissingDependency
 from codegold.index.categories import categorize
 from codegold.model.languages import language_of
 from codegold.plumbing.git import is_full_sha
+from codegold.plumbing.outputs import resolve_inside
 
 MAX_ALTERNATIVES = 8
 
@@ -96,7 +97,10 @@ def _instance_fields(item: dict[str, Any]) -> tuple[str, str, str, str, str]:
     repo = str(item.get("repo") or "")
     if item.get("org") and repo and "/" not in repo:
         repo = f"{item['org']}/{repo}"
-    base = item.get("base_commit") or (item.get("base") or {}).get("sha") or ""
+    # Multi-SWE-bench gives ``base: {sha: …}``; any other shape (``"base": "main"``) is no
+    # commit and is skipped as one below.
+    nested = item.get("base")
+    base = item.get("base_commit") or (nested.get("sha") if isinstance(nested, dict) else "") or ""
     statement = item.get("problem_statement") or item.get("query")
     if not statement and isinstance(item.get("resolved_issues"), list):
         statement = "\n\n".join(f"{i.get('title', '')}\n{i.get('body', '')}".strip()
@@ -115,7 +119,11 @@ def _repo_path(repository: str, repo: str | None, repos_dir: str | None) -> str 
     root = Path(repos_dir)
     owner, _, name = repository.partition("/")
     for candidate in (f"{owner}__{name}", f"{owner}+{name}", name, repository):
-        for path in (root / candidate, root / f"{candidate}.git", root / candidate / "repo"):
+        for relative in (candidate, f"{candidate}.git", f"{candidate}/repo"):
+            try:
+                path = resolve_inside(root, relative)
+            except InputError:
+                continue  # ``../`` or an absolute name in the file: never out of the clones
             if (path / "HEAD").is_file() or (path / ".git").exists():
                 return str(path)
     return None
@@ -212,19 +220,37 @@ def _commits(repo: str, since: str | None, paths: tuple[str, ...], limit: int
             yield parts[0], parts[1].split(), parts[2].strip(), parts[3].strip()
 
 
+_TRAILER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*(?:-by|-to|-id|-Id)?:\s", re.MULTILINE)
+
+
+def mined_query(subject: str, body: str, scrubber: Any) -> str:
+    """A commit's question: its subject and the first paragraph of its body (a squash
+    merge's body lists every folded commit; trailers such as ``Co-authored-by:`` name
+    people), scrubbed like a log (secrets, e-mail addresses, home folders)."""
+    first = body.strip().split("\n\n", 1)[0] if body.strip() else ""
+    if first and all(_TRAILER.match(line) for line in first.splitlines() if line.strip()):
+        first = ""  # the body is only trailers
+    text = f"{subject}\n\n{first}".strip()
+    clean, _ = scrubber.scrub(text)
+    return str(clean)
+
+
 def mine_history(repo: str, *, since: str | None = None, paths: tuple[str, ...] = (),
                  max_cases: int = 50, max_files: int = 8, scan: int = 2000,
                  repository: str | None = None) -> tuple[list[dict[str, Any]], DraftReport]:
     """Draft cases from commits that reference an issue or describe a fix."""
+    from codegold.curate.scrub import Scrubber
+
     cases: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
     seen: set[str] = set()
     total = 0
+    scrubber = Scrubber(use_detect_secrets=False)
     for sha, parents, subject, body in _commits(repo, since, paths, scan):
         if len(cases) >= max_cases:
             break
         total += 1
-        message = f"{subject}\n\n{body}".strip()
+        message = mined_query(subject, body, scrubber)
         if len(parents) != 1:
             skipped["merge or root commit"] += 1
             continue

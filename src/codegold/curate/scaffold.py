@@ -7,10 +7,12 @@ templates. Languages and likely forbidden folders are detected from the tree.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
 from codegold.curate.changes import file_at, git_output
+from codegold.curate.stanza import yaml_comments, yaml_text
 from codegold.index.build import repository_name
 from codegold.index.chunker import chunk_file
 from codegold.index.gitsnap import GitSnapshot
@@ -96,46 +98,51 @@ class Scaffold:
         return None
 
     def cases_yaml(self) -> str:
+        """The starting case file. Names from the repository (its folder, file and symbol
+        names) are data: they are written by the YAML library, never pasted into YAML
+        text, and comments that quote them are kept to one line."""
         langs = ", ".join(f"{lang} ({n})" for lang, n in self.languages()[:6]) or "none detected"
         traps = self.trap_folders()
         example = self.example_definition()
-        lines = [
-            f"# Gold cases for {self.repository} (languages: {langs}).",
-            "# One case per question an engineer asks; pin each to the revision it was",
-            "# labelled at. Check labels before any run:  codegold cases check cases.yaml --index idx/",
-            "format: 1",
-            "defaults:",
-            f"  repository: {self.repository}",
-            f"  revision: {self.revision}   # the commit these labels describe",
-            "  cutoff: 5                 # how many chunks your answer stage receives",
+        comments = [
+            f"Gold cases for {self.repository} (languages: {langs}).",
+            "One case per question an engineer asks; pin each to the revision it was",
+            "labelled at. Check labels before any run:  codegold cases check cases.yaml --index idx/",
+            "revision: the commit these labels describe; cutoff: how many chunks your answer "
+            "stage receives.",
         ]
         if traps:
-            lines.append("  # Folders that look like traps (vendored, generated, legacy, build output);")
-            lines.append("  # forbid them where they are not authoritative:")
-            lines.append(f"  # forbidden: [{', '.join(repr(t) for t in traps)}]")
-        lines.append("cases:")
+            comments += ["Folders that look like traps (vendored, generated, legacy, build output);",
+                         "forbid them where they are not authoritative:",
+                         f"forbidden: {json.dumps(traps, ensure_ascii=False)}"]
+        case: dict[str, object]
         if example is not None:
             path, symbol = example
             short = symbol.rsplit(".", 1)[-1]
-            lines += [
-                "  # A starter case, so every command runs at once: replace it with the",
-                "  # questions your engineers really ask.",
-                f"  - id: starter-where-is-{re.sub(r'[^a-z0-9]+', '-', short.lower()).strip('-') or 'it'}",
-                f"    query: Where is {short} defined?",
-                "    query_class: exact_identifier",
-                f"    accepted: [{{file: {path}, symbol: {symbol}, roles: [definition]}}]",
-                "    tags: {starter: 'yes'}",
-                "    rationale: A starter case written by `codegold cases init` (a top-level "
-                "public definition); replace it with a real question.",
-            ]
+            comments += ["The case below is a starter, so every command runs at once: replace it",
+                         "with the questions your engineers really ask."]
+            case = {
+                "id": "starter-where-is-"
+                      f"{re.sub(r'[^a-z0-9]+', '-', short.lower()).strip('-') or 'it'}",
+                "query": f"Where is {short} defined?",
+                "query_class": "exact_identifier",
+                "accepted": [{"file": path, "symbol": symbol, "roles": ["definition"]}],
+                "tags": {"starter": "yes"},
+                "rationale": "A starter case written by `codegold cases init` (a top-level "
+                             "public definition); replace it with a real question.",
+            }
         else:
-            lines += [
-                "  - id: example",
-                "    query: Where is the entry point defined?",
-                f"    accepted: [{{file: {self.paths[0] if self.paths else 'README.md'}}}]",
-                "    rationale: An example written by `codegold cases init`; replace it.",
-            ]
-        return "\n".join(lines) + "\n"
+            case = {
+                "id": "example",
+                "query": "Where is the entry point defined?",
+                "accepted": [{"file": self.paths[0] if self.paths else "README.md"}],
+                "rationale": "An example written by `codegold cases init`; replace it.",
+            }
+        document = {"format": 1,
+                    "defaults": {"repository": self.repository, "revision": self.revision,
+                                 "cutoff": 5},
+                    "cases": [case]}
+        return yaml_comments(comments) + yaml_text(document)
 
 
 POLICY_YAML = """# Gate policy (codegold gate results.json --policy policy.yaml). Start report-only:

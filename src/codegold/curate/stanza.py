@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from codegold.plumbing.secrets import redact_data
+from codegold.plumbing.text import terminal_safe
 
 CASES_HEADER = ("# Draft gold cases written by codegold. Review every case: check the targets\n"
                 "# (`codegold cases check`), fix the query class and write the rationale.\n")
@@ -28,6 +29,36 @@ def unique_id(base: str, seen: set[str]) -> str:
     return candidate
 
 
+_LINE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # PyYAML folds a NEL or line separator inside a plain or single-quoted scalar into a
+    # space when read back; double quotes write it as an escape.
+    style = '"' if _LINE_BREAKS.search(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _string)
+
+
+def yaml_text(document: Any) -> str:
+    """``document`` as YAML, written by the YAML library (never by pasting values into
+    text): every string is quoted where it must be, NEL and other line breaks included,
+    so what is read back is what was written."""
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def yaml_comments(lines: list[str]) -> str:
+    """``# `` comment lines; a line break or control character in ``lines`` (a folder
+    name quoted in a comment) is shown escaped, so a comment never ends early."""
+    return "".join(f"# {terminal_safe(line)}\n" for line in lines)
+
+
 def case_file_text(cases: list[dict[str, Any]], defaults: dict[str, Any] | None = None,
                    header: str = CASES_HEADER) -> str:
     """A case file's text; drafts quote commit messages, code and logs, so every string
@@ -36,5 +67,4 @@ def case_file_text(cases: list[dict[str, Any]], defaults: dict[str, Any] | None 
     if defaults:
         document["defaults"] = redact_data(defaults)
     document["cases"] = redact_data(cases)
-    body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    return header + body
+    return header + yaml_text(document)

@@ -38,8 +38,10 @@ from codegold.diagnose.records import (
 )
 from codegold.diagnose.sources import IndexView, RepoView
 from codegold.errors import InputError, SchemaError
+from codegold.index.outdir import remove_stale_temps, temp_name
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
+from codegold.model._files import decode_json
 from codegold.plumbing.secrets import redact_struct
 
 
@@ -276,9 +278,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     folder is replaced whole: one holding anything else than a diagnosis is refused.
     """
     import os
-    import secrets
     import shutil
-    import tempfile
 
     root = Path(out_dir)
     if root.is_symlink() or (root.exists() and not root.is_dir()):
@@ -294,7 +294,10 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     parent = root.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.tmp-", dir=parent))
+        # Named for this process, so a later diagnose removes what a killed one left.
+        remove_stale_temps(parent / root.name, locked=False)
+        staging = temp_name(parent / root.name, "tmp")
+        staging.mkdir()
     except OSError as err:
         raise InputError(f"cannot write the diagnosis: {err.strerror}", path=str(root)) from None
     try:
@@ -308,7 +311,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
                                                          encoding="utf-8")
         (staging / "diagnoses.json").write_bytes(dump_json(redact_struct(summary)))
         (staging / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
-        old = parent / f".{root.name}.old-{secrets.token_hex(6)}"
+        old = temp_name(parent / root.name, "old")
         if root.is_dir():
             os.rename(root, old)
         os.rename(staging, root)
@@ -331,9 +334,10 @@ def load_diagnoses(directory: str | Path) -> DiagnosisSet:
     except OSError:
         raise InputError("no diagnoses.json in the diagnosis directory (run `codegold diagnose -o DIR`)",
                          path=str(path)) from None
+    data = decode_json(raw, path=str(path))  # bounded nesting: bundles hold free-form filters
     try:
-        found = msgspec.json.decode(raw, type=DiagnosisSet)
-    except (msgspec.ValidationError, msgspec.DecodeError) as err:
+        found = msgspec.convert(data, DiagnosisSet)
+    except msgspec.ValidationError as err:
         raise SchemaError(f"not a codegold diagnoses file: {err}", path=str(path)) from None
     if found.format != DIAGNOSIS_FORMAT:
         raise SchemaError(f"unsupported diagnoses format {found.format}", path=str(path))

@@ -23,7 +23,7 @@ Rules (documented in docs/concepts.md):
 from __future__ import annotations
 
 from codegold.model import Chunk, Target
-from codegold.model.paths import PathPattern, PatternMode, normalize_path
+from codegold.model.paths import PathPattern, PatternMode, is_canonical, normalize_path
 
 
 def file_matches(pattern: str, path: str) -> bool:
@@ -87,7 +87,7 @@ class GroupMatcher:
 
     def may_match(self, path: str) -> bool:
         """Cheap pre-check on a raw chunk path; False means :meth:`satisfied` is empty."""
-        return self.has_globs or path in self._exact or path[:2] == "./" or "\\" in path
+        return self.has_globs or path in self._exact or not is_canonical(path)
 
     def satisfied(self, chunk: Chunk) -> set[int]:
         """Indices of the groups this chunk satisfies."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import threading
 import warnings
@@ -60,6 +61,15 @@ def _probe(host: str, port: int, timeout: float) -> None:
                          "port 10001 by default)", field="--executor") from err
 
 
+def _host_port(address: str) -> tuple[str | None, int]:
+    """Host and port of ``ray://HOST:PORT`` or ``HOST:PORT`` (None when not of that form)."""
+    rest = address.removeprefix("ray://").rsplit("/", 1)[0]
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None, 0
+    return host.strip("[]"), int(port)
+
+
 class RayExecutor:
     """Runs jobs as Ray tasks (one CPU each, and GPUs when asked) and yields results as
     they finish."""
@@ -78,6 +88,12 @@ class RayExecutor:
         ray = import_ray()
         if ray.is_initialized():
             return cls(ray, str(spec), owns=False)
+        env_address = os.environ.get("RAY_ADDRESS", "").strip()
+        if spec.host is None and env_address and env_address not in ("local", "auto"):
+            # ``ray.init()`` joins the cluster RAY_ADDRESS names, and waits forever on a
+            # port that never answers: join it the bounded way a ray:// address is joined.
+            return cls._join(ray, env_address, *_host_port(env_address), str(spec),
+                             timeout=timeout, where="RAY_ADDRESS")
         if spec.host is None:
             # Not in a thread: a Ray started from one loses its connection on shutdown.
             for attempt in range(_LOCAL_START_TRIES):
@@ -94,15 +110,23 @@ class RayExecutor:
                         message = " ".join(str(err).split())[:300] or type(err).__name__
                         raise CodegoldError(f"cannot start a local Ray: {message}") from err
             return cls(ray, str(spec), owns=True)
-        host, port = spec.host, spec.port or 0
+        return cls._join(ray, str(spec.address), spec.host, spec.port or 0, str(spec),
+                         timeout=timeout, where="--executor")
+
+    @classmethod
+    def _join(cls, ray: Any, address: str, host: str | None, port: int, name: str, *,
+              timeout: float, where: str) -> RayExecutor:
+        """Join the cluster at ``address`` in a thread given ``timeout`` seconds, after a
+        plain TCP check of ``host:port`` when known."""
         outcome: list[BaseException | None] = []
 
         def join() -> None:
             try:
-                _probe(host, port, min(_PROBE_TIMEOUT_S, timeout))
+                if host is not None:
+                    _probe(host, port, min(_PROBE_TIMEOUT_S, timeout))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    ray.init(address=spec.address, logging_level=logging.ERROR,
+                    ray.init(address=address, logging_level=logging.ERROR,
                              log_to_driver=False)
                 outcome.append(None)
             except BaseException as err:  # handed to the caller's thread below
@@ -112,18 +136,17 @@ class RayExecutor:
         worker.start()
         worker.join(timeout)
         if not outcome:
-            raise InputError(f"no answer from the Ray cluster at {spec.address} within "
-                             f"{timeout:g}s; expected a running cluster's Ray Client "
-                             "address (the head node, port 10001 by default)",
-                             field="--executor")
+            raise InputError(f"no answer from the Ray cluster at {address} ({where}) within "
+                             f"{timeout:g}s; expected a running cluster's address",
+                             field=where)
         error = outcome[0]
         if isinstance(error, CodegoldError):
             raise error
         if error is not None:
             message = " ".join(str(error).split())[:300] or type(error).__name__
-            raise InputError(f"cannot join the Ray cluster at {spec.address}: {message}",
-                             field="--executor") from error
-        return cls(ray, str(spec), owns=True)
+            raise InputError(f"cannot join the Ray cluster at {address} ({where}): {message}",
+                             field=where) from error
+        return cls(ray, name, owns=True)
 
     def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
             ) -> Iterator[tuple[int, R]]:

@@ -45,6 +45,7 @@ from codegold.index.records import FileChunks, InventoryEntry
 from codegold.index.store import (
     INDEX_FILE,
     MANIFEST_FILE,
+    REUSE_MACS,
     STORE_FORMAT,
     IndexReader,
     IndexWriter,
@@ -55,6 +56,7 @@ from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
 from codegold.model.languages import language_of
 from codegold.plumbing import secrets
 from codegold.plumbing.git import git
+from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,48 @@ def repository_name(snapshot: GitSnapshot) -> str:
     return name
 
 
+_KEY_BYTES = 32
+
+
+def reuse_key() -> bytes | None:
+    """This user's key for the digests that let a build reuse a previous index's rows
+    (``$XDG_CACHE_HOME/codegold/reuse.key``, made on first use, readable by the user only).
+    None when it cannot be read or made: nothing is reused then, everything is parsed."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "codegold" / "reuse.key"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(os.urandom(_KEY_BYTES))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            key = handle.read(_KEY_BYTES + 1)
+    except OSError:
+        return None
+    return key if len(key) == _KEY_BYTES else None
+
+
+def _record_macs(index_dir: Path, macs: dict[str, str]) -> None:
+    folder, name = REUSE_MACS
+    with contextlib.suppress(OSError, CodegoldError):  # a cache: its loss costs only reuse
+        write_cache_file(cache_folder(index_dir, folder) / name,
+                         msgspec.json.encode(dict(sorted(macs.items()))))
+
+
+def _recorded_macs(index_dir: Path) -> dict[str, str]:
+    folder, name = REUSE_MACS
+    try:
+        raw = read_cache_file(index_dir / folder / name, limit=256 * 1024**2)
+        return msgspec.json.decode(raw, type=dict[str, str])
+    except (OSError, CodegoldError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}
+
+
 def _previous_blobs(source: Path, explicit: bool, redact: bool = True
                     ) -> dict[str, str] | None:
     """Path → blob sha of reusable files in a previous index, or None when it cannot be
@@ -167,9 +211,15 @@ def _previous_blobs(source: Path, explicit: bool, redact: bool = True
                     raise CodeIndexError(f"cannot reuse {source}: built by chunker version "
                                       f"{version}, this build uses {CHUNKER_VERSION}")
                 return None
+            key = reuse_key()
+            # Only rows that still digest to what their build recorded, under this user's
+            # key, are copied: an edited row (or an index built elsewhere) is parsed again.
+            recorded = _recorded_macs(source)
+            verified = previous.verified_files(key, recorded) if key and recorded else set()
             return {entry.path: entry.blob_sha for entry in previous.iter_inventory()
                     if entry.blob_sha and entry.fate in ("indexed", "fallback", "skipped")
-                    and entry.reason not in ("symlink: never followed",)}
+                    and entry.reason not in ("symlink: never followed",)
+                    and entry.path in verified}
     except CodeIndexError:
         if explicit:
             raise
@@ -365,8 +415,12 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
             writer = IndexWriter(tmp / INDEX_FILE)
         manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started,
                                created_at, store, jobs)
+        key = reuse_key()
+        macs = writer.file_macs(key) if key is not None else None
         writer.finish()
         writer = None
+        if macs is not None:
+            _record_macs(tmp, macs)
         _write_manifest(tmp / MANIFEST_FILE, manifest)
         _carry_caches(out, tmp, manifest.index_build_id)
         _replace_dir(tmp, out)
@@ -390,7 +444,18 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
     taken = {item.path for item in entries}
     for item in entries:
         problem = _name_problem(item.path)
-        if problem is not None:
+        hidden = secrets.find_secrets(item.path) if policy.secrets else []
+        if hidden and problem is None:
+            # A credential in a file name would reach the inventory, chunk ids, symbols and
+            # search tokens: the file is left out and listed under its redacted name.
+            shown, kinds = secrets.replace_spans(item.path, hidden)
+            if shown not in taken:
+                taken.add(shown)
+                unread.append(_entry_without_content(
+                    TreeEntry(shown, item.mode, item.object_type, item.sha, item.size),
+                    "excluded", f"policy: the path holds a secret value "
+                                f"({', '.join(sorted(set(kinds)))}): not indexed"))
+        elif problem is not None:
             shown = display_name(item.path)
             if shown not in taken:  # an escaped name never shadows a real path
                 taken.add(shown)

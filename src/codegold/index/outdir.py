@@ -40,7 +40,7 @@ MANIFEST_NAME = "manifest.json"
 INDEX_NAME = "index.sqlite"
 # What a codegold index directory may hold: its two files and the caches readers add.
 _INDEX_FILES = frozenset({MANIFEST_NAME, INDEX_NAME})
-_INDEX_CACHES = frozenset({"lexical", "dense"})
+_INDEX_CACHES = frozenset({"lexical", "dense", "reuse"})
 
 
 def _resolve(path: Path) -> Path:
@@ -50,6 +50,13 @@ def _resolve(path: Path) -> Path:
 def temp_name(out: Path, kind: str) -> Path:
     """A fresh sibling of ``out`` for this process: ``.NAME.KIND-PID-RANDOM``."""
     return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+try:
+    import fcntl as _fcntl  # noqa: F401 (only whether it exists)
+    _HAVE_FLOCK = True
+except ImportError:
+    _HAVE_FLOCK = False
 
 
 def _temp_pattern(name: str) -> re.Pattern[str]:
@@ -68,11 +75,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(out: Path) -> list[Path]:
-    """Remove temp directories of earlier builds of ``out`` whose process is gone.
+def remove_stale_temps(out: Path, *, locked: bool = True) -> list[Path]:
+    """Remove temp directories of earlier writers of ``out`` that are gone.
 
     Only names this module creates (``.NAME.tmp-PID-RANDOM``, ``.NAME.old-PID-RANDOM``)
-    and only real directories (not symlinks) are touched. Returns what was removed.
+    and only real directories (not symlinks) are touched. ``locked``: the caller holds
+    :func:`build_lock` for ``out``, so no other writer of ``out`` can be running and every
+    such directory but this process's own is stale (a recorded pid may since belong to
+    another process: pids are reused, in containers quickly). Unlocked, only those whose
+    process is gone are removed. Returns what was removed.
     """
     pattern = _temp_pattern(out.name)
     removed: list[Path] = []
@@ -82,7 +93,9 @@ def remove_stale_temps(out: Path) -> list[Path]:
         return removed
     for sibling in siblings:
         match = pattern.match(sibling.name)
-        if match is None or int(match.group(2)) == os.getpid() or _alive(int(match.group(2))):
+        if match is None or int(match.group(2)) == os.getpid():
+            continue
+        if not (locked and _HAVE_FLOCK) and _alive(int(match.group(2))):
             continue
         try:
             mode = sibling.lstat().st_mode

@@ -185,6 +185,10 @@ class IndexWriter:
         count: int = self._conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return count
 
+    def file_macs(self, key: bytes) -> dict[str, str]:
+        """Every file's :func:`file_macs` (call when every row is written)."""
+        return file_macs(self._conn, key)
+
     def indexed_file_count(self) -> int:
         """Files whose fate is indexed or fallback (what the manifest calls ``files``)."""
         count: int = self._conn.execute(
@@ -267,6 +271,47 @@ def _guard(db: Path) -> Iterator[None]:
                           "index, rebuild the index") from err
 
 
+# Every row that belongs to one file, in an order that does not depend on row ids, so a
+# copy of a file's rows (a reused index) digests like the rows first written.
+_FILE_ROWS = (
+    "SELECT file, id, start_line, end_line, symbol, symbols, kind, role, language, blob_sha, "
+    "parent_id, prev_id, next_id, has_signature, text FROM chunks ORDER BY file, id",
+    "SELECT c.file, c.id, t.symbols, t.path, t.body FROM tokens t JOIN chunks c "
+    "ON c.rowid = t.rowid ORDER BY c.file, c.id",
+    "SELECT file, chunk_id, qualified, name, kind, role, start_line, end_line, header_line "
+    "FROM symbols ORDER BY file, chunk_id, qualified, name, kind, role, start_line, end_line, "
+    "header_line",
+    "SELECT file, line, name, chunk_id FROM refs ORDER BY file, line, name, chunk_id",
+    "SELECT path, blob_sha, size, language, category, fate, reason, chunker, chunks "
+    "FROM files ORDER BY path",
+)
+REUSE_MACS = ("reuse", "macs.json")
+"""Where in an index folder a build records each file's keyed digest (a cache: losing it
+costs only the next build's reuse)."""
+
+
+def file_macs(conn: sqlite3.Connection | Any, key: bytes) -> dict[str, str]:
+    """Path → HMAC-SHA256 under ``key`` of every row of that file (chunks and their text,
+    tokens, symbols, references, inventory). A build records them; a later build reuses a
+    file's rows only when they still digest to what was recorded, so text edited into an
+    index (or an index made elsewhere, under another key) is parsed again, never copied
+    under a clean build id."""
+    import hmac
+
+    import msgspec
+
+    encode = msgspec.json.encode
+    macs: dict[str, Any] = {}
+    for number, query in enumerate(_FILE_ROWS):
+        for row in conn.execute(query):
+            mac = macs.get(row[0])
+            if mac is None:
+                mac = macs[row[0]] = hmac.new(key, digestmod="sha256")
+            mac.update(encode([number, *row[1:]]))
+            mac.update(b"\n")
+    return {path: mac.hexdigest() for path, mac in macs.items()}
+
+
 class IndexReader:
     """Read-only access to a complete index. Use as a context manager or call close()."""
 
@@ -321,6 +366,13 @@ class IndexReader:
     def meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def verified_files(self, key: bytes, recorded: dict[str, str]) -> set[str]:
+        """Paths whose rows digest under ``key`` to what their build ``recorded``."""
+        import hmac
+
+        return {path for path, mac in file_macs(self._conn, key).items()
+                if hmac.compare_digest(mac, recorded.get(path, ""))}
 
     def _chunk(self, row: Sequence[object]) -> IndexedChunk:
         (chunk_id, file, start, end, symbol, symbols, kind, role, language, blob, parent, prev,

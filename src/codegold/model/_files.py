@@ -20,7 +20,7 @@ import os
 import re
 import stat
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
@@ -238,8 +238,8 @@ def read_bytes(path: str | Path, what: str, *, limit: int | None = None) -> byte
         except OSError as err:
             raise InputError(f"cannot read {what} file: {err.strerror}", path=str(path)) from None
     if limit is not None and len(raw) > limit:
-        raise InputError(f"{what} file is larger than the {limit // 1024**2} MiB this format "
-                         "allows", path=str(path))
+        size = f"{limit // 1024**2} MiB" if limit >= 1024**2 else f"{limit:,} bytes"
+        raise InputError(f"{what} file is larger than the {size} allowed here", path=str(path))
     return raw
 
 
@@ -257,9 +257,10 @@ def decode_text(raw: bytes, path: str, what: str) -> str:
                          path=path, line=line) from None
 
 
-def check_depth(data: Any, path: str, line: int | None = None) -> None:
-    """Refuse lists/mappings nested deeper than :data:`MAX_DEPTH` (checked without recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
+def check_depth(data: Any, path: str, line: int | None = None, *, start: int = 1) -> None:
+    """Refuse lists/mappings nested deeper than :data:`MAX_DEPTH` (checked without
+    recursion); ``start`` is the depth ``data`` itself sits at in its document."""
+    stack: list[tuple[Any, int]] = [(data, start)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
@@ -271,6 +272,28 @@ def check_depth(data: Any, path: str, line: int | None = None) -> None:
         if depth > MAX_DEPTH:
             raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path, line=line)
         stack.extend((child, depth + 1) for child in children)
+
+
+def decode_json(raw: bytes, type_: Any = Any, *, path: str, line: int | None = None,
+                untyped: Callable[[Any], Iterable[tuple[Any, int]]] | None = None) -> Any:
+    """``raw`` decoded (into ``type_``) with nesting bounded by :data:`MAX_DEPTH`: the one
+    way untrusted JSON enters (files, retriever answers, lines of a stream).
+
+    A typed decode is bounded by its type, except where the type says ``Any``:
+    ``untyped(value)`` names those parts as ``(part, depth at which it sits)`` and each is
+    checked; an untyped decode is checked whole. Invalid JSON, a value that does not fit
+    ``type_`` and nesting too deep are each a SchemaError naming ``path`` (and ``line``).
+    """
+    try:
+        value = msgspec.json.decode(raw, type=type_)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
+        raise _json_error(err, raw, path, line) from None
+    if type_ is Any:
+        check_depth(value, path, line)
+    elif untyped is not None:
+        for part, depth in untyped(value):
+            check_depth(part, path, line, start=depth)
+    return value
 
 
 def _json_error(err: Exception, raw: bytes, path: str, line: int | None = None) -> SchemaError:
@@ -285,6 +308,69 @@ def _json_error(err: Exception, raw: bytes, path: str, line: int | None = None) 
         text, _ = split_validation_error(message)
         return SchemaError(f"invalid JSON value: {text}", path=path, line=line)
     return SchemaError(f"invalid JSON: {message}", path=path, line=line)
+
+
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def _duplicate_line(raw: bytes) -> int | None:
+    """The line of the first key repeated within one JSON object (only on error: slow)."""
+    stack: list[set[bytes] | None] = []
+    expect_key = False
+    for match in _JSON_TOKEN.finditer(raw):
+        token = match.group()
+        if token == b"{":
+            stack.append(set())
+            expect_key = True
+        elif token == b"[":
+            stack.append(None)
+        elif token in (b"}", b"]"):
+            if stack:
+                stack.pop()
+        elif token == b",":
+            expect_key = bool(stack) and stack[-1] is not None
+        elif token == b":":
+            expect_key = False
+        elif expect_key and stack and (keys := stack[-1]) is not None:
+            if token in keys:
+                return raw.count(b"\n", 0, match.start()) + 1
+            keys.add(token)
+            expect_key = False
+    return None
+
+
+def refuse_duplicate_keys(raw: bytes, path: str, line: int | None = None) -> None:
+    """A key given twice in one JSON object is a SchemaError naming it: JSON parsers keep
+    the last value silently, so a second ``"forbidden": []`` would empty the first (YAML
+    is refused the same way while loading). ``raw`` must already decode."""
+    import json
+
+    try:
+        json.loads(raw, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as err:
+        where = _duplicate_line(raw)
+        at = where if line is None else line + (where or 1) - 1
+        raise SchemaError(f"duplicate key {err.key!r} in one mapping", path=path,
+                          line=at) from None
+    except (ValueError, RecursionError):
+        return  # msgspec decoded it already; its rules decide
 
 
 def load_structured(path: str | Path, what: str) -> LoadedDocument:
@@ -302,15 +388,11 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
     if suffix == ".jsonl":
         items = []
         for number, line in iter_jsonl(raw):
-            try:
-                obj = msgspec.json.decode(line)
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
-                raise _json_error(err, line, where, number) from None
+            obj = decode_json(line, path=where, line=number)
             if not isinstance(obj, dict):
                 raise SchemaError(f"each line must be a JSON object, found {_kind(obj)}",
                                   path=where, line=number)
-            # No depth walk per line: msgspec bounds its own recursion, and typed decoding
-            # refuses nesting the Spec does not declare (this path must stay fast).
+            refuse_duplicate_keys(line, where, number)
             doc.lines[id(obj)] = number
             items.append(obj)
         doc.data = items
@@ -324,6 +406,7 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
             raise _json_error(err, raw, where) from None
         check_depth(doc.data, where)
+        refuse_duplicate_keys(raw, where)
         return doc
     try:
         doc.data = yaml.load(text, Loader=_make_loader(doc.lines))

@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import bounded_lines, open_input, split_validation_error
+from codegold.model._files import MAX_DEPTH, bounded_lines, open_input, split_validation_error
 
 ANSWERS_FORMAT = 1
 Verdict = Literal["pass", "fail", "unknown"]
@@ -61,6 +61,9 @@ def iter_answers(path: str) -> Iterator[Answer]:
                 raise SchemaError(f"{text} (at {where})", path=path, line=number) from None
             except msgspec.DecodeError as err:
                 raise SchemaError(f"invalid JSON: {err}", path=path, line=number) from None
+            except RecursionError:
+                raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path,
+                                  line=number) from None
             if answer.format != ANSWERS_FORMAT:
                 raise SchemaError(f"unsupported answers format {answer.format}; this codegold "
                                   f"reads format {ANSWERS_FORMAT}", path=path, line=number,

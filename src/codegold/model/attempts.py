@@ -15,10 +15,12 @@ from codegold.errors import SchemaError
 from codegold.model._files import (
     MAX_DEPTH,
     bounded_lines,
+    check_depth,
     describe_validation_error,
     open_input,
 )
 from codegold.model.manifest import Manifest
+from codegold.plumbing.secrets import is_program_text, redact_data, redact_once
 
 ATTEMPTS_FORMAT = 1
 
@@ -169,13 +171,127 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     format: Literal[1] = 1
 
 
+MAX_CHUNKS = 10_000
+"""Most chunks one answer (an attempt's ``ranked`` or ``candidates``, a retriever's
+response) may hold: no answer stage reads more, and millions of tiny chunks in one line
+would cost gigabytes to decode."""
+
+
+def too_many_chunks(raw: bytes) -> int | None:
+    """How many chunks the JSON ``raw`` names when that is more than two answers' worth
+    (ranked and candidates, :data:`MAX_CHUNKS` each), counted before decoding; else None."""
+    count = raw.count(b'"chunk_id"')
+    return count if count > 2 * MAX_CHUNKS else None
+
+
+def chunk_count_problem(ranked: list[Chunk], candidates: list[Chunk] | None) -> str | None:
+    """Why an answer holds too many chunks (None when it does not)."""
+    for name, chunks in (("ranked", ranked), ("candidates", candidates or [])):
+        if len(chunks) > MAX_CHUNKS:
+            return f"{len(chunks)} {name} chunks in one answer; at most {MAX_CHUNKS} are taken"
+    return None
+
+
 _DECODER = msgspec.json.Decoder(Attempt)
 _ENCODER = msgspec.json.Encoder()
 
 
+def _clean_chunk(chunk: Chunk) -> Chunk:
+    # Ids, paths, lines and scores are compared, never shown as prose: only the text a
+    # retriever wrote freely is scanned (most chunks hold none but a symbol name).
+    changes: dict[str, Any] = {}
+    if chunk.excerpt:
+        clean = redact_once(chunk.excerpt, code=is_program_text(chunk.file))
+        if clean is not chunk.excerpt and clean != chunk.excerpt:
+            changes["excerpt"] = clean
+    if chunk.symbol is not None and len(chunk.symbol) >= 4:
+        clean = redact_once(chunk.symbol)
+        if clean != chunk.symbol:
+            changes["symbol"] = clean
+    if chunk.symbols:
+        cleaned = tuple(redact_once(s) for s in chunk.symbols)
+        if cleaned != chunk.symbols:
+            changes["symbols"] = cleaned
+    if chunk.tool is not None:
+        clean = redact_once(chunk.tool)
+        if clean != chunk.tool:
+            changes["tool"] = clean
+    if chunk.resolved is not None and chunk.resolved.note:
+        clean = redact_once(chunk.resolved.note)
+        if clean != chunk.resolved.note:
+            changes["resolved"] = msgspec.structs.replace(chunk.resolved, note=clean)
+    return msgspec.structs.replace(chunk, **changes) if changes else chunk
+
+
+def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
+    if not chunks:
+        return chunks
+    cleaned = [_clean_chunk(chunk) for chunk in chunks]
+    return chunks if all(a is b for a, b in zip(cleaned, chunks, strict=True)) else cleaned
+
+
+def redact_attempt(attempt: Attempt) -> Attempt:
+    """``attempt`` with every secret value in its free text replaced by ``<SECRET:kind>``:
+    the query as sent and rewritten, filters (keys and values), timing names, the error,
+    the final answer, excerpts, symbols and notes of its chunks. The same object when
+    nothing was found.
+
+    This is where text from outside enters, once: attempts are redacted as they are
+    written (``run``) and as they are read (``eval``, ``diagnose``, ``link``…), so what is
+    built from them (results, reports, bundles) never needs scanning again. Identifiers
+    (case, attempt, chunk ids), paths and numbers are not scanned: they are matched, not
+    read as prose. Each distinct text is scanned once (remembered by value).
+    """
+    changes: dict[str, Any] = {}
+    query = attempt.query
+    if query is not None:
+        raw = redact_once(query.raw)
+        rewritten = None if query.rewritten is None else redact_once(query.rewritten)
+        filters = redact_data(query.filters) if query.filters else query.filters
+        if raw != query.raw or rewritten != query.rewritten or filters != query.filters:
+            changes["query"] = Query(raw=raw, rewritten=rewritten, filters=filters)
+    for name in ("error", "final", "retriever", "run_id", "repeat_group"):
+        value = getattr(attempt, name)
+        if value is not None:
+            clean = redact_once(value)
+            if clean != value:
+                changes[name] = clean
+    if attempt.timing_ms:
+        timing = {redact_once(key): value for key, value in attempt.timing_ms.items()}
+        if timing.keys() != attempt.timing_ms.keys():
+            changes["timing_ms"] = timing
+    for name in ("ranked", "candidates"):
+        chunks = getattr(attempt, name)
+        cleaned = _clean_chunks(chunks)
+        if cleaned is not chunks:
+            changes[name] = cleaned
+    if attempt.edits:
+        edits = [e if e.tool is None or redact_once(e.tool) == e.tool
+                 else msgspec.structs.replace(e, tool=redact_once(e.tool)) for e in attempt.edits]
+        if any(a is not b for a, b in zip(edits, attempt.edits, strict=True)):
+            changes["edits"] = edits
+    return msgspec.structs.replace(attempt, **changes) if changes else attempt
+
+
+def untyped_parts(attempt: Attempt) -> list[tuple[Any, int]]:
+    """The parts of an attempt its type does not bound (``query.filters``, 3 deep)."""
+    return [(attempt.query.filters, 3)] if attempt.query is not None and attempt.query.filters \
+        else []
+
+
 def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | None = None) -> Attempt:
+    many = too_many_chunks(line)
+    if many is not None:
+        raise SchemaError(f"{many} chunks in one attempt; at most {MAX_CHUNKS} ranked and "
+                          f"{MAX_CHUNKS} candidates are taken", path=path, line=line_number)
     try:
-        return _DECODER.decode(line)
+        attempt = _DECODER.decode(line)
+        problem = chunk_count_problem(attempt.ranked, attempt.candidates)
+        if problem is not None:
+            raise SchemaError(problem, path=path, line=line_number)
+        for part, depth in untyped_parts(attempt):
+            check_depth(part, path, line_number, start=depth)
+        return redact_attempt(attempt)
     except msgspec.ValidationError as err:
         text = describe_validation_error(str(err), Attempt)
         if text.endswith("(at $)") and text.startswith("Expected `object`"):

@@ -64,17 +64,58 @@ def is_glob(pattern: str) -> bool:
     return not _GLOB_CHARS.isdisjoint(pattern)
 
 
-def normalize_path(path: str) -> str:
-    """Repository form of a path: ``/`` separators and no leading ``./`` segments.
+def is_canonical(path: str) -> bool:
+    """Whether ``path`` is already in repository form (:func:`normalize_path` keeps it)."""
+    return "\\" not in path and "//" not in path and "/." not in path \
+        and not path.startswith(("/", "."))
 
-    Only whole ``./`` segments go: a dotfile keeps its dot (``./.eslintrc.js`` becomes
-    ``.eslintrc.js``).
+
+def normalize_path(path: str) -> str:
+    """Repository form of a path: ``/`` separators, no empty or ``.`` segments, ``..``
+    folded into the folder before it, no leading ``/``.
+
+    Every path a retriever or a file names goes through here before it is matched, so
+    ``/src/legacy/a.py``, ``src//legacy/a.py``, ``src/./legacy/a.py`` and
+    ``src/x/../legacy/a.py`` all read as ``src/legacy/a.py``. A ``..`` that would climb
+    above the repository root is kept at the front (``../a.py``): such a path names no
+    repository file, so it matches no target and no repository pattern. A dotfile keeps
+    its dot (``./.eslintrc.js`` becomes ``.eslintrc.js``), and a trailing ``/`` (a folder
+    in a pattern) is kept.
     """
-    if "\\" in path:
-        path = path.replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
+    if is_canonical(path):
+        return path
+    return _canonical(path)
+
+
+@lru_cache(maxsize=65536)
+def _canonical(path: str) -> str:
+    path = path.replace("\\", "/")
+    folder = path.endswith("/")
+    kept: list[str] = []
+    for segment in path.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == ".." and kept and kept[-1] != "..":
+            kept.pop()
+        else:
+            kept.append(segment)
+    out = "/".join(kept)
+    return out + "/" if folder and out else out
+
+
+def _pattern_text(text: str) -> str:
+    if "\\" in text:
+        text = text.replace("\\", "/")
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+def escapes_root(path: str) -> bool:
+    """Whether ``path`` climbs above the repository root (its repository form starts
+    with ``..``): it names nothing inside the repository."""
+    canonical = normalize_path(path)
+    return canonical == ".." or canonical.startswith("../")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +132,10 @@ class PathPattern:
     _regex: re.Pattern[str] | None = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "text", normalize_path(self.text))
+        # A pattern's own spelling is its author's (``/x`` anchors a gitignore pattern,
+        # ``.`` and ``//`` mean what the glob rules say); only separators and a leading
+        # ``./`` are folded. The paths matched against it are made canonical.
+        object.__setattr__(self, "text", _pattern_text(self.text))
         object.__setattr__(self, "mode", PatternMode(self.mode))
         if not self.text:
             raise InputError("an empty path pattern names no path; expected a path or glob")

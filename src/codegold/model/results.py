@@ -237,7 +237,12 @@ def write_results(result: RunResult, path: str) -> None:
 
 def load_results(path: str) -> RunResult:
     from codegold.errors import SchemaError
-    from codegold.model._files import MAX_JSON_BYTES, read_bytes, split_validation_error
+    from codegold.model._files import (
+        MAX_JSON_BYTES,
+        decode_json,
+        read_bytes,
+        split_validation_error,
+    )
 
     raw = read_bytes(path, "results", limit=MAX_JSON_BYTES)
     try:
@@ -245,8 +250,9 @@ def load_results(path: str) -> RunResult:
     except msgspec.ValidationError as err:
         text, where = split_validation_error(str(err))
         raise SchemaError(f"not a codegold results file: {text} (at {where})", path=path) from None
-    except msgspec.DecodeError as err:
-        raise SchemaError(f"invalid JSON: {err}", path=path) from None
+    except (msgspec.DecodeError, RecursionError):
+        decode_json(raw, path=path)  # names the problem (invalid JSON, nesting) and its line
+        raise SchemaError("invalid JSON", path=path) from None
     if result.format != RESULTS_FORMAT:
         raise SchemaError(f"unsupported results format {result.format}", path=path)
     return result

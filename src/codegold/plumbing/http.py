@@ -30,11 +30,15 @@ _MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
 
 
+MAX_BACKOFF = 8.0
+"""Longest wait between two tries (the doubling stops here: 6 retries wait 0.5+1+2+4+8+8 s)."""
+
+
 @dataclass(frozen=True)
 class HttpPolicy:
     """How hard to try. ``timeout`` is the total seconds one try may take, connect to
     last byte; ``retries`` more tries follow a retryable failure after ``backoff``,
-    doubling each time."""
+    doubling each time up to :data:`MAX_BACKOFF`."""
 
     timeout: float = 30.0
     retries: int = 2
@@ -116,7 +120,7 @@ def post_json(url: str, body: bytes, *, policy: HttpPolicy | None = None,
     last = ""
     for attempt in range(policy.retries + 1):
         if attempt:
-            time.sleep(policy.backoff * (2 ** (attempt - 1)))
+            time.sleep(min(policy.backoff * (2 ** (attempt - 1)), MAX_BACKOFF))
         try:
             return _try(parsed, body, all_headers, policy)
         except _Failure as failure:

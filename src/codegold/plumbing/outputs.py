@@ -17,6 +17,7 @@ planted link can neither redirect a write outside the folder nor feed a read fro
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 import tempfile
@@ -115,19 +116,48 @@ def _os_error(err: OSError, path: PathArg) -> InputError:
     return InputError(f"cannot write the output: {reason}", path=os.fspath(path))
 
 
-def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes]) -> None:
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    try:  # Linux says it without changing it
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes], *,
+                       follow_link: bool = False) -> None:
     """Write ``data`` to ``path`` through a temporary sibling and a rename.
 
     A crash leaves the previous file (or none), never half a file; an OS failure (no
     space, no permission, a file where a folder should be) becomes an :class:`InputError`.
+    The file keeps the mode of the one it replaces; a new file gets the umask's (as
+    ``open`` would give it), never a private 0600 a temporary file starts with. A path
+    that is a symbolic link is refused: replacing the file a planted link points to would
+    let whoever planted it choose what codegold overwrites; ``follow_link=True`` writes to
+    the link's target instead.
     """
-    # Through a symbolic link the file it points to is replaced, not the link.
-    target = os.path.realpath(os.fspath(path))
+    where = os.fspath(path)
+    if os.path.islink(where) and not follow_link:
+        raise InputError(f"the output is a symbolic link (to {os.readlink(where)!r}); "
+                         "codegold does not replace the file a link points to: remove the "
+                         "link or name the file itself", path=where)
+    target = os.path.realpath(where)
     directory = os.path.dirname(target)
     tmp = None
     try:
         os.makedirs(directory, exist_ok=True)
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
         fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=directory)
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             if isinstance(data, bytes | bytearray):
                 handle.write(data)

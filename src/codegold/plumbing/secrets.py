@@ -66,6 +66,17 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     # any other scheme, or none: ``Authorization: Token abc…``, ``authorization=abc…``
     ("authorization_header", r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
                              r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
+    # ``curl -u user:pass``, ``--user user:pass``; ``mysql -pPASS`` (the value joined to -p)
+    ("cli_password", r"(?<=\s)(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:(?P<value>[^\s\"'@]{3,})"),
+    ("cli_password", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n]*?[ \t]-p"
+                     r"(?P<value>[^\s\"'-][^\s\"']{2,})"),
+    # a kubeconfig's client key (base64 of a private key block)
+    ("kubeconfig_key", r"(?i)\bclient-key-data[\"']?\s*:\s*[\"']?(?P<value>[A-Za-z0-9+/=]{16,})"),
+    # a YAML block scalar under a secret-looking key: ``password: |`` and its indented lines
+    ("secret_block", r"(?im)^(?P<indent>[ \t]*)(?:-[ \t]+)?[\"']?[a-z0-9_.-]*(?:password|passwd|"
+                 r"passphrase|secret|token|api[_-]?key|private[_-]?key|client-key-data)[\"']?"
+                 r"[ \t]*:[ \t]*[|>][-+0-9]*[ \t]*(?:#[^\n]*)?\n"
+                 r"(?P<value>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)"),
     # the keyword starts a word: after a non-letter, or at a camelCase boundary
     # (``dbPassword``, ``apiToken``)
     ("password", r"(?i)(?:(?<![a-z])|(?-i:(?<=[a-z])(?=[A-Z])))"
@@ -75,6 +86,12 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
                  r"[\"']?\s*[:=]\s*[\"']?"
                  # a quoted value is taken whole, spaces and all (a passphrase)
                  r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
+    # a key pasted into prose after the word for it: ``the token wJalrXUtn…``, ``secret
+    # key is …`` (only when the value looks random, see _keylike); last, so that a kind
+    # above names a value both find
+    ("high_entropy", r"(?i)(?<![a-z])(?:token|secret|key|password|passphrase|credentials?)s?"
+                     r"[^\S\n]+(?:(?:is|was|of|=|:)[^\S\n]+)?[\"'`]?"
+                     r"(?P<value>[A-Za-z0-9+/_=-]{20,})"),
 )
 
 # Literal text one of which a match must hold (checked in the lowered text when the kind
@@ -112,6 +129,10 @@ _HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
     "basic_auth": (True, ("basic ",)),
     "authorization_header": (True, ("authorization",)),
     "password": (True, ("pass", "pwd", "secret", "key", "token", "credential")),
+    "cli_password": (False, ("-u", "mysql", "mariadb")),
+    "kubeconfig_key": (True, ("client-key-data",)),
+    "secret_block": (False, (": |", ": >", ":|", ":>")),
+    "high_entropy": (True, ("token", "secret", "key", "pass", "credential")),
 }
 
 # Kinds whose match starts at a fixed distance from one of its hints: (first, last)
@@ -126,6 +147,8 @@ _ANCHORS: dict[str, tuple[int, int]] = {
     "url_credentials": (3, 3),  # just after ``://``
     "basic_auth": (6, 6),       # just after ``basic ``
     "openai_key": (0, 0),
+    "cli_password": (-1, 0),    # at ``-u``, ``--user`` (the hint ``-u`` is 1 in) or ``mysql``
+    "high_entropy": (0, 0),     # at the word ``token``, ``key``…
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -182,7 +205,7 @@ def _code_value(value: str, *, quoted: bool) -> bool:
     return bool(_CODE_EXPRESSION.search(value))
 
 
-def find_secrets(text: str, *, code: bool = False) -> list[Span]:
+def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[Span]:
     """Spans of secret values in ``text`` by known formats, as ``(start, end, kind)``,
     sorted and not overlapping (where two overlap, they are merged under the first kind).
 
@@ -202,6 +225,8 @@ def find_secrets(text: str, *, code: bool = False) -> list[Span]:
         present = [where[hint] for hint in hints if hint in where]
         if hints and not present:
             continue  # a match must hold one of its hints: most files hold none
+        if code and kind == "secret_block":
+            continue  # YAML's block scalars: data files only
         anchors = _ANCHORS.get(kind)
         if anchors is not None and len(lowered) == len(text):
             matches: Iterable[re.Match[str]] = _anchored(pattern, text, present, anchors)
@@ -216,8 +241,131 @@ def find_secrets(text: str, *, code: bool = False) -> list[Span]:
                 continue
             if PLACEHOLDER.fullmatch(text[start:end]):
                 continue
+            if kind == "high_entropy" and not _keylike(text[start:end]):
+                continue
             spans.append((start, end, kind))
-    return merge_spans(spans)
+    if _deep:
+        spans.extend(_hidden(text, code, exact))
+    return merge_spans(_outside_placeholders(text, spans))
+
+
+def _keylike(token: str) -> bool:
+    """A value after the word ``token`` or ``secret`` in prose that is a pasted key
+    (``wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY``), not a name (``TokenRefreshHandler2024``,
+    ``getAccessTokenForUser``): it switches character class often and has high entropy."""
+    if looks_random(token):
+        return True
+    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o"
+               for c in token]
+    switches = sum(a != b for a, b in itertools.pairwise(classes))
+    return switches / len(token) >= 0.3 and _entropy(token) >= 4.0
+
+
+def _outside_placeholders(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` less those that touch a placeholder already in ``text``: a second pass
+    over redacted text leaves ``<SECRET:password>`` alone (the ``SECRET:password`` in it
+    reads like an assignment)."""
+    if not spans or "<" not in text:
+        return spans
+    holders = [match.span() for match in PLACEHOLDER.finditer(text)]
+    if not holders:
+        return spans
+    return [span for span in spans
+            if not any(span[0] < end and start < span[1] for start, end in holders)]
+
+
+# Ways a value is hidden from the patterns: zero-width and other invisible characters
+# inside it, percent-encoding, a line break inside a token.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]+")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")
+_WRAPPED = re.compile(r"(?<=[A-Za-z0-9_+/=-])\r?\n(?=[A-Za-z0-9_+/=-])")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=.-]*")
+
+
+def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
+    """Secrets the patterns find only once what hides them is undone: each hiding is
+    undone in a view of ``text`` whose positions map back, and a span found there that
+    covers an undone place is a span of ``text``."""
+    found: list[Span] = []
+    if not text.isascii() and _INVISIBLE.search(text):
+        found += _in_view(text, _INVISIBLE, lambda match: "", code)
+    if "%" in text and _PERCENT.search(text):
+        found += _in_view(text, _PERCENT, _percent_decoded, code)
+    if "\n" in text and hints:
+        found += _wrapped(text, code, sorted({at for places in hints.values() for at in places}))
+    return found
+
+
+def _percent_decoded(match: re.Match[str]) -> str:
+    from urllib.parse import unquote
+
+    try:
+        decoded = unquote(match.group(), errors="strict")
+    except UnicodeDecodeError:
+        return match.group()
+    # Only characters a token is made of are decoded: ``%20`` and ``%02d`` stay as they
+    # are, so most texts need no second look.
+    return decoded if _TOKEN_CHARS.fullmatch(decoded) else match.group()
+
+
+def _in_view(text: str, pattern: re.Pattern[str], undo: Any, code: bool) -> list[Span]:
+    pieces: list[str] = []
+    # (view start, view end, text start, text end) of each undone place
+    places: list[tuple[int, int, int, int]] = []
+    cursor = view = 0
+    for match in pattern.finditer(text):
+        kept = text[cursor:match.start()]
+        pieces.append(kept)
+        view += len(kept)
+        replacement = undo(match)
+        pieces.append(replacement)
+        places.append((view, view + len(replacement), match.start(), match.end()))
+        view += len(replacement)
+        cursor = match.end()
+    pieces.append(text[cursor:])
+    shown = "".join(pieces)
+    if shown == text:
+        return []  # nothing was hidden (``%02d`` is not an encoded character)
+
+    def back(position: int, *, end: bool) -> int:
+        shift = 0
+        for v_start, v_end, t_start, t_end in places:
+            if position < v_start or (not end and position == v_start and v_start == v_end):
+                break
+            if position < v_end or (end and position == v_end):
+                return t_end if end else t_start
+            shift = t_end - v_end
+        return position + shift
+
+    spans = []
+    for start, end, kind in find_secrets(shown, code=code, _deep=False):
+        if any(start <= v_start <= end or (start <= v_end <= end and v_start < end)
+               for v_start, v_end, _, _ in places):
+            spans.append((back(start, end=False), back(end, end=True), kind))
+    return spans
+
+
+def _wrapped(text: str, code: bool, hints: list[int]) -> list[Span]:
+    """A token broken by a line break after a known prefix (``ghp_…`` at a line's end, its
+    rest on the next line): tried joined, only where a prefix's token runs into a break."""
+    spans: list[Span] = []
+    done = -1
+    for at in hints:
+        if at < done:
+            continue
+        run = _TOKEN_CHARS.match(text, at)
+        head_end = run.end() if run else at
+        if head_end <= at or not _WRAPPED.match(text, head_end):
+            continue
+        breaks = 2 if text.startswith("\r\n", head_end) else 1
+        tail = _TOKEN_CHARS.match(text, head_end + breaks)
+        head = text[at:head_end]
+        joined = head + (tail.group() if tail else "")
+        done = head_end
+        for start, end, kind in find_secrets(joined, code=code, _deep=False):
+            if start < len(head) < end:
+                spans.append((at + start, head_end + breaks + end - len(head), kind))
+    return spans
 
 
 @lru_cache(maxsize=1)
@@ -341,13 +489,41 @@ def is_program_text(path: str) -> bool:
         and not name.startswith(".env")
 
 
+_CACHED_CHARS = 4096  # longer texts (excerpts) are seldom met twice: scanned, not kept
+
+
+@lru_cache(maxsize=65536)
+def _redact_remembered(text: str, code: bool) -> tuple[str, tuple[str, ...]]:
+    clean, kinds = redact(text, code=code)
+    return clean, tuple(kinds)
+
+
+def _redact_cached(text: str, code: bool) -> tuple[str, tuple[str, ...]]:
+    if len(text) > _CACHED_CHARS:
+        clean, kinds = redact(text, code=code)
+        return clean, tuple(kinds)
+    return _redact_remembered(text, code)
+
+
+def redact_once(text: str, *, code: bool = False) -> str:
+    """:func:`redact_text`, remembered by value: the same query, symbol or message met
+    again (every chunk of a run names the same few) is scanned once."""
+    if len(text) < 4:
+        return text  # no detector matches fewer characters
+    return _redact_cached(text, code)[0]
+
+
 def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
-    """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted;
-    the kinds replaced are appended to ``kinds``. A mapping with a ``file`` and an
-    ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as that file's text."""
+    """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted,
+    mapping keys included; the kinds replaced are appended to ``kinds``. A mapping with a
+    ``file`` and an ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as
+    that file's text. Walked without recursion limits mattering: input is bounded at 100
+    levels where it enters."""
     found = kinds if kinds is not None else []
     if isinstance(data, str):
-        clean, more = redact(data)
+        if len(data) < 4:
+            return data
+        clean, more = _redact_cached(data, False)
         found.extend(more)
         return clean
     if isinstance(data, list | tuple):
@@ -356,12 +532,15 @@ def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
         out: dict[Any, Any] = {}
         code = isinstance(data.get("file"), str) and is_program_text(data["file"])
         for key, value in data.items():
+            clean_key = redact_data(key, found) if isinstance(key, str) else key
+            if clean_key in out:  # two keys redacted alike: keep both, told apart
+                clean_key = f"{clean_key}#{len(out)}"
             if code and key in ("excerpt", "text") and isinstance(value, str):
-                clean, more = redact(value, code=True)
+                clean, more = _redact_cached(value, True)
                 found.extend(more)
-                out[key] = clean
+                out[clean_key] = clean
             else:
-                out[key] = redact_data(value, found)
+                out[clean_key] = redact_data(value, found)
         return out
     return data
 
@@ -389,5 +568,6 @@ def summary(kinds: list[str]) -> str:
 
 __all__ = ["DATA_SUFFIXES", "PLACEHOLDER", "SECRET_PATTERNS", "Span", "find_high_entropy",
            "find_secrets", "is_program_text", "looks_random", "merge_spans", "redact",
-           "redact_bytes", "redact_data", "redact_struct", "redact_text", "replace_spans",
+           "redact_bytes", "redact_data", "redact_once", "redact_struct", "redact_text",
+           "replace_spans",
            "summary"]

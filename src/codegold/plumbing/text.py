@@ -57,6 +57,24 @@ def terminal_safe(text: str, *, multiline: bool = False) -> str:
     return pattern.sub(_visible, text)
 
 
+def html_text(text: str) -> str:
+    """``text`` for an HTML page: controls, bidi overrides and invisible format characters
+    shown as visible escapes (as :func:`terminal_safe` does, newlines and tabs kept), then
+    ``&``, ``<``, ``>`` and quotes escaped. A character reference would not do: the
+    browser turns ``&#x202e;`` back into the override."""
+    from html import escape
+
+    return escape(terminal_safe(text, multiline=True))
+
+
+def json_visible(raw_json: str) -> str:
+    """JSON text whose strings show every invisible or bidi character as its visible
+    escape once decoded (``\\u202e`` in the source decodes to the six characters
+    ``\u202e``); for JSON a page's script renders as text. ASCII controls are already
+    escaped by any JSON encoder; the non-ASCII ones are written raw and handled here."""
+    return _UNSAFE_BLOCK.sub(lambda match: "\\" + _visible(match), raw_json)
+
+
 # What rich reads as a tag (rich.markup.RE_TAGS), with the backslashes before it.
 _RICH_TAG = re.compile(r"(\\*)(\[[a-zA-Z#/@][^[]*?])")
 _BACKSLASHED_BRACKET = re.compile(r"(\\+)\[")

@@ -7,12 +7,12 @@ engines is escaped with :func:`html.escape` here and reaches the page through
 
 from __future__ import annotations
 
-from html import escape
 from importlib import resources
 from urllib.parse import quote
 
 from codegold.model import Check
 from codegold.model.metrics import METRICS, shown_metrics
+from codegold.plumbing.text import html_text as escape
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
 from codegold.report.svg import horizontal_bars, vertical_bars

@@ -11,6 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from codegold.model import CaseResult, Chunk
+from codegold.plumbing.text import json_visible
 from codegold.report.model import ReportInput
 
 # Passing cases keep shorter excerpts: the page must stay light at 10,000 cases, and the
@@ -245,6 +246,6 @@ def build_payload(report: ReportInput) -> PagePayload:
 
 def embed_json(payload: PagePayload) -> str:
     """JSON safe to place inside a script element (no ``<``, ``>`` or ``&`` survive)."""
-    raw = msgspec.json.encode(payload).decode("utf-8")
+    raw = json_visible(msgspec.json.encode(payload).decode("utf-8"))  # bidi shown, not obeyed
     return (raw.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
+
+from codegold.plumbing.text import html_text as escape
 
 _BAR = "#3b6ea8"
 

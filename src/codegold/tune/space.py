@@ -90,6 +90,10 @@ def check_space(params: dict[str, Param], where: str) -> dict[str, Param]:
             if param.log and param.low <= 0:
                 raise InputError("a log-scale range needs low > 0", path=where,
                                  field=f"params.{key}")
+            if param.int and param.log and round(param.low) < 1:
+                raise InputError(f"a whole-number log-scale range needs low >= 1; low={param.low} "
+                                 f"rounds to {round(param.low)}", path=where,
+                                 field=f"params.{key}")
             samples = [param.low, param.high]
         for sample in samples:
             value = round(sample) if param.int and isinstance(sample, float) else sample
