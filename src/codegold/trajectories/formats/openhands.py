@@ -1,0 +1,180 @@
+"""OpenHands event streams: ``action`` events (``read``, ``run``, ``edit``, ``write``,
+``call_tool_mcp``, ``finish``) and the ``observation`` events they caused.
+
+Accepted shapes: a JSON list of events (a saved trajectory), an object with ``history``
+(an evaluation ``output.jsonl`` record, also one per line), and the older history of
+``[action, observation]`` pairs. An observation is matched to its action by ``cause``
+(else it follows it). A step is one model response: actions sharing
+``tool_call_metadata.model_response.id`` share it. A ``read`` with the ACI editor prints
+``cat -n`` numbered lines; the older reader prints lines ``start``+1.. (0-based start). The
+working directory is the ``run`` observation's ``extras.metadata.working_dir``. The final
+patch is ``test_result.git_patch``, else the ``finish`` action's text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from codegold.errors import SchemaError
+from codegold.trajectories.formats._common import (
+    as_args,
+    clip,
+    generic_call,
+    mapping_at,
+    read_document,
+    stem,
+    text_of,
+)
+from codegold.trajectories.records import ToolCall, Trajectory
+
+NAME = "openhands"
+SUFFIXES = (".json", ".jsonl")
+_TRAILER = re.compile(r"\n*\[(?:The command completed with exit code -?\d+\.|Command finished "
+                      r"with exit code -?\d+|Python Interpreter: [^\]]*|Current working "
+                      r"directory: [^\]]*)\]\s*$", re.I)
+_IGNORE = {"message", "system", "think", "recall", "agent_state_changed", "null", "browse",
+           "browse_interactive", "delegate", "reject", "change_agent_state", "condensation",
+           "mcp_list", "task_tracking"}
+
+
+def _events(history: list[Any]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for item in history:
+        if isinstance(item, list):
+            events.extend(e for e in item if isinstance(e, dict))
+        elif isinstance(item, dict):
+            events.append(item)
+    return events
+
+
+def _run_output(observation: dict[str, Any]) -> tuple[str, str | None, bool]:
+    content = text_of(observation.get("content")) or ""
+    extras = mapping_at(observation, "extras")
+    metadata = mapping_at(extras, "metadata")
+    where = metadata.get("working_dir")
+    code = metadata.get("exit_code", extras.get("exit_code"))
+    previous = None
+    while previous != content:
+        previous, content = content, _TRAILER.sub("", content)
+    return content, where if isinstance(where, str) else None, \
+        isinstance(code, int) and code not in (0, -1)
+
+
+def _turn(event: dict[str, Any]) -> str | None:
+    metadata = event.get("tool_call_metadata")
+    response = metadata.get("model_response") if isinstance(metadata, dict) else None
+    ident = response.get("id") if isinstance(response, dict) else None
+    return ident if isinstance(ident, str) else None
+
+
+def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
+                record: Any, notes: list[str]) -> Trajectory:
+    events = _events(history)
+    by_cause: dict[Any, dict[str, Any]] = {}
+    for position, event in enumerate(events):
+        if "observation" in event and event.get("cause") is not None:
+            by_cause.setdefault(event["cause"], event)
+        elif "observation" in event and position > 0 and "action" in events[position - 1]:
+            by_cause.setdefault(("follows", position - 1), event)
+    calls: list[ToolCall] = []
+    cwd: str | None = None
+    roots: list[str] = []
+    final: str | None = None
+    step = -1
+    turns: dict[str, int] = {}
+    for position, event in enumerate(events):
+        action = event.get("action")
+        if not isinstance(action, str) or event.get("source") not in (None, "agent"):
+            continue
+        if action in _IGNORE:
+            if action == "message" and isinstance(event.get("message"), str):
+                final = event["message"] if event.get("source") == "agent" else final
+            continue
+        turn = _turn(event)
+        if turn is None or turn not in turns:
+            step += 1
+            if turn is not None:
+                turns[turn] = step
+        current = turns.get(turn, step) if turn is not None else step
+        args = mapping_at(event, "args")
+        observation = by_cause.get(event.get("id")) if event.get("id") is not None else None
+        observation = observation or by_cause.get(("follows", position)) or {}
+        content = text_of(observation.get("content")) or ""
+        failed = observation.get("observation") == "error"
+        if action == "finish":
+            text = args.get("final_thought") or args.get("thought") or args.get("message")
+            final = text if isinstance(text, str) and text else final
+            continue
+        if action == "run":
+            output, where, bad = _run_output(observation)
+            if cwd is None and where:
+                roots.append(where)
+            text, clipped = clip(output)
+            calls.append(ToolCall(step=current, tool="run", handler="bash",
+                                  args={"command": args.get("command")}, output=text,
+                                  cwd=cwd or where, failed=bad or failed, clipped=clipped))
+            cwd = where or cwd
+            continue
+        if action == "read" or (action == "edit" and args.get("command") == "view"):
+            text, clipped = clip(content)
+            view_range = args.get("view_range")
+            start = None
+            if isinstance(args.get("start"), int) and args.get("impl_source") != "oh_aci":
+                start = args["start"] + 1
+            if isinstance(view_range, list) and view_range and isinstance(view_range[0], int):
+                start = view_range[0]
+            calls.append(ToolCall(step=current, tool=action, handler="view",
+                                  args={"path": args.get("path"), "style": "tab",
+                                        "start": start}, output=text, cwd=cwd,
+                                  failed=failed, clipped=clipped))
+            continue
+        if action in ("edit", "write"):
+            start = args.get("insert_line")
+            start = start + 1 if isinstance(start, int) else None
+            if start is None and action == "edit" and isinstance(args.get("start"), int) \
+                    and args["start"] >= 1 and args.get("content"):
+                start = args["start"]
+            calls.append(ToolCall(step=current, tool=f"{action} {args.get('command') or ''}"
+                                  .strip(), handler="edit",
+                                  args={"path": args.get("path"), "start": start,
+                                        "end": start}, cwd=cwd, failed=failed))
+            continue
+        if action == "call_tool_mcp":
+            name = args.get("name")
+            calls.append(generic_call(current, f"mcp:{name}", as_args(args.get("arguments")),
+                                      content, cwd, failed=failed))
+            continue
+        calls.append(generic_call(current, action, args, content, cwd, failed=failed))
+    patch = None
+    if isinstance(record, dict):
+        result = record.get("test_result")
+        if isinstance(result, dict) and isinstance(result.get("git_patch"), str):
+            patch = result["git_patch"]
+    return Trajectory(source=path, label=label, instance_id=instance, calls=tuple(calls),
+                      final=patch or final, roots=tuple(roots), record=record,
+                      notes=tuple(notes))
+
+
+def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
+    data, found = read_document(raw, path)
+    notes.extend(found)
+    name = stem(path, SUFFIXES)
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise SchemaError("expected OpenHands events: a JSON list of events or records with "
+                          "'history'", path=path)
+    records = [r for r in data if isinstance(r, dict) and isinstance(r.get("history"), list)]
+    if records:
+        trajectories = []
+        for number, record in enumerate(records, start=1):
+            instance = record.get("instance_id")
+            instance = str(instance) if isinstance(instance, (str, int)) else None
+            label = f"{name}#{instance or number}" if len(records) > 1 else name
+            trajectories.append(_trajectory(path, label, instance or name, record["history"],
+                                            record, []))
+        return trajectories
+    if not any(isinstance(e, (dict, list)) for e in data):
+        raise SchemaError("expected OpenHands events: found no event objects", path=path)
+    return [_trajectory(path, name, name, data, None, [])]
