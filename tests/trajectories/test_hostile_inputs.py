@@ -1,0 +1,169 @@
+"""Hostile trajectories, in process: each is refused with a named error or imported with
+what could not be read passed over and reported, never a traceback or a wrong span."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegold.errors import InputError, SchemaError
+from codegold.model import CaseSet
+from codegold.trajectories import import_trajectories
+from codegold.trajectories.ledger import MAX_CHUNKS
+from conftest import FIXTURES, spans
+
+
+def swe(tmp_path: Path, steps: list[tuple[str, Any]], name: str = "demo__repo-1") -> Path:
+    doc = {"trajectory": [{"action": a, "observation": o, "state": {"working_dir": "/testbed"}}
+                          for a, o in steps], "info": {"submission": ""}}
+    path = tmp_path / f"{name}.traj"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def run(path: Path, cases: CaseSet, **options: Any) -> Any:
+    return import_trajectories([path], format_name=options.pop("format_name", "swe-agent"),
+                               cases=cases, **options)
+
+
+def test_truncated_file_is_a_schema_error(tmp_path: Path, cases: CaseSet) -> None:
+    path = tmp_path / "demo__repo-1.traj"
+    path.write_bytes((FIXTURES / "swe-agent" / "demo__repo-1.traj").read_bytes()[:700])
+    with pytest.raises(SchemaError, match="not valid JSON"):
+        run(path, cases)
+
+
+def test_deep_nesting_is_refused(tmp_path: Path, cases: CaseSet) -> None:
+    path = tmp_path / "demo__repo-1.traj"
+    path.write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
+    with pytest.raises(SchemaError, match="nested deeper"):
+        run(path, cases)
+
+
+def test_nul_bytes_in_the_file_are_invalid_json(tmp_path: Path, cases: CaseSet) -> None:
+    path = tmp_path / "demo__repo-1.traj"
+    path.write_bytes(b'{"trajectory": [\x00]}')
+    with pytest.raises(SchemaError):
+        run(path, cases)
+
+
+def test_binary_output_shows_nothing(tmp_path: Path, cases: CaseSet) -> None:
+    path = swe(tmp_path, [("cat logo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00"),
+                          ("cat a.py", "ok\n")])
+    result = run(path, cases)
+    assert spans(result.attempts[0]) == [(1, "read", "bash", "a.py", 1, 1)]
+    assert result.report.trajectories[0].skipped_calls == {"binary output": 1}
+
+
+def test_megabyte_observation_is_clipped_not_misplaced(tmp_path: Path, cases: CaseSet) -> None:
+    big = "x" * 100 + "\n"
+    path = swe(tmp_path, [("cat huge.py", big * 30_000),
+                          ("cat -n huge.py", "".join(f"{n:6}\t{'y' * 60}\n"
+                                                     for n in range(1, 30_001)))])
+    result = run(path, cases)
+    (chunk,) = result.attempts[0].ranked
+    # the numbered view is read by its numbers up to where it was cut; the unnumbered one
+    # cannot be placed by its length once cut
+    assert (chunk.step, chunk.start_line) == (1, 1) and chunk.end_line is not None
+    assert 14_000 < chunk.end_line < 30_000
+    assert result.report.trajectories[0].skipped_calls == {"unnumbered output that was clipped": 1}
+
+
+def test_chunk_count_is_capped_and_reported(tmp_path: Path, cases: CaseSet) -> None:
+    hits = "".join(f"src/f{n}.py:1:x\n" for n in range(MAX_CHUNKS + 50))
+    result = run(swe(tmp_path, [("grep -rn x src", hits)]), cases)
+    assert len(result.attempts[0].ranked) == MAX_CHUNKS
+    assert result.report.trajectories[0].dropped_chunks == 50
+
+
+def test_paths_outside_the_repository_are_kept_and_flagged(tmp_path: Path, cases: CaseSet) -> None:
+    path = swe(tmp_path, [("cat ../../etc/passwd", "root:x:0:0\n"),
+                          ("cat /opt/lib/site.py", "import os\n"),
+                          ("cat /testbed/../testbed/src/a.py", "a\n"),
+                          ("cat /workspace/other/src/b.py", "b\n")])
+    ranked = run(path, cases).attempts[0].ranked
+    assert [(c.file, c.outside_repo) for c in ranked] == [
+        ("/etc/passwd", True), ("/opt/lib/site.py", True), ("src/a.py", False),
+        ("src/b.py", False)]
+
+
+def test_unknown_tools_are_reported(tmp_path: Path, cases: CaseSet) -> None:
+    line = {"type": "assistant", "cwd": "/r", "message": {"id": "m", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Frobnicate", "input": {"level": 3}}]}}
+    answer = {"type": "user", "cwd": "/r", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "done"}]}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(line) + "\n" + json.dumps(answer) + "\n", encoding="utf-8")
+    result = run(path, cases, format_name="claude-code", case_id="session-question")
+    assert result.attempts[0].ranked == []
+    assert result.report.trajectories[0].skipped_calls == {"unknown tool 'Frobnicate'": 1}
+
+
+def test_a_case_that_does_not_exist_stops_the_import(tmp_path: Path, cases: CaseSet) -> None:
+    path = swe(tmp_path, [("cat a.py", "a\n")], name="nobody__nothing-9")
+    with pytest.raises(InputError, match="nobody__nothing-9"):
+        run(path, cases)
+    result = run(path, cases, unknown_cases="skip")
+    assert result.attempts == []
+    (report,) = result.report.trajectories
+    assert report.status == "skipped" and "not in" in (report.reason or "")
+
+
+def test_case_option_names_one_trajectory_only(tmp_path: Path, cases: CaseSet) -> None:
+    other = swe(tmp_path, [("cat a.py", "a\n")], name="second")
+    with pytest.raises(InputError, match="one trajectory"):
+        import_trajectories([FIXTURES / "swe-agent", other], format_name="swe-agent",
+                            cases=cases, case_id="demo__repo-1")
+    with pytest.raises(InputError, match="not in"):
+        import_trajectories([FIXTURES / "swe-agent"], format_name="swe-agent", cases=cases,
+                            case_id="nope")
+
+
+@pytest.mark.parametrize("data", [b"", b"{}", b"[1, 2]", b'{"trajectory": "x"}', b"null"])
+def test_wrong_shapes_are_named(tmp_path: Path, cases: CaseSet, data: bytes) -> None:
+    path = tmp_path / "demo__repo-1.traj"
+    path.write_bytes(data)
+    with pytest.raises(InputError):
+        run(path, cases)
+
+
+def test_odd_values_inside_steps_are_passed_over(tmp_path: Path, cases: CaseSet) -> None:
+    path = tmp_path / "demo__repo-1.traj"
+    path.write_text(json.dumps({"trajectory": [
+        {"action": 5, "observation": "x"}, {"action": "open a.py", "observation": None},
+        {"action": "cat a.py", "observation": {"not": "text"}}, "junk",
+        {"action": "open a.py", "observation": "[File: a.py (2 lines total)]\n1:x\n2:y\n",
+         "state": "{not json"}]}), encoding="utf-8")
+    result = run(path, cases)
+    assert spans(result.attempts[0]) == [(4, "read", "open", "a.py", 1, 2)]
+
+
+def test_a_middle_line_broken_in_json_lines_is_an_error(tmp_path: Path, cases: CaseSet) -> None:
+    path = tmp_path / "s.jsonl"
+    good = json.dumps({"type": "user", "message": {"content": "hi"}})
+    path.write_text(f"{good}\n{{broken\n{good}\n", encoding="utf-8")
+    with pytest.raises(SchemaError, match=r":2"):
+        run(path, cases, format_name="claude-code", case_id="session-question")
+
+
+def test_mapping_fields_are_checked(cases: CaseSet) -> None:
+    with pytest.raises(InputError, match="does not apply"):
+        import_trajectories([FIXTURES / "swe-agent"], format_name="swe-agent", cases=cases,
+                            mapping={"tool": "name"})
+    with pytest.raises(InputError, match="needs --map"):
+        import_trajectories([FIXTURES / "mapped"], format_name="mapped", cases=cases,
+                            mapping={"case": "task.id"})
+
+
+def test_resolve_needs_an_index(cases: CaseSet) -> None:
+    with pytest.raises(InputError, match="--index"):
+        import_trajectories([FIXTURES / "swe-agent"], format_name="swe-agent", cases=cases,
+                            resolve=True)
+
+
+def test_an_empty_folder_is_named(tmp_path: Path, cases: CaseSet) -> None:
+    with pytest.raises(InputError, match="no trajectory files"):
+        run(tmp_path, cases)
