@@ -1,16 +1,18 @@
 """SWE-agent ``.traj`` files: ``trajectory`` steps of ``action``/``observation``/``state``.
 
 The action is the command line the agent issued: the windowed viewer (``open``, ``goto``,
-``scroll_up``, ``scroll_down``), the searches (``search_dir``, ``search_file``,
+``scroll_up``, ``scroll_down``, ``set_cursors``), the searches (``search_dir``, ``search_file``,
 ``find_file``), the editors (``edit``, ``insert``, ``create``, ``str_replace_editor``) or
 any shell command. ``state`` (recorded after the action) names the working directory and
-the open file. The instance id is the file name (``astropy__astropy-12907.traj``); the
+the open file (in ``history`` only, the ``(Open file: F)`` ``(Current directory: D)``
+footer after each observation says it). The instance id is the file name (``astropy__astropy-12907.traj``); the
 final patch is ``info.submission``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import replace
 from typing import Any
@@ -21,11 +23,13 @@ from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "swe-agent"
 SUFFIXES = (".traj",)
-_WINDOW = {"open", "goto", "scroll_up", "scroll_down"}
+_WINDOW = {"open", "goto", "scroll_up", "scroll_down", "set_cursors"}
 _SEARCH = {"search_dir", "search_file", "find_file"}
 _IGNORE = {"submit", "exit_forfeit", "exit_cost", "exit_context", "exit_error", "exit_format",
-           "skip", "filemap", "set_cursors", "view_image"}
+           "skip", "filemap", "view_image"}
 _BAD_ROOTS = {"/", "/root", "/tmp", "/home"}
+_FOOTER = re.compile(r"\r?\n?\(Open file: ([^\n]*)\)\r?\n\(Current directory: ([^\n]*)\)\r?\n?"
+                     r"(?:bash-\$|\$)?\s*$")
 # an edit the linter refused (or that matched nothing) changed nothing
 _REFUSED = ("Your proposed edit has introduced new syntax error", "No replacement was performed",
             "Error: ", "Usage: ")
@@ -98,6 +102,16 @@ def _call(step: int, action: str, observation: str, cwd: str | None,
     return replace(base, handler="bash", args={"command": action.strip()}, tool="bash")
 
 
+def _strip_footer(observation: str) -> tuple[str, dict[str, Any]]:
+    """An observation without the ``(Open file: F)`` ``(Current directory: D)`` prompt
+    footer the model is shown after it, and the state that footer names."""
+    match = _FOOTER.search(observation)
+    if not match:
+        return observation, {}
+    state = {"open_file": match.group(1), "working_dir": match.group(2)}
+    return observation[:match.start()], state
+
+
 def _steps_from_history(history: list[Any]) -> list[dict[str, Any]]:
     """``trajectory``-like steps from ``history`` messages (an action, then its observation)."""
     steps: list[dict[str, Any]] = []
@@ -132,14 +146,15 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
         if not isinstance(item, dict) or not isinstance(item.get("action"), str):
             notes.append(f"step {step} has no action and was skipped")
             continue
-        state = _state(item.get("state"))
+        observation = item.get("observation")
+        observation = observation if isinstance(observation, str) else ""
+        observation, shown_state = _strip_footer(observation)
+        state = _state(item.get("state")) or shown_state
         after = state.get("working_dir") if isinstance(state.get("working_dir"), str) else None
         if cwd is None and after and after not in _BAD_ROOTS:
             roots.append(after)
         open_file = state.get("open_file")
-        observation = item.get("observation")
-        calls.append(_call(step, item["action"], observation if isinstance(observation, str)
-                           else "", cwd or after,
+        calls.append(_call(step, item["action"], observation, cwd or after,
                            open_file if isinstance(open_file, str) and open_file != "n/a"
                            else None))
         cwd = after or cwd
