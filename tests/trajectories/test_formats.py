@@ -58,8 +58,8 @@ def test_mini_swe_agent_shell_commands_by_command_and_output_length(cases: CaseS
     assert attempt.edits == [Edit(file="src/app/session.py", step=5, tool="bash")]
     assert attempt.final == "diff --git a/src/app/session.py b/src/app/session.py\n"
     (report,) = result.report.trajectories
-    assert report.skipped_calls == {"output of several commands that cannot be told apart": 1,
-                                    "the call reported an error": 1}
+    # the submitting command printed the patch: it is the final answer, not context
+    assert report.skipped_calls == {"the call reported an error": 1}
 
 
 def test_openhands_events_matched_by_cause(cases: CaseSet) -> None:

@@ -5,7 +5,9 @@ calling) or the one fenced ``bash`` block of its text. The messages after it, up
 next assistant message, are the observations: ``extra.raw_output`` when recorded, else
 the ``<output>`` of the rendered ``<returncode>…</returncode><output>…</output>`` text
 (a long output shows only ``<output_head>``, so it counts as clipped). The instance id is
-``instance_id``, else the file name; the final patch is ``info.submission``.
+``instance_id``, else the file name; the final patch is ``info.submission`` (else what
+the submitting ``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command printed, or the
+``exit`` message's submission).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ SUFFIXES = (".traj.json", ".traj")
 _BLOCK = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)\n?```", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.S)
+_SUBMIT = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _HEAD = re.compile(r"<output_head>\n?(.*?)</output_head>", re.S)
 
 
@@ -89,10 +92,16 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
     calls: list[ToolCall] = []
     step = -1
     pending: list[tuple[str, str | None]] = []
+    submitted: str | None = None
     for message in messages:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
+        if role == "exit":
+            extra = message.get("extra")
+            value = extra.get("submission") if isinstance(extra, dict) else None
+            submitted = value if isinstance(value, str) and value else submitted
+            continue
         if role == "assistant":
             step += 1
             pending = _commands(message)
@@ -104,10 +113,14 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
             if isinstance(wanted, str) else 0
         command, _ = pending.pop(index)
         output, clipped, failed = _observation(message)
+        if any(marker in command for marker in _SUBMIT):
+            # the submission: what the final command printed (the patch), not context
+            submitted = output.strip("\n") + "\n" if output.strip() else submitted
+            continue
         calls.append(ToolCall(step=step, tool="bash", handler="bash",
                               args={"command": command}, output=output, cwd=cwd,
                               failed=failed, clipped=clipped))
     submission = info.get("submission") if isinstance(info, dict) else None
+    final = submission if isinstance(submission, str) and submission else submitted
     return [Trajectory(source=path, label=instance, instance_id=instance, calls=tuple(calls),
-                       final=submission if isinstance(submission, str) and submission
-                       else None, roots=(cwd,) if cwd else (), record=record)]
+                       final=final, roots=(cwd,) if cwd else (), record=record)]
