@@ -46,6 +46,8 @@ register_format("index-policy", "codegold.index.policy", "PolicyFileSpec",
                 "path policy file of `codegold index --policy`")
 register_format("gate-policy", "codegold.gate.policy", "Policy",
                 "gate policy of `codegold gate --policy`: floors, ceilings, zero tolerance, baseline")
+register_format("import-report", "codegold.trajectories.importer", "ImportReport",
+                "report of `codegold import trajectories --report`: what each trajectory gave")
 register_format("retrieval-request", "codegold.adapters.protocol", "RetrievalRequest",
                 "what codegold sends a command or HTTP retriever")
 register_format("retrieval-response", "codegold.adapters.protocol", "RetrievalResponse",
