@@ -120,8 +120,9 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
             text, clipped = clip(content)
             view_range = args.get("view_range")
             start = None
-            if isinstance(args.get("start"), int) and args.get("impl_source") != "oh_aci":
-                start = args["start"] + 1
+            if args.get("impl_source") != "oh_aci":
+                begin = args.get("start", 0)  # FileReadAction's default: 0 (the whole file)
+                start = begin + 1 if isinstance(begin, int) and begin >= 0 else None
             if isinstance(view_range, list) and view_range and isinstance(view_range[0], int):
                 start = view_range[0]
             calls.append(ToolCall(step=current, tool=action, handler="view",

@@ -142,6 +142,7 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
     roots: list[str] = []
     calls: list[ToolCall] = []
     cwd: str | None = None
+    submitted: str | None = None
     for step, item in enumerate(steps):
         if not isinstance(item, dict) or not isinstance(item.get("action"), str):
             notes.append(f"step {step} has no action and was skipped")
@@ -154,6 +155,8 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
         if cwd is None and after and after not in _BAD_ROOTS:
             roots.append(after)
         open_file = state.get("open_file")
+        if item["action"].strip().split(" ", 1)[0] == "submit" and "diff --git" in observation:
+            submitted = observation.strip("\r\n") + "\n"
         calls.append(_call(step, item["action"], observation, cwd or after,
                            open_file if isinstance(open_file, str) and open_file != "n/a"
                            else None))
@@ -163,5 +166,6 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
     info = data.get("info")
     submission = info.get("submission") if isinstance(info, dict) else None
     return [Trajectory(source=path, label=instance, instance_id=instance, calls=tuple(calls),
-                       final=submission if isinstance(submission, str) else None,
+                       final=submission if isinstance(submission, str) and submission
+                       else submitted,
                        roots=tuple(roots), record=data)]

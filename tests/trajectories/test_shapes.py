@@ -1,0 +1,107 @@
+"""The other shapes each format comes in: SWE-agent history messages, OpenHands output
+records and action/observation pairs, Claude Code file-listing greps, multi-trace OTLP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codegold.model import CaseSet
+from codegold.trajectories import import_trajectories
+from conftest import spans
+
+
+def test_swe_agent_history_reads_the_state_from_the_prompt_footer(tmp_path: Path,
+                                                                   cases: CaseSet) -> None:
+    footer = "\n(Open file: /owner__repo/src/app/session.py)\n(Current directory: /owner__repo)\nbash-$"
+    history = [
+        {"role": "system", "content": "SETTING", "message_type": "system_prompt"},
+        {"role": "assistant", "content": "look", "action": 'find_file "session.py"',
+         "message_type": "action"},
+        {"role": "tool", "content": 'Found 1 matches for "session.py" in /owner__repo:\r\n'
+         "/owner__repo/src/app/session.py" + footer, "message_type": "observation"},
+        {"role": "assistant", "content": "open", "action": 'open "src/app/session.py"',
+         "message_type": "action"},
+        {"role": "tool", "content": "[File: src/app/session.py (2 lines total)]\r\n1:a\r\n2:b"
+         + footer, "message_type": "observation"},
+        {"role": "assistant", "content": "fix", "action": "edit 'a' 'c'", "message_type": "action"},
+        {"role": "tool", "content": "Text replaced." + footer, "message_type": "observation"},
+        {"role": "assistant", "content": "done", "action": "submit", "message_type": "action"},
+        {"role": "tool", "content": "\r\ndiff --git a/src/app/session.py b/src/app/session.py\r\n"
+         + footer, "message_type": "observation"},
+    ]
+    path = tmp_path / "demo__repo-1.traj"
+    path.write_text(json.dumps({"history": history}), encoding="utf-8")
+    (attempt,) = import_trajectories([path], format_name="swe-agent", cases=cases).attempts
+    assert spans(attempt) == [(0, "search_hit", "find_file", "src/app/session.py", None, None),
+                              (1, "read", "open", "src/app/session.py", 1, 2)]
+    assert [(e.file, e.step) for e in attempt.edits or []] == [("src/app/session.py", 2)]
+    assert attempt.final is not None and attempt.final.startswith("diff --git")
+
+
+def test_openhands_output_records_and_pairs(tmp_path: Path, cases: CaseSet) -> None:
+    read = {"action": "read", "args": {"path": "/workspace/repo__1.0/src/app/util.py", "start": 0,
+                                       "end": -1, "impl_source": "default"}}
+    shown = {"observation": "read", "content": "a = 1\nb = 2\n", "extras": {}}
+    records = [
+        {"instance_id": "demo__repo-1", "history": [[read, shown]],
+         "test_result": {"git_patch": "diff --git a/x b/x\n"}},
+        {"instance_id": "session-question", "history": [
+            {"id": 1, "source": "agent", "action": "run", "args": {"command": "head -n 1 src/app/util.py"}},
+            {"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "a = 1",
+             "extras": {"metadata": {"exit_code": 0, "working_dir": "/workspace/repo__1.0"}}}]},
+    ]
+    path = tmp_path / "output.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = import_trajectories([path], format_name="openhands", cases=cases)
+    first, second = result.attempts
+    assert first.case_id == "demo__repo-1" and first.final == "diff --git a/x b/x\n"
+    assert spans(first) == [(0, "read", "read", "src/app/util.py", 1, 2)]
+    assert second.case_id == "session-question"
+    assert spans(second) == [(0, "read", "run", "src/app/util.py", 1, 1)]
+    assert first.attempt_id != second.attempt_id
+
+
+def test_claude_code_grep_listing_files_is_hits_on_files(tmp_path: Path, cases: CaseSet) -> None:
+    lines = [
+        {"type": "assistant", "cwd": "/r", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Grep", "input": {"pattern": "x"}}]}},
+        {"type": "user", "cwd": "/r", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "Found 2 files\n/r/a.py\n/r/b.py"}]},
+         "toolUseResult": {"mode": "files_with_matches", "filenames": ["/r/a.py", "/r/b.py"],
+                           "numFiles": 2}},
+        {"type": "assistant", "cwd": "/r", "message": {"id": "m2", "content": [
+            {"type": "tool_use", "id": "t2", "name": "Grep",
+             "input": {"pattern": "x", "path": "/r/a.py", "output_mode": "content", "-n": True}}]}},
+        {"type": "user", "cwd": "/r", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "t2", "content": "3:x = 1\n4:y = x"}]}},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    (attempt,) = import_trajectories([path], format_name="claude-code", cases=cases,
+                                     case_id="demo__repo-1").attempts
+    # a name in a list first, then lines of one searched file ("3:x = 1", no file name)
+    assert spans(attempt) == [(0, "search_hit", "Grep", "a.py", None, None),
+                              (0, "search_hit", "Grep", "b.py", None, None),
+                              (1, "search_hit", "Grep", "a.py", 3, 4)]
+
+
+def test_otel_one_trajectory_per_trace(tmp_path: Path, cases: CaseSet) -> None:
+    def tool_span(trace: str, case: str, path: str) -> dict[str, object]:
+        return {"traceId": trace, "spanId": trace[:4], "name": "execute_tool cat",
+                "startTimeUnixNano": "1", "attributes": [
+                    {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                    {"key": "gen_ai.tool.name", "value": {"stringValue": "bash"}},
+                    {"key": "case_id", "value": {"stringValue": case}},
+                    {"key": "gen_ai.tool.call.arguments",
+                     "value": {"stringValue": json.dumps({"command": f"cat {path}"})}},
+                    {"key": "gen_ai.tool.call.result", "value": {"stringValue": "x\n"}}]}
+    requests = [{"resourceSpans": [{"scopeSpans": [{"spans": [
+        tool_span("aaaa1111", "demo__repo-1", "a.py")]}]}]},
+                {"resourceSpans": [{"scopeSpans": [{"spans": [
+                    tool_span("bbbb2222", "session-question", "b.py")]}]}]}]
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in requests), encoding="utf-8")
+    result = import_trajectories([path], format_name="otel", cases=cases)
+    assert [(a.case_id, a.ranked[0].file) for a in result.attempts] == [
+        ("demo__repo-1", "a.py"), ("session-question", "b.py")]
