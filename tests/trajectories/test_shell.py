@@ -47,6 +47,9 @@ def text(first: int, last: int, numbered: str = "") -> str:
     ("cat a.py | head -n 12", text(1, 12), [("a.py", "read", 1, 12)]),
     ("sed -n '20,80p' a.py | head -n 5", text(20, 24), [("a.py", "read", 20, 24)]),
     ("cd src && cat b.py", text(1, 2), [("src/b.py", "read", 1, 2)]),
+    ("awk 'NR>=5 && NR<=9' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
+    ("awk 'NR>4 && NR<10 {print}' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
+    ("awk 'NR==7' a.py", text(7, 7), [("a.py", "read", 7, 7)]),
     ("cat /tmp/x.py 2>/dev/null", text(1, 2), [("/tmp/x.py", "read", 1, 2)]),
 ])
 def test_file_reads(command: str, output: str, expected: list[tuple[str, str, int, int]]) -> None:
@@ -56,6 +59,12 @@ def test_file_reads(command: str, output: str, expected: list[tuple[str, str, in
 def test_tail_needs_the_file_length() -> None:
     assert shown("tail -n 5 a.py", text(96, 100)) == []
     assert shown("tail -n 5 a.py", text(96, 100), length=100) == [("a.py", "read", 96, 100)]
+    # head's count is a cap: a 100-line file ends before line 120
+    assert shown("head -n 120 a.py | tail -n 20", text(81, 100)) == []
+    assert shown("head -n 120 a.py | tail -n 20", text(81, 100), length=100) == [
+        ("a.py", "read", 81, 100)]
+    assert shown("head -n 50 a.py | tail -n 10", text(41, 50), length=100) == [
+        ("a.py", "read", 41, 50)]
 
 
 @pytest.mark.parametrize(("command", "output"), [

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -188,8 +188,7 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         notes: list[str] = []
         for trajectory in reader(str(path), raw, notes, mapping):
             if notes:
-                trajectory = Trajectory(**{**trajectory.__dict__,
-                                           "notes": (*notes, *trajectory.notes)})
+                trajectory = replace(trajectory, notes=(*notes, *trajectory.notes))
             loaded.append((trajectory, digest))
     if case_id is not None and len(loaded) != 1:
         raise InputError(f"--case names the case of one trajectory; {len(loaded)} were given")

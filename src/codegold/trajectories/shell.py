@@ -4,8 +4,9 @@ command and the length of its output.
 Only commands whose output can be attributed are read: one command that prints (``cd``,
 ``export`` and the like may precede it), optionally piped through line filters. A file
 source is ``cat [-n] F``, ``nl [-ba] F``, ``head -n N F``, ``tail -n +K F`` (``tail -n N F``
-when the file's length is known), ``sed -n 'a,bp' F``; the filters after it are ``head``,
-``tail``, ``sed -n 'a,bp'`` and, for numbered output (``cat -n``, ``nl -ba``), anything
+when the file's length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``; the
+filters after it are ``head``, ``tail`` (``-n N`` only with the length known: a range's
+end is a cap, the file may end sooner), ``sed -n 'a,bp'`` and, for numbered output (``cat -n``, ``nl -ba``), anything
 that keeps lines whole (``grep``). Numbered output is read by its numbers; otherwise the
 lines are those of the range the command names, as many as were printed. Searches are
 ``grep``/``egrep``/``rg``/``git grep`` (hits with lines when ``-n`` was given), ``find``.
@@ -281,11 +282,35 @@ def _file_source(words: list[str]) -> Source | None:
         if printed is None or printed[0] is None or len(printed[1]) != 1:
             return None
         return Source(printed[1][0], printed[0], numbered=False)
+    if name in ("awk", "gawk", "mawk") and len(words) == 3:
+        span = _awk_range(words[1])
+        return Source(words[2], span, numbered=False) if span is not None else None
     return None
 
 
-def _filter(words: list[str], current: Range) -> Range | None:
-    """The range left after a line filter, relative to the lines ``current`` printed."""
+_AWK_RANGE = re.compile(r"\s*NR\s*>=?\s*(\d+)\s*&&\s*NR\s*<=?\s*(\d+)\s*"
+                        r"(?:\{\s*print(?:\s+\$0)?\s*;?\s*\})?\s*")
+_AWK_LINE = re.compile(r"\s*NR\s*==\s*(\d+)\s*(?:\{\s*print(?:\s+\$0)?\s*;?\s*\})?\s*")
+
+
+def _awk_range(script: str) -> Range | None:
+    """``awk 'NR>=a && NR<=b' FILE`` (``>``/``<`` too, ``{print}`` optional), ``NR==a``."""
+    match = _AWK_RANGE.fullmatch(script)
+    if match:
+        low = int(match.group(1)) + (0 if ">=" in script else 1)
+        high = int(match.group(2)) - (0 if "<=" in script else 1)
+        return Range(low, high) if 1 <= low <= high else None
+    single = _AWK_LINE.fullmatch(script)
+    if single and int(single.group(1)) >= 1:
+        return Range(int(single.group(1)), int(single.group(1)))
+    return None
+
+
+def _filter(words: list[str], current: Range, total: int | None) -> Range | None:
+    """The range left after a line filter, relative to the lines ``current`` printed.
+
+    ``current.last`` is a cap (the file may end sooner), so ``tail -n N`` after it is
+    placed only when the file's length ``total`` is known."""
     name = words[0]
     if name in ("head", "tail"):
         count, plus, files = _head_tail_count(words)
@@ -296,9 +321,10 @@ def _filter(words: list[str], current: Range) -> Range | None:
             return Range(current.first, top if current.last is None else min(top, current.last))
         if plus:
             return Range(current.first + max(count, 1) - 1, current.last)
-        if current.last is not None:
-            return Range(max(current.first, current.last - count + 1), current.last)
-        return None
+        if total is None:
+            return None
+        end = total if current.last is None else min(current.last, total)
+        return Range(max(current.first, end - count + 1), end)
     if name == "sed":
         printed = _sed_print(words)
         if printed is None or printed[0] is None or printed[1]:
@@ -463,13 +489,13 @@ def _lines_of(source: Source, lines: list[str], length_of: LengthOf, cwd: str | 
               filters: list[list[str]]) -> tuple[int, list[str]] | str:
     """``(first line, texts)`` the output shows of the source file, or why not known."""
     current = source.range
+    total = length_of(source.path, cwd)
     if current.from_end is not None:
-        total = length_of(source.path, cwd)
         if total is None:
             return "tail -n N of a file whose length the trajectory never showed"
         current = Range(max(1, total - current.from_end + 1), total)
     for words in filters:
-        narrowed = _filter(words, current)
+        narrowed = _filter(words, current, total)
         if narrowed is None:
             return f"{words[0]} after {source.path} changes which lines are shown"
         current = narrowed

@@ -90,12 +90,14 @@ def _view(call: ToolCall, context: Context) -> Findings:
     total = _int(call.args.get("total_lines"))
     if path is not None and total is not None:
         context.remember(path, call.cwd, total)
-    if style == "tab":
-        seen = cat_n_view(output, path, call.cwd)
-    elif path is not None:
-        seen = view_seen(path, numbered_runs(split_lines(output), style), call.cwd)
-    else:
-        seen = []
+    seen = []
+    for tried in dict.fromkeys((style, "tab", "arrow")):  # the given style first
+        if tried == "tab":
+            seen = cat_n_view(output, path, call.cwd)
+        elif path is not None:
+            seen = view_seen(path, numbered_runs(split_lines(output), tried), call.cwd)
+        if seen:
+            break
     if seen or path is None:
         return Findings(seen=seen) if seen else Findings(skipped=["view of no file"])
     start = _int(call.args.get("start"))
