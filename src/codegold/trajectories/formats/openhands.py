@@ -30,9 +30,9 @@ from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "openhands"
 SUFFIXES = (".json", ".jsonl")
-_TRAILER = re.compile(r"\n*\[(?:The command completed with exit code -?\d+\.|Command finished "
-                      r"with exit code -?\d+|Python Interpreter: [^\]]*|Current working "
-                      r"directory: [^\]]*)\]\s*$|\n[\w.-]+@[\w.-]+:[^\n]*[#$] ?$", re.I)
+_TRAILER = re.compile(r"(?:\r?\n)*(?:\[(?:The command completed with exit code -?\d+\.|Command "
+                      r"finished with exit code -?\d+|Python Interpreter: [^\]]*|Current working "
+                      r"directory: [^\]]*)\]|[\w.-]+@[\w.-]+:[^\n]*[#$]) ?\s*$", re.I)
 _IGNORE = {"message", "system", "think", "recall", "agent_state_changed", "null", "browse",
            "browse_interactive", "delegate", "reject", "change_agent_state", "condensation",
            "mcp_list", "task_tracking"}

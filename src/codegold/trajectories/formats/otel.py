@@ -6,7 +6,8 @@ Read are GenAI ``execute_tool`` spans (``gen_ai.operation.name``; ``gen_ai.tool.
 ``gen_ai.tool.call.arguments``, ``gen_ai.tool.call.result``), interpreted by the tool's
 name like any other agent's tools, and OpenInference retriever spans
 (``openinference.span.kind`` ``RETRIEVER``) with ``retrieval.documents.N.document.*``
-(``id``, ``content``, ``metadata`` naming the file and lines): search hits. A step is
+(``id``, ``content``, ``metadata`` naming the file and lines): search hits; OpenInference
+``TOOL`` spans (``tool.name``, ``input.value``, ``output.value``) are tool calls too. A step is
 the number of model calls (``chat``/``text_completion``/``generate_content`` spans)
 started before the span, else the span's rank among the tool spans. The case id is the
 first of ``codegold.case_id``, ``case_id``, ``instance_id``, ``swe.instance_id`` found on
@@ -155,7 +156,8 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
                 continue
             kind = attributes.get("openinference.span.kind")
             documents = _documents(attributes)
-            is_tool = operation == "execute_tool" or span_name.startswith("execute_tool")
+            is_tool = operation == "execute_tool" or span_name.startswith("execute_tool") \
+                or kind == "TOOL"
             if not (is_tool or documents or kind == "RETRIEVER"):
                 continue
             tools += 1
@@ -166,12 +168,16 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
                 calls.append(ToolCall(step=step, tool=span_name or "retrieval",
                                       handler="documents", args={"documents": documents}))
                 continue
-            tool = attributes.get("gen_ai.tool.name")
+            tool = attributes.get("gen_ai.tool.name", attributes.get("tool.name"))
             tool = tool if isinstance(tool, str) else span_name.removeprefix("execute_tool ")
-            result = attributes.get("gen_ai.tool.call.result")
-            calls.append(generic_call(step, tool, as_args(attributes.get(
-                "gen_ai.tool.call.arguments")), result if isinstance(result, str) else
-                json.dumps(result) if result is not None else None, failed=failed))
+            result = attributes.get("gen_ai.tool.call.result", attributes.get("output.value"))
+            arguments = attributes.get("gen_ai.tool.call.arguments",
+                                       attributes.get("tool.parameters",
+                                                      attributes.get("input.value")))
+            calls.append(generic_call(step, tool, as_args(arguments),
+                                      result if isinstance(result, str) else
+                                      json.dumps(result) if result is not None else None,
+                                      failed=failed))
         label = f"{name}#{trace[:16]}" if len(traces) > 1 else name
         trajectories.append(Trajectory(source=path, label=label, instance_id=case_id,
                                        calls=tuple(calls), record={"traceId": trace}))
