@@ -105,3 +105,18 @@ def test_otel_one_trajectory_per_trace(tmp_path: Path, cases: CaseSet) -> None:
     result = import_trajectories([path], format_name="otel", cases=cases)
     assert [(a.case_id, a.ranked[0].file) for a in result.attempts] == [
         ("demo__repo-1", "a.py"), ("session-question", "b.py")]
+
+
+def test_openinference_tool_spans(tmp_path: Path, cases: CaseSet) -> None:
+    span = {"traceId": "cccc", "spanId": "1", "name": "read_file", "startTimeUnixNano": "5",
+            "attributes": [
+                {"key": "openinference.span.kind", "value": {"stringValue": "TOOL"}},
+                {"key": "tool.name", "value": {"stringValue": "read_file"}},
+                {"key": "input.value", "value": {"stringValue": json.dumps({"path": "src/a.py"})}},
+                {"key": "output.value", "value": {"stringValue": "     7\tx = 1\n     8\ty = 2\n"}},
+                {"key": "instance_id", "value": {"stringValue": "demo__repo-1"}}]}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}),
+                    encoding="utf-8")
+    (attempt,) = import_trajectories([path], format_name="otel", cases=cases).attempts
+    assert spans(attempt) == [(0, "read", "read_file", "src/a.py", 7, 8)]

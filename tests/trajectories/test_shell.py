@@ -138,3 +138,16 @@ def test_swe_window_with_cursor_markers_and_several_headers() -> None:
               "[File: b.py (3 lines total)]\n1:p\n2:q\n3:r\n")
     assert [(s.path, s.start, s.end) for s in swe_window(output, "/testbed")] == [
         ("/testbed/a.py", 1, 2), ("b.py", 1, 3)]
+
+
+def test_the_abbreviated_view_of_a_large_file_shows_only_its_unelided_lines() -> None:
+    from codegold.trajectories.outputs import cat_n_view
+
+    output = ("<NOTE>This file is too large to display entirely. Showing abbreviated version. "
+              "Please use `str_replace_editor view` with the `view_range` parameter to show "
+              "selected lines next.</NOTE>\n"
+              "     1 import os\n     2 \n     3 def f(x):\n     4 ... eliding lines 4-20 ...\n"
+              "    21 \n    22 class A:\n    23     pass\n"
+              "<IMPORTANT><NOTE>The above file has been abbreviated.</NOTE></IMPORTANT>\n")
+    assert [(s.start, s.end) for s in cat_n_view(output, "/testbed/a.py", None)] == [
+        (1, 3), (21, 23)]

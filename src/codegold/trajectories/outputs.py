@@ -20,7 +20,11 @@ NUMBERED = {
     "colon": re.compile(r"(\d+):(.*)"),
     "tab": re.compile(r"\s*(\d+)\t(.*)"),
     "arrow": re.compile(r"\s*(\d+)\u2192(.*)"),
+    # the str_replace_editor's abbreviated view of a large Python file ("{:6d} {line}")
+    "space": re.compile(r"\s*(\d+) (.*)"),
 }
+ABBREVIATED = "Showing abbreviated version"
+_ELIDED = re.compile(r"\s*\d+ \.\.\. eliding lines \d+-\d+ \.\.\.")
 _WINDOW_HEADER = re.compile(r"\[File: (.+?) \((\d+) lines total\)\]")
 _MORE = re.compile(r"\((\d+) more lines (above|below)\)")
 _CURSOR = re.compile(r"<<<<< (START|END) CURSOR >>>>>")
@@ -64,7 +68,8 @@ def numbered_runs(lines: list[str], style: str, *, skip: re.Pattern[str] | None 
     """Runs of consecutively numbered lines (a jump in the numbers starts a new run).
 
     Lines that do not carry a number end the current run, except those ``skip`` matches
-    (SWE-agent's cursor markers), which are ignored.
+    (SWE-agent's cursor markers), which are ignored. An ``... eliding lines a-b ...``
+    entry (an abbreviated view) shows nothing and ends the run.
     """
     pattern = NUMBERED[style]
     runs: list[Run] = []
@@ -73,7 +78,7 @@ def numbered_runs(lines: list[str], style: str, *, skip: re.Pattern[str] | None 
     for line in lines:
         if skip is not None and skip.fullmatch(line.strip()):
             continue
-        match = pattern.fullmatch(line)
+        match = None if _ELIDED.fullmatch(line) else pattern.fullmatch(line)
         number = int(match.group(1)) if match and len(match.group(1)) <= 9 else 0
         if match and number >= 1:
             if texts and number == previous + 1:
@@ -137,6 +142,8 @@ def cat_n_view(output: str, fallback_path: str | None, cwd: str | None) -> list[
             break
     if path is None:
         return []
+    if any(ABBREVIATED in line for line in lines[:3]):
+        return view_seen(path, numbered_runs(lines, "space"), cwd)
     return view_seen(path, numbered_runs(lines, "tab"), cwd)
 
 
