@@ -72,6 +72,8 @@ def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, ou
       codegold import trajectories session.jsonl --format claude-code --case session-expiry \\
           --cases cases.yaml -o attempts.jsonl
     """
+    from pathlib import Path
+
     import msgspec
 
     from codegold.model import encode_attempt, load_cases
@@ -80,10 +82,13 @@ def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, ou
     from codegold.trajectories import import_trajectories
     from codegold.trajectories.formats.mapped import FIELDS
 
-    guard_output(output, inputs=(cases_path, *sources, report_path),
-                 trees=(index,) if index else ())
+    # a folder of trajectories is read whole: an output inside it would be read next time
+    folders = tuple(s for s in sources if Path(s).is_dir())
+    trees = (*folders, index) if index else folders
+    guard_output(output, inputs=(cases_path, *sources, report_path), trees=trees)
     if report_path is not None:
-        guard_output(report_path, inputs=(cases_path, *sources, output), option="--report")
+        guard_output(report_path, inputs=(cases_path, *sources, output), trees=trees,
+                     option="--report")
     mapping = parse_field_map(mappings, FIELDS, example="tool=name")
     result = import_trajectories(
         sources, format_name=format_name, cases=load_cases(cases_path), case_id=case_id,
