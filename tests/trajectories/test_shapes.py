@@ -120,3 +120,19 @@ def test_openinference_tool_spans(tmp_path: Path, cases: CaseSet) -> None:
                     encoding="utf-8")
     (attempt,) = import_trajectories([path], format_name="otel", cases=cases).attempts
     assert spans(attempt) == [(0, "read", "read_file", "src/a.py", 7, 8)]
+
+
+def test_a_subagent_transcript_is_no_session(tmp_path: Path, cases: CaseSet) -> None:
+    folder = tmp_path / "project"
+    (folder / "s1" / "subagents").mkdir(parents=True)
+    side = {"type": "assistant", "isSidechain": True, "cwd": "/r", "message": {"id": "m", "content": [
+        {"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": "/r/a.py"}}]}}
+    (folder / "s1" / "subagents" / "agent-1.jsonl").write_text(json.dumps(side) + "\n",
+                                                               encoding="utf-8")
+    main = {"type": "user", "cwd": "/r", "message": {"content": "hi"}}
+    (folder / "demo__repo-1.jsonl").write_text(json.dumps(main) + "\n", encoding="utf-8")
+    result = import_trajectories([folder], format_name="claude-code", cases=cases)
+    assert [a.case_id for a in result.attempts] == ["demo__repo-1"]
+    skipped = [r for r in result.report.trajectories if r.status == "skipped"]
+    assert [r.label for r in skipped] == ["agent-1.jsonl"]
+    assert "subagent" in (skipped[0].reason or "")

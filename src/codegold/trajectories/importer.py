@@ -182,18 +182,23 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         raise InputError(f"case {case_id!r} is not in {cases.path}")
     reader = FORMATS[format_name].read
     loaded: list[tuple[Trajectory, str]] = []
+    empty: list[TrajectoryReport] = []
     for path in trajectory_files(sources, format_name):
         raw = read_bytes(path, "trajectory", limit=MAX_TRAJECTORY_BYTES)
         digest = hashlib.sha256(raw).hexdigest()
         notes: list[str] = []
-        for trajectory in reader(str(path), raw, notes, mapping):
+        found = reader(str(path), raw, notes, mapping)
+        if not found:
+            empty.append(TrajectoryReport(source=str(path), label=path.name, status="skipped",
+                                          reason="; ".join(notes) or "no trajectory in the file"))
+        for trajectory in found:
             if notes:
                 trajectory = replace(trajectory, notes=(*notes, *trajectory.notes))
             loaded.append((trajectory, digest))
     if case_id is not None and len(loaded) != 1:
         raise InputError(f"--case names the case of one trajectory; {len(loaded)} were given")
     matched: list[tuple[Trajectory, str, Case]] = []
-    reports: list[TrajectoryReport] = []
+    reports: list[TrajectoryReport] = list(empty)
     unknown: list[str] = []
     for trajectory, digest in loaded:
         wanted = _case_of(trajectory, case_id, mapping, format_name)

@@ -139,6 +139,10 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
             if isinstance(part, dict) and part.get("type") == "tool_result" \
                     and isinstance(part.get("tool_use_id"), str):
                 results.setdefault(part["tool_use_id"], (part, line.get("toolUseResult")))
+    if sidechain and not uses and step < 0:
+        # a subagent's own transcript (subagents/agent-*.jsonl): not the session's context
+        notes.append("only subagent (sidechain) lines: a subagent's context, not a session")
+        return []
     if sidechain:
         notes.append(f"{sidechain} subagent (sidechain) line(s) skipped: another context")
     calls = []
