@@ -64,12 +64,20 @@ def test_megabyte_observation_is_clipped_not_misplaced(tmp_path: Path, cases: Ca
                           ("cat -n huge.py", "".join(f"{n:6}\t{'y' * 60}\n"
                                                      for n in range(1, 30_001)))])
     result = run(path, cases)
-    (chunk,) = result.attempts[0].ranked
-    # the numbered view is read by its numbers up to where it was cut; the unnumbered one
-    # cannot be placed by its length once cut
-    assert (chunk.step, chunk.start_line) == (1, 1) and chunk.end_line is not None
-    assert 14_000 < chunk.end_line < 30_000
-    assert result.report.trajectories[0].skipped_calls == {"unnumbered output that was clipped": 1}
+    first, second = result.attempts[0].ranked
+    # both are read from their first line as far as codegold reads (a million characters):
+    # 101 characters a line for the first, 68 for the second (a new chunk for new lines)
+    assert (first.step, first.start_line, first.end_line) == (0, 1, 1_000_000 // 101 + 1)
+    assert (second.step, second.start_line) == (1, 1_000_000 // 101 + 2)
+    assert second.end_line == 1_000_000 // 68 + 1
+
+
+def test_a_framework_cut_reads_only_what_came_before_it(tmp_path: Path, cases: CaseSet) -> None:
+    cut = "a\nb\nc\n[... Observation truncated due to length ...]\nx\ny\n"
+    clipped = "     1\ta\n     2\tb<response clipped><NOTE>Too long.</NOTE>\n     9\tz\n"
+    result = run(swe(tmp_path, [("cat a.py", cut), ("cat -n b.py", clipped)]), cases)
+    assert spans(result.attempts[0]) == [(0, "read", "bash", "a.py", 1, 3),
+                                         (1, "read", "bash", "b.py", 1, 2)]
 
 
 def test_chunk_count_is_capped_and_reported(tmp_path: Path, cases: CaseSet) -> None:

@@ -13,10 +13,9 @@ FILE = [f"line {n}" for n in range(1, 101)]
 PLACER = PathPlacer(["/testbed"])
 
 
-def shown(command: str, output: str, *, length: int | None = None,
-          clipped: bool = False) -> list[tuple[str, str, int | None, int | None]]:
-    found = interpret(command, output, "/testbed", length_of=lambda path, cwd: length,
-                      clipped=clipped)
+def shown(command: str, output: str, *,
+          length: int | None = None) -> list[tuple[str, str, int | None, int | None]]:
+    found = interpret(command, output, "/testbed", length_of=lambda path, cwd: length)
     return [(PLACER.place(s.path, s.cwd)[0], s.kind, s.start, s.end) for s in found.seen]
 
 
@@ -80,11 +79,6 @@ def test_unattributable_output_shows_nothing(command: str, output: str) -> None:
     assert shown(command, output) == []
 
 
-def test_clipped_unnumbered_output_is_not_placed_by_length() -> None:
-    assert shown("cat a.py", text(1, 50), clipped=True) == []
-    assert shown("cat -n a.py", text(1, 50, "tab"), clipped=True) == [("a.py", "read", 1, 50)]
-
-
 @pytest.mark.parametrize(("command", "output", "expected"), [
     ('grep -rn "def " src', "src/a.py:3:def f():\nsrc/a.py:4:def g():\nsrc/b.py:9:def h():\n",
      [("src/a.py", "search_hit", 3, 4), ("src/b.py", "search_hit", 9, 9)]),
@@ -117,7 +111,7 @@ def test_searches(command: str, output: str,
     ("python run.py > /dev/null 2>&1", []),
 ])
 def test_changes(command: str, expected: list[tuple[str, int | None, int | None]]) -> None:
-    found = interpret(command, "", "/testbed", length_of=lambda path, cwd: None, clipped=False)
+    found = interpret(command, "", "/testbed", length_of=lambda path, cwd: None)
     assert [(c.path, c.start, c.end) for c in found.changes] == expected
     assert found.seen == []
 

@@ -505,10 +505,11 @@ def _lines_of(source: Source, lines: list[str], length_of: LengthOf, cwd: str | 
 
 
 def interpret(command: str, output: str | None, cwd: str | None, *,
-              length_of: LengthOf, clipped: bool) -> Findings:
+              length_of: LengthOf) -> Findings:
     """What ``command`` showed (from ``output``) and changed. ``length_of(path, cwd)`` is
-    a file's length when the trajectory showed it earlier (for ``tail -n N``); ``clipped``
-    means the output was cut, so unnumbered output cannot be placed by its length."""
+    a file's length when the trajectory showed it earlier (for ``tail -n N``). Output cut
+    at its end (too long) still shows its first lines, so it is placed as it is: every
+    range here is anchored at its first line."""
     found = Findings()
     try:
         segments, body = split_command(command)
@@ -552,9 +553,6 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
                                    cwd=cwd) for start, texts in runs)
             return found
         source = Source(source.path, source.range, numbered=False)
-        if clipped:
-            found.skipped.append("unnumbered output that was clipped")
-            return found
         placed = _lines_of(source, lines, length_of, cwd, [w for w in pipeline[1:] if w])
         if isinstance(placed, str):
             found.skipped.append(placed)

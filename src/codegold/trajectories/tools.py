@@ -9,6 +9,7 @@ format.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from codegold.trajectories.outputs import (
@@ -64,8 +65,7 @@ def _bash(call: ToolCall, context: Context) -> Findings:
     command = _text(call.args.get("command"))
     if command is None:
         return Findings(skipped=["shell call without a command"])
-    return interpret(command, call.output, call.cwd, length_of=context.length_of,
-                     clipped=call.clipped)
+    return interpret(command, call.output, call.cwd, length_of=context.length_of)
 
 
 def _window(call: ToolCall, context: Context) -> Findings:
@@ -102,7 +102,7 @@ def _view(call: ToolCall, context: Context) -> Findings:
         return Findings(seen=seen) if seen else Findings(skipped=["view of no file"])
     start = _int(call.args.get("start"))
     content = _text(call.args.get("content"))
-    if start is not None and start >= 1 and not call.clipped:
+    if start is not None and start >= 1:
         lines = split_lines(content if content is not None else output)
         if lines:
             return Findings(seen=[Seen(path=path, kind="read", start=start, lines=tuple(lines),
@@ -207,10 +207,25 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+# Where an agent framework cut a long output and what follows is no longer the start of
+# it (a note, or the output's tail): everything from here on is left out.
+CUT_MARKERS = ("<response clipped>", "[... Observation truncated due to length ...]",
+               "<elided_chars>", "Observations should not exceeded")
+
+
+def _cut(call: ToolCall) -> ToolCall:
+    output = call.output
+    if output is None:
+        return call
+    at = min((i for i in (output.find(m) for m in CUT_MARKERS) if i >= 0), default=-1)
+    return call if at < 0 else replace(call, output=output[:at], clipped=True)
+
+
 def interpret_call(call: ToolCall, context: Context) -> Findings:
     """What ``call`` showed and changed; binary output shows nothing."""
     if call.output is not None and looks_binary(call.output) and call.handler != "edit":
         return Findings(skipped=["binary output"])
+    call = _cut(call)
     if call.failed:
         return Findings(skipped=["the call reported an error"])
     return HANDLERS.get(call.handler, _unknown)(call, context)

@@ -16,7 +16,8 @@ from codegold.model._files import MAX_DEPTH, check_depth
 from codegold.trajectories.records import ToolCall
 
 MAX_OBSERVATION_CHARS = 1_000_000
-"""Longest tool output read; the rest is cut (a clipped output is placed by its numbers only)."""
+"""Longest tool output read; the rest is cut (what is left still shows the output's first
+lines, so it is read as far as it goes)."""
 
 
 def decode_json(raw: bytes, path: str, line: int | None = None) -> Any:

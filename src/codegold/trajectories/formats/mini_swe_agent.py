@@ -4,7 +4,8 @@ Each assistant message is one step; its command is ``extra.actions[].command`` (
 calling) or the one fenced ``bash`` block of its text. The messages after it, up to the
 next assistant message, are the observations: ``extra.raw_output`` when recorded, else
 the ``<output>`` of the rendered ``<returncode>…</returncode><output>…</output>`` text
-(a long output shows only ``<output_head>``, so it counts as clipped). The instance id is
+(a long output is read from its ``<output_head>`` only: the tail after the elision
+cannot be placed). The instance id is
 ``instance_id``, else the file name; the final patch is ``info.submission`` (else what
 the submitting ``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command printed, or the
 ``exit`` message's submission).
