@@ -136,3 +136,34 @@ def test_a_subagent_transcript_is_no_session(tmp_path: Path, cases: CaseSet) -> 
     skipped = [r for r in result.report.trajectories if r.status == "skipped"]
     assert [r.label for r in skipped] == ["agent-1.jsonl"]
     assert "subagent" in (skipped[0].reason or "")
+
+
+def test_openhands_sdk_events(tmp_path: Path, cases: CaseSet) -> None:
+    root = "/workspace/project"
+    events = [
+        {"id": "m1", "kind": "MessageEvent", "source": "user",
+         "llm_message": {"role": "user", "content": [{"type": "text", "text": "where?"}]}},
+        {"id": "a1", "kind": "ActionEvent", "source": "agent", "tool_name": "terminal",
+         "tool_call_id": "c1", "llm_response_id": "r1",
+         "action": {"kind": "TerminalAction", "command": "grep -rn create_session src"}},
+        {"id": "o1", "kind": "ObservationEvent", "source": "environment", "tool_name": "terminal",
+         "tool_call_id": "c1", "action_id": "a1", "observation": {
+             "kind": "TerminalObservation", "is_error": False,
+             "content": [{"type": "text", "text": "src/app/session.py:10:def create_session(user):"}]}},
+        {"id": "a2", "kind": "ActionEvent", "source": "agent", "tool_name": "file_editor",
+         "tool_call_id": "c2", "llm_response_id": "r2",
+         "action": {"kind": "FileEditorAction", "command": "view",
+                    "path": f"{root}/src/app/session.py", "view_range": [9, 11]}},
+        {"id": "o2", "kind": "ObservationEvent", "source": "environment", "action_id": "a2",
+         "tool_call_id": "c2", "observation": {"kind": "FileEditorObservation", "content": [
+             {"type": "text", "text": f"Here's the result of running `cat -n` on {root}/src/app/session.py:\n"
+              "     9\t\n    10\tdef create_session(user):\n    11\t    token = new()\n"}]}},
+        {"id": "a3", "kind": "ActionEvent", "source": "agent", "tool_name": "finish",
+         "llm_response_id": "r3", "action": {"kind": "FinishAction", "message": "line 10"}},
+    ]
+    path = tmp_path / "demo__repo-1.json"
+    path.write_text(json.dumps(events), encoding="utf-8")
+    (attempt,) = import_trajectories([path], format_name="openhands", cases=cases).attempts
+    assert spans(attempt) == [(0, "search_hit", "terminal", "src/app/session.py", 10, 10),
+                              (1, "read", "file_editor", "src/app/session.py", 9, 11)]
+    assert attempt.final == "line 10"

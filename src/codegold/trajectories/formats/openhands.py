@@ -8,7 +8,9 @@ Accepted shapes: a JSON list of events (a saved trajectory), an object with ``hi
 ``tool_call_metadata.model_response.id`` share it. A ``read`` with the ACI editor prints
 ``cat -n`` numbered lines; the older reader prints lines ``start``+1.. (0-based start). The
 working directory is the ``run`` observation's ``extras.metadata.working_dir``. The final
-patch is ``test_result.git_patch``, else the ``finish`` action's text.
+patch is ``test_result.git_patch``, else the ``finish`` action's text. The OpenHands SDK's
+events (``kind`` ``ActionEvent``/``ObservationEvent``, tools such as ``terminal`` and
+``file_editor``) are read the same way, by tool name.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ def _turn(event: dict[str, Any]) -> str | None:
 def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
                 record: Any, notes: list[str]) -> Trajectory:
     events = _events(history)
+    if any(e.get("kind") == "ActionEvent" for e in events):
+        return _sdk_trajectory(path, label, instance, events, record)
     by_cause: dict[Any, dict[str, Any]] = {}
     for position, event in enumerate(events):
         if "observation" in event and event.get("cause") is not None:
@@ -155,6 +159,49 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
     return Trajectory(source=path, label=label, instance_id=instance, calls=tuple(calls),
                       final=patch or final, roots=tuple(roots), record=record,
                       notes=tuple(notes))
+
+
+def _sdk_trajectory(path: str, label: str, instance: str | None, events: list[dict[str, Any]],
+                    record: Any) -> Trajectory:
+    """The OpenHands SDK's events (``kind`` ``ActionEvent`` / ``ObservationEvent``): the
+    action's ``tool_name`` and ``action`` arguments, its observation by ``action_id`` (or
+    ``tool_call_id``); a step is one ``llm_response_id``."""
+    by_action: dict[Any, dict[str, Any]] = {}
+    for event in events:
+        if event.get("kind") == "ObservationEvent":
+            for key in ("action_id", "tool_call_id"):
+                if event.get(key) is not None:
+                    by_action.setdefault((key, event[key]), event)
+    calls: list[ToolCall] = []
+    turns: dict[str, int] = {}
+    step = -1
+    final: str | None = None
+    for event in events:
+        if event.get("kind") != "ActionEvent":
+            continue
+        turn = event.get("llm_response_id")
+        turn = turn if isinstance(turn, str) else None
+        if turn is None or turn not in turns:
+            step += 1
+            if turn is not None:
+                turns[turn] = step
+        current = turns.get(turn, step) if turn is not None else step
+        name = str(event.get("tool_name") or mapping_at(event, "tool_call").get("name") or "?")
+        args = {k: v for k, v in mapping_at(event, "action").items() if k != "kind"} or \
+            as_args(mapping_at(event, "tool_call").get("arguments"))
+        observed = by_action.get(("action_id", event.get("id"))) or \
+            by_action.get(("tool_call_id", event.get("tool_call_id"))) or {}
+        shown = mapping_at(observed, "observation")
+        output = text_of(shown.get("content"))
+        output = output if output is not None else text_of(shown.get("output"))
+        if name == "finish":
+            message = args.get("message")
+            final = message if isinstance(message, str) and message else final
+            continue
+        calls.append(generic_call(current, name, args, output,
+                                  failed=bool(shown.get("is_error") or shown.get("error"))))
+    return Trajectory(source=path, label=label, instance_id=instance, calls=tuple(calls),
+                      final=final, record=record)
 
 
 def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
