@@ -49,6 +49,9 @@ def text(first: int, last: int, numbered: str = "") -> str:
     ("awk 'NR>=5 && NR<=9' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
     ("awk 'NR>4 && NR<10 {print}' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
     ("awk 'NR==7' a.py", text(7, 7), [("a.py", "read", 7, 7)]),
+    ("cd /testbed/src\ncat b.py", text(1, 2), [("src/b.py", "read", 1, 2)]),
+    ("cat a.py  # the whole file", text(1, 3), [("a.py", "read", 1, 3)]),
+    ("sed -n '4,6p' \\\n  a.py", text(4, 6), [("a.py", "read", 4, 6)]),
     ("cat /tmp/x.py 2>/dev/null", text(1, 2), [("/tmp/x.py", "read", 1, 2)]),
 ])
 def test_file_reads(command: str, output: str, expected: list[tuple[str, str, int, int]]) -> None:
@@ -95,6 +98,8 @@ def test_unattributable_output_shows_nothing(command: str, output: str) -> None:
     ("find . -name '*.py'", "./src/a.py\n./src/b.py\n",
      [("src/a.py", "search_hit", None, None), ("src/b.py", "search_hit", None, None)]),
     ("grep -rn foo src", "Binary file src/x.bin matches\n", []),
+    ("find . -type d -name tests", "./tests\n./src/tests\n", []),
+    ("find . -type f -name '*.py'", "./a.py\n", [("a.py", "search_hit", None, None)]),
 ])
 def test_searches(command: str, output: str,
                   expected: list[tuple[str, str, int | None, int | None]]) -> None:

@@ -21,6 +21,7 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from codegold.trajectories.outputs import NUMBERED, grep_lines, path_list, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
@@ -28,7 +29,7 @@ from codegold.trajectories.records import Change, Findings, Seen
 _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "pushd",
           "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap"}
 _WRAPPERS = {"sudo", "command", "builtin", "exec", "time", "nice", "nohup"}
-_SEPARATORS = {"&&", "||", ";", "\n", "&"}
+_SEPARATORS = {"&&", "||", ";", "\n", "&", ";;"}
 _SED_RANGE = re.compile(r"\s*(\d+)\s*(?:,\s*(\d+|\$))?\s*p\s*;?\s*")
 _SED_ADDRESS = re.compile(r"\s*(\d+)\s*(?:,\s*(\d+|\$))?")
 _ERROR_LINE = re.compile(r"(cat|head|tail|sed|nl|grep|rg|git|find|ls|awk): ")
@@ -67,6 +68,42 @@ class Range:
     from_end: int | None = None  # tail -n N: the last N lines
 
 
+def _unfold(text: str) -> str:
+    """``text`` with unquoted newlines as ``;``, comments (``#`` starting a word) dropped
+    and backslash-newline continuations joined, as bash reads a script."""
+    out: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\" and quote == '"' and index + 1 < len(text):
+                out.append(text[index:index + 2])
+                index += 2
+                continue
+            if char == quote:
+                quote = ""
+            out.append(char)
+        elif char == "\\" and index + 1 < len(text):
+            if text[index + 1] != "\n":
+                out.append(text[index:index + 2])
+            index += 2
+            continue
+        elif char in "'\"":
+            quote = char
+            out.append(char)
+        elif char == "\n":
+            out.append(" ; ")
+        elif char == "#" and (not out or out[-1][-1:] in (" ", "\t", ";", "|", "&", "(")):
+            end = text.find("\n", index)
+            index = len(text) if end < 0 else end
+            continue
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
 def split_command(command: str) -> tuple[list[Segment], str]:
     """Segments (``a && b; c``) of pipelines of stages, and the here-document body."""
     head, body = command, ""
@@ -75,7 +112,7 @@ def split_command(command: str) -> tuple[list[Segment], str]:
         newline = command.find("\n", heredoc.end())
         if newline >= 0:
             head, body = command[:newline], command[newline + 1:]
-    lexer = shlex.shlex(head, posix=True, punctuation_chars=";&|<>")
+    lexer = shlex.shlex(_unfold(head), posix=True, punctuation_chars=";&|<>")
     lexer.whitespace_split = True
     lexer.commenters = ""
     tokens = list(lexer)
@@ -371,6 +408,8 @@ def _search(words: list[str]) -> Search | None:
         words = ["git-grep", *words[2:]]
         name = "git-grep"
     if name == "find":
+        if any(w == "-type" and n != "f" for w, n in pairwise(words)):
+            return None  # directories (or links) listed, not files
         return Search("find", True, False, True, None, False, listing=True)
     if name not in ("grep", "egrep", "fgrep", "rg", "git-grep", "ag"):
         return None
