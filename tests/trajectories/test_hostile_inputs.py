@@ -175,3 +175,12 @@ def test_resolve_needs_an_index(cases: CaseSet) -> None:
 def test_an_empty_folder_is_named(tmp_path: Path, cases: CaseSet) -> None:
     with pytest.raises(InputError, match="no trajectory files"):
         run(tmp_path, cases)
+
+
+def test_the_same_file_twice_gets_two_attempt_ids(tmp_path: Path, cases: CaseSet) -> None:
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "demo__repo-1.traj").write_bytes(
+            (FIXTURES / "swe-agent" / "demo__repo-1.traj").read_bytes())
+    attempts = run(tmp_path, cases).attempts
+    assert len({a.attempt_id for a in attempts}) == 2

@@ -218,8 +218,16 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
                          "case with --case ID (one trajectory) or --map case=PATH, or pass "
                          "--skip-unknown to leave them out")
     attempts: list[Attempt] = []
+    ids: set[str] = set()
     for trajectory, digest, case in matched:
         attempt, report = _attempt(trajectory, case, format_name, roots, digest)
+        if attempt.attempt_id in ids:  # the same file under two folders
+            serial = 2
+            while f"{attempt.attempt_id}.{serial}" in ids:
+                serial += 1
+            attempt = msgspec.structs.replace(attempt, attempt_id=f"{attempt.attempt_id}.{serial}")
+            report = msgspec.structs.replace(report, attempt_id=attempt.attempt_id)
+        ids.add(attempt.attempt_id)
         attempts.append(attempt)
         reports.append(report)
     if index is not None:
