@@ -7,8 +7,9 @@ same lines (reading is what the agent chose to do with a hit), but a hit on line
 already shown adds nothing. A hit on a whole file (a file name in a result list) adds a
 chunk only for a file nothing has shown yet.
 
-Sizes: ``tokens`` is the characters shown divided by four, rounded up (no tokenizer is
-involved, so figures agree across machines; see docs/agents.md).
+Sizes: ``tokens`` is the characters of the lines' text shown (numbers and decoration not
+counted) divided by four, rounded up (no tokenizer is involved, so figures agree across
+machines; see docs/agents.md).
 """
 
 from __future__ import annotations
