@@ -167,3 +167,30 @@ def test_openhands_sdk_events(tmp_path: Path, cases: CaseSet) -> None:
     assert spans(attempt) == [(0, "search_hit", "terminal", "src/app/session.py", 10, 10),
                               (1, "read", "file_editor", "src/app/session.py", 9, 11)]
     assert attempt.final == "line 10"
+
+
+def test_tool_spans_without_recorded_results_and_named_searches(tmp_path: Path,
+                                                               cases: CaseSet) -> None:
+    def span(ident: str, start: int, tool: str, args: dict[str, object],
+             result: str | None) -> dict[str, object]:
+        attributes = [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                      {"key": "gen_ai.tool.name", "value": {"stringValue": tool}},
+                      {"key": "case_id", "value": {"stringValue": "demo__repo-1"}},
+                      {"key": "gen_ai.tool.call.arguments",
+                       "value": {"stringValue": json.dumps(args)}}]
+        if result is not None:
+            attributes.append({"key": "gen_ai.tool.call.result", "value": {"stringValue": result}})
+        return {"traceId": "t", "spanId": ident, "name": f"execute_tool {tool}",
+                "startTimeUnixNano": str(start), "attributes": attributes}
+    spans_ = [span("1", 1, "read_file", {"path": "src/a.py", "start_line": 5, "end_line": 9}, None),
+              span("2", 2, "lookup_references", {"name": "f"}, "src/b.py:3\nsrc/c.py:7:f()")]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans_}]}]}),
+                    encoding="utf-8")
+    result = import_trajectories([path], format_name="otel", cases=cases)
+    assert spans(result.attempts[0]) == [
+        (0, "read", "read_file", "src/a.py", 5, 9),
+        (1, "search_hit", "lookup_references", "src/b.py", 3, 3),
+        (1, "search_hit", "lookup_references", "src/c.py", 7, 7)]
+    assert result.report.trajectories[0].notes == [
+        "1 call(s): read placed by its arguments (no output recorded)"]

@@ -130,6 +130,7 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
     ledger = Ledger(placer=placer, revision=case.revision, label=trajectory.label)
     context = Context(placer)
     skipped: Counter[str] = Counter()
+    noted: Counter[str] = Counter()
     for call in trajectory.calls:
         found = interpret_call(call, context)
         for seen in found.seen:
@@ -137,6 +138,7 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
         for change in found.changes:
             ledger.change(change, call.step, call.tool)
         skipped.update(found.skipped)
+        noted.update(found.notes)
     attempt_id = f"traj:{trajectory.label}:{digest[:12]}"
     attempt = Attempt(attempt_id=attempt_id, case_id=case.id, ranked=ledger.chunks,
                       query=Query(raw=case.query), retriever=f"agent:{format_name}",
@@ -153,7 +155,8 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
                   if c.start_line is not None and c.end_line is not None),
         tokens=sum(c.tokens or 0 for c in chunks), edits=len(ledger.edits),
         dropped_chunks=ledger.dropped, skipped_calls=dict(sorted(skipped.items())),
-        notes=list(trajectory.notes))
+        notes=[*trajectory.notes, *(f"{count} call(s): {note}" for note, count
+                                    in sorted(noted.items()))])
     return attempt, report
 
 

@@ -176,6 +176,7 @@ def swe_search(output: str, command: str, target: str | None, cwd: str | None) -
 
 
 _PATH_LINE_TEXT = re.compile(r"(.+?):(\d+):(.*)")
+_PATH_LINE = re.compile(r"([^\s:][^:]*?):(\d+)")
 _PATH_LINE_CONTEXT = re.compile(r"(.+?)-(\d+)-(.*)")
 _LINE_TEXT = re.compile(r"(\d+)[:-](.*)")
 _PATH_TEXT = re.compile(r"([^:\s][^:]*?):(.*)")
@@ -221,6 +222,10 @@ def grep_lines(output: str, *, with_names: bool, with_numbers: bool, only_names:
             if with_names:
                 match = _PATH_LINE_TEXT.fullmatch(line) or (
                     _PATH_LINE_CONTEXT.fullmatch(line) if context else None)
+                bare = None if match else _PATH_LINE.fullmatch(line)
+                if bare is not None:  # "path:12", no text
+                    add(bare.group(1), int(bare.group(2)), "")
+                    continue
                 if match and int(match.group(2)) >= 1:
                     add(match.group(1), int(match.group(2)), match.group(3))
             elif single_file is not None:

@@ -83,3 +83,4 @@ class Findings:
     seen: list[Seen] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # read, but in a way worth saying

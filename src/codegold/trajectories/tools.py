@@ -101,7 +101,14 @@ def _view(call: ToolCall, context: Context) -> Findings:
     if seen or path is None:
         return Findings(seen=seen) if seen else Findings(skipped=["view of no file"])
     start = _int(call.args.get("start"))
+    end = _int(call.args.get("end"))
     content = _text(call.args.get("content"))
+    if call.output is None and start is not None and end is not None and 1 <= start <= end:
+        # the trace recorded the call but not its result (content capture off): the
+        # span asked for is all there is to go by
+        return Findings(seen=[Seen(path=path, kind="read", start=start,
+                                   lines=("",) * (end - start + 1), cwd=call.cwd)],
+                        notes=["read placed by its arguments (no output recorded)"])
     if start is not None and start >= 1:
         lines = split_lines(content if content is not None else output)
         if lines:

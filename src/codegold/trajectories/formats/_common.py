@@ -208,7 +208,7 @@ def generic_call(step: int, tool: str, args: Mapping[str, Any], output: str | No
         return replace(base, handler="bash", args={"command": _first(args, ("command", "cmd",
                                                                        "script"))})
     if name in _READ or (name == "view" and path):
-        return _read_call(base, args, path, text or "")
+        return _read_call(base, args, path, text if text is not None else "")
     if name in _EDIT:
         return replace(base, handler="edit", args={"path": path, **_edit_lines(args)})
     if name in _PATCH:
@@ -228,6 +228,9 @@ def generic_call(step: int, tool: str, args: Mapping[str, Any], output: str | No
         return replace(base, handler="documents", args={"documents": documents})
     if path and text:
         return _read_call(base, args, path, text)
+    if any(word in name for word in _SEARCHY) and text:
+        # a code-search tool known by its name only: results as "path:line:text" lines
+        return replace(base, handler="search_lines", args={"numbers": True})
     return replace(base, handler="unknown")
 
 
@@ -258,13 +261,19 @@ def _read_call(base: ToolCall, args: Mapping[str, Any], path: str | None,
         return replace(base, handler="window")
     style = "arrow" if _ARROW.search(text) and not _TAB.search(text) else "tab"
     start: int | None = None
+    end: int | None = None
     view_range = args.get("view_range")
-    if isinstance(view_range, list) and view_range:
-        start = _int(view_range[0])
-    for start_key, _ in _LINE_HINTS:
-        start = start if start is not None else _int(args.get(start_key))
+    if isinstance(view_range, list) and len(view_range) == 2:
+        start, end = _int(view_range[0]), _int(view_range[1])
+    for start_key, end_key in _LINE_HINTS:
+        if start is None and _int(args.get(start_key)) is not None:
+            start, end = _int(args.get(start_key)), _int(args.get(end_key))
     if start is None and "offset" in args:
         start = _int(args.get("offset"))
     if start is None and not args.get("view_range"):
         start = 1
-    return replace(base, handler="view", args={"path": path, "style": style, "start": start})
+    return replace(base, handler="view", args={"path": path, "style": style, "start": start,
+                                               "end": end})
+
+
+_SEARCHY = ("search", "grep", "find", "symbol", "reference", "definition", "lookup", "query")

@@ -41,10 +41,10 @@ def _edit_span(detail: dict[str, Any]) -> tuple[int | None, int | None]:
     if not isinstance(first, dict) or not isinstance(last, dict):
         return None, None
     start, old_start, old_lines = first.get("oldStart"), last.get("oldStart"), last.get("oldLines")
-    if not all(isinstance(v, int) for v in (start, old_start, old_lines)):
-        return None, None
-    assert isinstance(start, int) and isinstance(old_start, int) and isinstance(old_lines, int)
-    return (start, max(start, old_start + old_lines - 1)) if start >= 1 else (None, None)
+    if isinstance(start, int) and isinstance(old_start, int) and isinstance(old_lines, int) \
+            and start >= 1:
+        return start, max(start, old_start + old_lines - 1)
+    return None, None
 
 
 def _call(step: int, use: dict[str, Any], result: dict[str, Any] | None,
