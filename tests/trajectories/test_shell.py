@@ -38,6 +38,8 @@ def text(first: int, last: int, numbered: str = "") -> str:
     ("sed -n 40,60p a.py", text(40, 60), [("a.py", "read", 40, 60)]),
     ("sed -n '95,$p' a.py", text(95, 100), [("a.py", "read", 95, 100)]),
     ("sed -n '7p' a.py", text(7, 7), [("a.py", "read", 7, 7)]),
+    ("sed -n '7,+3p' a.py", text(7, 10), [("a.py", "read", 7, 10)]),
+    ("sed -n -e '7,9p' a.py", text(7, 9), [("a.py", "read", 7, 9)]),
     ("nl -ba a.py | sed -n '30,35p'", text(30, 35, "tab"), [("a.py", "read", 30, 35)]),
     ("cat -n a.py | head -n 3", text(1, 3, "tab"), [("a.py", "read", 1, 3)]),
     ("cat -n a.py | grep line", text(4, 4, "tab") + text(9, 9, "tab"),

@@ -30,7 +30,7 @@ _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "
           "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap"}
 _WRAPPERS = {"sudo", "command", "builtin", "exec", "time", "nice", "nohup"}
 _SEPARATORS = {"&&", "||", ";", "\n", "&", ";;"}
-_SED_RANGE = re.compile(r"\s*(\d+)\s*(?:,\s*(\d+|\$))?\s*p\s*;?\s*")
+_SED_RANGE = re.compile(r"\s*(\d+)\s*(?:,\s*(\+?\d+|\$))?\s*p\s*;?\s*")
 _SED_ADDRESS = re.compile(r"\s*(\d+)\s*(?:,\s*(\d+|\$))?")
 _ERROR_LINE = re.compile(r"(cat|head|tail|sed|nl|grep|rg|git|find|ls|awk): ")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
@@ -245,6 +245,8 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
         return None
     first = int(match.group(1))
     last = match.group(2)
+    if last is not None and last.startswith("+"):  # GNU: a,+N is a..a+N
+        last = str(first + int(last[1:]))
     end = None if last == "$" else int(last) if last else first
     if first < 1 or (end is not None and end < first):
         return None
