@@ -194,3 +194,38 @@ def test_tool_spans_without_recorded_results_and_named_searches(tmp_path: Path,
         (1, "search_hit", "lookup_references", "src/c.py", 7, 7)]
     assert result.report.trajectories[0].notes == [
         "1 call(s): read placed by its arguments (no output recorded)"]
+
+
+def test_openhands_flat_events_and_agentskills(tmp_path: Path, cases: CaseSet) -> None:
+    """The older output.jsonl history: fields on the event itself, no ids, an observation
+    following its action, the shell prompt after the output, agentskills in IPython."""
+    history = [
+        {"content": "fix it", "action": "message"},
+        {"command": "cat src/app/util.py", "thought": "look", "action": "run"},
+        {"content": "a = 1\r\nb = 2\r\nroot@bcd3959393a1:/workspace # ", "command_id": -1,
+         "command": "cat src/app/util.py", "exit_code": 0, "observation": "run"},
+        {"code": "open_file('/workspace/src/app/session.py')", "action": "run_ipython"},
+        {"content": "[File: /workspace/src/app/session.py (3 lines total)]\n"
+                    "(this is the beginning of the file)\n1|x\n2|y\n3|z\n"
+                    "(this is the end of the file)\n[Jupyter current working directory: /workspace]",
+         "code": "open_file('/workspace/src/app/session.py')", "observation": "run_ipython"},
+        {"code": "search_dir('create_session', '/workspace/src')", "action": "run_ipython"},
+        {"content": '[Found 1 matches for "create_session" in /workspace/src]\n'
+                    "/workspace/src/app/refresh.py (Line 3): create_session()\n"
+                    '[End of matches for "create_session" in /workspace/src]',
+         "observation": "run_ipython"},
+        {"code": "edit_file_by_replace('/workspace/src/app/session.py', to_replace='x', "
+                 "new_content='w')", "action": "run_ipython"},
+        {"content": "[File updated]", "observation": "run_ipython"},
+        {"outputs": {}, "thought": "done", "action": "finish"},
+    ]
+    path = tmp_path / "output.jsonl"
+    path.write_text(json.dumps({"instance_id": "demo__repo-1", "history": history,
+                                "git_patch": "diff"}) + "\n", encoding="utf-8")
+    (attempt,) = import_trajectories([path], format_name="openhands", cases=cases).attempts
+    assert spans(attempt) == [(0, "read", "run", "src/app/util.py", 1, 2),
+                              (1, "read", "open_file", "src/app/session.py", 1, 3),
+                              (2, "search_hit", "search_dir", "src/app/refresh.py", 3, 3)]
+    assert attempt.final == "diff"
+    assert [(e.file, e.tool) for e in attempt.edits or []] == [
+        ("src/app/session.py", "edit_file_by_replace")]

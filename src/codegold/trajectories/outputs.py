@@ -18,6 +18,8 @@ from codegold.trajectories.records import Kind, Seen
 # str_replace_editor's view), "    12→text" (Claude Code's Read).
 NUMBERED = {
     "colon": re.compile(r"(\d+):(.*)"),
+    # the windowed viewers: SWE-agent "12:text", OpenHands' agentskills "12|text"
+    "window": re.compile(r"(\d+)[:|](.*)"),
     "tab": re.compile(r"\s*(\d+)\t(.*)"),
     "arrow": re.compile(r"\s*(\d+)\u2192(.*)"),
     # the str_replace_editor's abbreviated view of a large Python file ("{:6d} {line}")
@@ -26,10 +28,11 @@ NUMBERED = {
 ABBREVIATED = "Showing abbreviated version"
 _ELIDED = re.compile(r"\s*\d+ \.\.\. eliding lines \d+-\d+ \.\.\.")
 _WINDOW_HEADER = re.compile(r"\[File: (.+?) \((\d+) lines total\)\]")
-_MORE = re.compile(r"\((\d+) more lines (above|below)\)")
+_MORE = re.compile(r"\((\d+) more lines (above|below)\)|\(this is the (beginning|end) of the file\)")
 _CURSOR = re.compile(r"<<<<< (START|END) CURSOR >>>>>")
 _FOUND = re.compile(r'Found (\d+) matches for "(.*)" in (.+?):?$')
 _SEARCH_DIR_LINE = re.compile(r"(.+) \((\d+) matches\)")
+_SEARCH_DIR_HIT = re.compile(r"(.+) \(Line (\d+)\): ?(.*)")  # OpenHands' agentskills
 _SEARCH_FILE_LINE = re.compile(r"Line (\d+):(.*)")
 _CAT_N_HEADER = re.compile(r"Here's the result of running `cat -n` on (.+?):\s*$")
 BINARY_SHARE = 0.1
@@ -104,14 +107,15 @@ def view_seen(path: str, runs: list[Run], cwd: str | None, kind: Kind = "read") 
 def swe_window(output: str, cwd: str | None) -> list[Seen]:
     """SWE-agent's windowed viewer: ``[File: PATH (N lines total)]``, then ``(K more lines
     above)``, the numbered window ``12:text``, ``(M more lines below)``. Several windows
-    may follow each other (one per header)."""
+    may follow each other (one per header). OpenHands' agentskills viewer is the same with
+    ``12|text`` and ``(this is the beginning/end of the file)``."""
     seen: list[Seen] = []
     path: str | None = None
     block: list[str] = []
 
     def flush() -> None:
         if path is not None:
-            seen.extend(view_seen(path, numbered_runs(block, "colon", skip=_CURSOR), cwd))
+            seen.extend(view_seen(path, numbered_runs(block, "window", skip=_CURSOR), cwd))
 
     for line in split_lines(output):
         header = _WINDOW_HEADER.fullmatch(line.strip())
@@ -155,6 +159,8 @@ def swe_search(output: str, command: str, target: str | None, cwd: str | None) -
     where: str | None = None
     for line in lines:
         text = line.strip()
+        if text.startswith("[") and text.endswith("]"):  # OpenHands' agentskills brackets
+            text = text[1:-1].strip()
         found = _FOUND.match(text)
         if found:
             where = found.group(3)
@@ -168,8 +174,13 @@ def swe_search(output: str, command: str, target: str | None, cwd: str | None) -
                                  lines=(hit.group(2),), cwd=cwd))
         elif command == "search_dir":
             hit = _SEARCH_DIR_LINE.fullmatch(text)
+            line_hit = None if hit else _SEARCH_DIR_HIT.fullmatch(text)
             if hit:
                 seen.append(Seen(path=hit.group(1), kind="search_hit", cwd=cwd))
+            elif line_hit:
+                seen.append(Seen(path=line_hit.group(1), kind="search_hit",
+                                 start=int(line_hit.group(2)), lines=(line_hit.group(3),),
+                                 cwd=cwd))
         elif command == "find_file":
             seen.append(Seen(path=text, kind="search_hit", cwd=cwd))
     return seen

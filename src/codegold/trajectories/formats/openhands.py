@@ -8,7 +8,11 @@ Accepted shapes: a JSON list of events (a saved trajectory), an object with ``hi
 ``tool_call_metadata.model_response.id`` share it. A ``read`` with the ACI editor prints
 ``cat -n`` numbered lines; the older reader prints lines ``start``+1.. (0-based start). The
 working directory is the ``run`` observation's ``extras.metadata.working_dir``. The final
-patch is ``test_result.git_patch``, else the ``finish`` action's text. The OpenHands SDK's
+patch is ``test_result.git_patch`` (``git_patch``), else the ``finish`` action's text.
+Older streams keep an event's fields on the event itself (no ``args``, no ids) and end a
+shell output with the prompt (``root@host:/workspace #``, which names the directory);
+``run_ipython`` cells calling one agentskills function (``open_file``, ``search_dir``,
+``edit_file_by_replace``, ...) are read as that tool (windows ``12|text``). The OpenHands SDK's
 events (``kind`` ``ActionEvent``/``ObservationEvent``, tools such as ``terminal`` and
 ``file_editor``) are read the same way, by tool name.
 """
@@ -16,6 +20,7 @@ events (``kind`` ``ActionEvent``/``ObservationEvent``, tools such as ``terminal`
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from codegold.errors import SchemaError
@@ -50,17 +55,58 @@ def _events(history: list[Any]) -> list[dict[str, Any]]:
     return events
 
 
+_SHOWN_DIR = re.compile(r"[\w.-]+@[\w.-]+:(/[^\s#$]*) ?[#$] ?\s*$|\[(?:Jupyter current working "
+                        r"directory|Current working directory): (/[^\]]*)\]")
+
+
+def _shown_dir(content: str) -> str | None:
+    """The directory a shell prompt or a Jupyter note after the output names."""
+    match = _SHOWN_DIR.search(content)
+    return (match.group(1) or match.group(2)) if match else None
+
+
 def _run_output(observation: dict[str, Any]) -> tuple[str, str | None, bool]:
     content = text_of(observation.get("content")) or ""
     extras = mapping_at(observation, "extras")
     metadata = mapping_at(extras, "metadata")
-    where = metadata.get("working_dir")
-    code = metadata.get("exit_code", extras.get("exit_code"))
+    where = metadata.get("working_dir") or _shown_dir(content)
+    code = metadata.get("exit_code", extras.get("exit_code", observation.get("exit_code")))
     previous = None
     while previous != content:
         previous, content = content, _TRAILER.sub("", content)
     return content, where if isinstance(where, str) else None, \
         isinstance(code, int) and code not in (0, -1)
+
+
+_SKILL = re.compile(r"\s*(\w+)\(\s*(?:(['\"])(.*?)\2)?(.*)\)\s*", re.S)
+_SKILL_WINDOWS = {"open_file", "goto_line", "scroll_down", "scroll_up"}
+_SKILL_SEARCHES = {"search_file", "search_dir", "find_file"}
+_SKILL_EDITS = {"edit_file_by_replace", "insert_content_at_line", "append_file", "create_file",
+                "edit_file", "edit_file_by_line"}
+
+
+def _skill_call(step: int, code: Any, output: str, cwd: str | None, failed: bool) -> ToolCall:
+    """A ``run_ipython`` cell: one agentskills call (``open_file('/p')``,
+    ``search_file('x', '/p')``, ``edit_file_by_replace('/p', ...)``) is read as that
+    tool; any other code is unknown (a window or a ``cat -n`` view it printed still
+    counts)."""
+    text, clipped = clip(output)
+    match = _SKILL.fullmatch(code) if isinstance(code, str) else None
+    name = match.group(1) if match else ""
+    if name not in _SKILL_WINDOWS | _SKILL_SEARCHES | _SKILL_EDITS:
+        name = "run_ipython"
+    base = ToolCall(step=step, tool=name, handler="unknown", output=text, cwd=cwd,
+                    failed=failed, clipped=clipped)
+    first = match.group(3) if match else None
+    if name in _SKILL_WINDOWS:
+        return replace(base, handler="window")
+    if name in _SKILL_SEARCHES:
+        rest = re.findall(r"['\"]([^'\"]+)['\"]", match.group(4)) if match else []
+        return replace(base, handler="swe_search",
+                       args={"command": name, "file": rest[0] if rest else None})
+    if name in _SKILL_EDITS and first:
+        return replace(base, handler="edit", args={"path": first})
+    return base
 
 
 def _turn(event: dict[str, Any]) -> str | None:
@@ -101,7 +147,9 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
             if turn is not None:
                 turns[turn] = step
         current = turns.get(turn, step) if turn is not None else step
-        args = mapping_at(event, "args")
+        # older event streams keep the arguments on the event itself
+        args = mapping_at(event, "args") or {k: v for k, v in event.items()
+                                              if k not in ("action", "id", "source")}
         observation = by_cause.get(event.get("id")) if event.get("id") is not None else None
         observation = observation or by_cause.get(("follows", position)) or {}
         content = text_of(observation.get("content")) or ""
@@ -145,6 +193,12 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
                                   args={"path": args.get("path"), "start": start,
                                         "end": start}, cwd=cwd, failed=failed))
             continue
+        if action == "run_ipython":
+            where = _shown_dir(content)
+            if cwd is None and where:
+                roots.append(where)
+            calls.append(_skill_call(current, args.get("code"), content, cwd or where, failed))
+            continue
         if action == "call_tool_mcp":
             name = args.get("name")
             calls.append(generic_call(current, f"mcp:{name}", as_args(args.get("arguments")),
@@ -156,6 +210,8 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
         result = record.get("test_result")
         if isinstance(result, dict) and isinstance(result.get("git_patch"), str):
             patch = result["git_patch"]
+        elif isinstance(record.get("git_patch"), str):  # the resolver's output records
+            patch = record["git_patch"]
     return Trajectory(source=path, label=label, instance_id=instance, calls=tuple(calls),
                       final=patch or final, roots=tuple(roots), record=record,
                       notes=tuple(notes))
