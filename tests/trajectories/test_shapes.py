@@ -229,3 +229,20 @@ def test_openhands_flat_events_and_agentskills(tmp_path: Path, cases: CaseSet) -
     assert attempt.final == "diff"
     assert [(e.file, e.tool) for e in attempt.edits or []] == [
         ("src/app/session.py", "edit_file_by_replace")]
+
+
+def test_mini_swe_agent_json_observations(tmp_path: Path, cases: CaseSet) -> None:
+    messages = [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+         "function": {"name": "bash", "arguments": json.dumps({"command": "cat a.py"})}}]},
+        {"role": "tool", "tool_call_id": "c1",
+         "content": json.dumps({"returncode": 0, "output": "x\ny\n"})},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c2", "type": "function",
+         "function": {"name": "bash", "arguments": json.dumps({"command": "cat b.py"})}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": json.dumps(
+            {"returncode": 0, "output_head": "p\nq\n", "output_tail": "z\n", "elided_chars": 9})},
+    ]
+    path = tmp_path / "demo__repo-1.traj.json"
+    path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    (attempt,) = import_trajectories([path], format_name="mini-swe-agent", cases=cases).attempts
+    assert spans(attempt) == [(0, "read", "bash", "a.py", 1, 2), (1, "read", "bash", "b.py", 1, 2)]

@@ -4,6 +4,7 @@ Each assistant message is one step; its command is ``extra.actions[].command`` (
 calling) or the one fenced ``bash`` block of its text. The messages after it, up to the
 next assistant message, are the observations: ``extra.raw_output`` when recorded, else
 the ``<output>`` of the rendered ``<returncode>…</returncode><output>…</output>`` text
+(or the ``output`` of the JSON ``{"returncode": …, "output": …}`` one)
 (a long output is read from its ``<output_head>`` only: the tail after the elision
 cannot be placed). The instance id is
 ``instance_id``, else the file name; the final patch is ``info.submission`` (else what
@@ -64,6 +65,14 @@ def _observation(message: dict[str, Any]) -> tuple[str, bool, bool]:
         output, clipped = clip(extra["raw_output"])
         return output, clipped, isinstance(code, int) and code != 0
     failed = isinstance(code, int) and code != 0
+    rendered = as_args(content.strip())  # the JSON observation template
+    if isinstance(rendered.get("output"), str) or isinstance(rendered.get("output_head"), str):
+        code = rendered.get("returncode")
+        bad = isinstance(code, int) and not isinstance(code, bool) and code != 0
+        if isinstance(rendered.get("output"), str):
+            output, clipped = clip(rendered["output"])
+            return output, clipped, bad
+        return clip(rendered["output_head"])[0], True, bad
     whole = _OUTPUT.search(content)
     if whole:
         output, clipped = clip(whole.group(1))
