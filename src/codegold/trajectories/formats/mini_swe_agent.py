@@ -23,7 +23,8 @@ from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "mini-swe-agent"
 SUFFIXES = (".traj.json", ".traj")
-_BLOCK = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)\n?```", re.S)
+_BLOCK = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)\n?```"
+                    r"|<mswea_bash_command>(.*?)</mswea_bash_command>", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.S)
 _SUBMIT = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
@@ -50,7 +51,7 @@ def _commands(message: dict[str, Any]) -> list[tuple[str, str | None]]:
                                   else None))
         return found
     text = text_of(message.get("content")) or ""
-    blocks = _BLOCK.findall(text)
+    blocks = [(fenced or tagged).strip() for fenced, tagged in _BLOCK.findall(text)]
     return [(blocks[0], None)] if len(blocks) == 1 else []
 
 
