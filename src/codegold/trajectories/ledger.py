@@ -76,6 +76,7 @@ class Ledger:
     _shown: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _files: set[str] = field(default_factory=set)
     _ids: set[str] = field(default_factory=set)
+    _edited: set[Edit] = field(default_factory=set)
 
     def see(self, seen: Seen, step: int, tool: str) -> int:
         """Record what ``seen`` adds; returns the number of chunks added."""
@@ -126,5 +127,6 @@ class Ledger:
             return
         edit = Edit(file=path, start_line=change.start, end_line=change.end, step=step,
                     tool=tool)
-        if edit not in self.edits:
+        if edit not in self._edited and len(self.edits) < MAX_CHUNKS:
+            self._edited.add(edit)
             self.edits.append(edit)
