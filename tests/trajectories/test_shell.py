@@ -51,6 +51,7 @@ def text(first: int, last: int, numbered: str = "") -> str:
     ("awk 'NR>=5 && NR<=9' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
     ("awk 'NR>4 && NR<10 {print}' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
     ("awk 'NR==7' a.py", text(7, 7), [("a.py", "read", 7, 7)]),
+    ("cd src && git show HEAD:src/b.py | head -n 4", text(1, 4), [("src/b.py", "read", 1, 4)]),
     ("cd /testbed/src\ncat b.py", text(1, 2), [("src/b.py", "read", 1, 2)]),
     ("cat a.py  # the whole file", text(1, 3), [("a.py", "read", 1, 3)]),
     ("sed -n '4,6p' \\\n  a.py", text(4, 6), [("a.py", "read", 4, 6)]),

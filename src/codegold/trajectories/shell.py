@@ -4,7 +4,7 @@ command and the length of its output.
 Only commands whose output can be attributed are read: one command that prints (``cd``,
 ``export`` and the like may precede it), optionally piped through line filters. A file
 source is ``cat [-n] F``, ``nl [-ba] F``, ``head -n N F``, ``tail -n +K F`` (``tail -n N F``
-when the file's length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``; the
+when the file's length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``, ``git show REV:PATH``; the
 filters after it are ``head``, ``tail`` (``-n N`` only with the length known: a range's
 end is a cap, the file may end sooner), ``sed -n 'a,bp'`` and, for numbered output (``cat -n``, ``nl -ba``), anything
 that keeps lines whole (``grep``). Numbered output is read by its numbers; otherwise the
@@ -273,7 +273,7 @@ class Source:
     path: str
     range: Range
     numbered: bool      # the output carries the file's line numbers (cat -n, nl -ba)
-    positional: bool = True  # every printed line is one line of the file, in order
+    from_root: bool = False  # the path is relative to the repository root (git show REV:PATH)
 
 
 def _file_source(words: list[str]) -> Source | None:
@@ -321,6 +321,12 @@ def _file_source(words: list[str]) -> Source | None:
         if printed is None or printed[0] is None or len(printed[1]) != 1:
             return None
         return Source(printed[1][0], printed[0], numbered=False)
+    if name == "git" and len(words) == 3 and words[1] == "show" and ":" in words[2]:
+        revision, _, path = words[2].partition(":")
+        if revision and path and not revision.startswith("-"):
+            return Source(path, Range(1), numbered=False,
+                          from_root=not path.startswith(("./", "../")))
+        return None
     if name in ("awk", "gawk", "mawk") and len(words) == 3:
         span = _awk_range(words[1])
         return Source(words[2], span, numbered=False) if span is not None else None
@@ -588,12 +594,13 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
         return found
     source = _file_source(pipeline[0]) if pipeline[0] else None
     if source is not None:
+        where = None if source.from_root else cwd
         runs = _numbered(lines) if source.numbered else []
         if runs and all(_lines_keep_numbers(w) for w in pipeline[1:] if w):
             found.seen.extend(Seen(path=source.path, kind="read", start=start, lines=texts,
-                                   cwd=cwd) for start, texts in runs)
+                                   cwd=where) for start, texts in runs)
             return found
-        source = Source(source.path, source.range, numbered=False)
+        source = Source(source.path, source.range, numbered=False, from_root=source.from_root)
         placed = _lines_of(source, lines, length_of, cwd, [w for w in pipeline[1:] if w])
         if isinstance(placed, str):
             found.skipped.append(placed)
@@ -601,7 +608,7 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
         first, texts = placed
         if texts:
             found.seen.append(Seen(path=source.path, kind="read", start=first,
-                                   lines=tuple(texts), cwd=cwd))
+                                   lines=tuple(texts), cwd=where))
         return found
     search = _search(pipeline[0]) if pipeline[0] else None
     if search is not None and all(_keeps_search_lines(w) for w in pipeline[1:] if w):
