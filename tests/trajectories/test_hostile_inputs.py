@@ -184,3 +184,19 @@ def test_the_same_file_twice_gets_two_attempt_ids(tmp_path: Path, cases: CaseSet
             (FIXTURES / "swe-agent" / "demo__repo-1.traj").read_bytes())
     attempts = run(tmp_path, cases).attempts
     assert len({a.attempt_id for a in attempts}) == 2
+
+
+def test_a_file_shown_whole_places_a_later_tail(tmp_path: Path, cases: CaseSet) -> None:
+    whole = "".join(f"l{n}\n" for n in range(1, 21))
+    path = swe(tmp_path, [("tail -n 3 a.py", "l18\nl19\nl20\n"), ("cat a.py", whole),
+                          ("tail -n 3 b.py", "x\n"), ("cat b.py", "x\n"),
+                          ("sed -i 's/x/y/' b.py", ""), ("tail -n 2 a.py", "l19\nl20\n"),
+                          ("tail -n 1 b.py", "y\n")])
+    result = run(path, cases)
+    # the first tail comes before the length is known; the one after the cat is placed
+    # (and adds nothing new: cat showed lines 1-20)
+    assert spans(result.attempts[0]) == [(1, "read", "bash", "a.py", 1, 20),
+                                         (3, "read", "bash", "b.py", 1, 1)]
+    # b.py's length is forgotten once it is edited
+    assert result.report.trajectories[0].skipped_calls == {
+        "tail -n N of a file whose length the trajectory never showed": 3}

@@ -137,6 +137,7 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
             ledger.see(seen, call.step, call.tool)
         for change in found.changes:
             ledger.change(change, call.step, call.tool)
+            context.forget(change.path, change.cwd)
         skipped.update(found.skipped)
         noted.update(found.notes)
     attempt_id = f"traj:{trajectory.label}:{digest[:12]}"

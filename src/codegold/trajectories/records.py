@@ -84,3 +84,5 @@ class Findings:
     changes: list[Change] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # read, but in a way worth saying
+    # (path, cwd, lines) of files shown whole: their length places a later `tail -n N`
+    lengths: list[tuple[str, str | None, int]] = field(default_factory=list)

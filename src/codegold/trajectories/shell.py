@@ -609,6 +609,8 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
         if texts:
             found.seen.append(Seen(path=source.path, kind="read", start=first,
                                    lines=tuple(texts), cwd=where))
+            if source.range == Range(1) and len(pipeline) == 1:  # the whole file
+                found.lengths.append((source.path, where, len(texts)))
         return found
     search = _search(pipeline[0]) if pipeline[0] else None
     if search is not None and all(_keeps_search_lines(w) for w in pipeline[1:] if w):

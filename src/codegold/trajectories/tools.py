@@ -40,6 +40,10 @@ class Context:
     def remember(self, path: str, cwd: str | None, total: int) -> None:
         self.lengths[self.placer.place(path, cwd)[0]] = total
 
+    def forget(self, path: str, cwd: str | None) -> None:
+        """An edit may have changed the file's length."""
+        self.lengths.pop(self.placer.place(path, cwd)[0], None)
+
     def length_of(self, path: str, cwd: str | None) -> int | None:
         return self.lengths.get(self.placer.place(path, cwd)[0])
 
@@ -65,7 +69,11 @@ def _bash(call: ToolCall, context: Context) -> Findings:
     command = _text(call.args.get("command"))
     if command is None:
         return Findings(skipped=["shell call without a command"])
-    return interpret(command, call.output, call.cwd, length_of=context.length_of)
+    found = interpret(command, call.output, call.cwd, length_of=context.length_of)
+    if not call.clipped:  # a cut output is not the whole file
+        for path, cwd, total in found.lengths:
+            context.remember(path, cwd, total)
+    return found
 
 
 def _window(call: ToolCall, context: Context) -> Findings:
