@@ -165,3 +165,28 @@ def test_first_failing_case_visible_with_many_slices_and_failures(tmp_path: Path
     result = _probe(tmp_path, ReportInput(results=make_run(results)))
     assert "case-0001" in str(result["first"])
     assert result["visible"], result
+
+
+def test_an_agent_case_opens_as_a_timeline(tmp_path: Path) -> None:
+    from goldkit import attempt, case, chunk, run_eval
+
+    def entry(chunk_id: str, file: str, step: int, kind: str) -> dict[str, object]:
+        return chunk(chunk_id, file, start_line=1, end_line=20, step=step, kind=kind,
+                     tool="grep" if kind == "search_hit" else "read_file")
+
+    ranked = [entry("s", "src/auth/session.py", 0, "search_hit"),
+              entry("l", "src/legacy/old.py", 1, "read"),
+              entry("h", "src/auth/session.py", 2, "read"),
+              entry("x", "src/other.py", 3, "read")]
+    run = run_eval(tmp_path, [case("agent-one", [{"file": "src/auth/session.py",
+                                                   "lines": [5, 9]}],
+                                   forbidden=["src/legacy/"], budget={"lines": 60})],
+                   [attempt("t", "agent-one", ranked)])
+    page = tmp_path / "report.html"
+    page.write_text(render_html(ReportInput(results=run)), encoding="utf-8")
+    dom = _run(page.as_uri() + "#q=agent-one", "--dump-dom")
+    assert 'data-ready="1"' in dom
+    assert "Timeline (budget lines=60" in dom
+    assert 'class="tl-entry forbidden"' in dom and "FORBIDDEN" in dom
+    assert "budget reached" in dom and 'class="tl-entry past"' in dom
+    assert "✓ accepted satisfied" in dom and "step 3" in dom

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from codegold.model import Aggregates, RunResult
-from codegold.model.metrics import METRICS
+from codegold.model.metrics import LINE_METRICS, METRICS
+from codegold.model.results import UnsetType
 from codegold.plumbing.text import rich_safe, rich_text
 
 
@@ -45,6 +46,13 @@ def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -
              if value is not None]
     if shown:
         console.print("all cases: " + ", ".join(shown), highlight=False)
+    lines = result.summary
+    if not isinstance(lines.line_cases, UnsetType):
+        figures = ", ".join(f"{m.label} {m.format(m.read(lines))}" for m in LINE_METRICS)
+        trend = "" if isinstance(lines.budget_trend, UnsetType) else ", ".join(
+            f"{k.partition('@')[2]} {fmt_rate(v)}" for k, v in lines.budget_trend.items())
+        console.print(f"line-level ({lines.line_cases} cases with gold lines): {figures}"
+                      + (f"; line recall at budget {trend}" if trend else ""), highlight=False)
 
     failing = [c for c in result.cases if c.status != "pass"]
     if failing:

@@ -26,9 +26,16 @@ from codegold.cli._common import (
               help="Judge each chunk by what its file and line span hold in this index (an "
                    "index directory or a folder of them, one per revision), not by the "
                    "symbols and roles the retriever reported.")
+@click.option("--budget", "budget", metavar="UNIT=N", default=None,
+              help="Judge every case at this budget instead of its own cutoff or budget: "
+                   "lines=N, tokens=N or steps=N of context (see docs/concepts.md, Budgets).")
+@click.option("--gold-lines", "gold_lines", type=click.Path(), default=None,
+              help="Read each symbol target's gold lines (its definition span) from this "
+                   "index (an index directory or a folder of them), for the line-level "
+                   "figures; explicit `lines:` on a target win.")
 @handle_errors
 def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet: bool,
-            resolve: str | None) -> None:
+            resolve: str | None, budget: str | None, gold_lines: str | None) -> None:
     """Score ATTEMPTS (attempts.jsonl) against the gold CASES at each case's cutoff.
 
     Every attempt is kept; a case is scored on its final attempt (the one no other
@@ -40,23 +47,38 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
       codegold eval cases.yaml attempts.jsonl -o results.json
       codegold eval cases.yaml attempts.jsonl --json | jq '.summary.hit_rate'
       codegold eval cases.yaml windows.jsonl --resolve indexes/ -o results.json
+      codegold eval cases.yaml agent.jsonl --budget tokens=8000 --gold-lines idx/
     """
     import gc
 
     from codegold.evaluate import evaluate_files
-    from codegold.model import iter_results_bytes, write_results
+    from codegold.model import CaseSet, iter_results_bytes, write_results
 
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
-    guard(output, cases, attempts, trees=(resolve,) if resolve else ())
+    from codegold.model.cases import parse_budget, with_budget
+
+    chosen = parse_budget(budget) if budget is not None else None
+    guard(output, cases, attempts,
+          trees=tuple(t for t in (resolve, gold_lines) if t))
     gc.disable()
+    adjust = None
+    if chosen is not None or gold_lines is not None:
+        def adjust(case_set: CaseSet) -> CaseSet:
+            if chosen is not None:
+                case_set = with_budget(case_set, chosen)
+            if gold_lines is not None:
+                from codegold.labels.goldlines import fill_gold_lines
+
+                case_set = fill_gold_lines(case_set, gold_lines)
+            return case_set
     if resolve is None:
-        result = evaluate_files(cases, attempts)
+        result = evaluate_files(cases, attempts, adjust=adjust)
     else:
         from codegold.resolve import AttemptResolver
 
         with AttemptResolver.from_path(resolve) as resolver:
-            result = evaluate_files(cases, attempts,
+            result = evaluate_files(cases, attempts, adjust=adjust,
                                     prepare=lambda attempt, case: resolver.resolve(
                                         attempt, case.revision))
         for revision, count in sorted(resolver.unresolved.items()):

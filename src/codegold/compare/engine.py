@@ -138,7 +138,7 @@ def compare_runs(
         (base_cases[i], new_cases[i]) for i in ids
         if i in base_cases and i in new_cases and is_scored(base_cases[i]) and is_scored(new_cases[i])
     ]
-    metrics = paired_metrics()
+    metrics = paired_metrics(pairs)
     settings = _Settings(min_cases=min_slice_cases, seed=seed, n_resamples=n_resamples,
                          n_bootstrap=n_bootstrap, confidence=confidence)
 

@@ -6,12 +6,24 @@ Each aggregate in results.json is the mean of one per-case value over scored cas
 
 from __future__ import annotations
 
-from codegold.model.metrics import SCORED_STATUSES, Metric, is_scored, iter_metrics
+from collections.abc import Sequence
+
+from codegold.model import CaseResult
+from codegold.model.metrics import LINE_METRICS, SCORED_STATUSES, Metric, is_scored, iter_metrics
 
 
-def paired_metrics() -> list[Metric]:
-    """The registry's metrics that carry a paired test, in display order."""
-    return list(iter_metrics(paired=True))
+def paired_metrics(pairs: Sequence[tuple[CaseResult, CaseResult]] = ()) -> list[Metric]:
+    """The registry's metrics that carry a paired test, in display order, and the
+    line-level ones that every pair records in both runs (two agents' versions over cases
+    with gold lines): a plain comparison keeps its tests, and so its Holm family."""
+    metrics = list(iter_metrics(paired=True))
+    if pairs:
+        for metric in LINE_METRICS:
+            recorded = metric.recorded
+            if recorded is not None and all(
+                    recorded(b) is not None and recorded(n) is not None for b, n in pairs):
+                metrics.append(metric)
+    return metrics
 
 
 __all__ = ["SCORED_STATUSES", "Metric", "is_scored", "paired_metrics"]

@@ -18,7 +18,8 @@ from codegold.compare.metrics import is_scored
 from codegold.compare.stats import holm
 from codegold.errors import InputError
 from codegold.model import CaseResult, RunResult
-from codegold.model.metrics import Metric, iter_metrics
+from codegold.model.metrics import LINE_METRICS, Metric, iter_metrics
+from codegold.model.results import UNSET
 
 MULTI_COMPARISON_FORMAT = 1
 
@@ -86,6 +87,11 @@ class MultiComparison(msgspec.Struct, frozen=True, kw_only=True):
 
 def _figure(system: str, metric_cases: Sequence[CaseResult], metric: Metric) -> SystemFigure:
     scored = [c for c in metric_cases if is_scored(c)]
+    if metric in LINE_METRICS and metric.recorded is not None:
+        # a line-level figure stands on the cases that have gold lines, not on all of them
+        recorded = metric.recorded
+        return SystemFigure(system=system, value=metric.aggregate(scored),
+                            n=sum(recorded(c) is not None for c in scored))
     return SystemFigure(system=system, value=metric.aggregate(scored), n=len(scored))
 
 
@@ -123,7 +129,8 @@ def compare_systems(
     # Columns: "all" then every slice key any system lists, sorted.
     columns = ["all", *sorted({key for _, run in runs for c in run.cases for key in c.slices})]
     tables = []
-    for metric in iter_metrics():
+    lines = any(r.summary.line_cases is not UNSET for _, r in runs)
+    for metric in (*iter_metrics(), *(LINE_METRICS if lines else ())):
         rows = []
         for name, run in runs:
             row = [_figure(name, [c for c in run.cases if column == "all" or column in c.slices],

@@ -79,6 +79,9 @@ def check_target(case: Case, group: str, target: Target, source: LabelSource) ->
     copy = _copy_of_source(looked, source)
     if copy is not None:
         yield finding("warning", "label_points_at_copy", copy[0], (copy[1],))
+    lines = _lines_problem(looked)
+    if lines is not None:
+        yield finding(lines[0], lines[1], lines[2])
     read = [e for e in looked.entries if e.fate in ("indexed", "fallback")]
     if looked.present and not read:
         entry = next(iter(looked.entries), None)
@@ -87,6 +90,27 @@ def check_target(case: Case, group: str, target: Target, source: LabelSource) ->
         yield finding("error", "file_not_indexed", (
             f"{path} exists at {_short_rev(source.revision)} but was {why or 'not indexed'}: "
             "no retriever using this index can return it"))
+
+
+def _lines_problem(looked: TargetFacts) -> tuple[Severity, str, str] | None:
+    """A target's explicit gold ``lines`` past the end of its file (an error: no chunk can
+    ever show them), or clear of every definition of its symbol (a warning)."""
+    target = looked.target
+    if target.lines is None:
+        return None
+    first, last = target.lines
+    ends = [c.end_line for c in looked.chunks]
+    if ends and first > max(ends):
+        return ("error", "lines_outside_file",
+                f"lines [{first}, {last}] start past the last line the index holds of "
+                f"{target.file} ({max(ends)})")
+    if target.symbol is not None and looked.definitions and not any(
+            d.start_line <= last and d.end_line >= first for d in looked.definitions):
+        spans = ", ".join(f"{d.start_line}-{d.end_line}" for d in looked.definitions[:3])
+        return ("warning", "lines_miss_definition",
+                f"lines [{first}, {last}] do not overlap {target.symbol}'s definition "
+                f"(lines {spans}); the line-level figures would judge other code")
+    return None
 
 
 # Files whose definitions are usually a copy of the real one (a test double, a snippet in

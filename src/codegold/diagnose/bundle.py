@@ -93,7 +93,17 @@ def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
         expected_excerpts=_excerpts(facts),
         rationale=result.case.rationale,
         context_ids=list(attempt.context_ids) if attempt and attempt.context_ids is not None else None,
+        budget=result.budget,
     ))
+
+
+def _budget_note(b: EvidenceBundle) -> str:
+    if isinstance(b.budget, msgspec.UnsetType):
+        return ""
+    use = b.budget
+    cut = (f"; {use.cut_chunk_id} cut after its first {use.cut_lines} lines"
+           if use.cut_chunk_id else "")
+    return f" (the entries that fit the budget {use.budget}, {use.used} used{cut})"
 
 
 def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
@@ -122,7 +132,7 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
               "## Versions", "",
               f"- case revision: {md_code(str(b.case_revision))}", f"- index revision: {md_code(str(b.index_revision))}",
               f"- index build: {md_code(str(b.index_build_id))}", f"- chunker: {md_code(str(b.chunker))}",
-              f"- evaluator: codegold {_cell(b.evaluator_version)}", f"- cutoff: {b.cutoff}",
+              f"- evaluator: codegold {_cell(b.evaluator_version)}", f"- cutoff: {b.cutoff}" + _budget_note(b),
               f"- first relevant rank: {b.first_relevant_rank} (any depth: {b.first_relevant_rank_any_depth})",
               "", "## Accepted targets", ""]
     lines += [f"- {_cell(t)}" for t in b.targets]

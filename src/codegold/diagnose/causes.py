@@ -31,6 +31,12 @@ CAUSES: tuple[Cause, ...] = (
           "a returned chunk covers the target but its symbol or role says otherwise"),
     Cause("split_context", "parser-chunker",
           "returned chunks inside the cutoff together hold the definition, none alone is accepted"),
+    # An agent's trajectory (diagnose/agent.py), before the retrieval causes.
+    Cause("never_searched", "agent", "no search or read of the agent touched the target's file"),
+    Cause("found_not_read", "agent", "a search listed the target's file or lines, never read"),
+    Cause("forbidden_read_first", "agent", "a forbidden source entered the context before evidence"),
+    Cause("read_past_budget", "agent", "the evidence was read, but after the budget"),
+    Cause("evidence_dropped", "agent", "gold lines seen are absent from the final patch or answer"),
     Cause("query_rewrite_loss", "retrieval", "an identifier of the raw query is missing from the rewrite"),
     Cause("retrieval_miss", "retrieval", "target chunk indexed correctly, absent from candidates"),
     Cause("reranker_demotion", "reranker", "inside the cutoff before rerank, below it after"),

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from codegold.diagnose.agent import AGENT_CASE_CHECKS, AGENT_GROUP_CHECKS, is_agent
 from codegold.diagnose.bundle import build_bundle, render_bundle_markdown, render_summary_markdown
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.checks import (
@@ -96,6 +97,11 @@ def _group_finding(facts: CaseFacts, group: EvidenceGroup, looked: list[TargetFa
             found = _returned_level(facts, t, notes)
             if found is not None:
                 return found
+    if facts.result.status != "missing" and is_agent(facts.final()):
+        for agent_check in AGENT_GROUP_CHECKS:
+            found = notes.take(agent_check(facts, group))
+            if found is not None:
+                return found
     lost = notes.take(rewrite)
     if lost is not None:
         return lost
@@ -133,6 +139,11 @@ def diagnose_case(facts: CaseFacts) -> Explained:
     findings = [f for f in (_group_finding(facts, g, looked_up[g.id], rewrite, notes) for g in groups)
                 if f is not None]
     forbidden = notes.take(forbidden_source(facts))
+    if is_agent(facts.final()):
+        agent = [f for f in (notes.take(check(facts)) for check in AGENT_CASE_CHECKS) if f]
+        if any(f.cause == "forbidden_read_first" for f in agent):
+            forbidden = None  # the same chunk, found at an earlier boundary
+        findings += agent
     if findings:
         first = earliest(findings)
         if forbidden is not None:
@@ -180,7 +191,9 @@ def diagnose_run(
         by_revision.setdefault(index.manifest.revision, index)
     owners = owners or Owners()
     warnings: list[str] = []
-    failing = [c for c in result.cases if c.status != "pass"]
+    # An agent's case that passes yet dropped evidence from its final patch or answer is
+    # diagnosed too (cause evidence_dropped): its context was right, its output was not.
+    failing = [c for c in result.cases if c.status != "pass" or _dropped_evidence(c)]
     if attempts_path is None and "attempts" in result.inputs:
         attempts_path = result.inputs["attempts"].path
     attempts: dict[str, Attempt] = {}
@@ -203,7 +216,8 @@ def diagnose_run(
         finding = explained.finding
         facts = replace(facts, definitions=explained.definitions, inventory=explained.inventory,
                         not_run=explained.not_run)
-        owner = owners.owner_of(finding.cause, facts.attempt.retriever if facts.attempt else None)
+        owner = owners.owner_of(finding.cause, facts.attempt.retriever if facts.attempt else None,
+                                agent=is_agent(facts.final()))
         bundle = build_bundle(result, facts, finding.cause, owner, usable)
         name = bundle_name(case.case_id)
         diagnosis = Diagnosis(
@@ -223,6 +237,11 @@ def diagnose_run(
         warnings=warnings,
     )
     return summary, out
+
+
+def _dropped_evidence(case: CaseResult) -> bool:
+    figures = case.line_figures
+    return bool(figures is not None and figures.evidence_drop and is_agent(case.ranked))
 
 
 def _usable_index(indexes: Mapping[str, IndexView],

@@ -7,8 +7,12 @@ The owners file (YAML or JSON)::
     default: search-team        # for causes the file does not list
     retrievers:                 # per retriever id (the attempts' `retriever` label)
       "command:node my.js": {retrieval_miss: team-x, default: team-x}
+    agent: {default: agent-team}  # cases whose attempt is an agent's trajectory
 
-A retriever's own entry wins for its cases. Its ``default`` takes every cause in that
+``agent`` routes the cases whose final attempt is an agent's trajectory (chunks carrying
+``kind`` or ``step``): a cause listed there goes to its team, and its ``default`` takes the
+agent causes (:data:`AGENT_CAUSES`) and those of the agent's own searching
+(:data:`RETRIEVER_CAUSES`). A retriever's own entry wins for its cases. Its ``default`` takes every cause in that
 retriever's own chunking, ranking or metadata (:data:`RETRIEVER_CAUSES`); dataset,
 index-manifest and answer causes keep the file-wide routing.
 
@@ -50,11 +54,16 @@ RETRIEVER_CAUSES = frozenset({
 })
 
 
+AGENT_CAUSES = frozenset({"never_searched", "found_not_read", "forbidden_read_first",
+                          "read_past_budget", "evidence_dropped"})
+
+
 class OwnersFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     format: Literal[1]
     owners: dict[CauseName, Team] = msgspec.field(default_factory=dict)
     default: Team | None = None
     retrievers: dict[RetrieverId, dict[RetrieverKey, Team]] = msgspec.field(default_factory=dict)
+    agent: dict[RetrieverKey, Team] = msgspec.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -63,9 +72,17 @@ class Owners:
     default: str | None = None
     # retriever id -> {cause or "default": team}
     by_retriever: dict[str, dict[str, str]] = field(default_factory=dict)
+    # {cause or "default": team} for cases whose attempt is an agent's trajectory
+    agent: dict[str, str] = field(default_factory=dict)
 
-    def owner_of(self, cause: str, retriever: str | None = None) -> str:
-        """The team for ``cause``; ``retriever`` is the failing attempt's retriever id."""
+    def owner_of(self, cause: str, retriever: str | None = None, *, agent: bool = False) -> str:
+        """The team for ``cause``; ``retriever`` is the failing attempt's retriever id,
+        ``agent`` whether that attempt is an agent's trajectory."""
+        if agent and self.agent:
+            if cause in self.agent:
+                return self.agent[cause]
+            if "default" in self.agent and cause in AGENT_CAUSES | RETRIEVER_CAUSES:
+                return self.agent["default"]
         own = self.by_retriever.get(retriever) if retriever is not None else None
         if own is not None:
             if cause in own:
@@ -85,4 +102,5 @@ def load_owners(path: str) -> Owners:
     spec = load_versioned(path, OwnersFile, what="owners",
                           hint="see `codegold schema owners`").value
     return Owners(by_cause=dict(spec.owners), default=spec.default,
-                  by_retriever={name: dict(entry) for name, entry in spec.retrievers.items()})
+                  by_retriever={name: dict(entry) for name, entry in spec.retrievers.items()},
+                  agent=dict(spec.agent))

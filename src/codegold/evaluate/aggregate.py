@@ -6,12 +6,15 @@ and never averaged in, because their run cannot speak for the pinned revision.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from codegold.model import Aggregates, Case, CaseResult, SliceResult
+from codegold.model.budget import BUDGET_FACTORS, factor_label
 from codegold.model.languages import language_of
-from codegold.model.metrics import METRICS, scored_cases, trend_figures
+from codegold.model.metrics import LINE_METRICS, METRICS, scored_cases, trend_figures
 
 
 def aggregate(results: Sequence[CaseResult]) -> Aggregates:
@@ -19,7 +22,18 @@ def aggregate(results: Sequence[CaseResult]) -> Aggregates:
     for r in results:
         counts[r.status] += 1
     scored = scored_cases(results)
-    figures = {m.name: m.aggregate(scored) for m in METRICS}
+    figures: dict[str, Any] = {m.name: m.aggregate(scored) for m in METRICS}
+    with_lines = [c.line_figures for c in scored if c.line_figures is not None]
+    if with_lines:
+        # Line-level figures only where some case has gold lines (else left out, so plain
+        # runs keep their bytes), each with the number of cases behind it.
+        figures.update({m.name: m.aggregate(scored) for m in LINE_METRICS})
+        figures["line_cases"] = len(with_lines)
+        figures["final_cases"] = sum(f.evidence_drop is not None for f in with_lines)
+        figures["budget_trend"] = {
+            f"line_recall@{label}": math.fsum(f.recall_at.get(label, 0.0) for f in with_lines)
+            / len(with_lines)
+            for label in (factor_label(x) for x in BUDGET_FACTORS)}
     return Aggregates(
         cases=len(results), scored=len(scored), pass_=counts["pass"], fail=counts["fail"],
         invalid=counts["invalid"], missing=counts["missing"], **figures,

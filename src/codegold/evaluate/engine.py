@@ -133,9 +133,15 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
 
 
 def evaluate_files(cases_path: str, attempts_path: str, *,
-                   prepare: Prepare | None = None) -> RunResult:
-    """Load a case file and an attempts file and score them (recorded mode)."""
+                   prepare: Prepare | None = None,
+                   adjust: Callable[[CaseSet], CaseSet] | None = None) -> RunResult:
+    """Load a case file and an attempts file and score them (recorded mode).
+
+    ``adjust``, when given, rewrites the loaded cases first (``eval --budget`` judges
+    every case at one budget; ``--gold-lines`` adds definition spans from an index)."""
     case_set = load_cases(cases_path)
+    if adjust is not None:
+        case_set = adjust(case_set)
     digest = hashlib.sha256()
     result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest),
                                prepare=prepare)

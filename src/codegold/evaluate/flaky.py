@@ -78,7 +78,8 @@ def find_flaky(case_set: CaseSet, attempts: Iterable[Attempt]) -> FlakyReport:
         case = cases[case_id]
         scorer = CaseScorer(case)
         scored = [scorer.score(a) for a in members]
-        rankings = {tuple(c.chunk_id for c in a.ranked[:case.cutoff]) for a in members}
+        rankings = {tuple(c.chunk_id for c in a.ranked[:r.cutoff])
+                    for a, r in zip(members, scored, strict=True)}
         differs = [name for name, values in (
             ("ranking within the cutoff", rankings),
             ("status", {r.status for r in scored}),
@@ -89,5 +90,5 @@ def find_flaky(case_set: CaseSet, attempts: Iterable[Attempt]) -> FlakyReport:
                 statuses=[r.status for r in scored],
                 first_relevant_ranks=[r.first_relevant_rank for r in scored],
                 distinct_rankings=len(rankings), differs_in=differs,
-                likely_sources=_sources(members, case.cutoff)))
+                likely_sources=_sources(members, max(r.cutoff for r in scored))))
     return FlakyReport(format=1, groups_compared=compared, flaky=flaky)

@@ -14,10 +14,15 @@ import msgspec
 
 from codegold.errors import InputError
 from codegold.evaluate.aggregate import slice_keys
+from codegold.evaluate.lines import line_figures
 from codegold.evaluate.match import GroupMatcher
 from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
+from codegold.model.budget import Visible, at_cutoff, visible_of
 from codegold.model.metrics import TREND_DEPTH
 from codegold.model.paths import PathPattern, normalize_path
+from codegold.model.results import UNSET, BudgetUse, GroupReach, LineFigures, UnsetType
+
+_Context = tuple[BudgetUse | UnsetType, LineFigures | UnsetType, list[GroupReach] | UnsetType]
 
 # Chunks kept in results.json past the cutoff, so near misses can be shown.
 NEAR_MISS_DEPTH = 5
@@ -86,11 +91,15 @@ class CaseScorer:
         self.required_ids = [g.id for g in case.groups if g.required]
         self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]
         ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in case.groups),
-                       reverse=True)[: case.cutoff]
+                       reverse=True)
+        if case.budget_or_none is None:
+            ideal = ideal[: case.cutoff]  # a budget caps lines or steps, not ranks
         self.ideal_dcg = _dcg(ideal)
 
     def missing(self) -> CaseResult:
         case = self.case
+        use, lines, reach = self._context_fields(None, at_cutoff(0, []), [],
+                                                 [None] * len(self.required_flags))
         return CaseResult(
             case_id=case.id, status="missing", cutoff=case.cutoff, first_relevant_rank=None,
             reciprocal_rank=0.0, hit=False, group_recall=0.0, ndcg=0.0,
@@ -99,12 +108,48 @@ class CaseScorer:
             attempt_ids=[], index_build_id=None, index_revision=None, query=None, ranked=[],
             first_relevant_rank_any_depth=None, slices=list(self.slices), case=case,
             group_ranks=[None] * len(self.required_ids),
+            budget=use, lines=lines, reach=reach,
         )
+
+    def _context_fields(self, attempt: Attempt | None, visible: Visible, ranked: list[Chunk],
+                        group_rank: list[int | None]) -> _Context:
+        """The budget, line-level and reach fields, only where they apply: a case with a
+        budget or gold lines, or an agent's attempt (its chunks carry kind or step)."""
+        case = self.case
+        budget = case.budget_or_none
+        figures = line_figures(case, attempt, visible, ranked)
+        agent = any(c.kind is not None or c.step is not None for c in ranked)
+        use: BudgetUse | UnsetType = UNSET
+        reach: list[GroupReach] | UnsetType = UNSET
+        if budget is not None:
+            cut = visible.cut
+            use = BudgetUse(
+                budget=budget, used=visible.used, visible_chunks=visible.count,
+                cut_chunk_id=cut.chunk.chunk_id if cut else None,
+                cut_lines=cut.size if cut else None)
+        if budget is not None or figures is not None or agent:
+            reach = []
+            read_until = []
+            total = 0
+            for part in visible.seen:
+                total += part.size
+                read_until.append(total)
+            for i, group in enumerate(case.groups):
+                if not group.required:
+                    continue
+                rank = group_rank[i]
+                if rank is None or rank > visible.count:
+                    reach.append(GroupReach(group=group.id))
+                    continue
+                reach.append(GroupReach(group=group.id, rank=rank, step=ranked[rank - 1].step,
+                                        lines=read_until[rank - 1]))
+        return use, UNSET if figures is None else figures, reach
 
     def score(self, attempt: Attempt) -> CaseResult:
         case = self.case
-        k = case.cutoff
         ranked = attempt.ranked
+        visible = visible_of(case, ranked)
+        k = visible.count
         satisfied_by = self.matcher.satisfied
         may_match = self.matcher.may_match
         required = self.required_flags
@@ -187,10 +232,12 @@ class CaseScorer:
         else:
             status = "fail"
         manifest = attempt.manifest
+        use, lines, reach = self._context_fields(attempt, visible, ranked, group_rank)
         return CaseResult(
             case_id=case.id,
             status=status,
-            cutoff=k,
+            # At a budget, the cutoff is the number of chunks that fit it in this attempt.
+            cutoff=case.cutoff if case.budget_or_none is None else k,
             first_relevant_rank=first_rank,
             reciprocal_rank=1.0 / first_rank if first_rank else 0.0,
             hit=first_rank is not None,
@@ -217,6 +264,7 @@ class CaseScorer:
             latency_ms=attempt_latency(attempt),
             cost_tokens=attempt.cost.tokens if attempt.cost else None,
             cost_usd=attempt.cost.usd if attempt.cost else None,
+            budget=use, lines=lines, reach=reach,
         )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from codegold.errors import InputError
 from codegold.gate.policy import Policy, Rule
 from codegold.model import Aggregates, CaseResult, RunResult, load_results
-from codegold.model.metrics import Metric, is_scored
+from codegold.model.metrics import LINE_METRICS, Metric, is_scored
 from codegold.model.verdict import Check, Verdict
 
 _MAX_LISTED_SLICES = 30
@@ -33,6 +33,9 @@ def _members(result: RunResult, slice_key: str | None) -> tuple[Aggregates, list
         raise InputError(f"the policy names slice {slice_key!r}, which the results do not hold; "
                          f"slices in these results: {shown}{more}", field="slice")
     return metrics, [c for c in result.cases if slice_key in c.slices]
+
+
+LINE_NAMES = frozenset(m.name for m in LINE_METRICS)
 
 
 def _culprit(measure: Metric, rule: Rule, case: CaseResult) -> bool:
@@ -69,7 +72,11 @@ def _rule_check(result: RunResult, rule: Rule) -> Check:
                      note="the metric has no value for this slice")
     ok = (rule.min is None or value >= rule.min) and (rule.max is None or value <= rule.max)
     culprits = [] if ok else [c.case_id for c in scored if _culprit(measure, rule, c)]
-    return Check(rule=rule.describe(), passed=ok, figure=f"{value:.4f} (n={metrics.scored})",
+    n = metrics.scored
+    if measure.name in LINE_NAMES and measure.recorded is not None:
+        recorded = measure.recorded  # a line-level figure stands on the cases with gold lines
+        n = sum(recorded(c) is not None for c in scored)
+    return Check(rule=rule.describe(), passed=ok, figure=f"{value:.4f} (n={n})",
                  threshold=rule.threshold(), cases=culprits)
 
 

@@ -46,6 +46,20 @@ Cutoff = Annotated[int, Meta(ge=1, le=MAX_CUTOFF,
 Text = Annotated[str, Meta(pattern=r"\S", description="non-blank text")]
 TagValue = str | int | Annotated[float, Meta(ge=-1.7976931348623157e308,
                                              le=1.7976931348623157e308)] | bool
+BUDGET_UNITS: tuple[str, ...] = ("lines", "tokens", "steps")
+BudgetUnit = Literal["lines", "tokens", "steps"]
+MAX_BUDGET = 100_000_000
+"""Largest budget a case may set, in any unit (far beyond any model's context window)."""
+BudgetSpec = Annotated[
+    dict[BudgetUnit, Annotated[int, Meta(ge=1, le=MAX_BUDGET)]],
+    Meta(min_length=1, max_length=1,
+         description="the production budget instead of a chunk cutoff: exactly one of "
+                     "{lines: N}, {tokens: N}, {steps: N}; a case sets cutoff or budget, not both")]
+LineNumber = Annotated[int, Meta(ge=1, le=100_000_000)]
+LineSpan = Annotated[list[LineNumber], Meta(
+    min_length=2, max_length=2,
+    description="[first, last] line of the gold evidence in the target's file (1-based, "
+                "inclusive, first <= last; the file must be an exact path)")]
 
 
 # --- file format --------------------------------------------------------------------------
@@ -57,6 +71,7 @@ class TargetSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     file: Text
     symbol: str | None = None
     roles: list[Role] | None = None
+    lines: LineSpan | None = None
 
 
 class GroupSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -97,6 +112,7 @@ class CaseSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=
     repository: str | None = None
     revision: Revision | None = None
     cutoff: Cutoff | None = None
+    budget: BudgetSpec | None = None
     query_class: str | None = None
     context: ContextSpec | None = None
     groups: Annotated[list[GroupSpec], Meta(min_length=1)] | None = None
@@ -111,6 +127,7 @@ class DefaultsSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     repository: str | None = None
     revision: Revision | None = None
     cutoff: Cutoff | None = None
+    budget: BudgetSpec | None = None
     query_class: str | None = None
     forbidden: list[Text] | None = None
     tags: dict[str, TagValue] | None = None
@@ -128,9 +145,25 @@ class CaseFileSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
 
 
 class Target(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One accepted piece of evidence. ``lines`` is its gold line span (first, last), given
+    on the label or read from the index's definition span (``lines_from: index``); the
+    line-level figures compare what was seen with it."""
+
     file: str
     symbol: str | None = None
     roles: tuple[str, ...] = ()
+    lines: tuple[int, int] | None = None
+    lines_from: str | None = None  # "label" is implied; "index" when read from the index
+
+
+class Budget(msgspec.Struct, frozen=True, kw_only=True):
+    """A production budget: ``limit`` lines, tokens or steps of context (``unit``)."""
+
+    unit: str
+    limit: int
+
+    def __str__(self) -> str:
+        return f"{self.unit}={self.limit}"
 
 
 class EvidenceGroup(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,7 +188,12 @@ class PriorLabel(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 
 class Case(msgspec.Struct, frozen=True, kw_only=True):
-    """A validated gold case with defaults applied."""
+    """A validated gold case with defaults applied.
+
+    A case judged at a budget (``budget`` set) has ``cutoff`` 0: how many chunks fit the
+    budget depends on each attempt (see :mod:`codegold.model.budget`). ``budget`` is
+    left out of results.json when unset, so cases judged at a cutoff keep their bytes.
+    """
 
     id: str
     query: str
@@ -170,6 +208,11 @@ class Case(msgspec.Struct, frozen=True, kw_only=True):
     rationale: str | None = None
     line: int | None = None
     supersedes: tuple[PriorLabel, ...] = ()  # earlier label versions, as written
+    budget: Budget | msgspec.UnsetType = msgspec.UNSET
+
+    @property
+    def budget_or_none(self) -> Budget | None:
+        return None if isinstance(self.budget, msgspec.UnsetType) else self.budget
 
     @property
     def required_groups(self) -> tuple[EvidenceGroup, ...]:
@@ -242,9 +285,7 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
     revision = spec.revision or defaults.revision
     if revision is None:
         raise fail("no revision: set it on the case or in defaults (a 40-hex commit sha)", "revision")
-    cutoff = spec.cutoff if spec.cutoff is not None else defaults.cutoff
-    if cutoff is None:
-        raise fail("no cutoff: set the production cutoff k on the case or in defaults", "cutoff")
+    cutoff, budget = _cutoff_or_budget(spec, defaults, loaded, fail)
     groups = _groups(spec.groups, spec.accepted, fail, "")
     supersedes = []
     for number, prior in enumerate(spec.supersedes or ()):
@@ -278,7 +319,52 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
         rationale=spec.rationale,
         line=line,
         supersedes=tuple(supersedes),
+        budget=budget if budget is not None else msgspec.UNSET,
     )
+
+
+def _cutoff_or_budget(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec],
+                      fail: Callable[..., SchemaError]) -> tuple[int, Budget | None]:
+    """A case is judged at a chunk cutoff or at a budget, never both: the case's own
+    setting (either kind) replaces the defaults' one."""
+    if spec.cutoff is not None and spec.budget is not None:
+        raise fail("use either 'cutoff' (chunks) or 'budget' (lines, tokens or steps), not both",
+                   "budget")
+    if defaults.cutoff is not None and defaults.budget is not None:
+        raise loaded.error("defaults set both 'cutoff' and 'budget'; keep one (a case may "
+                           "override it with the other kind)", at="$.defaults", field="budget")
+    if spec.cutoff is not None:
+        return spec.cutoff, None
+    chosen = spec.budget if spec.budget is not None else defaults.budget
+    if chosen is not None:
+        ((unit, limit),) = chosen.items()
+        return 0, Budget(unit=unit, limit=limit)
+    if defaults.cutoff is None:
+        raise fail("no cutoff: set the production cutoff k (or a budget: {lines|tokens|steps: "
+                   "N}) on the case or in defaults", "cutoff")
+    return defaults.cutoff, None
+
+
+def parse_budget(text: str) -> Budget:
+    """``lines=400`` (also ``tokens=8000``, ``steps=12``) as a :class:`Budget`."""
+    from codegold.errors import InputError
+
+    unit, sep, number = text.partition("=")
+    unit = unit.strip()
+    if not sep or unit not in BUDGET_UNITS or not number.strip().isdigit():
+        raise InputError(f"budget {text!r} is not UNIT=N; UNIT one of: {', '.join(BUDGET_UNITS)}, "
+                         "N a whole number, e.g. lines=400")
+    limit = int(number)
+    if not 1 <= limit <= MAX_BUDGET:
+        raise InputError(f"budget {text!r}: N must be between 1 and {MAX_BUDGET}")
+    return Budget(unit=unit, limit=limit)
+
+
+def with_budget(case_set: CaseSet, budget: Budget) -> CaseSet:
+    """Every case judged at ``budget`` instead of its own cutoff or budget
+    (``codegold eval --budget``)."""
+    cases = tuple(msgspec.structs.replace(c, cutoff=0, budget=budget) for c in case_set.cases)
+    return msgspec.structs.replace(case_set, cases=cases)
 
 
 def _groups(groups_spec: list[GroupSpec] | None, accepted: list[TargetSpec] | None,
@@ -307,8 +393,20 @@ def _groups(groups_spec: list[GroupSpec] | None, accepted: list[TargetSpec] | No
                            where)
             raise fail(f"group {group.id!r} is empty: 'any_of' needs at least one target",
                        "any_of", where)
-        targets = [Target(file=target.file, symbol=target.symbol, roles=tuple(target.roles or ()))
-                   for target in group.any_of]
+        targets = []
+        for number_t, target in enumerate(group.any_of):
+            span: tuple[int, int] | None = None
+            if target.lines is not None:
+                first, last = target.lines
+                if first > last:
+                    raise fail(f"lines [{first}, {last}]: the first line comes after the last",
+                               "lines", f"{where}.any_of[{number_t}].lines")
+                if any(ch in target.file for ch in "*?["):
+                    raise fail(f"lines on {target.file!r}: gold lines need an exact file path, "
+                               "not a glob", "lines", f"{where}.any_of[{number_t}].lines")
+                span = (first, last)
+            targets.append(Target(file=target.file, symbol=target.symbol,
+                                  roles=tuple(target.roles or ()), lines=span))
         groups.append(EvidenceGroup(id=group.id, required=group.required is not False,
                                     any_of=tuple(targets)))
     if not any(g.required for g in groups):

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from codegold.model.attempts import Chunk
+from codegold.model.results import BudgetUse
 
 DIAGNOSIS_FORMAT = 1
 
@@ -61,6 +62,8 @@ class EvidenceBundle(msgspec.Struct, frozen=True, kw_only=True):
     expected_excerpts: list[Excerpt]
     rationale: str | None
     context_ids: list[str] | None
+    # A case judged at a budget: the budget and how it was spent (left out otherwise).
+    budget: BudgetUse | msgspec.UnsetType = msgspec.UNSET
 
 
 class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from codegold.errors import InputError
-from codegold.model.results import Aggregates, CaseResult
+from codegold.model.results import Aggregates, CaseResult, LineFigures, UnsetType
 
 Direction = Literal["higher", "lower"]
 # "mean": mean of a per-case value in [0, 1]; "share": share of cases for which a per-case
@@ -113,9 +113,9 @@ class Metric:
         return sum(at(c, depth) for c in scored) / len(scored) if scored else None
 
     def read(self, aggregates: Aggregates) -> float | None:
-        """This metric's figure as results.json stores it."""
-        value: float | None = getattr(aggregates, self.name)
-        return value
+        """This metric's figure as results.json stores it (None when left out)."""
+        value: float | UnsetType | None = getattr(aggregates, self.name)
+        return None if isinstance(value, UnsetType) else value
 
     def format(self, value: float | None, digits: int = 3) -> str:
         if value is None:
@@ -236,10 +236,53 @@ METRICS: tuple[Metric, ...] = (
            recorded=_tokens, reduce=_mean),
 )
 
-_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
+
+
+def _line_metric(name: str, label: str, short: str, description: str, direction: Direction,
+                 value: Callable[[LineFigures], float | None]) -> Metric:
+    """A line-level figure: recorded only by cases with gold lines (explicit ``lines`` on a
+    target, or a definition span read from the index), averaged over those cases."""
+
+    def recorded(case: CaseResult) -> float | None:
+        figures = case.line_figures
+        return None if figures is None else value(figures)
+
+    def per_case(case: CaseResult) -> float:
+        return recorded(case) or 0.0
+
+    worse = (lambda c: per_case(c) < 1.0) if direction == "higher" else (lambda c: per_case(c) > 0)
+    return Metric(name, label, short, description, direction, "mean", "rate", "sign_flip",
+                  per_case=per_case, culprit=worse, recorded=recorded, reduce=_mean)
+
+
+# Line-level figures (docs/concepts.md, "Line-level figures"). Apart from METRICS because
+# they exist only for cases with gold lines: results.json, reports and comparisons show
+# them only then, so a run of plain cases keeps its bytes and its tests.
+LINE_METRICS: tuple[Metric, ...] = (
+    _line_metric("line_recall", "line recall", "l.rec",
+                 "mean share of gold lines seen within the cutoff or budget", "higher",
+                 lambda f: f.recall),
+    _line_metric("line_precision", "line precision", "l.prec",
+                 "mean share of the distinct lines seen that are gold lines", "higher",
+                 lambda f: f.precision),
+    _line_metric("line_f1", "line F1", "l.F1", "mean harmonic mean of line precision and recall",
+                 "higher", lambda f: f.f1),
+    _line_metric("line_efficiency", "line efficiency", "l.eff",
+                 "mean gold lines seen per line read (repeats counted)", "higher",
+                 lambda f: f.efficiency),
+    _line_metric("line_redundancy", "line redundancy", "l.red",
+                 "mean share of lines read that repeat a line already seen", "lower",
+                 lambda f: f.redundancy),
+    _line_metric("evidence_drop", "evidence drop", "drop",
+                 "mean share of gold lines seen that the final patch or answer leaves out "
+                 "(cases that record one)", "lower", lambda f: f.evidence_drop),
+)
+ALL_METRICS: tuple[Metric, ...] = (*METRICS, *LINE_METRICS)
+_BY_NAME: dict[str, Metric] = {m.name: m for m in ALL_METRICS}
 # Short spellings people reach for, as in ir_measures' ``R@5``.
 ALIASES: dict[str, str] = {"hit": "hit_rate", "recall": "mean_group_recall", "MRR": "mrr",
-                           "nDCG": "ndcg", "pass": "pass_rate", "forbidden": "forbidden_rate"}
+                           "nDCG": "ndcg", "pass": "pass_rate", "forbidden": "forbidden_rate",
+                           "line": "line_recall"}
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*([0-9]+))?\s*$")
 
 
@@ -250,7 +293,14 @@ def trend_figures(cases: Sequence[CaseResult]) -> dict[str, float | None]:
 
 
 def metric_names() -> list[str]:
-    return [m.name for m in METRICS]
+    return [m.name for m in ALL_METRICS]
+
+
+def shown_metrics(aggregates: Aggregates) -> list[Metric]:
+    """The metrics a block of results holds: every one of METRICS, and the line-level
+    figures when some case of the block has gold lines."""
+    lines = not isinstance(aggregates.line_cases, UnsetType)
+    return [*METRICS, *(LINE_METRICS if lines else ())]
 
 
 def iter_metrics(*, paired: bool = False) -> Iterator[Metric]:

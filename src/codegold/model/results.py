@@ -8,10 +8,57 @@ from typing import Literal
 import msgspec
 
 from codegold.model.attempts import Chunk, Query
-from codegold.model.cases import Case
+from codegold.model.cases import Budget, Case
 
 RESULTS_FORMAT = 1
 Status = Literal["pass", "fail", "invalid", "missing"]
+UNSET = msgspec.UNSET
+UnsetType = msgspec.UnsetType
+
+
+class BudgetUse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """How a case's budget was spent: the budget, the units the visible chunks used, and
+    the chunk cut at the budget (only its first ``cut_lines`` lines count as seen)."""
+
+    budget: Budget
+    used: int
+    visible_chunks: int
+    cut_chunk_id: str | None = None
+    cut_lines: int | None = None
+
+
+class GroupReach(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Where a required group was first satisfied inside the cutoff or budget: its rank,
+    the step of that chunk (agents), and the lines seen up to and including it."""
+
+    group: str
+    rank: int | None = None
+    step: int | None = None
+    lines: int | None = None
+
+
+class LineFigures(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Line-level figures of one case (docs/concepts.md, "Line-level figures").
+
+    Counts are of (file, line) pairs: ``gold`` gold lines, ``seen`` distinct lines seen
+    within the cutoff or budget, ``gold_seen`` both, ``read`` lines seen counting every
+    repeat. ``recall_at`` is line recall at the budget (or cutoff) times each factor.
+    ``evidence_drop`` is set only when the attempt records its ``final`` patch or answer.
+    """
+
+    recall: float
+    precision: float
+    f1: float
+    efficiency: float
+    redundancy: float
+    gold: int
+    seen: int
+    gold_seen: int
+    read: int
+    groups: list[str]  # required groups with gold lines
+    recall_at: dict[str, float] = msgspec.field(default_factory=dict)
+    evidence_drop: float | None = None
+    dropped: list[str] = msgspec.field(default_factory=list)
 
 
 class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,6 +94,23 @@ class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
     latency_ms: float | None = None
     cost_tokens: int | None = None
     cost_usd: float | None = None
+    # Agents' context and budgets; left out (not null) when they do not apply, so a case
+    # judged at a plain cutoff with no gold lines keeps its bytes.
+    budget: BudgetUse | UnsetType = UNSET
+    lines: LineFigures | UnsetType = UNSET
+    reach: list[GroupReach] | UnsetType = UNSET
+
+    @property
+    def line_figures(self) -> LineFigures | None:
+        return None if isinstance(self.lines, UnsetType) else self.lines
+
+    @property
+    def budget_use(self) -> BudgetUse | None:
+        return None if isinstance(self.budget, UnsetType) else self.budget
+
+    @property
+    def group_reach(self) -> list[GroupReach]:
+        return [] if isinstance(self.reach, UnsetType) else self.reach
 
 
 class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,6 +139,19 @@ class Aggregates(msgspec.Struct, frozen=True, kw_only=True):
     # each case's cutoff: for watching a ranking move, never gated (the gate gates at the
     # case's own cutoff).
     trend: dict[str, float | None] = msgspec.field(default_factory=dict)
+    # Line-level figures (codegold.model.metrics.LINE_METRICS), over the scored cases that
+    # have gold lines (``line_cases`` of them; ``final_cases`` also record a final patch or
+    # answer, for evidence_drop). Left out when no case of the block has gold lines.
+    line_cases: int | UnsetType = UNSET
+    final_cases: int | UnsetType = UNSET
+    line_recall: float | UnsetType | None = UNSET
+    line_precision: float | UnsetType | None = UNSET
+    line_f1: float | UnsetType | None = UNSET
+    line_efficiency: float | UnsetType | None = UNSET
+    line_redundancy: float | UnsetType | None = UNSET
+    evidence_drop: float | UnsetType | None = UNSET
+    # Line recall at each case's budget (or cutoff) times 0.5, 1 and 2: "line_recall@2x".
+    budget_trend: dict[str, float | None] | UnsetType = UNSET
 
 
 class SliceResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -12,7 +12,7 @@ from importlib import resources
 from urllib.parse import quote
 
 from codegold.model import Check
-from codegold.model.metrics import METRICS
+from codegold.model.metrics import METRICS, shown_metrics
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
 from codegold.report.svg import horizontal_bars, vertical_bars
@@ -54,7 +54,7 @@ def _cards(report: ReportInput) -> str:
              f'<span class="{"" if k in bad and v != "0" else "muted"}">{escape(k)}</span></div>'
              for k, v in items]
     cards += [f'<div class="card"><b>{escape(m.format(m.read(s)))}</b>'
-              f'<span class="muted">{escape(m.label)}</span></div>' for m in METRICS]
+              f'<span class="muted">{escape(m.label)}</span></div>' for m in shown_metrics(s)]
     return '<div class="cards">' + "".join(cards) + "</div>"
 
 
@@ -106,9 +106,19 @@ def _trend(report: ReportInput) -> str:
     labels = {m.name: m.label for m in METRICS}
     rows = [[escape(labels.get(n, n)), *(num(per.get(d)) for d in depths)]
             for n, per in sorted(names.items())]
-    return ('<h2 id="trend">Trend figures (at fixed depths)</h2><p class="muted">For watching '
+    html = ('<h2 id="trend">Trend figures (at fixed depths)</h2><p class="muted">For watching '
             "change across runs; the gate and the figures above use each case's own cutoff.</p>"
             + _table(["metric", *(f"@{d}" for d in depths)], rows, set(range(1, len(depths) + 1))))
+    budget = report.results.summary.budget_trend
+    if isinstance(budget, dict) and budget:
+        labels_at = [key.partition("@")[2] for key in budget]
+        html += ("<p class=\"muted\">Line recall at each case's budget (or cutoff) times "
+                 f"{', '.join(labels_at)}, over {report.results.summary.line_cases} cases with "
+                 "gold lines: what less or more context would have bought.</p>"
+                 + _table(["metric", *(f"budget ×{x.rstrip('x')}" for x in labels_at)],
+                          [["line recall", *(num(v) for v in budget.values())]],
+                          set(range(1, len(budget) + 1))))
+    return html
 
 
 def _gate(report: ReportInput) -> str:
@@ -157,10 +167,11 @@ def _slices(report: ReportInput) -> str:
     run = report.results
     if not run.slices:
         return ""
+    metrics = shown_metrics(run.summary)
     rows = [[f'<a href="#slice={quote(s.key, safe="")}">{escape(s.key)}</a>', str(s.metrics.scored),
-             str(s.metrics.invalid), *(escape(m.format(m.read(s.metrics))) for m in METRICS)]
+             str(s.metrics.invalid), *(escape(m.format(m.read(s.metrics))) for m in metrics)]
             for s in run.slices]
-    head = ["slice", "n scored", "invalid", *(m.label for m in METRICS)]
+    head = ["slice", "n scored", "invalid", *(m.label for m in metrics)]
     return "<h2>Slices</h2>" + _table(head, rows, set(range(1, len(head))))
 
 

@@ -10,7 +10,7 @@ import re
 from xml.sax.saxutils import escape, quoteattr
 
 from codegold.model import CaseResult
-from codegold.model.metrics import METRICS
+from codegold.model.metrics import shown_metrics
 from codegold.report.model import ReportInput
 from codegold.report.text import rank_text
 
@@ -62,7 +62,7 @@ def render_junit(report: ReportInput) -> str:
             for k, v in report.header_or_default().facts()]
     out.append(f'      <property name="scored" value="{run.summary.scored}"/>')
     out += [f'      <property name={_attr(m.name)} value={_attr(m.format(m.read(run.summary), 4))}/>'
-            for m in METRICS]
+            for m in shown_metrics(run.summary)]
     out.append("    </properties>")
     for case in run.cases:
         head = (f'    <testcase classname={_attr("codegold." + case.case.query_class)} '

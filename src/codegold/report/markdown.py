@@ -8,8 +8,10 @@ the figures and the rest are folded into ``<details>`` so the comment stays shor
 from __future__ import annotations
 
 from codegold.model import CaseResult, SliceResult
-from codegold.model.metrics import METRICS
+from codegold.model.metrics import shown_metrics
+from codegold.model.results import UnsetType
 from codegold.report.model import ReportInput, cause_breakdown
+from codegold.report.payload import budget_text, is_agent_case, timeline
 from codegold.report.text import md, num, rank_text
 
 _MAX_CASES = 20
@@ -51,6 +53,36 @@ def _case_rows(report: ReportInput, cases: list[CaseResult]) -> list[str]:
               f"{md(', '.join(c.missing_groups)) or '-'} | {md(', '.join(c.forbidden_chunk_ids)) or '-'} |"
               for c in cases]
     return lines
+
+
+_MAX_TIMELINES = 10
+_MAX_ENTRIES = 12
+
+
+def _timeline(report: ReportInput, case: CaseResult) -> list[str]:
+    """One compact line per agent case: each step's searches and reads, the budget line
+    (‖), where each group was satisfied (✓) and forbidden reads (✗)."""
+    parts: list[str] = []
+    rows = timeline(report, case)
+    drawn = False
+    for row in rows[:_MAX_ENTRIES]:
+        if row.past_budget and not drawn:
+            parts.append("‖ budget ‖")
+            drawn = True
+        what = {"search_hit": "search", "read": "read"}.get(row.kind, "context")
+        text = f"s{row.step if row.step is not None else '?'} {what} {row.file}"
+        text += f":{row.lines}" if row.lines else ""
+        if row.forbidden:
+            text += " ✗ forbidden"
+        text += "".join(f" ✓ {g}" for g in row.satisfied)
+        parts.append(text)
+    if len(rows) > _MAX_ENTRIES:
+        parts.append(f"… {len(rows) - _MAX_ENTRIES} more")
+    head = f"- **{md(case.case_id)}** ({md(budget_text(case))}"
+    figures = case.line_figures
+    if figures is not None:
+        head += f", line recall {figures.recall:.3f}"
+    return [head + "): " + " · ".join(md(p) for p in parts)]
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
@@ -104,6 +136,14 @@ def render_markdown(report: ReportInput) -> str:
             if len(cases) > len(visible):
                 lines += _details(f"{len(cases) - len(visible)} more for {md(owner)}",
                                   _case_rows(report, cases[len(visible):]))
+    agents = [c for c in bad if is_agent_case(c)]
+    if agents:
+        lines += [f"## Agent timelines ({len(agents)})", "",
+                  "Steps in order; ‖ marks the budget, ✓ where a required group was first "
+                  "satisfied, ✗ a forbidden read.", ""]
+        for case in agents[:_MAX_TIMELINES]:
+            lines += _timeline(report, case)
+        lines.append("")
     slices = sorted(run.slices, key=_slice_key)[:_MAX_SLICES]
     if slices:
         lines += ["## Slices, weakest first (pass rate, then failing count)", "",
@@ -115,8 +155,16 @@ def render_markdown(report: ReportInput) -> str:
         "| cases | pass | fail | invalid | missing |", "|---:|---:|---:|---:|---:|",
         f"| {s.cases} | {s.pass_} | {s.fail} | {s.invalid} | {s.missing} |", "",
         f"| figure (over {s.scored} scored cases, at each case's cutoff) | value |", "|---|---:|",
-        *(f"| {md(m.label)} | {m.format(m.read(s))} |" for m in METRICS),
+        *(f"| {md(m.label)} | {m.format(m.read(s))} |" for m in shown_metrics(s)),
     ]
+    if not isinstance(s.line_cases, UnsetType):
+        figures += ["", f"Line-level figures are over the {s.line_cases} cases with gold lines "
+                    f"(evidence drop over the {s.final_cases} that record a final patch or "
+                    "answer)."]
+        if not isinstance(s.budget_trend, UnsetType):
+            figures += ["", "| line recall at the budget × | value |", "|---|---:|",
+                        *(f"| {md(k.partition('@')[2])} | {num(v)} |"
+                          for k, v in s.budget_trend.items())]
     if s.trend:
         figures += ["", "Trend figures at fixed depths (for watching change; the gate uses each "
                     "case's cutoff):", "", "| trend figure | value |", "|---|---:|",

@@ -49,6 +49,24 @@ class DiagnosisRow(msgspec.Struct, frozen=True, kw_only=True):
     bundle: str | None
 
 
+class TimelineRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One context entry of an agent's trajectory, in the order it entered the model's
+    input: what was searched or read, at which step, and what it meant for the case."""
+
+    rank: int
+    step: int | None
+    kind: str      # "read", "search_hit", or "" when the trajectory did not say
+    tool: str
+    file: str
+    lines: str
+    accepted: list[str]
+    satisfied: list[str]   # required groups first satisfied by this entry
+    forbidden: bool
+    past_budget: bool
+    cut: bool              # crossed the budget: only its first lines counted
+    outside_repo: bool
+
+
 class CaseRow(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     status: str
@@ -70,6 +88,10 @@ class CaseRow(msgspec.Struct, frozen=True, kw_only=True):
     forbidden_patterns: list[str]
     ranked: list[RankedRow]
     diagnosis: DiagnosisRow | None
+    # An agent's case only (chunks carrying step or kind); left out otherwise.
+    timeline: list[TimelineRow] | msgspec.UnsetType = msgspec.UNSET
+    budget: str | msgspec.UnsetType = msgspec.UNSET    # "lines=400, used 400"
+    line_figures: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class PagePayload(msgspec.Struct, frozen=True, kw_only=True):
@@ -129,6 +151,57 @@ def _satisfied(case: CaseResult, group_id: str, required: bool, missing: set[str
     return group_id not in missing if required else group_id in case.supporting_found
 
 
+def is_agent_case(case: CaseResult) -> bool:
+    """The case's context is an agent's trajectory: some chunk records step or kind."""
+    return any(c.step is not None or c.kind is not None for c in case.ranked)
+
+
+def timeline(report: ReportInput, case: CaseResult) -> list[TimelineRow]:
+    """The trajectory as the report shows it (the visible entries and a few past the
+    budget, as results.json keeps them)."""
+    matches = report.matches.get(case.case_id)
+    forbidden = set(case.forbidden_chunk_ids)
+    first_at: dict[int, list[str]] = {}
+    for reach in case.group_reach:
+        if reach.rank is not None:
+            first_at.setdefault(reach.rank, []).append(reach.group)
+    use = case.budget_use
+    cut_id = use.cut_chunk_id if use else None
+    rows = []
+    for rank, chunk in enumerate(case.ranked, start=1):
+        accepted = list(matches.get(chunk.chunk_id, ())) if matches is not None else []
+        lines = _lines(chunk)
+        if chunk.chunk_id == cut_id and use and use.cut_lines and chunk.start_line is not None:
+            lines += f" (first {use.cut_lines} counted)"
+        rows.append(TimelineRow(
+            rank=rank, step=chunk.step, kind=chunk.kind or "", tool=chunk.tool or "",
+            file=chunk.file, lines=lines, accepted=accepted, satisfied=first_at.get(rank, []),
+            forbidden=chunk.chunk_id in forbidden and rank <= case.cutoff,
+            past_budget=rank > case.cutoff, cut=chunk.chunk_id == cut_id,
+            outside_repo=chunk.outside_repo))
+    return rows
+
+
+def budget_text(case: CaseResult) -> str:
+    use = case.budget_use
+    if use is None:
+        return f"cutoff {case.cutoff}"
+    entries = "entry" if use.visible_chunks == 1 else "entries"
+    return f"budget {use.budget} (used {use.used}, {use.visible_chunks} {entries} fit)"
+
+
+def line_text(case: CaseResult) -> str:
+    f = case.line_figures
+    if f is None:
+        return ""
+    text = (f"line recall {f.recall:.3f}, precision {f.precision:.3f}, efficiency "
+            f"{f.efficiency:.3f}, redundancy {f.redundancy:.3f} ({f.gold_seen} of {f.gold} gold "
+            f"lines seen, {f.read} lines read)")
+    if f.evidence_drop is not None:
+        text += f"; evidence drop {f.evidence_drop:.3f}"
+    return text
+
+
 def case_row(report: ReportInput, case: CaseResult) -> CaseRow:
     resolved = case.case
     missing = set(case.missing_groups)
@@ -154,6 +227,9 @@ def case_row(report: ReportInput, case: CaseResult) -> CaseRow:
             summary=diagnosis.summary, evidence=diagnosis.evidence,
             checks_not_run=diagnosis.checks_not_run,
             bundle=_clip(report.bundles.get(case.case_id), _BUNDLE_CHARS) or None),
+        timeline=timeline(report, case) if is_agent_case(case) else msgspec.UNSET,
+        budget=budget_text(case) if case.budget_use is not None else msgspec.UNSET,
+        line_figures=line_text(case) or msgspec.UNSET,
     )
 
 

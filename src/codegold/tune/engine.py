@@ -78,10 +78,12 @@ def split_cases(cases: Sequence[Case], *, train_value: str = "train", seed: int 
     return train, heldout, source
 
 
-def _file_hit(case: Case, ranked_files: list[str]) -> bool:
+def _file_hit(case: Case, ranked_files: list[str], k: int) -> bool:
+    """A required target's file among the first ``k`` (the case's cutoff, or the entries
+    that fit its budget)."""
     from codegold.evaluate.match import file_matches
 
-    top = ranked_files[:case.cutoff]
+    top = ranked_files[:k]
     return any(file_matches(target.file, path) for group in case.groups if group.required
                for target in group.any_of for path in top)
 
@@ -102,7 +104,7 @@ def score(config: Any, cases: Sequence[Case], indexes: Any, metric: str) -> Figu
         close_retriever(retriever)
     result = evaluate_attempts(CaseSet(path="<tune>", sha256="", cases=tuple(cases)), attempts)
     value = getattr(result.summary, metric)
-    hits = [_file_hit(r.case, [chunk.file for chunk in r.ranked]) for r in result.cases]
+    hits = [_file_hit(r.case, [chunk.file for chunk in r.ranked], r.cutoff) for r in result.cases]
     return Figures(cases=len(cases), invalid=result.summary.invalid, metric=float(value or 0.0),
                    pass_rate=float(result.summary.pass_rate or 0.0),
                    file_hit_rate=sum(hits) / len(hits) if hits else 0.0)

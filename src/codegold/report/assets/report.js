@@ -72,7 +72,10 @@
     });
     box.appendChild(ul);
     if (c.forbidden_patterns.length) kv(box, "forbidden", c.forbidden_patterns.join(", "), true);
-    box.appendChild(el("h4", null, "Ranked evidence (cutoff " + c.cutoff + ")"));
+    if (c.budget) kv(box, "budget", c.budget);
+    if (c.line_figures) kv(box, "line-level", c.line_figures);
+    if (c.timeline) box.appendChild(timeline(c));
+    box.appendChild(el("h4", null, "Ranked evidence (" + (c.budget || ("cutoff " + c.cutoff)) + ")"));
     var t = el("table");
     var head = el("tr");
     ["rank", "file", "lines", "symbol", "role", "revision", "verdict", "excerpt"].forEach(function (h) { head.appendChild(el("th", null, h)); });
@@ -110,6 +113,42 @@
       }
     }
     return box;
+  }
+
+  // An agent's trajectory, step by step: what was searched and read, the budget line,
+  // where each required group was first satisfied, forbidden reads in red.
+  function timeline(c) {
+    var wrap = el("div", "timeline");
+    wrap.appendChild(el("h4", null, "Timeline (" + (c.budget || ("cutoff " + c.cutoff)) + ")"));
+    var ol = el("ol", "tl");
+    var step = null, budgetDrawn = false;
+    c.timeline.forEach(function (r) {
+      if (r.past_budget && !budgetDrawn) {
+        ol.appendChild(el("li", "tl-budget", "\u2500\u2500 budget reached: the model saw nothing below \u2500\u2500"));
+        budgetDrawn = true;
+      }
+      if (r.step !== step) {
+        ol.appendChild(el("li", "tl-step", r.step === null ? "step ?" : "step " + r.step));
+        step = r.step;
+      }
+      var cls = "tl-entry" + (r.forbidden ? " forbidden" : (r.accepted.length ? " accepted" : "")) +
+                (r.past_budget ? " past" : "");
+      var li = el("li", cls);
+      var what = r.kind === "search_hit" ? "search" : (r.kind === "read" ? "read" : "context");
+      li.appendChild(el("span", "tl-kind", what));
+      if (r.tool) li.appendChild(el("span", "tl-tool muted", r.tool));
+      li.appendChild(el("span", "mono", r.file + (r.lines ? ":" + r.lines : "")));
+      var marks = [];
+      if (r.forbidden) marks.push("FORBIDDEN");
+      if (r.accepted.length) marks.push("accepted: " + r.accepted.join(", "));
+      if (r.outside_repo) marks.push("outside the repository");
+      if (r.cut) marks.push("cut at the budget");
+      if (marks.length) li.appendChild(el("span", "tl-marks", marks.join("; ")));
+      r.satisfied.forEach(function (g) { li.appendChild(el("span", "tl-sat", "\u2713 " + g + " satisfied")); });
+      ol.appendChild(li);
+    });
+    wrap.appendChild(ol);
+    return wrap;
   }
 
   function rankText(c) {
