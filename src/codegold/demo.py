@@ -365,7 +365,7 @@ AGENT_TRAJECTORIES = (("agent-a", "swe-agent"), ("agent-b", "claude-code"),
 
 def import_agents(state: _State) -> _Done:
     """Import three agents' trajectories (three formats) against the v2 index, resolving
-    their spans, score them and write their own report (``agents/``)."""
+    their spans, score and diagnose them and write their own report (``agents/``)."""
     from codegold.evaluate import evaluate_files
     from codegold.model import encode_attempt, load_cases
     from codegold.plumbing.outputs import write_bytes_atomic
@@ -381,13 +381,16 @@ def import_agents(state: _State) -> _Done:
     write_bytes_atomic(out / "attempts.jsonl", (encode_attempt(a) + b"\n" for a in attempts))
     result = evaluate_files(cases.path, str(out / "attempts.jsonl"))
     write_results(result, str(out / "results.json"))
+    found = _diagnose(result, state.indexes, state.repo, state.example / "owners.yaml",
+                      out / "diagnosis")
     written = _render_report(result, "agents/results.json", None, _display(state.policy_path),
-                             None, out, "codegold demo: three agents' context (trajectories)")
+                             out / "diagnosis", out,
+                             "codegold demo: three agents' context (trajectories)")
     notes = tuple(f"{c.case_id:26} {c.status:5} first relevant rank {c.first_relevant_rank}"
-                  + (f", forbidden {', '.join(c.forbidden_chunk_ids)}"
-                     if c.forbidden_chunk_ids else "") for c in result.cases)
+                  + (f", cause {found[c.case_id][0]}" if c.case_id in found else "")
+                  for c in result.cases)
     return _Done(_summary_line(result), (str(out / "attempts.jsonl"), str(out / "results.json"),
-                                         *written), notes)
+                                         str(out / "diagnosis"), *written), notes)
 
 
 def diagnose_run_of(label: str) -> Work:

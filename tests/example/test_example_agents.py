@@ -59,6 +59,8 @@ def test_import_then_eval_gives_pass_and_fail(v2_index: Path, tmp_path: Path) ->
     late = by_id["agent-c-budget"]
     assert late.status == "fail" and late.first_relevant_rank is None
     assert late.first_relevant_rank_any_depth == 8
+    # 120 lines: five files whole and the sixth cut after 13 of its 25 lines
+    assert late.cutoff == 6 and late.budget is not None and late.budget.used == 120
     for attempt in iter_attempts(str(attempts)):
         assert attempt.manifest is not None and attempt.manifest.revision == V2
         assert all(c.resolved is not None for c in attempt.ranked)
