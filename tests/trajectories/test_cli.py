@@ -56,3 +56,10 @@ def test_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
         lines = [line for line in err.splitlines() if line.startswith("error:")]
         assert code == 2 and len(lines) == 1 and words in lines[0], err
     assert not (tmp_path / "a.jsonl").exists()
+
+
+def test_the_cli_offers_every_registered_format() -> None:
+    from codegold.cli.import_cmd import TRAJECTORY_FORMATS
+    from codegold.trajectories import FORMATS
+
+    assert tuple(FORMATS) == TRAJECTORY_FORMATS
