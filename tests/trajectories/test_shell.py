@@ -102,6 +102,8 @@ def test_unattributable_output_shows_nothing(command: str, output: str) -> None:
      [("src/a.py", "search_hit", None, None), ("src/b.py", "search_hit", None, None)]),
     ("grep -rn foo src", "Binary file src/x.bin matches\n", []),
     ("find . -type d -name tests", "./tests\n./src/tests\n", []),
+    ("find src -name '*.py' | xargs grep -n create", "src/a.py:7:create()\n",
+     [("src/a.py", "search_hit", 7, 7)]),
     ("find . -type f -name '*.py'", "./a.py\n", [("a.py", "search_hit", None, None)]),
 ])
 def test_searches(command: str, output: str,

@@ -613,6 +613,14 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
                 found.lengths.append((source.path, where, len(texts)))
         return found
     search = _search(pipeline[0]) if pipeline[0] else None
+    xargs = next((i for i, w in enumerate(pipeline) if w and w[0] == "xargs"), None)
+    if xargs is not None and xargs > 0:
+        # find ... | xargs grep -n X: the grep's output, file names included
+        words = [w for w in pipeline[xargs][1:] if not w.startswith("-") or w in ("-0",)]
+        grep = pipeline[xargs][pipeline[xargs].index(words[0]):] if words else []
+        found_grep = _search([*grep[:1], "-H", *grep[1:]]) if grep else None
+        search = found_grep if found_grep is not None and not found_grep.listing else None
+        pipeline = [pipeline[0], *pipeline[xargs + 1:]]
     if search is not None and all(_keeps_search_lines(w) for w in pipeline[1:] if w):
         if search.listing:
             found.seen.extend(path_list(output, cwd))
