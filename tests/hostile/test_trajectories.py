@@ -87,3 +87,34 @@ def test_a_control_character_in_a_path_reaches_the_terminal_escaped(tmp_path: Pa
                    timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+
+
+EVIL = ["a" * 200_000, ":1" * 100_000, "-1" * 100_000, "```\n" * 50_000, "[File: " * 30_000,
+        "\n" * 200_000, "a@b:" * 50_000, "(Open file: " * 20_000, "<output>" * 30_000,
+        'Found 1 matches for "' * 10_000, "Here's the result of running `cat -n` on " + ":a" * 100_000]
+ACTIONS = ["cat a.py", "grep -rn x .", "open a.py", "search_file x", "search_dir x",
+           "str_replace_editor view /testbed/a.py", "frob", "cat a.py | head -n 3"]
+
+
+def test_pathological_outputs_take_linear_time(tmp_path: Path) -> None:
+    """Each output is built to make a backtracking pattern quadratic; every format reads
+    them all within the timeout."""
+    swe = [{"action": a, "observation": text} for text in EVIL for a in ACTIONS]
+    (tmp_path / "swe").mkdir()
+    (tmp_path / "swe" / "demo__repo-1.traj").write_text(json.dumps({"trajectory": swe}),
+                                                        encoding="utf-8")
+    events: list[dict[str, object]] = []
+    for number, text in enumerate(EVIL):
+        events += [{"id": 3 * number, "action": "run", "args": {"command": "cat a.py"}},
+                   {"id": 3 * number + 1, "observation": "run", "cause": 3 * number, "content": text},
+                   {"id": 3 * number + 2, "action": "run_ipython", "args": {"code": text[:5000]}}]
+    (tmp_path / "oh").mkdir()
+    (tmp_path / "oh" / "demo__repo-1.json").write_text(json.dumps(events), encoding="utf-8")
+    messages = [{"role": role, "content": text} for text in EVIL for role in ("assistant", "user")]
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "demo__repo-1.traj.json").write_text(
+        json.dumps({"messages": messages}), encoding="utf-8")
+    for folder, name in (("swe", "swe-agent"), ("oh", "openhands"), ("mini", "mini-swe-agent")):
+        proc = run_cli(*_import(tmp_path / folder, "--format", name, "-o",
+                                tmp_path / f"{folder}.jsonl", "-q"), timeout=TIMEOUT)
+        assert proc.returncode == 0, proc.stderr[-2000:]

@@ -118,7 +118,8 @@ def swe_window(output: str, cwd: str | None) -> list[Seen]:
             seen.extend(view_seen(path, numbered_runs(block, "window", skip=_CURSOR), cwd))
 
     for line in split_lines(output):
-        header = _WINDOW_HEADER.fullmatch(line.strip())
+        text = line.strip()
+        header = _WINDOW_HEADER.fullmatch(text) if len(text) < HEADER_CHARS else None
         if header:
             flush()
             path, block = header.group(1), []
@@ -128,9 +129,19 @@ def swe_window(output: str, cwd: str | None) -> list[Seen]:
     return seen
 
 
+HEADER_CHARS = 4096
+"""Longest line read as a window header (a path and a count): longer ones are text."""
+
+
 def window_lengths(output: str) -> dict[str, int]:
     """``{path: total lines}`` from SWE-agent window headers (used to place ``tail -n N``)."""
-    return {m.group(1): int(m.group(2)) for m in _WINDOW_HEADER.finditer(output)}
+    found: dict[str, int] = {}
+    for line in output.split("\n"):
+        text = line.strip()
+        header = _WINDOW_HEADER.fullmatch(text) if len(text) < HEADER_CHARS else None
+        if header:
+            found[header.group(1)] = int(header.group(2))
+    return found
 
 
 def cat_n_view(output: str, fallback_path: str | None, cwd: str | None) -> list[Seen]:
@@ -139,7 +150,7 @@ def cat_n_view(output: str, fallback_path: str | None, cwd: str | None) -> list[
     lines = split_lines(output)
     path = fallback_path
     for index, line in enumerate(lines[:3]):
-        header = _CAT_N_HEADER.match(line)
+        header = _CAT_N_HEADER.match(line) if len(line) < HEADER_CHARS else None
         if header:
             path = path or header.group(1)
             lines = lines[index + 1:]

@@ -132,8 +132,8 @@ _LINE_HINTS = (("start_line", "end_line"), ("line_start", "line_end"), ("start",
                ("startLine", "endLine"), ("from_line", "to_line"))
 _DOC_PATH_KEYS = ("file", "path", "file_path", "filePath", "filename", "source", "uri")
 _SPAN_IN_ID = re.compile(r"(.+?)(?::|#L)(\d+)(?:-L?(\d+))?$")
-_ARROW = re.compile(r"^\s*\d+\u2192", re.M)
-_TAB = re.compile(r"^\s*\d+\t", re.M)
+_ARROW = re.compile(r"^[ \t]*\d+\u2192", re.M)
+_TAB = re.compile(r"^[ \t]*\d+\t", re.M)
 _COLON_WINDOW = re.compile(r"^\[File: .+ \(\d+ lines total\)\]", re.M)
 
 

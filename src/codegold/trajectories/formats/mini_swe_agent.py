@@ -23,12 +23,12 @@ from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "mini-swe-agent"
 SUFFIXES = (".traj.json", ".traj")
-_BLOCK = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)\n?```"
-                    r"|<mswea_bash_command>(.*?)</mswea_bash_command>", re.S)
+_LANGUAGES = ("", "bash", "sh", "mswea_bash_command")
+_TAG = ("<mswea_bash_command>", "</mswea_bash_command>")
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
-_OUTPUT = re.compile(r"<output>\n?(.*?)</output>", re.S)
+
 _SUBMIT = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
-_HEAD = re.compile(r"<output_head>\n?(.*?)</output_head>", re.S)
+
 
 
 def _commands(message: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -51,8 +51,37 @@ def _commands(message: dict[str, Any]) -> list[tuple[str, str | None]]:
                                   else None))
         return found
     text = text_of(message.get("content")) or ""
-    blocks = [(fenced or tagged).strip() for fenced, tagged in _BLOCK.findall(text)]
+    blocks = _blocks(text)
     return [(blocks[0], None)] if len(blocks) == 1 else []
+
+
+def _blocks(text: str) -> list[str]:
+    """The shell blocks of a message: fenced (```bash … ```) or tagged, found in linear time."""
+    blocks: list[str] = []
+    pieces = text.split("```")
+    for inside in pieces[1:-1:2]:  # between an opening and a closing fence
+        language, newline, body = inside.partition("\n")
+        if newline and language.strip() in _LANGUAGES:
+            blocks.append(body.rstrip("\n").strip())
+    start = text.find(_TAG[0])
+    while start >= 0:
+        end = text.find(_TAG[1], start)
+        if end < 0:
+            break
+        blocks.append(text[start + len(_TAG[0]):end].strip())
+        start = text.find(_TAG[0], end)
+    return blocks
+
+
+def _between(text: str, opening: str, closing: str) -> str | None:
+    """The text from the first ``opening`` tag to the last ``closing`` one (what the
+    command printed may itself hold the tag), without the newline after the opening."""
+    start = text.find(opening)
+    end = text.rfind(closing)
+    if start < 0 or end < start + len(opening):
+        return None
+    inner = text[start + len(opening):end]
+    return inner[1:] if inner.startswith("\n") else inner
 
 
 def _observation(message: dict[str, Any]) -> tuple[str, bool, bool]:
@@ -74,13 +103,13 @@ def _observation(message: dict[str, Any]) -> tuple[str, bool, bool]:
             output, clipped = clip(rendered["output"])
             return output, clipped, bad
         return clip(rendered["output_head"])[0], True, bad
-    whole = _OUTPUT.search(content)
-    if whole:
-        output, clipped = clip(whole.group(1))
+    whole = _between(content, "<output>", "</output>")
+    if whole is not None:
+        output, clipped = clip(whole)
         return output, clipped, failed
-    head = _HEAD.search(content)
-    if head:
-        return clip(head.group(1))[0], True, failed
+    head = _between(content, "<output_head>", "</output_head>")
+    if head is not None:
+        return clip(head)[0], True, failed
     output, clipped = clip(content)
     return output, clipped, failed
 

@@ -59,9 +59,12 @@ _SHOWN_DIR = re.compile(r"[\w.-]+@[\w.-]+:(/[^\s#$]*) ?[#$] ?\s*$|\[(?:Jupyter c
                         r"directory|Current working directory): (/[^\]]*)\]")
 
 
+_TAIL = 512  # the prompt or note ends the output: only its end is searched (linear time)
+
+
 def _shown_dir(content: str) -> str | None:
     """The directory a shell prompt or a Jupyter note after the output names."""
-    match = _SHOWN_DIR.search(content)
+    match = _SHOWN_DIR.search(content[-_TAIL:])
     return (match.group(1) or match.group(2)) if match else None
 
 
@@ -73,7 +76,9 @@ def _run_output(observation: dict[str, Any]) -> tuple[str, str | None, bool]:
     code = metadata.get("exit_code", extras.get("exit_code", observation.get("exit_code")))
     previous = None
     while previous != content:
-        previous, content = content, _TRAILER.sub("", content)
+        previous = content
+        head, tail = content[:-_TAIL], content[-_TAIL:]
+        content = head + _TRAILER.sub("", tail)
     return content, where if isinstance(where, str) else None, \
         isinstance(code, int) and code not in (0, -1)
 
@@ -91,7 +96,8 @@ def _skill_call(step: int, code: Any, output: str, cwd: str | None, failed: bool
     tool; any other code is unknown (a window or a ``cat -n`` view it printed still
     counts)."""
     text, clipped = clip(output)
-    match = _SKILL.fullmatch(code) if isinstance(code, str) else None
+    # one short call; longer cells are code, not a tool call (and the pattern stays linear)
+    match = _SKILL.fullmatch(code) if isinstance(code, str) and len(code) < 4096 else None
     name = match.group(1) if match else ""
     if name not in _SKILL_WINDOWS | _SKILL_SEARCHES | _SKILL_EDITS:
         name = "run_ipython"

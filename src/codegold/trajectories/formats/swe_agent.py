@@ -105,7 +105,8 @@ def _call(step: int, action: str, observation: str, cwd: str | None,
 def _strip_footer(observation: str) -> tuple[str, dict[str, Any]]:
     """An observation without the ``(Open file: F)`` ``(Current directory: D)`` prompt
     footer the model is shown after it, and the state that footer names."""
-    match = _FOOTER.search(observation)
+    offset = max(0, len(observation) - 4096)  # the footer ends it: search the end only
+    match = _FOOTER.search(observation, offset)
     if not match:
         return observation, {}
     state = {"open_file": match.group(1), "working_dir": match.group(2)}
