@@ -1,23 +1,13 @@
-"""Shared helpers of the trajectory import tests: the fixture folder and a compact view
-of what an attempt holds."""
+"""The case file every trajectory fixture is imported against."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from codegold.model import Attempt, CaseSet, load_cases
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from codegold.model import CaseSet, load_cases
+from trajkit import FIXTURES
 
 
 @pytest.fixture(scope="session")
 def cases() -> CaseSet:
     return load_cases(str(FIXTURES / "cases.yaml"))
-
-
-def spans(attempt: Attempt) -> list[tuple[Any, ...]]:
-    """``(step, kind, tool, file, start, end)`` of every ranked chunk, in order."""
-    return [(c.step, c.kind, c.tool, c.file, c.start_line, c.end_line) for c in attempt.ranked]

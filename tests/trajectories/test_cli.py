@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from codegold.cli.main import cli
 from codegold.model import iter_attempts
-from conftest import FIXTURES
+from trajkit import FIXTURES
 
 CASES = str(FIXTURES / "cases.yaml")
 

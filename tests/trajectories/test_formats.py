@@ -7,7 +7,7 @@ import pytest
 
 from codegold.model import CaseSet, Edit
 from codegold.trajectories import import_trajectories
-from conftest import FIXTURES, spans
+from trajkit import FIXTURES, spans
 
 V = "1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a"
 

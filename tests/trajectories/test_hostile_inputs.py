@@ -13,7 +13,7 @@ from codegold.errors import InputError, SchemaError
 from codegold.model import CaseSet
 from codegold.trajectories import import_trajectories
 from codegold.trajectories.ledger import MAX_CHUNKS
-from conftest import FIXTURES, spans
+from trajkit import FIXTURES, spans
 
 
 def swe(tmp_path: Path, steps: list[tuple[str, Any]], name: str = "demo__repo-1") -> Path:

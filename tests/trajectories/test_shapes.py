@@ -8,7 +8,7 @@ from pathlib import Path
 
 from codegold.model import CaseSet
 from codegold.trajectories import import_trajectories
-from conftest import spans
+from trajkit import spans
 
 
 def test_swe_agent_history_reads_the_state_from_the_prompt_footer(tmp_path: Path,
