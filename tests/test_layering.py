@@ -19,6 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "retrieve": BASE | {"model", "plumbing", "index", "execute"},
     "resolve": BASE | {"model", "plumbing", "index"},
     "adapters": BASE | {"model", "plumbing", "execute", "index", "retrieve", "resolve"},
+    "trajectories": BASE | {"model", "plumbing", "index", "resolve"},
     "labels": BASE | {"model", "plumbing", "index", "evaluate"},
     "diagnose": BASE | {"model", "plumbing", "index", "evaluate", "labels"},
     "curate": BASE | {"model", "plumbing", "index", "evaluate", "labels"},
@@ -27,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "tune": BASE | {"model", "plumbing", "index", "retrieve", "adapters", "evaluate", "curate"},
     "assemble": BASE | {"model", "plumbing", "evaluate", "gate", "diagnose", "report"},
     "demo": BASE | {"model", "plumbing", "evaluate", "gate", "diagnose", "report", "index",
-                    "retrieve", "adapters", "assemble"},
+                    "retrieve", "adapters", "assemble", "trajectories"},
 }
 
 

@@ -40,7 +40,7 @@ MARKER = ".codegold-demo"
 # What the demo writes inside OUT; only these are removed when a demo folder is reused.
 OWNED = ("repo", "indexes", "attempts.jsonl", "results.json", "recorded", "diagnosis",
          "gate.json", "report.html", "summary.md", "junit.xml", "answers.jsonl",
-         "answer-results.json")
+         "answer-results.json", "agents")
 SPEC_EXAMPLES = ("session-expiry", "webhook-parse-signature", "retry-policy-definition")
 
 
@@ -363,6 +363,41 @@ def replay_recorded(state: _State) -> _Done:
     return _Done(_summary_line(state.recorded), (str(results),))
 
 
+# The bundled agent trajectories (examples/acme-shop/agents): folder and format of each.
+AGENT_TRAJECTORIES = (("agent-a", "swe-agent"), ("agent-b", "claude-code"),
+                      ("agent-c", "mini-swe-agent"))
+
+
+def import_agents(state: _State) -> _Done:
+    """Import three agents' trajectories (three formats) against the v2 index, resolving
+    their spans, score and diagnose them and write their own report (``agents/``)."""
+    from codegold.evaluate import evaluate_files
+    from codegold.model import encode_attempt, load_cases
+    from codegold.plumbing.outputs import write_bytes_atomic
+    from codegold.trajectories import import_trajectories
+
+    source = state.example / "agents"
+    cases = load_cases(str(source / "cases.yaml"))
+    attempts = [attempt for folder, name in AGENT_TRAJECTORIES
+                for attempt in import_trajectories([source / folder], format_name=name,
+                                                   cases=cases, index=state.out / "indexes",
+                                                   resolve=True).attempts]
+    out = state.out / "agents"
+    write_bytes_atomic(out / "attempts.jsonl", (encode_attempt(a) + b"\n" for a in attempts))
+    result = evaluate_files(cases.path, str(out / "attempts.jsonl"))
+    write_results(result, str(out / "results.json"))
+    found = _diagnose(result, state.indexes, state.repo, state.example / "owners.yaml",
+                      out / "diagnosis")
+    written = _render_report(result, "agents/results.json", None, _display(state.policy_path),
+                             out / "diagnosis", out,
+                             "codegold demo: three agents' context (trajectories)")
+    notes = tuple(f"{c.case_id:26} {c.status:5} first relevant rank {c.first_relevant_rank}"
+                  + (f", cause {found[c.case_id][0]}" if c.case_id in found else "")
+                  for c in result.cases)
+    return _Done(_summary_line(result), (str(out / "attempts.jsonl"), str(out / "results.json"),
+                                         str(out / "diagnosis"), *written), notes)
+
+
 def diagnose_run_of(label: str) -> Work:
     """The step diagnosing the ``live`` or the ``recorded`` run."""
 
@@ -447,6 +482,8 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     steps.run("answer stage (scripted answerer)", answer_stage,
               unless=None if state.live is not None else "the live run was not scored")
     steps.run("replay the recorded worked examples", replay_recorded)
+    steps.run("import agent trajectories (3 formats)", import_agents,
+              unless=None if all_indexed else "needs an index of every pinned revision")
     steps.run("diagnose (live)", diagnose_run_of("live"),
               unless=None if state.live is not None else "the live run was not scored")
     steps.run("diagnose (recorded)", diagnose_run_of("recorded"),

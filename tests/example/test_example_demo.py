@@ -28,7 +28,7 @@ def test_every_step_runs(demo: tuple[DemoOutcome, list[Step], float]) -> None:
     assert [s.status for s in seen] == ["done"] * len(seen), [(s.name, s.detail) for s in seen]
     names = " | ".join(s.name for s in seen)
     for step in ("build", "index v1", "index v2", "run cases", "evaluate", "answer stage",
-                 "recorded",
+                 "recorded", "import agent trajectories",
                  "diagnose (live)", "diagnose (recorded)", "gate", "report"):
         assert step in names
     assert outcome.live and outcome.skipped == () and outcome.failed == ()

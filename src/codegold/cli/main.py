@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "codegold.cli.link_cmd",
     "codegold.cli.flaky_cmd",
     "codegold.cli.tune_cmd",
+    "codegold.cli.import_cmd",
 )
 
 

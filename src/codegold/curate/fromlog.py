@@ -21,11 +21,11 @@ import msgspec
 from codegold.curate.jsonrecords import read_json_records
 from codegold.curate.scrub import Removal, Scrubber
 from codegold.curate.stanza import slug, unique_id
-from codegold.errors import InputError
 from codegold.index.catalog import IndexSet
 from codegold.index.holding import Held, held_definitions, holding_rules
 from codegold.index.store import IndexReader
 from codegold.model.paths import normalize_path
+from codegold.plumbing.fieldpaths import dig, parse_field_map
 from codegold.plumbing.git import is_full_sha
 
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -57,35 +57,12 @@ class FromLogReport(msgspec.Struct, frozen=True, kw_only=True):
 
 def parse_mapping(items: Iterable[str]) -> dict[str, str]:
     """``FIELD=dotted.path`` options as a dict; unknown fields are an InputError."""
-    mapping = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not path.strip():
-            raise InputError(f"--map expects FIELD=PATH (e.g. query=attributes.prompt), "
-                             f"found {item!r}")
-        if name not in FIELDS:
-            raise InputError(f"--map: unknown field {name!r}; expected one of "
-                             f"{', '.join(FIELDS)}")
-        mapping[name] = path.strip()
-    return mapping
-
-
-def _dig(record: Any, path: str) -> Any:
-    node = record
-    for part in path.split("."):
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list) and part.lstrip("-").isdigit():
-            index = int(part)
-            node = node[index] if -len(node) <= index < len(node) else None
-        else:
-            return None
-    return node
+    return parse_field_map(items, FIELDS)
 
 
 def _field(record: dict[str, Any], name: str, mapping: dict[str, str]) -> Any:
     if name in mapping:
-        return _dig(record, mapping[name])
+        return dig(record, mapping[name])
     for key in FIELDS[name]:
         if key in record:
             return record[key]

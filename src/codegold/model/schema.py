@@ -66,6 +66,8 @@ register_format("comparison", "codegold.model.comparison", "Comparison",
                 "`codegold compare A.json B.json --json FILE`: two runs")
 register_format("comparison-multi", "codegold.compare.multi", "MultiComparison",
                 "`codegold compare A.json B.json C.json --json FILE`: several systems (kind: multi)")
+register_format("import-report", "codegold.trajectories.importer", "ImportReport",
+                "report of `codegold import trajectories --report`: what each trajectory gave")
 register_format("retrieval-request", "codegold.adapters.protocol", "RetrievalRequest",
                 "what codegold sends a command or HTTP retriever")
 register_format("retrieval-response", "codegold.adapters.protocol", "RetrievalResponse",

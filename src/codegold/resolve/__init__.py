@@ -6,7 +6,8 @@ beside what the retriever reported, which definitions the span holds and which r
 plays (:class:`codegold.model.Resolution`); scoring then judges the resolved view. The
 rule is documented in docs/concepts.md ("Span resolution").
 
-Reads ``index`` and ``model``; nothing but the CLI and the adapters import it.
+Reads ``index`` and ``model``; nothing but the CLI, the adapters and ``trajectories``
+import it.
 """
 
 from codegold.resolve.spans import (

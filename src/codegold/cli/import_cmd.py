@@ -1,0 +1,123 @@
+"""``codegold import``: bring other tools' records in as codegold files."""
+
+from __future__ import annotations
+
+import click
+
+from codegold.cli._common import handle_errors, index_option, json_option, quiet_option
+
+# the format names, without importing the readers before a command runs
+TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code", "otel",
+                      "mapped")
+
+
+@click.group("import")
+def command() -> None:
+    """Import other tools' records as codegold files.
+
+    \b
+    Example:
+      codegold import trajectories runs/ --format swe-agent --cases cases.yaml -o attempts.jsonl
+    """
+
+
+@command.command("trajectories")
+@click.argument("sources", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "format_name", required=True, type=click.Choice(TRAJECTORY_FORMATS),
+              help="The agent that wrote the trajectories.")
+@click.option("--cases", "cases_path", required=True, type=click.Path(dir_okay=False),
+              help="The gold cases the trajectories worked on.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Write the attempts (attempts.jsonl) here.")
+@click.option("--case", "case_id", default=None,
+              help="The case of a single trajectory (when it records no instance id).")
+@click.option("--map", "mappings", multiple=True, metavar="FIELD=PATH",
+              help="Where a field sits (dotted path): case=PATH for any format; with "
+                   "--format mapped also events, tool, arguments, output, command, file, "
+                   "start_line, end_line, step, cwd, final. Repeatable.")
+@click.option("--root", "roots", multiple=True, metavar="DIR",
+              help="Where the agent saw the repository (besides /testbed, /repo, "
+                   "/workspace/NAME and the session's directory). Repeatable.")
+@index_option("Attach the manifest of each case's index (an index directory or a folder of "
+              "them), so eval can vouch for the revision.")
+@click.option("--resolve", is_flag=True,
+              help="Also resolve every span against that index (symbols and roles), as "
+                   "`run --resolve` does for line windows. Needs --index.")
+@click.option("--skip-unknown", is_flag=True,
+              help="Leave out trajectories whose case is not in CASES (reported) instead "
+                   "of stopping.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Write what was imported and passed over, per trajectory, as JSON.")
+@json_option("Print the import report as JSON.")
+@quiet_option("No summary on the terminal.")
+@handle_errors
+def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, output: str,
+                 case_id: str | None, mappings: tuple[str, ...], roots: tuple[str, ...],
+                 index: str | None, resolve: bool, skip_unknown: bool,
+                 report_path: str | None, as_json: bool, quiet: bool) -> None:
+    """Import agent trajectories (files or folders of them) as attempts, one each.
+
+    Each attempt's ranked list is the evidence in the order it first entered the
+    model's context: file reads with their exact lines and search hits, each with its
+    step, tool, kind and size; edits go to `edits`, the final patch or answer to `final`.
+    Paths are made relative to the repository. A trajectory is matched to its case by
+    its instance id (or file name), --case, or --map case=PATH; one whose case is not in
+    CASES stops the import (exit 2, nothing written) unless --skip-unknown. Score the
+    attempts with `codegold eval`; give --index (and --resolve) so that it can.
+
+    \b
+    Example:
+      codegold import trajectories runs/ --format swe-agent --cases cases.yaml \\
+          -o attempts.jsonl --index indexes/ --resolve
+      codegold import trajectories session.jsonl --format claude-code --case session-expiry \\
+          --cases cases.yaml -o attempts.jsonl
+    """
+    from pathlib import Path
+
+    import msgspec
+
+    from codegold.model import encode_attempt, load_cases
+    from codegold.plumbing.fieldpaths import parse_field_map
+    from codegold.plumbing.outputs import guard_output, write_bytes_atomic, write_text_atomic
+    from codegold.trajectories import import_trajectories
+    from codegold.trajectories.formats.mapped import FIELDS
+
+    # a folder of trajectories is read whole: an output inside it would be read next time
+    folders = tuple(s for s in sources if Path(s).is_dir())
+    trees = (*folders, index) if index else folders
+    guard_output(output, inputs=(cases_path, *sources, report_path), trees=trees)
+    if report_path is not None:
+        guard_output(report_path, inputs=(cases_path, *sources, output), trees=trees,
+                     option="--report")
+    mapping = parse_field_map(mappings, FIELDS, example="tool=name")
+    result = import_trajectories(
+        sources, format_name=format_name, cases=load_cases(cases_path), case_id=case_id,
+        mapping=mapping, roots=roots, index=index, resolve=resolve,
+        unknown_cases="skip" if skip_unknown else "error")
+    write_bytes_atomic(output, (encode_attempt(a) + b"\n" for a in result.attempts))
+    report = result.report
+    if report_path is not None:
+        write_text_atomic(report_path, msgspec.json.format(
+            msgspec.json.encode(report), indent=2).decode() + "\n")
+    if as_json:
+        click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
+        return
+    if quiet:
+        return
+    from codegold.plumbing.text import terminal_safe
+
+    for item in report.trajectories:
+        if item.status == "skipped":
+            click.echo(terminal_safe(f"skipped {item.label}: {item.reason}"), err=True)
+            continue
+        click.echo(terminal_safe(
+            f"{item.label} -> {item.case_id}: {item.steps} steps, {item.reads} reads, "
+            f"{item.search_hits} search hits, {item.lines} lines, {item.tokens} tokens, "
+            f"{item.edits} edits" + (f", {item.outside_repo} outside the repository"
+                                     if item.outside_repo else "")), err=True)
+        for why, count in item.skipped_calls.items():
+            click.echo(terminal_safe(f"  passed over {count}: {why}"), err=True)
+        for note in item.notes:
+            click.echo(terminal_safe(f"  note: {note}"), err=True)
+    click.echo(f"wrote {report.imported} attempt(s) to {output}"
+               + (f" ({report.skipped} skipped)" if report.skipped else ""), err=True)

@@ -1,0 +1,246 @@
+"""Interpreters of tool calls, registered by the handler name a format reader assigns.
+
+A format reader knows its agent's tool names and arguments; it hands each call on with
+one of these handlers and the arguments they read (a path, a line range, a command), so
+what a view, a search or a shell command showed is worked out in one place for every
+format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from codegold.trajectories.outputs import (
+    cat_n_view,
+    grep_lines,
+    looks_binary,
+    numbered_runs,
+    path_list,
+    split_lines,
+    swe_search,
+    swe_window,
+    view_seen,
+    window_lengths,
+)
+from codegold.trajectories.paths import PathPlacer
+from codegold.trajectories.records import Change, Findings, Seen, ToolCall
+from codegold.trajectories.shell import interpret, patch_changes
+
+
+class Context:
+    """What earlier calls of the trajectory told about files: their lengths in lines, by
+    the path relative to the repository (so ``/testbed/a.py`` and ``a.py`` agree)."""
+
+    def __init__(self, placer: PathPlacer) -> None:
+        self.placer = placer
+        self.lengths: dict[str, int] = {}
+
+    def remember(self, path: str, cwd: str | None, total: int) -> None:
+        self.lengths[self.placer.place(path, cwd)[0]] = total
+
+    def forget(self, path: str, cwd: str | None) -> None:
+        """An edit may have changed the file's length."""
+        self.lengths.pop(self.placer.place(path, cwd)[0], None)
+
+    def length_of(self, path: str, cwd: str | None) -> int | None:
+        return self.lengths.get(self.placer.place(path, cwd)[0])
+
+
+Handler = Callable[[ToolCall, Context], Findings]
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return None
+
+
+def _bash(call: ToolCall, context: Context) -> Findings:
+    command = _text(call.args.get("command"))
+    if command is None:
+        return Findings(skipped=["shell call without a command"])
+    found = interpret(command, call.output, call.cwd, length_of=context.length_of)
+    if not call.clipped:  # a cut output is not the whole file
+        for path, cwd, total in found.lengths:
+            context.remember(path, cwd, total)
+    return found
+
+
+def _window(call: ToolCall, context: Context) -> Findings:
+    output = call.output or ""
+    for path, total in window_lengths(output).items():
+        context.remember(path, call.cwd, total)
+    return Findings(seen=swe_window(output, call.cwd))
+
+
+def _swe_search(call: ToolCall, context: Context) -> Findings:
+    command = _text(call.args.get("command")) or ""
+    return Findings(seen=swe_search(call.output or "", command, _text(call.args.get("file")),
+                                    call.cwd))
+
+
+def _view(call: ToolCall, context: Context) -> Findings:
+    """A file view: numbered lines read by their numbers (``style`` tab or arrow); else,
+    when the tool reports the first line (``start``), the printed lines from there."""
+    path = _text(call.args.get("path"))
+    output = call.output or ""
+    style = _text(call.args.get("style")) or "tab"
+    total = _int(call.args.get("total_lines"))
+    if path is not None and total is not None:
+        context.remember(path, call.cwd, total)
+    seen = []
+    for tried in dict.fromkeys((style, "tab", "arrow")):  # the given style first
+        if tried == "tab":
+            seen = cat_n_view(output, path, call.cwd)
+        elif path is not None:
+            seen = view_seen(path, numbered_runs(split_lines(output), tried), call.cwd)
+        if seen:
+            break
+    if seen or path is None:
+        return Findings(seen=seen) if seen else Findings(skipped=["view of no file"])
+    start = _int(call.args.get("start"))
+    end = _int(call.args.get("end"))
+    content = _text(call.args.get("content"))
+    if call.output is None and start is not None and end is not None and 1 <= start <= end:
+        # the trace recorded the call but not its result (content capture off): the
+        # span asked for is all there is to go by
+        return Findings(seen=[Seen(path=path, kind="read", start=start,
+                                   lines=("",) * (end - start + 1), cwd=call.cwd)],
+                        notes=["read placed by its arguments (no output recorded)"])
+    if start is not None and start >= 1:
+        lines = split_lines(content if content is not None else output)
+        if lines:
+            return Findings(seen=[Seen(path=path, kind="read", start=start, lines=tuple(lines),
+                                       cwd=call.cwd)])
+    return Findings(skipped=["view whose lines cannot be placed"])
+
+
+def _search_lines(call: ToolCall, context: Context) -> Findings:
+    """``path:line:text`` search output (Claude Code's Grep, code-search tools)."""
+    output = call.output or ""
+    names_only = bool(call.args.get("names_only"))
+    numbers = bool(call.args.get("numbers", True))
+    single = _text(call.args.get("single_file"))
+    context_lines = bool(call.args.get("context"))
+    seen = grep_lines(output, with_names=single is None, with_numbers=numbers,
+                      only_names=names_only, single_file=single, context=context_lines,
+                      cwd=call.cwd)
+    fallback = _text(call.args.get("fallback_file"))
+    if not seen and fallback is not None and single is None:
+        # one file searched: the tool printed "12:text" without the file name
+        seen = grep_lines(output, with_names=False, with_numbers=numbers, only_names=False,
+                          single_file=fallback, context=context_lines, cwd=call.cwd)
+    return Findings(seen=seen)
+
+
+def _paths(call: ToolCall, context: Context) -> Findings:
+    listed = call.args.get("paths")
+    if isinstance(listed, list):
+        return Findings(seen=[Seen(path=p, kind="search_hit", cwd=call.cwd)
+                              for p in listed if isinstance(p, str) and p.strip()])
+    return Findings(seen=path_list(call.output or "", call.cwd))
+
+
+def _edit(call: ToolCall, context: Context) -> Findings:
+    path = _text(call.args.get("path"))
+    if path is None:
+        return Findings(skipped=["edit of no file"])
+    start, end = _int(call.args.get("start")), _int(call.args.get("end"))
+    if start is not None and start < 1:
+        start = None
+    if start is None or end is None or end < start:
+        end = start
+    return Findings(changes=[Change(path, start, end, cwd=call.cwd)])
+
+
+def _patch(call: ToolCall, context: Context) -> Findings:
+    return Findings(changes=patch_changes(_text(call.args.get("patch")) or "", call.cwd))
+
+
+def _documents(call: ToolCall, context: Context) -> Findings:
+    """Retrieved documents: ``{path, start, end, text}`` each (a code-search result)."""
+    found = Findings()
+    documents = call.args.get("documents")
+    for document in documents if isinstance(documents, list) else []:
+        if not isinstance(document, dict) or not isinstance(document.get("path"), str):
+            found.skipped.append("retrieved document without a file path")
+            continue
+        start, end = _int(document.get("start")), _int(document.get("end"))
+        text = _text(document.get("text")) or ""
+        if start is not None and start >= 1:
+            lines = split_lines(text)
+            count = (end - start + 1) if end is not None and end >= start else len(lines) or 1
+            shown = tuple(lines[:count]) + ("",) * max(0, count - len(lines))
+            found.seen.append(Seen(path=document["path"], kind="search_hit", start=start,
+                                   lines=shown, cwd=call.cwd))
+        else:
+            found.seen.append(Seen(path=document["path"], kind="search_hit", cwd=call.cwd))
+    return found
+
+
+def _ignore(call: ToolCall, context: Context) -> Findings:
+    return Findings()
+
+
+def _unknown(call: ToolCall, context: Context) -> Findings:
+    """A tool codegold does not know: a window or a ``cat -n`` view it printed still
+    counts; anything else is reported as an unknown tool."""
+    output = call.output or ""
+    if "[File: " in output:
+        seen = swe_window(output, call.cwd)
+        if seen:
+            return Findings(seen=seen)
+    if "Here's the result of running `cat -n` on " in output:
+        seen = cat_n_view(output, None, call.cwd)
+        if seen:
+            return Findings(seen=seen)
+    return Findings(skipped=[f"unknown tool {call.tool[:60]!r}"])
+
+
+HANDLERS: dict[str, Handler] = {
+    "bash": _bash,
+    "window": _window,
+    "swe_search": _swe_search,
+    "view": _view,
+    "search_lines": _search_lines,
+    "paths": _paths,
+    "edit": _edit,
+    "patch": _patch,
+    "documents": _documents,
+    "ignore": _ignore,
+    "unknown": _unknown,
+}
+
+
+# Where an agent framework cut a long output and what follows is no longer the start of
+# it (a note, or the output's tail): everything from here on is left out.
+CUT_MARKERS = ("<response clipped>", "[... Observation truncated due to length ...]",
+               "<elided_chars>", "Observations should not exceeded")
+
+
+def _cut(call: ToolCall) -> ToolCall:
+    output = call.output
+    if output is None:
+        return call
+    at = min((i for i in (output.find(m) for m in CUT_MARKERS) if i >= 0), default=-1)
+    return call if at < 0 else replace(call, output=output[:at], clipped=True)
+
+
+def interpret_call(call: ToolCall, context: Context) -> Findings:
+    """What ``call`` showed and changed; binary output shows nothing."""
+    if call.output is not None and looks_binary(call.output) and call.handler != "edit":
+        return Findings(skipped=["binary output"])
+    call = _cut(call)
+    if call.failed:
+        return Findings(skipped=["the call reported an error"])
+    return HANDLERS.get(call.handler, _unknown)(call, context)

@@ -1,0 +1,157 @@
+"""Shell commands: which lines an output shows, deduced from the command and the output
+length (or the numbers printed), and which commands change files."""
+
+from __future__ import annotations
+
+import pytest
+
+from codegold.trajectories.outputs import numbered_runs, split_lines, swe_window
+from codegold.trajectories.paths import PathPlacer
+from codegold.trajectories.shell import interpret
+
+FILE = [f"line {n}" for n in range(1, 101)]
+PLACER = PathPlacer(["/testbed"])
+
+
+def shown(command: str, output: str, *,
+          length: int | None = None) -> list[tuple[str, str, int | None, int | None]]:
+    found = interpret(command, output, "/testbed", length_of=lambda path, cwd: length)
+    return [(PLACER.place(s.path, s.cwd)[0], s.kind, s.start, s.end) for s in found.seen]
+
+
+def text(first: int, last: int, numbered: str = "") -> str:
+    if numbered == "tab":
+        return "".join(f"{n:6}\t{FILE[n - 1]}\n" for n in range(first, last + 1))
+    return "".join(FILE[n - 1] + "\n" for n in range(first, last + 1))
+
+
+@pytest.mark.parametrize(("command", "output", "expected"), [
+    ("cat a.py", text(1, 100), [("a.py", "read", 1, 100)]),
+    ("cat -n a.py", text(1, 7, "tab"), [("a.py", "read", 1, 7)]),
+    ("head -n 20 a.py", text(1, 20), [("a.py", "read", 1, 20)]),
+    ("head -5 a.py", text(1, 5), [("a.py", "read", 1, 5)]),
+    ("head a.py", text(1, 10), [("a.py", "read", 1, 10)]),
+    # a file shorter than asked: as many lines as were printed
+    ("head -n 500 a.py", text(1, 100), [("a.py", "read", 1, 100)]),
+    ("tail -n +90 a.py", text(90, 100), [("a.py", "read", 90, 100)]),
+    ("sed -n '40,60p' a.py", text(40, 60), [("a.py", "read", 40, 60)]),
+    ("sed -n 40,60p a.py", text(40, 60), [("a.py", "read", 40, 60)]),
+    ("sed -n '95,$p' a.py", text(95, 100), [("a.py", "read", 95, 100)]),
+    ("sed -n '7p' a.py", text(7, 7), [("a.py", "read", 7, 7)]),
+    ("sed -n '7,+3p' a.py", text(7, 10), [("a.py", "read", 7, 10)]),
+    ("sed -n -e '7,9p' a.py", text(7, 9), [("a.py", "read", 7, 9)]),
+    ("nl -ba a.py | sed -n '30,35p'", text(30, 35, "tab"), [("a.py", "read", 30, 35)]),
+    ("cat -n a.py | head -n 3", text(1, 3, "tab"), [("a.py", "read", 1, 3)]),
+    ("cat -n a.py | grep line", text(4, 4, "tab") + text(9, 9, "tab"),
+     [("a.py", "read", 4, 4), ("a.py", "read", 9, 9)]),
+    ("nl a.py | sed -n '30,35p'", text(30, 35), [("a.py", "read", 30, 35)]),
+    ("cat a.py | head -n 12", text(1, 12), [("a.py", "read", 1, 12)]),
+    ("sed -n '20,80p' a.py | head -n 5", text(20, 24), [("a.py", "read", 20, 24)]),
+    ("cd src && cat b.py", text(1, 2), [("src/b.py", "read", 1, 2)]),
+    ("awk 'NR>=5 && NR<=9' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
+    ("awk 'NR>4 && NR<10 {print}' a.py", text(5, 9), [("a.py", "read", 5, 9)]),
+    ("awk 'NR==7' a.py", text(7, 7), [("a.py", "read", 7, 7)]),
+    ("cd src && git show HEAD:src/b.py | head -n 4", text(1, 4), [("src/b.py", "read", 1, 4)]),
+    ("cd /testbed/src\ncat b.py", text(1, 2), [("src/b.py", "read", 1, 2)]),
+    ("cat a.py  # the whole file", text(1, 3), [("a.py", "read", 1, 3)]),
+    ("sed -n '4,6p' \\\n  a.py", text(4, 6), [("a.py", "read", 4, 6)]),
+    ("cat /tmp/x.py 2>/dev/null", text(1, 2), [("/tmp/x.py", "read", 1, 2)]),
+])
+def test_file_reads(command: str, output: str, expected: list[tuple[str, str, int, int]]) -> None:
+    assert shown(command, output) == expected
+
+
+def test_tail_needs_the_file_length() -> None:
+    assert shown("tail -n 5 a.py", text(96, 100)) == []
+    assert shown("tail -n 5 a.py", text(96, 100), length=100) == [("a.py", "read", 96, 100)]
+    # head's count is a cap: a 100-line file ends before line 120
+    assert shown("head -n 120 a.py | tail -n 20", text(81, 100)) == []
+    assert shown("head -n 120 a.py | tail -n 20", text(81, 100), length=100) == [
+        ("a.py", "read", 81, 100)]
+    assert shown("head -n 50 a.py | tail -n 10", text(41, 50), length=100) == [
+        ("a.py", "read", 41, 50)]
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("cat a.py b.py", text(1, 4)),               # two files: cannot tell them apart
+    ("cat a.py; cat b.py", text(1, 4)),          # two printers
+    ("cat a.py | awk '{print $1}'", text(1, 4)),  # changes lines
+    ("python -c 'print(1)'", "1\n"),
+    ("cat a.py", "cat: a.py: No such file or directory\n"),
+    ("sed -n '1,3p' a.py", text(1, 5)),          # more than asked: not this file's lines
+    ("cat 'unbalanced", "x\n"),
+])
+def test_unattributable_output_shows_nothing(command: str, output: str) -> None:
+    assert shown(command, output) == []
+
+
+@pytest.mark.parametrize(("command", "output", "expected"), [
+    ('grep -rn "def " src', "src/a.py:3:def f():\nsrc/a.py:4:def g():\nsrc/b.py:9:def h():\n",
+     [("src/a.py", "search_hit", 3, 4), ("src/b.py", "search_hit", 9, 9)]),
+    ("grep -n foo a.py", "12:foo\n40:foo()\n",
+     [("a.py", "search_hit", 12, 12), ("a.py", "search_hit", 40, 40)]),
+    ("grep -rn -C1 foo src", "src/a.py-11-x\nsrc/a.py:12:foo\nsrc/a.py-13-y\n--\n",
+     [("src/a.py", "search_hit", 11, 13)]),
+    ("rg -n foo", "src/a-2-b.py:12:foo\n", [("src/a-2-b.py", "search_hit", 12, 12)]),
+    ("git grep -n foo", "src/a.py:5:foo\n", [("src/a.py", "search_hit", 5, 5)]),
+    ("grep -rl foo src", "src/a.py\nsrc/b.py\n",
+     [("src/a.py", "search_hit", None, None), ("src/b.py", "search_hit", None, None)]),
+    ("grep -r foo src", "src/a.py:12:30 is the time\n", [("src/a.py", "search_hit", None, None)]),
+    ('grep -rn "x" . | head -n 1', "./src/a.py:1:x\n", [("src/a.py", "search_hit", 1, 1)]),
+    ("find . -name '*.py'", "./src/a.py\n./src/b.py\n",
+     [("src/a.py", "search_hit", None, None), ("src/b.py", "search_hit", None, None)]),
+    ("grep -rn foo src", "Binary file src/x.bin matches\n", []),
+    ("find . -type d -name tests", "./tests\n./src/tests\n", []),
+    ("find src -name '*.py' | xargs grep -n create", "src/a.py:7:create()\n",
+     [("src/a.py", "search_hit", 7, 7)]),
+    ("find . -type f -name '*.py'", "./a.py\n", [("a.py", "search_hit", None, None)]),
+])
+def test_searches(command: str, output: str,
+                  expected: list[tuple[str, str, int | None, int | None]]) -> None:
+    assert shown(command, output) == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("sed -i 's/a/b/' src/a.py", [("src/a.py", None, None)]),
+    ("sed -i '12,14d' src/a.py", [("src/a.py", 12, 14)]),
+    ("echo x > src/new.py", [("src/new.py", None, None)]),
+    ("cat > src/new.py << 'EOF'\nprint('x')\nEOF", [("src/new.py", None, None)]),
+    ("git apply << 'EOF'\n--- a/src/a.py\n+++ b/src/a.py\n@@ -10,3 +10,4 @@\n x\nEOF",
+     [("src/a.py", 10, 12)]),
+    ("python run.py > /dev/null 2>&1", []),
+])
+def test_changes(command: str, expected: list[tuple[str, int | None, int | None]]) -> None:
+    found = interpret(command, "", "/testbed", length_of=lambda path, cwd: None)
+    assert [(c.path, c.start, c.end) for c in found.changes] == expected
+    assert found.seen == []
+
+
+def test_redirected_output_is_not_context() -> None:
+    assert shown("cat a.py > b.py", text(1, 3)) == []
+
+
+def test_lines_split_on_newline_only() -> None:
+    assert split_lines("a\fb\u2028c\r\nd\n") == ["a\fb\u2028c", "d"]
+    runs = numbered_runs(["     1\ta\u2028b", "     2\tc"], "tab")
+    assert [(r.start, len(r.lines)) for r in runs] == [(1, 2)]
+
+
+def test_swe_window_with_cursor_markers_and_several_headers() -> None:
+    output = ("[File: /testbed/a.py (9 lines total)]\n<<<<< START CURSOR >>>>>\n1:x\n"
+              "<<<<< END CURSOR >>>>>\n2:y\n(7 more lines below)\n"
+              "[File: b.py (3 lines total)]\n1:p\n2:q\n3:r\n")
+    assert [(s.path, s.start, s.end) for s in swe_window(output, "/testbed")] == [
+        ("/testbed/a.py", 1, 2), ("b.py", 1, 3)]
+
+
+def test_the_abbreviated_view_of_a_large_file_shows_only_its_unelided_lines() -> None:
+    from codegold.trajectories.outputs import cat_n_view
+
+    output = ("<NOTE>This file is too large to display entirely. Showing abbreviated version. "
+              "Please use `str_replace_editor view` with the `view_range` parameter to show "
+              "selected lines next.</NOTE>\n"
+              "     1 import os\n     2 \n     3 def f(x):\n     4 ... eliding lines 4-20 ...\n"
+              "    21 \n    22 class A:\n    23     pass\n"
+              "<IMPORTANT><NOTE>The above file has been abbreviated.</NOTE></IMPORTANT>\n")
+    assert [(s.start, s.end) for s in cat_n_view(output, "/testbed/a.py", None)] == [
+        (1, 3), (21, 23)]
