@@ -63,7 +63,7 @@ def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
             stdin.close()
 
     def drain_out() -> None:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError), stdout:
             while chunk := os.read(stdout.fileno(), _CHUNK):
                 out.extend(chunk)
                 if len(out) > max_output:
@@ -72,7 +72,7 @@ def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
                     return
 
     def drain_err() -> None:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError), stderr:
             while chunk := os.read(stderr.fileno(), _CHUNK):
                 err.extend(chunk)
                 if len(err) > 2 * _STDERR_KEEP:
@@ -95,9 +95,11 @@ def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
         proc.wait()
     for thread in threads:
         thread.join(timeout=5)
-    for stream in (stdin, stdout, stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.close()
+    # stdout and stderr are closed by their readers: closing one here while a reader still
+    # waits on it (a grandchild that left the group holds the pipe) would hand its
+    # descriptor number to the next pipe opened, and that reader would steal its output
+    with contextlib.suppress(OSError, ValueError):
+        stdin.close()
     # An overflowing answer is refused whole: not copied again just to be dropped.
     answer = b"" if overflow.is_set() else bytes(out)
     out.clear()
@@ -143,14 +145,19 @@ class LineChild:
         self._overflow = threading.Event()
         self._err = bytearray()
         self._err_lock = threading.Lock()
-        threading.Thread(target=self._read_out, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        # Each reader closes its own stream when it ends: closing it from another thread
+        # while a read is under way would free the descriptor number for the next pipe
+        # opened, and the old reader would then steal that pipe's output.
+        self._readers = (threading.Thread(target=self._read_out, daemon=True),
+                         threading.Thread(target=self._read_err, daemon=True))
+        for reader in self._readers:
+            reader.start()
 
     def _read_out(self) -> None:
         stdout = self.proc.stdout
         assert stdout is not None
         buffer = bytearray()
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError), stdout:
             while chunk := os.read(stdout.fileno(), _CHUNK):
                 buffer.extend(chunk)
                 while (cut := buffer.find(b"\n")) >= 0 and cut <= self.max_line:
@@ -166,7 +173,7 @@ class LineChild:
     def _read_err(self) -> None:
         stderr = self.proc.stderr
         assert stderr is not None
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError), stderr:
             while chunk := os.read(stderr.fileno(), _CHUNK):
                 with self._err_lock:
                     self._err.extend(chunk)
@@ -212,7 +219,9 @@ class LineChild:
         kill_group(self.proc)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        with contextlib.suppress(OSError, ValueError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        # stdout and stderr are closed by their readers at end of file (see __init__)
+        for reader in self._readers:
+            reader.join(timeout=1)
