@@ -237,10 +237,12 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
               run_id: str | None = None, default_k: int = 10, require_index: bool = True,
               repeat: int = 1, on_attempt: Callable[[Attempt], None] | None = None,
               dispatch: Dispatch | None = None,
-              config_digest: str | None = None) -> RunSummary:
+              config_digest: str | None = None,
+              on_plan: Callable[[int, int], None] | None = None) -> RunSummary:
     """Write ``repeat`` attempts per case to ``output``; return counts (``skipped``
     counts attempts already there when resuming). With ``dispatch`` (an executor's
-    workers run the cases) ``retriever`` and ``workers`` are not used."""
+    workers run the cases) ``retriever`` and ``workers`` are not used. ``on_plan`` hears
+    the run's size before the first attempt: all attempts, and those already written."""
     if workers < 1:
         raise InputError(f"--workers must be at least 1, found {workers}")
     if repeat < 1:
@@ -268,6 +270,8 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
         have = Counter(done.values())
         # pending_repeats gives exactly this many numbers per case.
         todo_count = sum(max(0, repeat - have[case.id]) for case in case_list)
+        if on_plan is not None:
+            on_plan(len(case_list) * repeat, len(case_list) * repeat - todo_count)
         # Repeats of a case run one after another: case order, then repeat number. Made
         # lazily, so many cases times many repeats never sit in memory at once.
         todo = ((case, number) for case in case_list

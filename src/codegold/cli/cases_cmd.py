@@ -7,7 +7,10 @@ from collections.abc import Callable
 
 import click
 
+from codegold import workflows
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.cli._progress import RevisionsBar
+from codegold.errors import InputError
 
 
 @click.group("cases")
@@ -47,33 +50,14 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
       codegold cases check cases.yaml --index indexes/
       codegold cases check cases.yaml --repo . --index .codegold/indexes --json
     """
-    from pathlib import Path
-
-    from codegold.curate.check import check_cases, explain_revision_error
-    from codegold.errors import InputError
-    from codegold.index.catalog import IndexSet
-    from codegold.labels import RepoView
-    from codegold.model import load_cases
-
-    view = RepoView.checked(repo) if repo is not None else None
-    try:
-        case_set = load_cases(cases)
-    except InputError as err:
-        if view is None:
-            raise
-        raise explain_revision_error(err, view) from None
     if index is None:
         raise InputError("cases check needs --index (an index directory or a folder of them)")
-    if view is not None:
-        from codegold.cli.index_cmd import build_case_revisions
-
-        # a revision the repository lacks is a finding of the check, not a build failure
-        known = {rev for rev in {c.revision for c in case_set.cases} if view.has_commit(rev)}
-        # none known: let the build say what is wrong with the repository itself
-        build_case_revisions(view.path, Path(index),
-                             [c for c in case_set.cases if c.revision in known or not known],
-                             quiet=as_json)
-    report = check_cases(case_set.cases, IndexSet.from_path(index), repo=view)
+    bar = RevisionsBar(quiet=as_json)
+    try:
+        report = workflows.check_cases(workflows.CheckRequest(cases=cases, index=index, repo=repo),
+                                       index_progress=bar)
+    finally:
+        bar.stop()
     if as_json:
         import msgspec
 

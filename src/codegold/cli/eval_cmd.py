@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -14,6 +15,9 @@ from codegold.cli._common import (
     quiet_option,
     stdout_console,
 )
+from codegold.cli._summary import render_summary
+from codegold.model import iter_results_bytes
+from codegold.workflows import EvaluateRequest, evaluate
 
 
 @click.command("eval")
@@ -41,40 +45,22 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
       codegold eval cases.yaml attempts.jsonl --json | jq '.summary.hit_rate'
       codegold eval cases.yaml windows.jsonl --resolve indexes/ -o results.json
     """
-    import gc
-
-    from codegold.evaluate import evaluate_files
-    from codegold.model import iter_results_bytes, write_results
-
+    guard(output, cases, attempts, trees=(resolve,) if resolve else ())
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
-    guard(output, cases, attempts, trees=(resolve,) if resolve else ())
     gc.disable()
-    if resolve is None:
-        result = evaluate_files(cases, attempts)
-    else:
-        from codegold.resolve import AttemptResolver
-
-        with AttemptResolver.from_path(resolve) as resolver:
-            result = evaluate_files(cases, attempts,
-                                    prepare=lambda attempt, case: resolver.resolve(
-                                        attempt, case.revision))
-        for revision, count in sorted(resolver.unresolved.items()):
-            click.echo(f"warning: no index for revision {revision} under {resolve}: "
-                       f"{count} attempt(s) judged on their reported metadata", err=True)
-    from codegold.plumbing.secrets import redact_struct
-
-    result = redact_struct(result)  # excerpts and errors came from outside
-    if output:
-        write_results(result, output)
+    evaluation = evaluate(EvaluateRequest(cases=cases, attempts=attempts, resolve=resolve,
+                                          output=output))
+    for revision, count in evaluation.unresolved:
+        click.echo(f"warning: no index for revision {revision} under {resolve}: "
+                   f"{count} attempt(s) judged on their reported metadata", err=True)
+    result = evaluation.result
     if as_json:
         for piece in iter_results_bytes(result):
             sys.stdout.buffer.write(piece)
         sys.stdout.flush()
         return
     if not quiet:
-        from codegold.cli._summary import render_summary
-
         render_summary(stdout_console(), result)
         if output:
             click.echo(f"wrote {output}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -16,12 +17,13 @@ from codegold.cli._common import (
     index_option,
     output_option,
     quiet_option,
-    start_executor,
-    stderr_console,
 )
+from codegold.cli._progress import AttemptsBar, RevisionsBar
+from codegold.errors import InputError
+from codegold.execute import parse_executor
+from codegold.workflows import RunRequest, run
 
 EXIT_RUN_ERRORS = 3
-_SHOW_ERRORS = 5
 
 
 class _Seconds(click.ParamType[float, Any]):
@@ -110,110 +112,28 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
       codegold run cases.yaml --index idx/ -o a.jsonl --repeat 3 --wait-for-index 600
       codegold run cases.yaml --repo . --index indexes/ -o a.jsonl --executor ray
     """
-    from pathlib import Path
-
-    from codegold.adapters.registry import (
-        RetrieverOptions,
-        close_retriever,
-        config_digest,
-        make_retriever,
-    )
-    from codegold.adapters.runner import run_cases
-    from codegold.errors import InputError
-    from codegold.execute import parse_executor
-    from codegold.index.catalog import IndexSet
-    from codegold.model import Attempt, load_cases
-    from codegold.retrieve.config import load_config
-
     guard(output, cases, config_path, repo, trees=(index,))
-    where = parse_executor(executor)
-    case_set = load_cases(cases)
-    config = load_config(config_path)
-    is_reference = spec.split(":", 1)[0] == "reference"
-    if index is None and is_reference:
-        raise InputError("the reference retriever needs --index (an index directory or a "
-                         "folder of them); build one with `codegold index`")
-    pool = None  # started when first needed: every cheap check comes before Ray's start
-    if repo is not None:
-        if index is None:
-            raise InputError("--repo needs --index: the folder that holds one index per revision")
-        from codegold.cli.index_cmd import build_case_revisions
-
-        pool = start_executor(where)
-        build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet,
-                             executor=pool)
-    if wait_for_index is not None:
-        if index is None:
-            raise InputError("--wait-for-index needs --index: the folder to wait on")
-        from codegold.adapters.runner import wait_for_indexes
-
-        wait_for_indexes(Path(index), {case.revision for case in case_set.cases},
-                         wait_for_index)
-    indexes = IndexSet.from_path(index) if index else IndexSet.empty()
-    options = RetrieverOptions(config=config, timeout=timeout, retries=retries,
-                               dense=True if embedder is not None else dense, embedder=embedder)
-    from codegold.plumbing.http import redact_url
-
-    retriever = make_retriever(spec, options)
-    resolve_set = None
-    if resolve is not None:
-        from codegold.adapters.resolving import ResolvingRetriever
-        from codegold.resolve import AttemptResolver
-
-        if not resolve and index is None:
+    request = RunRequest(
+        cases=cases, output=Path(output), index=index, repo=repo, retriever=spec, resume=resume,
+        workers=workers, config=config_path, dense=dense, embedder=embedder, timeout=timeout,
+        retries=retries, resolve=resolve, run_id=run_id, repeat=repeat,
+        wait_for_index=wait_for_index, executor=parse_executor(executor))
+    if index is None:
+        if request.is_reference:
+            raise InputError("the reference retriever needs --index (an index directory or a "
+                             "folder of them); build one with `codegold index`")
+        for given, option in ((repo, "--repo"), (wait_for_index, "--wait-for-index")):
+            if given is not None:
+                raise InputError(f"{option} needs --index: the folder that holds one index "
+                                 "per revision")
+        if resolve == "":
             raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
-        resolve_set = IndexSet.from_path(resolve) if resolve else indexes
-        retriever = ResolvingRetriever(retriever, AttemptResolver(resolve_set))
-    dispatch = None
-    if where.kind != "local":
-        from codegold.adapters.sharded import shard_dispatch
-
-        pool = pool or start_executor(where)
-        # The retriever above only checked the --retriever value (it opens indexes on first use, so
-        # holds nothing yet): each worker builds its own.
-        dispatch = shard_dispatch(pool, spec, options, indexes,
-                                  resolve=resolve_set, label=spec,
-                                  default_k=config.candidates.default_k,
-                                  require_index=is_reference, repeat=repeat)
-    progress = None
-    task = None
-    if not quiet:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-        progress = Progress("[progress.description]{task.description}", BarColumn(),
-                            MofNCompleteColumn(), TimeRemainingColumn(),
-                            console=stderr_console(), transient=True)
-        already = 0
-        if resume and Path(output).exists():
-            from codegold.adapters.runner import existing_attempt_ids
-
-            done, _ = existing_attempt_ids(Path(output))
-            counts: dict[str, int] = {}
-            for case_id in done.values():
-                counts[case_id] = counts.get(case_id, 0) + 1
-            already = sum(min(counts.get(c.id, 0), repeat) for c in case_set.cases)
-        task = progress.add_task("running cases", total=len(case_set.cases) * repeat,
-                                 completed=already)
-        progress.start()
-    errors: dict[str, str] = {}  # distinct message -> first case id, in arrival order
-
-    def on_attempt(attempt: Attempt) -> None:
-        if attempt.error is not None and len(errors) < _SHOW_ERRORS:
-            errors.setdefault(attempt.error, attempt.case_id)
-        if progress is not None and task is not None:
-            progress.advance(task)
-
+    builds = RevisionsBar(quiet)
+    shown = AttemptsBar(quiet, builds)
     try:
-        summary = run_cases(
-            case_set.cases, retriever, indexes, Path(output), label=redact_url(spec), resume=resume,
-            workers=workers, run_id=run_id, default_k=config.candidates.default_k,
-            require_index=is_reference, repeat=repeat, on_attempt=on_attempt,
-            dispatch=dispatch,
-            config_digest=config_digest(spec, options, resolving=resolve is not None))
+        summary = run(request, shown, index_progress=builds)
     finally:
-        if progress is not None:
-            progress.stop()
-        close_retriever(retriever)
+        shown.stop()
     if summary.dropped_bytes:
         click.echo(f"warning: dropped the last line of {output} ({summary.dropped_bytes} bytes): "
                    "it was cut off mid-write; its case runs again", err=True)
@@ -222,9 +142,9 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
                    f"({summary.skipped} already there, {summary.errors} errors) "
                    f"in {summary.seconds:.1f}s, run {summary.run_id}", err=True)
     if summary.errors:
-        for message, case_id in errors.items():
+        for message, case_id in shown.errors.items():
             click.echo(f"  case {case_id}: {_one_line(message)}", err=True)
-        if summary.errors > len(errors):
+        if summary.errors > len(shown.errors):
             click.echo(f"  ({summary.errors} error attempts in all)", err=True)
         if not allow_errors:
             sys.exit(EXIT_RUN_ERRORS)

@@ -3,17 +3,15 @@
 :func:`run_demo` builds the example repository (``examples/acme-shop``), indexes it at its
 two pinned revisions, runs the gold cases through the reference retriever, scores them,
 replays the recorded run of the three classic retrieval failures, diagnoses the failures,
-gates, and renders the HTML report. Each step reports a :class:`Step` through
-``on_step`` as it finishes; a step that fails is recorded with its error and the steps
-that need its output are skipped with the reason, so the outcome always says what ran.
-
-The demo is the one place that wires every part together; like the CLI it sits above
-the parts, and no part imports it.
+gates, and renders the HTML report. Each step is one call of the workflow the matching
+command makes (``codegold index``, ``run``, ``eval``, ``diagnose``, ``gate``, ``report``),
+and reports a :class:`Step` through ``on_step`` as it finishes; a step that fails is
+recorded with its error and the steps that need its output are skipped with the reason,
+so the outcome always says what ran. Only the scripted answer stage is the demo's own.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import shutil
 import sys
@@ -23,17 +21,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import msgspec
 
+from codegold import workflows
 from codegold.errors import CodegoldError, InputError
-from codegold.model import RunResult, write_results
-
-if TYPE_CHECKING:
-    from codegold.gate import Verdict
-    from codegold.model import Attempt
-    from codegold.model.answers import Answer
+from codegold.evaluate.answers import ROUTES, link_answers
+from codegold.gate import Verdict
+from codegold.model import Attempt, InputRef, RunResult, iter_attempts, load_cases
+from codegold.model.answers import Answer, encode_answer
+from codegold.plumbing.outputs import write_bytes_atomic, write_text_atomic
 
 StepStatus = Literal["done", "skipped", "failed"]
 MARKER = ".codegold-demo"
@@ -91,7 +89,7 @@ class DemoOutcome:
 
 def default_example_dir() -> Path:
     """``examples/acme-shop`` of the source checkout this codegold runs from."""
-    return Path(__file__).resolve().parents[2] / "examples" / "acme-shop"
+    return Path(__file__).resolve().parents[3] / "examples" / "acme-shop"
 
 
 def _load_script(path: Path) -> ModuleType:
@@ -209,7 +207,7 @@ def _summary_line(result: RunResult) -> str:
             f"{s.missing} missing; hit rate {hit}")
 
 
-# --- the steps, in the order the demo runs them ------------------------------------------
+# --- the steps, in the order the demo runs them: each one workflow call -----------------
 
 
 def build_example_repository(state: _State) -> _Done:
@@ -227,11 +225,10 @@ def index_revision(tag: str) -> Work:
     """The step indexing one pinned revision; it reuses the previous index's unchanged files."""
 
     def index(state: _State) -> _Done:
-        from codegold.index.build import build_index
-
         target = state.out / "indexes" / tag
         previous = next(reversed(state.indexes.values()), None)
-        manifest = build_index(state.repo, tag, target, reuse_from=previous, repository="acme/shop")
+        manifest = workflows.index(workflows.IndexRequest(
+            repo=state.repo, revision=tag, output=target, reuse=previous, repository="acme/shop"))
         state.indexes[state.shas[tag]] = target
         return _Done(f"{manifest.files} files, {manifest.chunks} chunks, build {manifest.index_build_id}",
                      (str(target),))
@@ -240,38 +237,19 @@ def index_revision(tag: str) -> Work:
 
 
 def run_cases_live(state: _State) -> _Done:
-    from codegold.adapters.registry import (
-        RetrieverOptions,
-        close_retriever,
-        config_digest,
-        make_retriever,
-    )
-    from codegold.adapters.runner import run_cases
-    from codegold.index.catalog import IndexSet
-    from codegold.model import load_cases
-    from codegold.retrieve.config import load_config
-
     attempts = state.out / "attempts.jsonl"
-    config = load_config(None)
-    options = RetrieverOptions(config=config)
-    retriever = make_retriever("reference", options)
-    try:
-        summary = run_cases(load_cases(str(state.example / "cases.yaml")).cases, retriever,
-                            IndexSet.from_path(state.out / "indexes"), attempts, label="reference",
-                            workers=state.workers, run_id="demo", default_k=config.candidates.default_k,
-                            config_digest=config_digest("reference", options))
-    finally:
-        close_retriever(retriever)
+    summary = workflows.run(workflows.RunRequest(
+        cases=str(state.example / "cases.yaml"), output=attempts, index=str(state.out / "indexes"),
+        workers=state.workers, run_id="demo"))
     return _Done(f"{summary.written} attempts, {summary.errors} retriever errors, {summary.seconds:.1f}s",
                  (str(attempts),))
 
 
 def evaluate_live(state: _State) -> _Done:
-    from codegold.evaluate import evaluate_files
-
     results = state.out / "results.json"
-    state.live = evaluate_files(str(state.example / "cases.yaml"), str(state.out / "attempts.jsonl"))
-    write_results(state.live, str(results))
+    state.live = workflows.evaluate(workflows.EvaluateRequest(
+        cases=str(state.example / "cases.yaml"), attempts=str(state.out / "attempts.jsonl"),
+        output=str(results))).result
     return _Done(_summary_line(state.live), (str(results),))
 
 
@@ -291,8 +269,6 @@ def scripted_answers(result: RunResult, attempts: dict[str, Attempt]) -> list[An
     below rank 1 ``evidence_ignored``. One more answer, for the first case, names an
     attempt that does not exist: the planted broken link.
     """
-    from codegold.model.answers import Answer
-
     answers: list[Answer] = []
     for case in result.cases:
         attempt = attempts.get(case.attempt_id or "")
@@ -314,11 +290,6 @@ def scripted_answers(result: RunResult, attempts: dict[str, Attempt]) -> list[An
 def answer_stage(state: _State) -> _Done:
     """Answer every live attempt with the scripted answerer, link and classify the answers,
     write answers.jsonl and answer-results.json, and tabulate the classes."""
-    from codegold.evaluate.answers import link_answers
-    from codegold.model import InputRef, iter_attempts, load_cases
-    from codegold.model.answers import encode_answer
-    from codegold.plumbing.outputs import write_text_atomic
-
     if state.live is None:  # run_demo skips this step then; kept for a direct call
         raise InputError("no live results to answer")
     attempts_path = state.out / "attempts.jsonl"
@@ -343,18 +314,15 @@ def answer_stage(state: _State) -> _Done:
 
 
 def _route(answer_class: str) -> str:
-    from codegold.evaluate.answers import ROUTES
-
     return ROUTES[answer_class]
 
 
 def replay_recorded(state: _State) -> _Done:
-    from codegold.evaluate import evaluate_files
-
     recorded = state.example / "recorded"
     results = state.out / "recorded" / "results.json"
-    state.recorded = evaluate_files(str(recorded / "cases.yaml"), str(recorded / "attempts.jsonl"))
-    write_results(state.recorded, str(results))
+    state.recorded = workflows.evaluate(workflows.EvaluateRequest(
+        cases=str(recorded / "cases.yaml"), attempts=str(recorded / "attempts.jsonl"),
+        output=str(results))).result
     return _Done(_summary_line(state.recorded), (str(results),))
 
 
@@ -366,10 +334,12 @@ def diagnose_run_of(label: str) -> Work:
         if result is None:  # run_demo skips this step then; kept for a direct call
             raise InputError(f"no {label} results to diagnose")
         folder = state.out / "diagnosis" if label == "live" else state.out / "recorded" / "diagnosis"
-        found = _diagnose(result, state.indexes, state.repo, state.example / "owners.yaml", folder)
-        state.diagnoses.update({f"{label}:{case_id}": cause_owner for case_id, cause_owner in found.items()})
+        found = workflows.diagnose(workflows.DiagnoseRequest(
+            results=result, indexes=dict(state.indexes), repo=state.repo,
+            owners=str(state.example / "owners.yaml"), output=folder)).summary.diagnoses
+        state.diagnoses.update({f"{label}:{d.case_id}": (d.cause, d.owner) for d in found})
         state.diagnosis_dirs[label] = folder
-        causes = Counter(cause for cause, _owner in found.values())
+        causes = Counter(d.cause for d in found)
         text = ", ".join(f"{n} {c}" for c, n in sorted(causes.items())) or "no failures"
         return _Done(text, (str(folder),))
 
@@ -377,13 +347,12 @@ def diagnose_run_of(label: str) -> Work:
 
 
 def gate(state: _State) -> _Done:
-    from codegold.gate import decide, load_policy
-
     if state.main is None:
         raise InputError("nothing was scored")
-    verdict = decide(state.main[1], load_policy(str(state.policy_path)), None)
+    verdict = _verdict(state, state.main[1])
     state.verdict = verdict
-    (state.out / "gate.json").write_bytes(msgspec.json.format(msgspec.json.encode(verdict), indent=2) + b"\n")
+    write_bytes_atomic(state.out / "gate.json",
+                       msgspec.json.format(msgspec.json.encode(verdict), indent=2) + b"\n")
     broken = verdict.failures
     text = "PASS" if verdict.passed else f"FAIL, {len(broken)} of {len(verdict.checks)} checks broken"
     notes = tuple(
@@ -394,24 +363,34 @@ def gate(state: _State) -> _Done:
 
 
 def report(state: _State) -> _Done:
-    from codegold.gate import decide, load_policy
-
     if state.main is None:
         raise InputError("nothing was scored")
     label, scored = state.main
-    policy = _display(state.policy_path)
     results_name = "results.json" if label == "live" else "recorded/results.json"
-    written = _render_report(scored, results_name, state.verdict, policy, state.diagnosis_dirs.get(label),
-                             state.out, "codegold demo: acme-shop")
+    written = _render_report(state, scored, results_name, state.verdict,
+                             state.diagnosis_dirs.get(label), state.out, "codegold demo: acme-shop")
     if state.live is not None and state.recorded is not None:
         # The replay gets its own report: the three classic retrieval failures, judged by the same policy.
-        verdict = (decide(state.recorded, load_policy(str(state.policy_path)), None)
-                   if state.verdict is not None else None)
-        written += _render_report(state.recorded, "recorded/results.json", verdict, policy,
+        verdict = _verdict(state, state.recorded) if state.verdict is not None else None
+        written += _render_report(state, state.recorded, "recorded/results.json", verdict,
                                   state.diagnosis_dirs.get("recorded"), state.out / "recorded",
                                   "codegold demo: the three classic retrieval failures (recorded run)")
     state.report = state.out / "report.html"
     return _Done("open report.html in a browser", written)
+
+
+def _verdict(state: _State, result: RunResult) -> Verdict:
+    """The verdict `codegold gate RESULTS --policy POLICY` gives."""
+    return workflows.decide(workflows.GateRequest(results=result, policy=str(state.policy_path)))
+
+
+def _render_report(state: _State, result: RunResult, results_name: str, verdict: Verdict | None,
+                   diagnosis_dir: Path | None, folder: Path, title: str) -> tuple[str, ...]:
+    """Write report.html, summary.md and junit.xml into ``folder``; return their paths."""
+    return workflows.render(workflows.ReportRequest(
+        results=result, html=folder / "report.html", markdown=folder / "summary.md",
+        junit=folder / "junit.xml", title=title, results_name=results_name, verdict=verdict,
+        policy_name=_display(state.policy_path), diagnosis=diagnosis_dir))
 
 
 def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
@@ -488,35 +467,3 @@ def _display(path: Path) -> str:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return str(path)
-
-
-def _diagnose(result: RunResult, indexes: dict[str, Path], repo: Path, owners_path: Path,
-              out_dir: Path) -> dict[str, tuple[str, str]]:
-    """Diagnose every case that did not pass, each against its own revision's index;
-    write the diagnosis folder and return ``{case_id: (cause, owner)}``."""
-    from codegold.diagnose import RepoView, diagnose_run, load_owners, write_diagnosis_dir
-    from codegold.index import IndexReader
-
-    with contextlib.ExitStack() as stack:
-        readers = {rev: stack.enter_context(IndexReader.open(path))
-                   for rev, path in indexes.items()}
-        found, diagnosed = diagnose_run(
-            result, indexes=readers, repo=RepoView(repo), owners=load_owners(str(owners_path)),
-            index_name=", ".join(str(p) for p in indexes.values()) or None)
-    write_diagnosis_dir(found, diagnosed, out_dir)
-    return {d.case_id: (d.cause, d.owner) for d in found.diagnoses}
-
-
-def _render_report(result: RunResult, results_name: str, verdict: Verdict | None, policy: str,
-                   diagnosis_dir: Path | None, folder: Path, title: str) -> tuple[str, ...]:
-    """Write report.html, summary.md and junit.xml into ``folder``; return their paths."""
-    from codegold.assemble import report_input
-    from codegold.report import RENDERERS
-
-    report = report_input(result, results_name=results_name, title=title, verdict=verdict,
-                          policy_name=policy, diagnosis_dir=diagnosis_dir)
-    written = []
-    for name, kind in (("report.html", "html"), ("summary.md", "markdown"), ("junit.xml", "junit")):
-        (folder / name).write_text(RENDERERS[kind](report), encoding="utf-8")
-        written.append(str(folder / name))
-    return tuple(written)

@@ -1,0 +1,159 @@
+"""Indexing workflows: one revision, many revisions of one repository, every revision a
+suite of cases pins (across a folder of clones), and the full dense pass."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from codegold.errors import InputError
+from codegold.execute import Executor
+from codegold.index.build import build_index, check_store_apart
+from codegold.index.catalog import IndexSet
+from codegold.index.chunkstore import ChunkStore
+from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many, case_sources
+from codegold.index.many import read_revisions as _read_revisions
+from codegold.index.policy import PathPolicy
+from codegold.model import Case, Manifest
+from codegold.retrieve.config import load_config
+from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
+from codegold.workflows.progress import BuildProgressFn, EmbedProgressFn, ManyProgressFn
+
+
+@dataclass(frozen=True)
+class IndexRequest:
+    """One index of ``repo`` at ``revision`` into ``output``."""
+
+    repo: Path
+    revision: str
+    output: Path
+    policy: PathPolicy | None = None
+    reuse: Path | None = None  # an earlier index whose unchanged files are copied
+    repository: str | None = None  # manifest name (None: from the origin remote)
+    store: Path | None = None  # a chunk store shared with other builds
+
+
+def index(request: IndexRequest, progress: BuildProgressFn | None = None) -> Manifest:
+    """Build one index; return its manifest."""
+    if request.store is not None:
+        check_store_apart(request.store, request.output)
+    chunks = ChunkStore.open(request.store) if request.store is not None else None
+    return build_index(request.repo, request.revision, request.output, policy=request.policy,
+                       reuse_from=request.reuse, progress=progress,
+                       repository=request.repository, store=chunks)
+
+
+def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
+    """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
+    line, or a comma-separated list."""
+    return (CaseSource(Path(repo), None, {}, tuple(_read_revisions(revisions))),)
+
+
+def case_revision_sources(repo: str | Path, cases: Sequence[Case]) -> tuple[CaseSource, ...]:
+    """The clones (``repo`` itself, or the clones in a folder of them) that hold the
+    revisions ``cases`` pin."""
+    return tuple(case_sources(repo, cases))
+
+
+@dataclass(frozen=True)
+class IndexManyRequest:
+    """Every revision of each source into ``output/<commit>``, one index each."""
+
+    sources: tuple[CaseSource, ...]
+    output: Path
+    store: Path | None = None  # default: output/.chunkstore unless use_store is False
+    use_store: bool = True
+    policy: PathPolicy | None = None
+    repository: str | None = None  # one name for every manifest (one source only)
+
+
+def index_many(request: IndexManyRequest, *, executor: Executor | None = None,
+               progress: ManyProgressFn | None = None) -> ManyResult:
+    """Build every revision of every source into ``request.output``, one progress over
+    all of them (revisions counted across sources); the results added up. A build refused
+    before it wrote anything leaves no empty folder behind."""
+    sources = request.sources
+    if request.repository is not None and len(sources) > 1:
+        names = ", ".join(sorted(str(s.repository or s.repo) for s in sources))
+        raise InputError(f"--repository names one repository, but these cases pin "
+                         f"revisions of {len(sources)} ({names}); leave it out")
+    fresh = not request.output.exists()
+    try:
+        return _build_sources(request, executor, progress)
+    except BaseException:
+        output = request.output
+        if fresh and output.is_dir() and not any(output.iterdir()):
+            output.rmdir()
+        raise
+
+
+def _build_sources(request: IndexManyRequest, executor: Executor | None,
+                   show: ManyProgressFn | None) -> ManyResult:
+    sources = request.sources
+    results = []
+    before = 0  # revisions of the sources already built
+    for number, source in enumerate(sources):
+        later = sum(len(other.revisions) for other in sources[number + 1:])
+
+        def progress(event: ManyProgress, before: int = before, later: int = later) -> None:
+            if show is not None:
+                show(replace(event, done=event.done + before,
+                             total=before + event.total + later))
+
+        result = build_many(source.repo, request.output, source.revisions,
+                            repository=request.repository or source.repository,
+                            pinned_by=source.pinned, progress=progress, executor=executor,
+                            store=request.store, use_store=request.use_store,
+                            policy=request.policy)
+        results.append(result)
+        before += len(result.built) + len(result.skipped)
+    if len(results) == 1:
+        return results[0]
+    return ManyResult(built=tuple(m for r in results for m in r.built),
+                      skipped=tuple(c for r in results for c in r.skipped),
+                      store=next((r.store for r in results if r.store), None),
+                      parsed=sum(r.parsed for r in results),
+                      reused=sum(r.reused for r in results))
+
+
+def index_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Case], *,
+                         executor: Executor | None = None,
+                         progress: ManyProgressFn | None = None) -> ManyResult:
+    """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
+    ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``."""
+    return index_many(IndexManyRequest(case_revision_sources(repo, cases), folder),
+                      executor=executor, progress=progress)
+
+
+@dataclass(frozen=True)
+class EmbedRequest:
+    """The full dense pass over ``index`` (an index or a folder of them)."""
+
+    index: Path
+    config: str | None = None  # retriever config: embedder, store and batch settings
+    embedder: str | None = None  # None: the config's signals.dense.embedder
+    store: Path | None = None  # None: the config's signals.dense.store, else the default
+    gpus: float = 0.0
+
+
+def embed_targets(request: EmbedRequest) -> tuple[list[Path], Path | None]:
+    """The index folders ``request`` embeds (by revision) and the vector store it names
+    (None: the default place), for the caller's output guard."""
+    settings = load_config(request.config).signals.dense
+    found = IndexSet.from_path(request.index).by_revision
+    dirs = [found[revision] for revision in sorted(found)]
+    chosen = request.store if request.store is not None else (
+        Path(settings.store) if settings.store else None)
+    return dirs, chosen
+
+
+def embed(request: EmbedRequest, *, executor: Executor | None = None,
+          progress: EmbedProgressFn | None = None) -> EmbedSummary:
+    """Embed every chunk of the request's indexes into the vector store."""
+    settings = load_config(request.config).signals.dense
+    dirs, chosen = embed_targets(request)
+    return embed_indexes(dirs, request.embedder or settings.embedder,
+                         max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                         store=chosen, executor=executor, gpus=request.gpus,
+                         progress=progress)
