@@ -13,7 +13,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "plumbing": {"errors"},
     "execute": {"errors"},
-    "model": {"errors"},
+    "model": {"errors", "plumbing"},  # plumbing.outputs: the one atomic writer
     "evaluate": BASE | {"model", "plumbing"},
     "gate": BASE | {"model", "plumbing"},
     "index": BASE | {"model", "plumbing", "execute"},

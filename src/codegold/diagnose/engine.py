@@ -39,6 +39,7 @@ from codegold.diagnose.sources import IndexView, RepoView
 from codegold.errors import InputError, SchemaError
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
+from codegold.plumbing.outputs import swap_folder
 from codegold.plumbing.secrets import redact_struct
 
 
@@ -256,7 +257,6 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     place, so a crash leaves the previous diagnosis (or none), never half of one. The
     folder is replaced whole: one holding anything else than a diagnosis is refused.
     """
-    import os
     import secrets
     import shutil
     import tempfile
@@ -289,10 +289,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
                                                          encoding="utf-8")
         (staging / "diagnoses.json").write_bytes(dump_json(redact_struct(summary)))
         (staging / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
-        old = parent / f".{root.name}.old-{secrets.token_hex(6)}"
-        if root.is_dir():
-            os.rename(root, old)
-        os.rename(staging, root)
+        swap_folder(staging, root, aside=parent / f".{root.name}.old-{secrets.token_hex(6)}")
     except OSError as err:
         shutil.rmtree(staging, ignore_errors=True)
         raise InputError(f"cannot write the diagnosis: {err.strerror or err}",
@@ -300,7 +297,6 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def load_diagnoses(directory: str | Path) -> DiagnosisSet:

@@ -30,6 +30,7 @@ from codegold.errors import CodeIndexError, InputError
 from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
 from codegold.index.chunkstore import ChunkStore, StoredFile, decode_stored, encode_stored
+from codegold.index.clones import GENERIC_FOLDERS, repository_of_folder
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
 from codegold.index.outdir import (
     build_lock,
@@ -54,6 +55,7 @@ from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
 from codegold.model.languages import language_of
 from codegold.plumbing import secrets
 from codegold.plumbing.git import git
+from codegold.plumbing.outputs import swap_folder
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,6 @@ def _created_at() -> str:
 
 
 _SCP_REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:")
-# Folder names that say nothing about the project (``mirrors/acme+shop/repo``).
-_GENERIC_FOLDERS = frozenset({"repo", "repository", "mirror", "clone", "checkout", "git", "source"})
 
 
 def repository_name(snapshot: GitSnapshot) -> str:
@@ -135,15 +135,11 @@ def repository_name(snapshot: GitSnapshot) -> str:
     if not parts:
         parts = [snapshot.repo.resolve().name or "repository"]
     name = parts[-1].removesuffix(".git") or "repository"
-    if name.lower() in _GENERIC_FOLDERS and len(parts) >= 2:
+    if name.lower() in GENERIC_FOLDERS and len(parts) >= 2:
         # A mirror kept as ``owner+name/repo`` or ``owner__name/repo``: the folder above
         # names the project, and its owner/name spelling is the repository's own.
         parent = parts[-2].removesuffix(".git")
-        for mark in ("+", "__"):
-            owner, sep, rest = parent.partition(mark)
-            if sep and owner and rest:
-                return f"{owner}/{rest}"
-        return parent or name
+        return repository_of_folder(parent) or parent or name
     return name
 
 
@@ -177,18 +173,7 @@ def _previous_blobs(source: Path, explicit: bool, redact: bool = True
 
 def _replace_dir(built: Path, out: Path) -> None:
     """Move ``built`` to ``out``; an existing index at ``out`` is swapped out first."""
-    old: Path | None = None
-    if out.exists():
-        old = temp_name(out, "old")
-        out.rename(old)
-    try:
-        built.rename(out)
-    except OSError:
-        if old is not None:
-            old.rename(out)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    swap_folder(built, out, aside=temp_name(out, "old"))
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -141,6 +142,29 @@ def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes]) -> None:
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def swap_folder(staged: PathArg, target: PathArg, *, aside: PathArg) -> None:
+    """Put the folder ``staged`` (written completely, beside ``target``) at ``target``.
+
+    An existing ``target`` is renamed to ``aside`` first and removed once the new folder
+    is in place; when the new folder cannot be put in place the old one is put back. So
+    a reader sees the old folder or the new one, whole, never a mix. OS errors propagate
+    for the caller to name what it was writing.
+    """
+    staged, target, aside = Path(staged), Path(target), Path(aside)
+    moved = False
+    if target.exists():
+        os.rename(target, aside)
+        moved = True
+    try:
+        os.rename(staged, target)
+    except OSError:
+        if moved:
+            os.rename(aside, target)
+        raise
+    if moved:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def write_text_atomic(path: PathArg, text: str) -> None:
