@@ -52,7 +52,7 @@ from codegold.index.store import (
     token_fields,
 )
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
-from codegold.model.languages import language_of
+from codegold.model.languages import DATA_TEXT_LANGUAGES, language_of
 from codegold.plumbing import secrets
 from codegold.plumbing.git import git
 from codegold.plumbing.outputs import swap_folder
@@ -462,17 +462,13 @@ def _start_pool(workers: int, *, insisted: bool) -> OrderedPool | None:
 # One file's work, the same in this process and in a worker.
 _Job = tuple[str, bytes, str, str, bool]  # path, content, revision, blob sha, redact secrets
 
-# Languages whose text is data or prose: a ``password: value`` there is a secret even
-# unquoted. Elsewhere (program text) only quoted literals count.
-_DATA_LANGUAGES = frozenset({None, "yaml", "json", "toml", "markdown", "text", "shell",
-                             "ini", "xml", "restructuredtext"})
 
 
 def redact_blob(path: str, data: bytes) -> tuple[bytes, list[str]]:
     """``data`` (the file at ``path``) with secret values replaced, line count kept, and
     the kinds replaced; the same bytes when none was found."""
     text = data.decode("utf-8", "surrogateescape")
-    clean, kinds = secrets.redact(text, code=language_of(path) not in _DATA_LANGUAGES)
+    clean, kinds = secrets.redact(text, code=language_of(path) not in DATA_TEXT_LANGUAGES)
     return (clean.encode("utf-8", "surrogateescape"), kinds) if kinds else (data, [])
 
 
