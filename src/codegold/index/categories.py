@@ -58,7 +58,7 @@ _TEST_DIRS = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|tes
 _TEST_FILES = re.compile(
     r"(^test_.*\.py$|_test\.py$|^conftest\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|"
     r"Tests?\.java$|^Test.*\.java$|IT\.java$|_test\.rs$|_spec\.rb$|_test\.rb$|"
-    r"Tests?\.php$|Tests?\.kts?$|_(unit)?tests?\.(c|cc|cpp|cxx)$|^test_.*\.(c|cc|cpp|cxx)$)")
+    r"Tests?\.php$|Tests?\.kts?$|Tests?\.swift$|_(unit)?tests?\.(c|cc|cpp|cxx)$|^test_.*\.(c|cc|cpp|cxx)$)")
 _DOCS_DIRS = re.compile(r"(^|/)(docs?|documentation)/")
 # Code kept to show how to use a project (sample programs, a docs site's conf.py) is a
 # documentation example, never the authoritative definition of what it shows.

@@ -22,7 +22,8 @@ import importlib
 from codegold.index.languages.spec import LanguageSpec
 
 # In registry order (the order languages are listed everywhere).
-_MODULES = ("python", "javascript", "go", "java", "rust", "ruby", "csharp", "c", "php", "kotlin")
+_MODULES = ("python", "javascript", "go", "java", "rust", "ruby", "csharp", "c", "php", "kotlin",
+            "swift")
 
 
 def _collect() -> dict[str, LanguageSpec]:
