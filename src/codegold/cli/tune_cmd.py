@@ -5,6 +5,11 @@ from __future__ import annotations
 import click
 
 from codegold.cli._common import guard, handle_errors, index_option, output_option, quiet_option
+from codegold.errors import InputError
+from codegold.index.catalog import IndexSet
+from codegold.model import load_cases
+from codegold.plumbing.outputs import write_text_atomic
+from codegold.tune import load_space, render_config, tune
 
 
 @click.command("tune")
@@ -42,12 +47,6 @@ def command(cases: str, index: str | None, output: str, space_path: str | None,
       codegold tune cases.split.yaml --index indexes/ --trials 20 -o tuned.yaml
       codegold run cases.yaml --index indexes/ --config tuned.yaml -o attempts.jsonl
     """
-    from codegold.errors import InputError
-    from codegold.index.catalog import IndexSet
-    from codegold.model import load_cases
-    from codegold.plumbing.outputs import write_text_atomic
-    from codegold.tune import load_space, render_config, tune
-
     guard(output, cases, space_path, trees=(index,))
     if index is None:
         raise InputError("tune runs the reference retriever and needs --index (an index "

@@ -23,25 +23,53 @@ workflow                      does
 
 from __future__ import annotations
 
-from codegold.workflows.checking import CheckRequest, check_cases
-from codegold.workflows.diagnosing import DiagnoseRequest, Diagnosis, diagnose
-from codegold.workflows.gating import GateRequest, decide
-from codegold.workflows.indexing import (
-    EmbedRequest,
-    IndexManyRequest,
-    IndexRequest,
-    case_revision_sources,
-    embed,
-    embed_targets,
-    index,
-    index_case_revisions,
-    index_many,
-    revision_sources,
-)
-from codegold.workflows.progress import RunProgress
-from codegold.workflows.reporting import ReportRequest, render
-from codegold.workflows.running import RunRequest, run
-from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codegold.workflows.checking import CheckRequest, check_cases
+    from codegold.workflows.diagnosing import DiagnoseRequest, Diagnosis, diagnose
+    from codegold.workflows.gating import GateRequest, decide
+    from codegold.workflows.indexing import (
+        EmbedRequest,
+        IndexManyRequest,
+        IndexRequest,
+        case_revision_sources,
+        embed,
+        embed_targets,
+        index,
+        index_case_revisions,
+        index_many,
+        revision_sources,
+    )
+    from codegold.workflows.progress import RunProgress
+    from codegold.workflows.reporting import ReportRequest, render
+    from codegold.workflows.running import RunRequest, run
+    from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
+
+# name -> the module defining it: a command imports only the workflow it calls (and what
+# that one needs), not every part, so `codegold eval` never loads tree-sitter.
+_HOMES: dict[str, str] = {
+    "CheckRequest": "checking", "check_cases": "checking",
+    "DiagnoseRequest": "diagnosing", "Diagnosis": "diagnosing", "diagnose": "diagnosing",
+    "GateRequest": "gating", "decide": "gating",
+    "EmbedRequest": "indexing", "IndexManyRequest": "indexing", "IndexRequest": "indexing",
+    "case_revision_sources": "indexing", "embed": "indexing", "embed_targets": "indexing",
+    "index": "indexing", "index_case_revisions": "indexing", "index_many": "indexing",
+    "revision_sources": "indexing",
+    "RunProgress": "progress",
+    "ReportRequest": "reporting", "render": "reporting",
+    "RunRequest": "running", "run": "running",
+    "EvaluateRequest": "scoring", "Evaluation": "scoring", "evaluate": "scoring",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "CheckRequest", "DiagnoseRequest", "Diagnosis", "EmbedRequest", "EvaluateRequest",

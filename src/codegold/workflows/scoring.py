@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from codegold.evaluate import evaluate_files
 from codegold.model import RunResult, write_results
 from codegold.plumbing.secrets import redact_struct
-from codegold.resolve import AttemptResolver
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,9 @@ def evaluate(request: EvaluateRequest) -> Evaluation:
     if request.resolve is None:
         result = evaluate_files(request.cases, request.attempts)
     else:
+        # imported here: resolving opens indexes (tree-sitter and all), plain scoring never does
+        from codegold.resolve import AttemptResolver
+
         with AttemptResolver.from_path(request.resolve) as resolver:
             result = evaluate_files(request.cases, request.attempts,
                                     prepare=lambda attempt, case: resolver.resolve(
