@@ -27,7 +27,7 @@ from typing import BinaryIO
 import msgspec
 
 from codegold.adapters.protocol import RetrievalRequest, Retriever
-from codegold.errors import CodegoldError, InputError, RetrieverError
+from codegold.errors import CodegoldError, DuplicateIndexError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
 from codegold.model.manifest import Manifest
@@ -151,9 +151,9 @@ def wait_for_indexes(root: Path, revisions: Iterable[str], seconds: float, *,
     while True:
         try:
             indexes = IndexSet.from_path(root)
-        except InputError as err:  # not there yet, or nothing complete yet
-            if err.message.startswith("two indexes"):
-                raise
+        except DuplicateIndexError:
+            raise
+        except InputError:  # not there yet, or nothing complete yet
             indexes = IndexSet.empty()
         missing = sorted(needed - set(indexes.by_revision))
         if not missing:
