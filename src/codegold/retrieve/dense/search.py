@@ -5,7 +5,6 @@ mode), exact cosine search, and where the store sits by default."""
 from __future__ import annotations
 
 import io
-import json
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,7 +15,13 @@ import numpy.typing as npt
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model import EmbedderInfo
 from codegold.plumbing.outputs import cache_folder, write_cache_file
-from codegold.retrieve.caches import VectorStore, load_dense_cache, vector_key
+from codegold.retrieve.caches import (
+    DenseCacheMeta,
+    VectorStore,
+    dense_cache_meta_bytes,
+    load_dense_cache,
+    vector_key,
+)
 from codegold.retrieve.dense.embedders import DENSE_FORMAT, Embedder, Vectors, make_embedder
 
 
@@ -136,10 +141,10 @@ class DenseIndex:
             np.save(buffer, vectors, allow_pickle=False)
             # vectors first, meta last: the meta names the build the vectors were made for
             write_cache_file(folder / "vectors.npy", buffer.getvalue())
-            meta = {"format": DENSE_FORMAT, "embedder": embedder.id,
-                    "dimensions": int(vectors.shape[1]), "index_build_id": build_id,
-                    "chunks": len(ids), "chunk_ids": ids}
-            write_cache_file(folder / "meta.json", json.dumps(meta).encode("utf-8"))
+            meta = DenseCacheMeta(format=DENSE_FORMAT, embedder=embedder.id,
+                                  dimensions=int(vectors.shape[1]), index_build_id=build_id,
+                                  chunks=len(ids), chunk_ids=ids)
+            write_cache_file(folder / "meta.json", dense_cache_meta_bytes(meta))
         except OSError:
             pass  # a read-only index folder: the vectors serve this run and are not kept
         return cls(embedder, ids, vectors)
