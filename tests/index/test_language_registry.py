@@ -31,7 +31,13 @@ def test_a_registered_language_is_complete(name: str) -> None:
     assert callable(getattr(importlib.import_module(spec.module), spec.loader))
     distribution = spec.module.replace("_", "-")
     assert f'"{distribution}>=' in PYPROJECT, f"{distribution} is not a dependency"
-    ts_language(name)
+    grammar = ts_language(name)
+    # Node types named for this language alone must be its grammar's; the shared sets
+    # (C-style comments, the ECMAScript wrappers) need only hold some of its types.
+    for kind in (*spec.member_lists, *spec.names_with_parameters):
+        assert grammar.id_for_node_kind(kind, True), f"{name} has no node type {kind!r}"
+    for kinds in (spec.wrappers, spec.attached, spec.flatten):
+        assert not kinds or any(grammar.id_for_node_kind(k, True) for k in kinds), kinds
     for tags in spec.tags:
         assert QUERIES.joinpath(f"{tags}.tags.scm").is_file(), tags
     assert QUERIES.joinpath(f"{spec.family}.scm").is_file(), spec.family

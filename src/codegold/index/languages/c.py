@@ -165,5 +165,6 @@ SPECS = (
                  wrappers=frozenset({"template_declaration", "type_definition",
                                      "friend_declaration", "linkage_specification",
                                      "field_declaration"}),
-                 attached=C_COMMENTS, test_names=_TESTS, prepare=_prepare_c),
+                 attached=C_COMMENTS, test_names=_TESTS, prepare=_prepare_c,
+                 names_with_parameters=frozenset({"operator_cast"})),
 )

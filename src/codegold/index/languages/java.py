@@ -8,5 +8,6 @@ from codegold.index.languages.spec import LanguageSpec
 SPECS = (
     LanguageSpec(name="java", module="tree_sitter_java", loader="language", family="java",
                  tags=("java",), wrappers=frozenset(), attached=C_COMMENTS,
-                 test_names=r"^test|Test$|^Test"),
+                 test_names=r"^test|Test$|^Test",
+                 member_lists=frozenset({"enum_body_declarations"})),
 )

@@ -12,5 +12,6 @@ SPECS = (
                  tags=("ruby",),
                  wrappers=frozenset({"if_modifier", "unless_modifier", "call", "argument_list",
                                      "assignment"}),
-                 attached=frozenset({"comment"}), test_names=r"^test_|^Test|Test$"),
+                 attached=frozenset({"comment"}), test_names=r"^test_|^Test|Test$",
+                 member_lists=frozenset({"body_statement"})),
 )

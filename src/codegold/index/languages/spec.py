@@ -37,3 +37,9 @@ class LanguageSpec:
     test_markers: str | None = None
     prepare: Callable[[bytes], bytes] | None = None
     flatten: frozenset[str] = frozenset()
+    # Node types in a container's body whose children are its members (Java's
+    # ``enum_body_declarations`` after the constants, Ruby's ``body_statement``).
+    member_lists: frozenset[str] = frozenset()
+    # Name nodes that hold the parameter list too (C++ ``operator bool() const``): the
+    # name is what comes before the parameters.
+    names_with_parameters: frozenset[str] = frozenset()
