@@ -6,13 +6,18 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from codegold.errors import CodegoldError
 from codegold.plumbing.secrets import redact_text
 from codegold.plumbing.text import terminal_safe
+
+if TYPE_CHECKING:  # rich and the executors load when a command draws or runs jobs
+    from rich.console import Console
+
+    from codegold.execute import Executor, ExecutorSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,13 +64,13 @@ def stop_on_broken_pipe() -> None:
     sys.exit(EXIT_FAIL)
 
 
-def stderr_console() -> Any:
+def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True)
 
 
-def stdout_console() -> Any:
+def stdout_console() -> Console:
     """Console for results; when piped or in CI, wide enough that tables stay readable."""
     from rich.console import Console
 
@@ -109,7 +114,7 @@ def executor_option() -> Callable[[F], F]:
                         metavar="WHERE", help=EXECUTOR_HELP)
 
 
-def start_executor(spec: Any) -> Any:
+def start_executor(spec: ExecutorSpec) -> Executor:
     """The executor ``spec`` names (an ExecutorSpec), shut down when the command ends."""
     from codegold.execute import open_executor
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 import msgspec
@@ -26,6 +25,8 @@ from codegold.index import IndexReader, chunk_file, load_policy
 from codegold.index.build import redact_blob
 from codegold.index.chunkstore import ChunkStore, collect_garbage
 from codegold.index.many import read_revisions
+from codegold.index.records import InventoryEntry
+from codegold.index.store import IndexedChunk
 from codegold.model import Manifest, load_cases
 from codegold.plumbing.text import terminal_safe as _safe
 
@@ -165,7 +166,7 @@ def _written(folder: Path, manifest: Manifest) -> str:
                  f"{manifest.chunks} chunks")
 
 
-def _chunk_line(chunk: Any) -> str:
+def _chunk_line(chunk: IndexedChunk) -> str:
     symbol = chunk.symbol or "-"
     extra = [s for s in chunk.symbols if s != chunk.symbol]
     more = f" (+{', '.join(extra)})" if extra else ""
@@ -174,7 +175,7 @@ def _chunk_line(chunk: Any) -> str:
                  f"{symbol}{more}  id={chunk.id}{flags}")
 
 
-def _entry_line(entry: Any) -> str:
+def _entry_line(entry: InventoryEntry) -> str:
     reason = f" ({entry.reason})" if entry.reason else ""
     return _safe(f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
                  f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
@@ -211,7 +212,7 @@ def inspect_command(index: Path, file_path: str | None, symbol: str | None, text
             _print_symbol(reader, symbol, text)
 
 
-def _print_summary(reader: Any) -> None:
+def _print_summary(reader: IndexReader) -> None:
     counts: dict[tuple[str, str], int] = {}
     for entry in reader.iter_inventory():
         key = (entry.fate, entry.category)
@@ -220,7 +221,7 @@ def _print_summary(reader: Any) -> None:
         click.echo(_safe(f"  {fate:<9} {category:<10} {count}"))
 
 
-def _print_file(reader: Any, file_path: str, text: bool) -> None:
+def _print_file(reader: IndexReader, file_path: str, text: bool) -> None:
     entry = reader.inventory(file_path)
     if entry is None:
         click.echo(f"{_safe(file_path)}: not in the revision's tree")
@@ -232,7 +233,7 @@ def _print_file(reader: Any, file_path: str, text: bool) -> None:
                 click.echo(_indent(chunk.text))
 
 
-def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
+def _print_symbol(reader: IndexReader, symbol: str, text: bool) -> None:
     definitions = reader.definitions(symbol)
     if not definitions:
         click.echo(f"{_safe(symbol)}: no definition in this index")
