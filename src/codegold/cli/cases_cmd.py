@@ -54,8 +54,6 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
       codegold cases check cases.yaml --index indexes/
       codegold cases check cases.yaml --repo . --index .codegold/indexes --json
     """
-    if index is None:
-        raise InputError("cases check needs --index (an index directory or a folder of them)")
     bar = RevisionsBar(quiet=as_json)
     try:
         report = workflows.check_cases(workflows.CheckRequest(cases=cases, index=index, repo=repo),

@@ -349,16 +349,13 @@ def embed_command(index: Path, config_path: str | None, embedder: str | None,
       codegold index embed indexes/ --executor ray://head:10001 --gpus 1
       codegold index embed indexes/ --config retriever.yaml --store ~/.cache/vectors
     """
-    where = parse_executor(executor)
-    if gpus > 0 and where.kind == "local":
-        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
-                         "ray://HOST:PORT too", field="--gpus")
     request = workflows.EmbedRequest(index=index, config=config_path, embedder=embedder,
-                                     store=store, gpus=gpus)
-    dirs, chosen = workflows.embed_targets(request)
-    if chosen is not None:
-        guard(str(chosen), *(str(d) for d in dirs), option="--store", directory=True)
-    summary = workflows.embed(request, executor=start_executor(where),
+                                     store=store, executor=executor, gpus=gpus)
+    targets = workflows.embed_targets(request)
+    if targets.store is not None:
+        guard(str(targets.store), *(str(d) for d in targets.dirs), option="--store",
+              directory=True)
+    summary = workflows.embed(request, targets, executor=start_executor(targets.where),
                               progress=embed_printer(quiet))
     click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks of "
                      f"{summary.indexes} indexes ({summary.reused} already in the store or "

@@ -19,7 +19,6 @@ from codegold.cli._common import (
     quiet_option,
 )
 from codegold.cli._progress import AttemptsBar, RevisionsBar
-from codegold.errors import InputError
 from codegold.execute import parse_executor
 from codegold.workflows import RunRequest, run
 
@@ -118,16 +117,6 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
         workers=workers, config=config_path, dense=dense, embedder=embedder, timeout=timeout,
         retries=retries, resolve=resolve, run_id=run_id, repeat=repeat,
         wait_for_index=wait_for_index, executor=parse_executor(executor))
-    if index is None:
-        if request.is_reference:
-            raise InputError("the reference retriever needs --index (an index directory or a "
-                             "folder of them); build one with `codegold index`")
-        for given, option in ((repo, "--repo"), (wait_for_index, "--wait-for-index")):
-            if given is not None:
-                raise InputError(f"{option} needs --index: the folder that holds one index "
-                                 "per revision")
-        if resolve == "":
-            raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
     builds = RevisionsBar(quiet)
     shown = AttemptsBar(quiet, builds)
     try:

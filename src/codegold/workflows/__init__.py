@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from codegold.workflows.gating import GateRequest, decide
     from codegold.workflows.indexing import (
         EmbedRequest,
+        EmbedTargets,
         IndexManyRequest,
         IndexRequest,
         case_revision_sources,
@@ -53,7 +54,8 @@ _HOMES: dict[str, str] = {
     "CheckRequest": "checking", "check_cases": "checking",
     "DiagnoseRequest": "diagnosing", "Diagnosis": "diagnosing", "diagnose": "diagnosing",
     "GateRequest": "gating", "decide": "gating",
-    "EmbedRequest": "indexing", "IndexManyRequest": "indexing", "IndexRequest": "indexing",
+    "EmbedRequest": "indexing", "EmbedTargets": "indexing", "IndexManyRequest": "indexing",
+    "IndexRequest": "indexing",
     "case_revision_sources": "indexing", "embed": "indexing", "embed_targets": "indexing",
     "index": "indexing", "index_case_revisions": "indexing", "index_many": "indexing",
     "revision_sources": "indexing",
@@ -72,7 +74,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "CheckRequest", "DiagnoseRequest", "Diagnosis", "EmbedRequest", "EvaluateRequest",
+    "CheckRequest", "DiagnoseRequest", "Diagnosis", "EmbedRequest", "EmbedTargets",
+    "EvaluateRequest",
     "Evaluation", "GateRequest", "IndexManyRequest", "IndexRequest", "ReportRequest",
     "RunProgress", "RunRequest", "case_revision_sources", "check_cases", "decide", "diagnose",
     "embed", "embed_targets", "evaluate", "index", "index_case_revisions", "index_many",

@@ -19,7 +19,7 @@ from codegold.workflows.progress import ManyProgressFn
 @dataclass(frozen=True)
 class CheckRequest:
     cases: str
-    index: str  # an index directory or a folder of them
+    index: str | None  # an index directory or a folder of them (required: checked in order)
     repo: str | None = None  # build each case revision's missing index into ``index`` first
 
 
@@ -33,6 +33,8 @@ def check_cases(request: CheckRequest, *,
         if view is None:
             raise
         raise explain_revision_error(err, view) from None
+    if request.index is None:
+        raise InputError("cases check needs --index (an index directory or a folder of them)")
     if view is not None:
         # a revision the repository lacks is a finding of the check, not a build failure
         known = {rev for rev in {c.revision for c in case_set.cases} if view.has_commit(rev)}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codegold.errors import InputError
-from codegold.execute import Executor
+from codegold.execute import Executor, ExecutorSpec, parse_executor
 from codegold.index.build import build_index, check_store_apart
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore
@@ -16,7 +16,7 @@ from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many
 from codegold.index.many import read_revisions as _read_revisions
 from codegold.index.policy import PathPolicy
 from codegold.model import Case, Manifest
-from codegold.retrieve.config import load_config
+from codegold.retrieve.config import DenseConfig, load_config
 from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
 from codegold.workflows.progress import BuildProgressFn, EmbedProgressFn, ManyProgressFn
 
@@ -134,26 +134,41 @@ class EmbedRequest:
     config: str | None = None  # retriever config: embedder, store and batch settings
     embedder: str | None = None  # None: the config's signals.dense.embedder
     store: Path | None = None  # None: the config's signals.dense.store, else the default
+    executor: str = "local"  # --executor: where the batches run
     gpus: float = 0.0
 
 
-def embed_targets(request: EmbedRequest) -> tuple[list[Path], Path | None]:
-    """The index folders ``request`` embeds (by revision) and the vector store it names
-    (None: the default place), for the caller's output guard."""
+@dataclass(frozen=True)
+class EmbedTargets:
+    """What an embed request names, checked: the index folders (by revision), the vector
+    store (None: the default place), where the jobs run, and the dense settings."""
+
+    dirs: tuple[Path, ...]
+    store: Path | None
+    where: ExecutorSpec
+    settings: DenseConfig
+
+
+def embed_targets(request: EmbedRequest) -> EmbedTargets:
+    """Check ``request`` and name what it embeds (before any executor starts, so the
+    caller can guard the store against overwriting an index)."""
     settings = load_config(request.config).signals.dense
+    where = parse_executor(request.executor)
+    if request.gpus > 0 and where.kind == "local":
+        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
+                         "ray://HOST:PORT too", field="--gpus")
     found = IndexSet.from_path(request.index).by_revision
-    dirs = [found[revision] for revision in sorted(found)]
+    dirs = tuple(found[revision] for revision in sorted(found))
     chosen = request.store if request.store is not None else (
         Path(settings.store) if settings.store else None)
-    return dirs, chosen
+    return EmbedTargets(dirs=dirs, store=chosen, where=where, settings=settings)
 
 
-def embed(request: EmbedRequest, *, executor: Executor | None = None,
+def embed(request: EmbedRequest, targets: EmbedTargets, *, executor: Executor | None = None,
           progress: EmbedProgressFn | None = None) -> EmbedSummary:
     """Embed every chunk of the request's indexes into the vector store."""
-    settings = load_config(request.config).signals.dense
-    dirs, chosen = embed_targets(request)
-    return embed_indexes(dirs, request.embedder or settings.embedder,
+    settings = targets.settings
+    return embed_indexes(list(targets.dirs), request.embedder or settings.embedder,
                          max_tokens=settings.max_tokens, batch_size=settings.batch_size,
-                         store=chosen, executor=executor, gpus=request.gpus,
+                         store=targets.store, executor=executor, gpus=request.gpus,
                          progress=progress)

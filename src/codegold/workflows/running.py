@@ -15,6 +15,7 @@ from codegold.adapters.registry import (
 from codegold.adapters.resolving import ResolvingRetriever
 from codegold.adapters.runner import Dispatch, RunSummary, run_cases, wait_for_indexes
 from codegold.adapters.sharded import shard_dispatch
+from codegold.errors import InputError
 from codegold.execute import ExecutorSpec, open_executor, parse_executor
 from codegold.index.catalog import IndexSet
 from codegold.model import load_cases
@@ -27,8 +28,7 @@ from codegold.workflows.progress import ManyProgressFn, RunProgress
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Everything one run needs; see ``codegold run --help`` for each setting. The caller
-    has checked that settings that need ``index`` have one."""
+    """Everything one run needs; see ``codegold run --help`` for each setting."""
 
     cases: str
     output: Path
@@ -63,13 +63,21 @@ def run(request: RunRequest, progress: RunProgress | None = None, *,
     """
     case_set = load_cases(request.cases)
     config = load_config(request.config)
+    if request.index is None and request.is_reference:
+        raise InputError("the reference retriever needs --index (an index directory or a "
+                         "folder of them); build one with `codegold index`")
     with contextlib.ExitStack() as stack:
         pool = None  # started when first needed: every cheap check comes before Ray's start
-        if request.repo is not None and request.index is not None:
+        if request.repo is not None:
+            if request.index is None:
+                raise InputError("--repo needs --index: the folder that holds one index per "
+                                 "revision")
             pool = stack.enter_context(open_executor(request.executor))
             index_case_revisions(request.repo, Path(request.index), case_set.cases,
                                  executor=pool, progress=index_progress)
-        if request.wait_for_index is not None and request.index is not None:
+        if request.wait_for_index is not None:
+            if request.index is None:
+                raise InputError("--wait-for-index needs --index: the folder to wait on")
             wait_for_indexes(Path(request.index), {case.revision for case in case_set.cases},
                              request.wait_for_index)
         indexes = IndexSet.from_path(request.index) if request.index else IndexSet.empty()
@@ -80,6 +88,8 @@ def run(request: RunRequest, progress: RunProgress | None = None, *,
         retriever = make_retriever(request.retriever, options)
         resolve_set = None
         if request.resolve is not None:
+            if not request.resolve and request.index is None:
+                raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
             resolve_set = IndexSet.from_path(request.resolve) if request.resolve else indexes
             retriever = ResolvingRetriever(retriever, AttemptResolver(resolve_set))
         dispatch: Dispatch | None = None
