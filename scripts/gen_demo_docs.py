@@ -22,8 +22,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from codegold.cli.main import cli
-from codegold.demo import CaseLine, examples_text, run_demo
 from codegold.model import Aggregates, RunResult, load_results
+from codegold.workflows.demo import CaseLine, examples_text, run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "examples" / "acme-shop" / "policy.yaml"

@@ -1,5 +1,6 @@
 """The package layering of docs/architecture.md, enforced: each part imports only the parts
-listed for it (``codegold`` itself means ``codegold.__version__``)."""
+listed for it (``codegold`` itself means ``codegold.__version__``). The layers run
+cli → workflows → the parts → model → errors; plumbing serves every part."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "plumbing": {"errors"},
     "execute": {"errors"},
-    "model": {"errors", "plumbing"},
+    "model": {"errors", "plumbing"},  # plumbing.outputs, secrets: the atomic writer, redaction on read
     "evaluate": BASE | {"model", "plumbing"},
     "gate": BASE | {"model", "plumbing"},
     "index": BASE | {"model", "plumbing", "execute"},
@@ -27,8 +28,10 @@ ALLOWED: dict[str, set[str]] = {
     "compare": BASE | {"model", "plumbing", "report"},
     "tune": BASE | {"model", "plumbing", "index", "retrieve", "adapters", "evaluate", "curate"},
     "assemble": BASE | {"model", "plumbing", "evaluate", "gate", "diagnose", "report"},
-    "demo": BASE | {"model", "plumbing", "evaluate", "gate", "diagnose", "report", "index",
-                    "retrieve", "adapters", "assemble", "trajectories"},
+    # what a user asks for, one function each, over every part; only the CLI calls them
+    "workflows": BASE | {"model", "plumbing", "execute", "index", "retrieve", "resolve",
+                         "adapters", "labels", "evaluate", "gate", "diagnose", "curate",
+                         "report", "compare", "assemble", "trajectories"},
 }
 
 
@@ -63,4 +66,11 @@ def test_every_part_imports_only_what_the_architecture_allows() -> None:
 def test_nothing_imports_the_cli() -> None:
     offenders = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py")
                  if p.relative_to(ROOT).parts[0] != "cli" and "cli" in _imports(p)]
+    assert not offenders
+
+
+def test_only_the_cli_calls_the_workflows() -> None:
+    offenders = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py")
+                 if p.relative_to(ROOT).parts[0] not in ("cli", "workflows")
+                 and "workflows" in _imports(p)]
     assert not offenders

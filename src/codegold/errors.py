@@ -4,7 +4,8 @@
 
     CodegoldError                 base: anything codegold reports to a user
     ├── InputError                a file or argument is not what was expected
-    │   └── SchemaError           a file does not follow its documented format
+    │   ├── SchemaError           a file does not follow its documented format
+    │   └── DuplicateIndexError   two indexes in one folder are built from one revision
     ├── CodeIndexError            an index cannot be built, read or trusted
     ├── RetrieverError            a retriever (reference or adapter) failed
     └── MissingDependency         an optional extra is not installed
@@ -55,6 +56,11 @@ class InputError(CodegoldError):
 
 class SchemaError(InputError):
     """A file does not follow its documented, versioned format."""
+
+
+class DuplicateIndexError(InputError):
+    """Two indexes in a folder of indexes claim the same revision: which one a case means
+    cannot be told (waiting for more indexes will not help)."""
 
 
 class CodeIndexError(CodegoldError):

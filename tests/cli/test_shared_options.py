@@ -18,7 +18,9 @@ def _sub(path: str) -> click.Command:
     command: click.Command = cli
     for name in path.split():
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        found = command.get_command(click.Context(command), name)
+        assert found is not None, name
+        command = found
     return command
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from codegold.cli.main import cli
-from codegold.demo import Step, default_example_dir, run_demo
+from codegold.workflows.demo import Step, default_example_dir, run_demo
 
 
 def _example_copy(tmp_path: Path) -> Path:

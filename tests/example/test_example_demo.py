@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from codegold.cli.main import cli
-from codegold.demo import BROKEN_ANSWER_ID, DemoOutcome, Step, prepare_out, run_demo
 from codegold.errors import InputError
 from codegold.model import load_results
+from codegold.workflows.demo import BROKEN_ANSWER_ID, DemoOutcome, Step, prepare_out, run_demo
 
 
 @pytest.fixture(scope="module")

@@ -144,3 +144,20 @@ def test_malformed_history_is_a_clean_error(tmp_path: Path, supersedes: Any,
     path = _cases(tmp_path, {"supersedes": supersedes})
     proc = run_cli("cases", "diff", path, path, timeout=30)
     assert_clean_error(proc, contains=contains)
+
+
+def test_two_indexes_of_one_revision_end_the_wait_at_once(tmp_path: Path,
+                                                          indexed: tuple[Path, str]) -> None:
+    import shutil
+
+    from codegold.adapters.runner import wait_for_indexes
+    from codegold.errors import DuplicateIndexError
+
+    folder, sha = indexed
+    twice = tmp_path / "indexes"
+    shutil.copytree(folder / sha, twice / "a")
+    shutil.copytree(folder / sha, twice / "b")
+    started = time.monotonic()
+    with pytest.raises(DuplicateIndexError, match="two indexes"):
+        wait_for_indexes(twice, [sha], 30)
+    assert time.monotonic() - started < 10

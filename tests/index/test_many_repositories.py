@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from codegold.cli.main import cli
 from codegold.index.catalog import IndexSet
-from codegold.index.many import case_sources, clone_for
+from codegold.index.clones import clone_for
+from codegold.index.many import case_sources
 from gitrepo import Repo, git
 
 

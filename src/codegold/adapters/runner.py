@@ -27,7 +27,7 @@ from typing import BinaryIO
 import msgspec
 
 from codegold.adapters.protocol import RetrievalRequest, Retriever
-from codegold.errors import CodegoldError, InputError, RetrieverError
+from codegold.errors import CodegoldError, DuplicateIndexError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
 from codegold.model._files import MAX_LINE_BYTES, bounded_lines, open_input
@@ -46,6 +46,11 @@ class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
     # Fields of the retriever's answers codegold does not read, kept under ``extra``
     # (``ranked[].text``), in the order first seen: said once per run, not per case.
     unknown_fields: tuple[str, ...] = ()
+    # Set by the run workflow: what the retriever says it ran (the reference retriever's
+    # signals and embedder), and warnings found before the run (a case's repository that
+    # differs from its index's).
+    retriever_facts: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def unknown_fields(attempt: Attempt) -> tuple[str, ...]:
@@ -163,9 +168,9 @@ def wait_for_indexes(root: Path, revisions: Iterable[str], seconds: float, *,
     while True:
         try:
             indexes = IndexSet.from_path(root)
-        except InputError as err:  # not there yet, or nothing complete yet
-            if err.message.startswith("two indexes"):
-                raise
+        except DuplicateIndexError:
+            raise
+        except InputError:  # not there yet, or nothing complete yet
             indexes = IndexSet.empty()
         missing = sorted(needed - set(indexes.by_revision))
         if not missing:
@@ -250,10 +255,12 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
               run_id: str | None = None, default_k: int = 10, require_index: bool = True,
               repeat: int = 1, on_attempt: Callable[[Attempt], None] | None = None,
               dispatch: Dispatch | None = None,
-              config_digest: str | None = None) -> RunSummary:
+              config_digest: str | None = None,
+              on_plan: Callable[[int, int], None] | None = None) -> RunSummary:
     """Write ``repeat`` attempts per case to ``output``; return counts (``skipped``
     counts attempts already there when resuming). With ``dispatch`` (an executor's
-    workers run the cases) ``retriever`` and ``workers`` are not used."""
+    workers run the cases) ``retriever`` and ``workers`` are not used. ``on_plan`` hears
+    the run's size before the first attempt: all attempts, and those already written."""
     if workers < 1:
         raise InputError(f"--workers must be at least 1, found {workers}")
     if repeat < 1:
@@ -282,6 +289,8 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
         have = Counter(done.values())
         # pending_repeats gives exactly this many numbers per case.
         todo_count = sum(max(0, repeat - have[case.id]) for case in case_list)
+        if on_plan is not None:
+            on_plan(len(case_list) * repeat, len(case_list) * repeat - todo_count)
         # Repeats of a case run one after another: case order, then repeat number. Made
         # lazily, so many cases times many repeats never sit in memory at once.
         todo = ((case, number) for case in case_list

@@ -6,13 +6,18 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from codegold.errors import CodegoldError
 from codegold.plumbing.secrets import redact_text
 from codegold.plumbing.text import terminal_safe
+
+if TYPE_CHECKING:  # rich and the executors load when a command draws or runs jobs
+    from rich.console import Console
+
+    from codegold.execute import Executor, ExecutorSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,13 +64,13 @@ def stop_on_broken_pipe() -> None:
     sys.exit(EXIT_FAIL)
 
 
-def stderr_console() -> Any:
+def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True)
 
 
-def stdout_console() -> Any:
+def stdout_console() -> Console:
     """Console for results; when piped or in CI, wide enough that tables stay readable."""
     from rich.console import Console
 
@@ -109,7 +114,7 @@ def executor_option() -> Callable[[F], F]:
                         metavar="WHERE", help=EXECUTOR_HELP)
 
 
-def start_executor(spec: Any) -> Any:
+def start_executor(spec: ExecutorSpec) -> Executor:
     """The executor ``spec`` names (an ExecutorSpec), shut down when the command ends."""
     from codegold.execute import open_executor
 
@@ -165,6 +170,7 @@ class ProgressLine:
         self.every = max(0.0, chosen)
         self._bar: Any = None
         self._task: Any = None
+        self._state = "new"  # new, running, stopped: the first update starts a new one
         if quiet:
             return
         console = stderr_console()
@@ -184,8 +190,9 @@ class ProgressLine:
         self.stop()
 
     def start(self) -> None:
-        if self.quiet:
+        if self.quiet or self._state != "new":
             return
+        self._state = "running"
         if self._bar is not None:
             self._bar.start()
         else:
@@ -200,8 +207,10 @@ class ProgressLine:
             self.total = total
         if description is not None:
             self.description = description
-        if self.quiet:
+        if self.quiet or self._state == "stopped":
             return
+        if self._state == "new":
+            self.start()
         if self._bar is not None:
             self._bar.update(self._task, completed=self.completed, total=self.total,
                              description=self.description)
@@ -212,7 +221,10 @@ class ProgressLine:
         self.update(advance=count)
 
     def stop(self) -> None:
-        if self.quiet:
+        if self.quiet or self._state == "stopped":
+            return
+        started, self._state = self._state == "running", "stopped"
+        if not started:
             return
         if self._bar is not None:
             self._bar.stop()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from codegold.model import Aggregates, RunResult
 from codegold.model.metrics import LINE_METRICS, METRICS
 from codegold.model.results import UnsetType
 from codegold.plumbing.text import rich_safe, rich_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def fmt_rate(value: float | None) -> str:
@@ -28,7 +31,7 @@ def _metrics_row(m: Aggregates) -> list[str]:
 _HEAD = ["n", "scored", "pass", "fail", "invalid", "missing", *(m.short for m in _TABLE)]
 
 
-def render_summary(console: Any, result: RunResult, *, max_failures: int = 30) -> None:
+def render_summary(console: Console, result: RunResult, *, max_failures: int = 30) -> None:
     from rich.table import Table
 
     table = Table(title="codegold eval — overall (rates over scored cases, at each case's cutoff)",

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 import click
+import msgspec
 
+from codegold import workflows
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.cli._progress import RevisionsBar
+from codegold.curate.split import describe_prior
+from codegold.errors import InputError
+from codegold.plumbing.outputs import guard_output
 from codegold.plumbing.text import terminal_safe
+from codegold.workflows import curating
 
 
 @click.group("cases")
@@ -48,40 +54,15 @@ def check(cases: str, index: str | None, repo: str | None, strict: bool, as_json
       codegold cases check cases.yaml --index indexes/
       codegold cases check cases.yaml --repo . --index .codegold/indexes --json
     """
-    from pathlib import Path
-
-    from codegold.curate.check import check_cases, explain_revision_error
-    from codegold.errors import InputError
-    from codegold.index.catalog import IndexSet
-    from codegold.labels import RepoView
-    from codegold.model import load_cases
-
-    view = RepoView.checked(repo) if repo is not None else None
+    bar = RevisionsBar(quiet=as_json)
     try:
-        case_set = load_cases(cases)
-    except InputError as err:
-        if view is None:
-            raise
-        raise explain_revision_error(err, view) from None
-    if index is None:
-        raise InputError("cases check needs --index (an index directory or a folder of them)")
-    if view is not None:
-        from codegold.cli.index_cmd import build_case_revisions
-
-        # a revision the repository lacks is a finding of the check, not a build failure
-        known = {rev for rev in {c.revision for c in case_set.cases} if view.has_commit(rev)}
-        # none known: let the build say what is wrong with the repository itself
-        build_case_revisions(view.path, Path(index),
-                             [c for c in case_set.cases if c.revision in known or not known],
-                             quiet=as_json)
-    report = check_cases(case_set.cases, IndexSet.from_path(index), repo=view)
+        report = workflows.check_cases(workflows.CheckRequest(cases=cases, index=index, repo=repo),
+                                       index_progress=bar)
+    finally:
+        bar.stop()
     if as_json:
-        import msgspec
-
         click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
     else:
-        from codegold.plumbing.text import terminal_safe
-
         for finding in report.findings:
             where = finding.case_id + (f" [{finding.group}]" if finding.group else "")
             # case ids, paths and symbols come from the case file and the repository
@@ -136,65 +117,18 @@ def from_log(log: str, output: str, mappings: tuple[str, ...], repo: str | None,
       codegold cases from-log spans.json -o drafts.yaml --repo . \\
           --map query=attributes.gen_ai.prompt --map timestamp=start_time
     """
-
-    import msgspec
-
-    from codegold.curate.fromlog import draft_cases, parse_mapping, read_log
-    from codegold.curate.scrub import Scrubber, read_names
-    from codegold.curate.stanza import case_file_text
-    from codegold.errors import InputError
-    from codegold.plumbing.outputs import guard_output, write_text_atomic
-
     guard_output(output, inputs=(log, names_file, report_path))
     if report_path is not None:
         guard_output(report_path, inputs=(log, names_file), option="--report")
-    if repo is not None:
-        from codegold.labels import RepoView
-
-        RepoView.checked(repo)
-    all_names = read_names(names_file, names)
-    mapping = parse_mapping(mappings)
-    records = read_log(log)
-    resolve = _time_resolver(repo) if repo is not None else None
-    from contextlib import ExitStack
-
-    from codegold.curate.fromlog import IndexSpanSymbols
-    from codegold.index.catalog import IndexSet
-
-    with ExitStack() as stack:
-        spans = (stack.enter_context(IndexSpanSymbols(IndexSet.from_path(index_dir)))
-                 if index_dir is not None else None)
-        drafts, report = draft_cases(records, scrubber=Scrubber(names=all_names),
-                                     mapping=mapping, resolve_time=resolve,
-                                     repository=repository, span_symbols=spans)
-    if not drafts:
-        reasons = "; ".join(f"{n} {why}" for why, n in report.skipped.items()) or "no records"
-        raise InputError(f"no draft case could be made from {report.records} record(s): "
-                         f"{reasons}", path=log)
-    write_text_atomic(output, case_file_text(drafts, {"cutoff": cutoff}))
-    if report_path is not None:
-        write_text_atomic(report_path, msgspec.json.format(
-            msgspec.json.encode(report), indent=2).decode() + "\n")
+    report = curating.cases_from_log(curating.FromLogRequest(
+        log=log, output=output, mappings=mappings, repo=repo, repository=repository,
+        cutoff=cutoff, names=names, names_file=names_file, report=report_path,
+        index=index_dir))
     removed = ", ".join(f"{n} {kind}" for kind, n in report.removed.items()) or "nothing"
     click.echo(f"{report.drafts} draft case(s) from {report.records} record(s) written to "
                f"{output}; scrubbed: {removed}", err=True)
     for why, n in report.skipped.items():
         click.echo(f"skipped {n}: {terminal_safe(why)}", err=True)
-
-
-def _time_resolver(repo: str) -> Callable[[str, str | None], str | None]:
-    """A function mapping a record's timestamp to the commit current at that time."""
-    from codegold.curate.changes import commit_at
-
-    return lambda stamp, _repository: commit_at(repo, stamp)
-
-
-def _write_cases(output: str, cases: list[dict[str, object]], cutoff: int,
-                 header: str | None = None) -> None:
-    from codegold.curate.stanza import CASES_HEADER, case_file_text
-    from codegold.plumbing.outputs import write_text_atomic
-
-    write_text_atomic(output, case_file_text(cases, {"cutoff": cutoff}, header or CASES_HEADER))
 
 
 def _say_skipped(skipped: dict[str, int]) -> None:
@@ -238,24 +172,12 @@ def import_swebench_cmd(instances: str, output: str, repo: str | None, repos_dir
       codegold cases import swebench lite.jsonl --repos-dir clones/ -o swebench.yaml
       codegold cases check swebench.yaml --repo clones/flask --index idx/
     """
-    from codegold.curate.fromchanges import import_swebench, read_instances
-    from codegold.errors import InputError
-    from codegold.plumbing.outputs import guard_output
-
     if repo is None and repos_dir is None:
         raise InputError("give --repo (one repository) or --repos-dir (a folder of clones)")
     guard_output(output, inputs=(instances,))
-    if repo is not None:
-        from codegold.labels import RepoView
-
-        RepoView.checked(repo)
-    items = read_instances(instances)[:limit]
-    cases, report = import_swebench(items, repo=repo, repos_dir=repos_dir)
-    if not cases:
-        raise InputError(f"no case from {report.items} instance(s): "
-                         + "; ".join(f"{n} {why}" for why, n in report.skipped.items()),
-                         path=instances)
-    _write_cases(output, cases, cutoff, "# Gold cases imported from SWE-bench-style instances.\n")
+    report = curating.cases_from_swebench(curating.SwebenchRequest(
+        instances=instances, output=output, repo=repo, repos_dir=repos_dir, cutoff=cutoff,
+        limit=limit))
     click.echo(f"{report.drafts} case(s) from {report.items} instance(s) written to {output}",
                err=True)
     _say_skipped(report.skipped)
@@ -287,17 +209,10 @@ def mine(repo: str, output: str, since: str | None, paths: tuple[str, ...], max_
     Example:
       codegold cases mine . --since 2024-01-01 --max 30 -o mined.yaml
     """
-    from codegold.curate.fromchanges import mine_history
-    from codegold.errors import InputError
-    from codegold.plumbing.outputs import guard_output
-
     guard_output(output, inputs=(repo,))
-    cases, report = mine_history(repo, since=since, paths=paths, max_cases=max_cases,
-                                 max_files=max_files, repository=repository)
-    if not cases:
-        raise InputError(f"no draft from {report.items} commit(s): "
-                         + "; ".join(f"{n} {why}" for why, n in report.skipped.items()))
-    _write_cases(output, cases, cutoff)
+    report = curating.cases_from_history(curating.MineRequest(
+        repo=repo, output=output, since=since, paths=paths, max_cases=max_cases,
+        max_files=max_files, repository=repository, cutoff=cutoff))
     click.echo(f"{report.drafts} draft case(s) from {report.items} commit(s) written to "
                f"{output}", err=True)
     _say_skipped(report.skipped)
@@ -326,37 +241,13 @@ def split(cases: str, train: float, by: str | None, seed: int, output: str, tag:
       codegold cases split cases.yaml --train 0.7 -o cases      # cases.train.yaml, cases.heldout.yaml
       codegold cases split cases.yaml --by query_class --tag -o cases.split.yaml
     """
-    from codegold.curate.split import assign, raw_cases
-    from codegold.model import load_cases
-    from codegold.plumbing.outputs import guard_output, write_text_atomic
-
-    for path in [output] if tag else [f"{output}.{part}.yaml" for part in ("train", "heldout")]:
+    request = curating.SplitRequest(cases=cases, output=output, train=train, by=by, seed=seed,
+                                    tag=tag)
+    for path in request.outputs:
         guard_output(path, inputs=(cases,))
-    loaded = load_cases(cases)
-    which = assign(loaded.cases, train, by=by, seed=seed)
-    defaults, stanzas = raw_cases(cases)
-    header = (f"# {{part}} split of {cases} (codegold cases split --train {train}"
-              f"{' --by ' + by if by else ''} --seed {seed}).\n")
-    if tag:
-        for stanza in stanzas:
-            stanza["tags"] = {**(stanza.get("tags") or {}), "split": which[stanza["id"]]}
-        write_text_atomic(output, _document(stanzas, defaults, header.format(part="Tagged")))
-        written = [output]
-    else:
-        written = []
-        for part in ("train", "heldout"):
-            chosen = [s for s in stanzas if which[s["id"]] == part]
-            path = f"{output}.{part}.yaml"
-            write_text_atomic(path, _document(chosen, defaults, header.format(part=part)))
-            written.append(path)
-    n_train = sum(1 for v in which.values() if v == "train")
-    click.echo(f"{n_train} train, {len(which) - n_train} held-out: {', '.join(written)}", err=True)
-
-
-def _document(stanzas: list[dict[str, object]], defaults: dict[str, object], header: str) -> str:
-    from codegold.curate.stanza import case_file_text
-
-    return case_file_text(stanzas, defaults or None, header)
+    done = curating.split_cases(request)
+    click.echo(f"{done.train} train, {done.heldout} held-out: {', '.join(done.written)}",
+               err=True)
 
 
 @command.command("diff")
@@ -377,14 +268,8 @@ def diff(old: str, new: str, as_json: bool) -> None:
       git show main:evals/cases.yaml > /tmp/old.yaml
       codegold cases diff /tmp/old.yaml evals/cases.yaml
     """
-    from codegold.curate.split import describe_prior, diff_cases
-    from codegold.model import load_cases
-    from codegold.plumbing.text import terminal_safe
-
-    changes = diff_cases(load_cases(old).cases, load_cases(new).cases)
+    changes = curating.case_changes(old, new)
     if as_json:
-        import msgspec
-
         click.echo(msgspec.json.format(msgspec.json.encode(changes), indent=2))
         return
     for change in changes:
@@ -424,27 +309,9 @@ def init(repo: str, folder: str, revision: str) -> None:
       codegold index . --revision HEAD -o .codegold/idx
       codegold cases check evals/cases.yaml --index .codegold/idx
     """
-    from pathlib import Path
-
-    from codegold.curate.scaffold import OWNERS_YAML, POLICY_YAML, Scaffold
-    from codegold.errors import InputError
-    from codegold.plumbing.outputs import write_text_atomic
-
     if revision.startswith("-"):
         raise InputError(f"--revision must name a commit, found {revision!r}")
-    scaffold = Scaffold(repo, revision)
-    out = Path(folder)
-    files = {"cases.yaml": scaffold.cases_yaml(), "policy.yaml": POLICY_YAML,
-             "owners.yaml": OWNERS_YAML}
-    existing = [name for name in files if (out / name).exists()]
-    if existing:
-        raise InputError(f"{', '.join(existing)} already exist in {out}; nothing was written "
-                         "(choose another folder with -o)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"cannot create folder: {err.strerror}", path=str(out)) from None
-    for name, text in files.items():
-        write_text_atomic(out / name, text)
-    click.echo(f"wrote {', '.join(str(out / n) for n in files)} for {scaffold.repository} at "
-               f"{scaffold.revision[:12]}", err=True)
+    started = curating.start_evals(curating.InitRequest(repo=repo, folder=folder,
+                                                        revision=revision))
+    click.echo(f"wrote {', '.join(str(p) for p in started.written)} for {started.repository} "
+               f"at {started.revision[:12]}", err=True)

@@ -7,6 +7,17 @@ import sys
 import click
 
 from codegold.cli._common import guard, handle_errors
+from codegold.compare import (
+    compare_runs,
+    compare_systems,
+    dump_comparison,
+    dump_multi_comparison,
+    render_comparison_markdown,
+    render_multi_comparison_markdown,
+)
+from codegold.errors import InputError
+from codegold.model import load_results
+from codegold.plumbing.outputs import write_bytes_atomic, write_text_atomic
 
 
 @click.command("compare")
@@ -46,18 +57,6 @@ def command(results: tuple[str, ...], baseline: str | None, markdown_out: str | 
       codegold compare main/results.json pr/results.json --md comment.md
       codegold compare ref.json bm25.json windows.json --baseline ref.json
     """
-    from codegold.compare import (
-        compare_runs,
-        compare_systems,
-        dump_comparison,
-        dump_multi_comparison,
-        render_comparison_markdown,
-        render_multi_comparison_markdown,
-    )
-    from codegold.errors import InputError
-    from codegold.model import load_results
-    from codegold.plumbing.outputs import write_bytes_atomic, write_text_atomic
-
     if len(results) < 2:
         raise InputError(f"compare: found {len(results)} results file(s); expected at least 2 "
                          "(BASE NEW, or several systems with --baseline)")

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from codegold.cli._common import guard, handle_errors
+from codegold.cli._common import guard, handle_errors, stdout_console
+from codegold.errors import InputError
 from codegold.plumbing.text import rich_safe
+from codegold.workflows.demo import (
+    DemoOutcome,
+    Step,
+    default_example_dir,
+    examples_text,
+    run_demo,
+)
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from rich.console import Console
-
-    from codegold.demo import DemoOutcome, Step
 
 _MARK = {"done": "[green]✓[/]", "skipped": "[yellow]–[/]", "failed": "[red]✗[/]"}
 
@@ -51,11 +57,6 @@ def command(out: str, example: str | None, trust_example: bool, workers: int) ->
       codegold demo --out demo-out
       open demo-out/report.html
     """
-    from pathlib import Path
-
-    from codegold.cli._common import stdout_console
-    from codegold.demo import default_example_dir, run_demo
-
     if example is not None:
         _check_trusted(Path(example), default_example_dir(), trust_example)
     guard(out, example or str(default_example_dir()), directory=True, option="--out")
@@ -82,8 +83,6 @@ def command(out: str, example: str | None, trust_example: bool, workers: int) ->
 
 def _closing(console: Console, outcome: DemoOutcome) -> None:
     if outcome.examples:
-        from codegold.demo import examples_text
-
         title, *lines = examples_text(outcome.examples)
         console.print(f"\n[bold]{title}[/]")
         for text in lines:
@@ -101,10 +100,6 @@ def _closing(console: Console, outcome: DemoOutcome) -> None:
 
 def _check_trusted(example: Path, bundled: Path, trusted: bool) -> None:
     """Refuse to execute another folder's build_example.py unless the user said to."""
-    import os
-
-    from codegold.errors import InputError
-
     if trusted or os.path.realpath(example) == os.path.realpath(bundled):
         return
     raise InputError("--example runs the folder's build_example.py as Python code; codegold "

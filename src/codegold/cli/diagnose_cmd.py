@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING
+import sys
+from pathlib import Path
 
 import click
 
 from codegold.cli._common import guard, handle_errors, index_option
-
-if TYPE_CHECKING:
-    from codegold.model import RunResult
+from codegold.diagnose.bundle import render_summary_markdown, render_summary_text
+from codegold.workflows import DiagnoseRequest, diagnose
 
 
 @click.command("diagnose")
@@ -43,70 +42,22 @@ def command(results: str, index_dir: str | None, owners_path: str | None,
       codegold diagnose results.json --index idx/ --owners owners.yaml -o diag/
       codegold diagnose results.json --index indexes/ --repo . -o diag/
     """
-    from codegold.diagnose import RepoView, diagnose_run, load_owners, write_diagnosis_dir
-    from codegold.diagnose.bundle import render_summary_markdown, render_summary_text
-    from codegold.model import load_results
-
     if out_dir is not None:
-        from pathlib import Path
-
         inputs = (results, owners_path, attempts_path, repo_path)
         guard(out_dir, trees=(index_dir,), directory=True)
         for name in ("diagnoses.json", "summary.md"):
             guard(str(Path(out_dir) / name), *inputs)
         guard(str(Path(out_dir) / "bundles"), *inputs, directory=True)
-    run = load_results(results)
-    if attempts_path is not None:
-        _check_same_run(run, attempts_path)
-    owners = load_owners(owners_path) if owners_path else None
-    repo = RepoView(repo_path) if repo_path else None
-    with contextlib.ExitStack() as stack:
-        indexes = {}
-        if index_dir:
-            from codegold.index.catalog import IndexSet
-            from codegold.index.store import IndexReader
-
-            for revision, path in IndexSet.from_path(index_dir).by_revision.items():
-                indexes[revision] = stack.enter_context(IndexReader.open(path))
-        summary, diagnosed = diagnose_run(run, indexes=indexes, repo=repo,
-                                          attempts_path=attempts_path, owners=owners,
-                                          results_name=results, index_name=index_dir)
+    found = diagnose(DiagnoseRequest(results=results, index=index_dir, owners=owners_path,
+                                     attempts=attempts_path, repo=repo_path, output=out_dir,
+                                     results_name=results))
     if out_dir:
-        write_diagnosis_dir(summary, diagnosed, out_dir)
-        click.echo(f"wrote {out_dir}/diagnoses.json and {len(diagnosed)} bundle(s)", err=True)
+        click.echo(f"wrote {out_dir}/diagnoses.json and {found.bundles} bundle(s)", err=True)
     # Markdown goes into files (a redirect, a pipe); a terminal gets aligned text.
     render = render_summary_text if _on_terminal() else render_summary_markdown
-    click.echo(render(summary), nl=False)
+    click.echo(render(found.summary), nl=False)
 
 
 def _on_terminal() -> bool:
-    import sys
-
     stream = sys.stdout
     return bool(getattr(stream, "isatty", None) and stream.isatty())
-
-
-def _check_same_run(run: RunResult, attempts_path: str) -> None:
-    """Refuse an --attempts file that lacks an attempt the results scored.
-
-    Diagnosis joins results to attempts by attempt id; another run's file would match
-    none of them and quietly turn every candidate-based cause into "not recorded".
-    """
-    from codegold.errors import InputError
-    from codegold.model import iter_attempts
-
-    wanted = {c.attempt_id: c.case_id for c in run.cases if c.status != "pass" and c.attempt_id}
-    found: set[str] = set()
-    runs: set[str] = set()
-    for attempt in iter_attempts(attempts_path):
-        runs.add(attempt.run_id or "?")
-        if attempt.attempt_id in wanted:
-            found.add(attempt.attempt_id)
-    missing = sorted(set(wanted) - found)
-    if missing:
-        first = missing[0]
-        raise InputError(
-            f"holds no attempt {first!r} (case {wanted[first]!r}), which the results scored, "
-            f"nor {len(missing) - 1} other(s); it is from another run (run ids found: "
-            f"{', '.join(sorted(runs)[:3]) or 'none'}): pass the attempts file `codegold eval` "
-            "scored", path=attempts_path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -14,6 +15,11 @@ from codegold.cli._common import (
     quiet_option,
     stdout_console,
 )
+from codegold.cli._summary import render_summary
+from codegold.model import iter_results_bytes
+from codegold.model.cases import parse_budget
+from codegold.plumbing.text import terminal_safe
+from codegold.workflows import EvaluateRequest, evaluate
 
 
 @click.command("eval")
@@ -49,56 +55,25 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
       codegold eval cases.yaml windows.jsonl --resolve indexes/ -o results.json
       codegold eval cases.yaml agent.jsonl --budget tokens=8000 --gold-lines idx/
     """
-    import gc
-
-    from codegold.evaluate import evaluate_files
-    from codegold.model import CaseSet, iter_results_bytes, write_results
-
+    chosen = parse_budget(budget) if budget is not None else None
+    guard(output, cases, attempts, trees=tuple(t for t in (resolve, gold_lines) if t))
     # Scoring allocates many small objects that all live to the end; generational GC
     # passes over them only cost time.
-    from codegold.model.cases import parse_budget, with_budget
-
-    chosen = parse_budget(budget) if budget is not None else None
-    guard(output, cases, attempts,
-          trees=tuple(t for t in (resolve, gold_lines) if t))
     gc.disable()
-    adjust = None
-    if chosen is not None or gold_lines is not None:
-        def adjust(case_set: CaseSet) -> CaseSet:
-            if chosen is not None:
-                case_set = with_budget(case_set, chosen)
-            if gold_lines is not None:
-                from codegold.labels.goldlines import fill_gold_lines
-
-                case_set = fill_gold_lines(case_set, gold_lines)
-            return case_set
-    if resolve is None:
-        result = evaluate_files(cases, attempts, adjust=adjust)
-    else:
-        from codegold.resolve import AttemptResolver
-
-        with AttemptResolver.from_path(resolve) as resolver:
-            result = evaluate_files(cases, attempts, adjust=adjust,
-                                    prepare=lambda attempt, case: resolver.resolve(
-                                        attempt, case.revision))
-        for revision, count in sorted(resolver.unresolved.items()):
-            from codegold.plumbing.text import terminal_safe
-
-            click.echo(terminal_safe(f"warning: no index for revision {revision} under {resolve}: "
-                                     f"{count} attempt(s) judged on their reported metadata"),
-                       err=True)
-    # No second scan of the results: attempts are redacted as they are read, and what
-    # the scorer adds (ids, paths, numbers) holds no text from outside.
-    if output:
-        write_results(result, output)
+    evaluation = evaluate(EvaluateRequest(cases=cases, attempts=attempts, resolve=resolve,
+                                          output=output, budget=chosen,
+                                          gold_lines=gold_lines))
+    for revision, count in evaluation.unresolved:
+        click.echo(terminal_safe(f"warning: no index for revision {revision} under {resolve}: "
+                                 f"{count} attempt(s) judged on their reported metadata"),
+                   err=True)
+    result = evaluation.result
     if as_json:
         for piece in iter_results_bytes(result):
             sys.stdout.buffer.write(piece)
         sys.stdout.flush()
         return
     if not quiet:
-        from codegold.cli._summary import render_summary
-
         render_summary(stdout_console(), result)
         if output:
             click.echo(f"wrote {output}")

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from codegold.cli._common import guard, handle_errors
+from codegold.errors import InputError
+from codegold.evaluate.trec import export_trec
+from codegold.model import Case, Chunk, iter_attempts, load_cases, load_results
+from codegold.plumbing.outputs import write_text_atomic
 
 
 @click.group("export")
@@ -36,13 +42,6 @@ def trec(source: str, cases: str | None, prefix: str) -> None:
       codegold export trec attempts.jsonl --cases cases.yaml -o out/run
       trec_eval -m recip_rank out/run.file.qrels out/run.file.run
     """
-    import os
-
-    from codegold.errors import InputError
-    from codegold.evaluate.trec import export_trec
-    from codegold.model import Case, Chunk, iter_attempts, load_cases, load_results
-    from codegold.plumbing.outputs import write_text_atomic
-
     if not prefix or prefix.endswith(("/", os.sep)) or os.path.basename(prefix) in (".", ".."):
         raise InputError(f"-o takes a path prefix such as out/run (files PREFIX.file.run ...), "
                          f"found {prefix!r}")

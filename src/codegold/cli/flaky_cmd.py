@@ -6,8 +6,12 @@ import sys
 from collections.abc import Iterator
 
 import click
+import msgspec
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.errors import InputError
+from codegold.evaluate.flaky import find_flaky
+from codegold.model import Attempt, iter_attempts, load_cases
 from codegold.plumbing.text import terminal_safe
 
 
@@ -30,12 +34,6 @@ def command(cases: str, attempts: str, as_json: bool) -> None:
       codegold run cases.yaml --index idx/ -o repeated.jsonl --repeat 3
       codegold flaky cases.yaml repeated.jsonl
     """
-    import msgspec
-
-    from codegold.errors import InputError
-    from codegold.evaluate.flaky import find_flaky
-    from codegold.model import Attempt, iter_attempts, load_cases
-
     case_set = load_cases(cases)
     read = 0
 

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
+import msgspec
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors, json_option, stdout_console
+from codegold.gate import Verdict
+from codegold.plumbing.text import rich_safe
+from codegold.workflows import GateRequest, decide
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.command("gate")
@@ -35,16 +43,9 @@ def command(results: str, policy_path: str, baseline: str | None, max_new_failur
       codegold gate results.json --policy policy.yaml
       codegold gate results.json --policy policy.yaml --baseline main-results.json --report-only
     """
-    from codegold.gate import load_policy, run_gate
-    from codegold.model import load_results
-
-    policy = load_policy(policy_path)
-    result = load_results(results)
-    verdict = run_gate(result, policy, baseline_path=baseline, max_new_failures=max_new_failures,
-                       policy_path=policy_path)
+    verdict = decide(GateRequest(results=results, policy=policy_path, baseline=baseline,
+                                 max_new_failures=max_new_failures))
     if as_json:
-        import msgspec
-
         click.echo(msgspec.json.format(msgspec.json.encode(verdict), indent=2))
     else:
         render_verdict(stdout_console(), verdict)
@@ -53,14 +54,7 @@ def command(results: str, policy_path: str, baseline: str | None, max_new_failur
     sys.exit(EXIT_OK if verdict.passed else EXIT_FAIL)
 
 
-def render_verdict(console: object, verdict: object) -> None:
-    from rich.console import Console
-
-    from codegold.gate import Verdict
-    from codegold.plumbing.text import rich_safe
-
-    if not isinstance(console, Console) or not isinstance(verdict, Verdict):
-        raise TypeError("render_verdict takes a rich Console and a Verdict")
+def render_verdict(console: Console, verdict: Verdict) -> None:
     # Rules, slices and case ids come from user files: escape them so a "[/]" in a case id
     # prints as text instead of breaking rich's markup.
     for check in verdict.checks:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import click
+import msgspec
 from click_default_group import DefaultGroup
 
+from codegold import workflows
 from codegold.cli._common import (
     ProgressLine,
     config_option,
@@ -21,6 +21,17 @@ from codegold.cli._common import (
     quiet_option,
     start_executor,
 )
+from codegold.cli._progress import RevisionsBar, build_printer, embed_line, warm_line
+from codegold.errors import InputError
+from codegold.execute import parse_executor
+from codegold.index import IndexReader, chunk_file, load_policy
+from codegold.index.build import redact_blob
+from codegold.index.chunkstore import ChunkStore, collect_garbage
+from codegold.index.many import read_revisions
+from codegold.index.records import InventoryEntry
+from codegold.index.store import IndexedChunk
+from codegold.model import Manifest, load_cases
+from codegold.model._files import MAX_LINE_BYTES, read_bytes
 from codegold.plumbing.text import terminal_safe as _safe
 
 
@@ -58,133 +69,33 @@ def command() -> None:
     """
 
 
-def _progress_printer(quiet: bool) -> Any:
-    if quiet:
-        return None
-    last = [0.0]
-
-    def show(event: Any) -> None:
-        now = time.perf_counter()
-        if event.stage == "chunking" and now - last[0] < 1.0:
-            return
-        last[0] = now
-        rate = event.files_done / event.elapsed_s if event.elapsed_s > 0 else 0.0
-        click.echo(f"{event.stage}: {event.files_done}/{event.files_total} files, "
-                   f"{event.chunks} chunks, {rate:.0f} files/s "
-                   f"(parsed {event.parsed}, reused {event.reused})", err=True)
-
-    return show
-
-
-@contextmanager
-def _many_progress(quiet: bool) -> Iterator[Any]:
-    """One progress display over the revisions of a many-revision build (None when quiet)."""
-    if quiet:
-        yield None
-        return
-    from codegold.cli._common import ProgressLine
-
-    with ProgressLine("indexing revisions") as bar:
-
-        def show(event: Any) -> None:
-            build = event.build
-            detail = "already indexed" if event.skipped else (
-                f"{build.files_done}/{build.files_total} files, parsed {build.parsed}, "
-                f"reused {build.reused}" if build is not None else "")
-            bar.update(total=event.total, completed=event.done,
-                       description=f"{event.revision[:12]} {detail}")
-
-        yield show
-
-
 def prepare_caches(dirs: Sequence[Path], *, quiet: bool, embed: bool = False) -> None:
     """Pay the query-time caches of freshly built indexes now, with progress: every BM25
     engine the default configuration reads, and with ``embed`` every chunk's vector (the
     full dense pass of `codegold index embed`, default embedder and store)."""
     if not dirs:
         return
-    from codegold.retrieve.config import load_config
-    from codegold.retrieve.warm import lexical_engines, warm_lexical
-
-    config = load_config()
-    total = len(dirs) * len(lexical_engines(config))
     started = time.perf_counter()
-    with ProgressLine("lexical caches", total, quiet=quiet) as bar:
-        for number, folder in enumerate(dirs):
-            def show(event: Any, before: int = number * (total // max(1, len(dirs)))) -> None:
-                what = event.engine.label if event.engine is not None else "starting"
-                bar.update(completed=before + event.done, description=f"lexical caches, {what}")
-
-            warm_lexical(folder, config, progress=show)
+    with ProgressLine("lexical caches", workflows.warm_total(dirs), quiet=quiet) as bar:
+        workflows.warm_indexes(dirs, warm_line(bar))
     if not quiet:
         click.echo(f"lexical caches ready for {len(dirs)} index(es) in "
                    f"{time.perf_counter() - started:.1f}s", err=True)
     if embed:
+        from codegold.retrieve.config import load_config
         from codegold.retrieve.embedpass import embed_indexes
 
-        settings = config.signals.dense
+        settings = load_config().signals.dense
         with ProgressLine("embedding texts", quiet=quiet) as bar:
             summary = embed_indexes(list(dirs), settings.embedder,
                                     max_tokens=settings.max_tokens,
                                     batch_size=settings.batch_size,
                                     store=Path(settings.store) if settings.store else None,
-                                    progress=_embed_progress(bar))
+                                    progress=embed_line(bar))
         if not quiet:
             click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks "
                              f"({summary.reused} already in the store or repeated) with "
                              f"{summary.embedder}; vectors in {summary.store}"), err=True)
-
-
-def build_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Any], *,
-                         quiet: bool, executor: Any = None, warm: bool = False) -> None:
-    """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
-    ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``, on
-    ``executor`` (an Executor; None: in this process); ``warm`` also builds the lexical
-    caches of the indexes built (for a run that queries them next)."""
-    from codegold.index.many import case_sources
-
-    with _many_progress(quiet) as show:
-        result = _build_sources(case_sources(repo, cases), folder, show, executor=executor)
-    if warm:
-        prepare_caches([folder / str(m.revision) for m in result.built], quiet=quiet)
-
-
-def _build_sources(sources: Sequence[Any], folder: Path, show: Any, *, executor: Any,
-                   repository: str | None = None, **options: Any) -> Any:
-    """Build every revision of each case source (a clone and the revisions cases pin in
-    it) into ``folder``, one progress over all of them; the results added up."""
-    from dataclasses import replace
-
-    from codegold.errors import InputError
-    from codegold.index.many import ManyResult, build_many
-
-    if repository is not None and len(sources) > 1:
-        names = ", ".join(sorted(str(s.repository or s.repo) for s in sources))
-        raise InputError(f"--repository names one repository, but these cases pin "
-                         f"revisions of {len(sources)} ({names}); leave it out")
-    results = []
-    before = 0  # revisions of the sources already built
-    for number, source in enumerate(sources):
-        later = sum(len(other.revisions) for other in sources[number + 1:])
-
-        def progress(event: Any, before: int = before, later: int = later) -> None:
-            if show is not None:
-                show(replace(event, done=event.done + before,
-                             total=before + event.total + later))
-
-        result = build_many(source.repo, folder, source.revisions,
-                            repository=repository or source.repository,
-                            pinned_by=source.pinned, progress=progress,
-                            executor=executor, **options)
-        results.append(result)
-        before += len(result.built) + len(result.skipped)
-    if len(results) == 1:
-        return results[0]
-    return ManyResult(built=tuple(m for r in results for m in r.built),
-                      skipped=tuple(c for r in results for c in r.skipped),
-                      store=next((r.store for r in results if r.store), None),
-                      parsed=sum(r.parsed for r in results),
-                      reused=sum(r.reused for r in results))
 
 
 @click.command("build")
@@ -236,12 +147,6 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
       codegold index clones/ --cases swebench.yaml -o indexes/   # clones/owner+name/
       codegold index ~/src/shop --revisions revisions.txt -o indexes/ --executor ray
     """
-    from codegold.errors import InputError
-    from codegold.execute import parse_executor
-    from codegold.index import build_index, load_policy
-    from codegold.index.build import check_store_apart
-    from codegold.index.chunkstore import ChunkStore
-
     given = [name for name, value in (("--revision", revision), ("--revisions", revisions_spec),
                                       ("--cases", cases_file)) if value is not None]
     if len(given) != 1:
@@ -258,65 +163,48 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
     if store is not None:
         guard(str(store), *inputs, option="--store", directory=True)
     loaded = load_policy(policy) if policy is not None else None
-    if revision is None:
-        if reuse is not None:
-            raise InputError("--reuse applies to a single --revision build; many-revision "
-                             "builds share the chunk store instead")
-        if output.resolve() == repo.resolve():
-            raise InputError("-o is the repository being indexed; a folder of indexes goes "
-                             "beside it or below it (say .codegold/indexes), never the "
-                             "repository itself", path=str(output))
-        _build_many(repo, output, revisions_spec, cases_file, store, no_store, loaded,
-                    repository, quiet, where, embed)
+    if revision is not None:
+        manifest = workflows.index(
+            workflows.IndexRequest(repo=repo, revision=revision, output=output, policy=loaded,
+                                   reuse=reuse, repository=repository, store=store),
+            progress=build_printer(quiet))
+        prepare_caches([output], quiet=quiet, embed=embed)
+        click.echo(_written(output, manifest))
         return
-    if store is not None:
-        check_store_apart(store, output)
-    chunks = ChunkStore.open(store) if store is not None else None
-    manifest = build_index(repo, revision, output, policy=loaded, reuse_from=reuse,
-                           progress=_progress_printer(quiet), repository=repository,
-                           store=chunks)
-    prepare_caches([output], quiet=quiet, embed=embed)
-    click.echo(_safe(f"index written to {output}: {manifest.repository}@{manifest.revision} "
-                     f"build {manifest.index_build_id}, {manifest.files} files, "
-                     f"{manifest.chunks} chunks"))
-
-
-def _build_many(repo: Path, output: Path, revisions_spec: str | None, cases_file: Path | None,
-                store: Path | None, no_store: bool, policy: Any, repository: str | None,
-                quiet: bool, where: Any, embed: bool = False) -> None:
-    from codegold.index.many import CaseSource, case_sources, read_revisions
-
-    if cases_file is not None:
-        from codegold.model import load_cases
-
-        sources = case_sources(repo, load_cases(str(cases_file)).cases)
-    else:
-        sources = [CaseSource(Path(repo), None, {}, tuple(read_revisions(revisions_spec or "")))]
-    pool = start_executor(where)
-    fresh = not output.exists()
+    if reuse is not None:
+        raise InputError("--reuse applies to a single --revision build; many-revision "
+                         "builds share the chunk store instead")
+    if output.resolve() == repo.resolve():
+        raise InputError("-o is the repository being indexed; a folder of indexes goes "
+                         "beside it or below it (say .codegold/indexes), never the "
+                         "repository itself", path=str(output))
+    sources = (workflows.case_revision_sources(repo, load_cases(str(cases_file)).cases)
+               if cases_file is not None else workflows.revision_sources(repo, revisions_spec or ""))
+    bar = RevisionsBar(quiet)
     try:
-        with _many_progress(quiet) as show:
-            result = _build_sources(sources, output, show, executor=pool, store=store,
-                                    use_store=not no_store, policy=policy,
-                                    repository=repository)
-    except BaseException:
-        # a build refused before writing anything leaves no empty folder behind
-        if fresh and output.is_dir() and not any(output.iterdir()):
-            output.rmdir()
-        raise
+        result = workflows.index_many(
+            workflows.IndexManyRequest(sources=sources, output=output, store=store,
+                                       use_store=not no_store, policy=loaded,
+                                       repository=repository),
+            executor=start_executor(where), progress=bar)
+    finally:
+        bar.stop()
     prepare_caches([output / str(m.revision) for m in result.built], quiet=quiet, embed=embed)
     for manifest in result.built:
-        click.echo(_safe(f"index written to {output / str(manifest.revision)}: "
-                         f"{manifest.repository}@{manifest.revision} build "
-                         f"{manifest.index_build_id}, {manifest.files} files, "
-                         f"{manifest.chunks} chunks"))
+        click.echo(_written(output / str(manifest.revision), manifest))
     store_note = f", chunk store {result.store}" if result.store else ""
     click.echo(_safe(f"{len(result.built)} indexes built, {len(result.skipped)} already there "
                      f"in {output}; parsed {result.parsed} files, reused {result.reused}"
                      f"{store_note}"))
 
 
-def _chunk_line(chunk: Any) -> str:
+def _written(folder: Path, manifest: Manifest) -> str:
+    return _safe(f"index written to {folder}: {manifest.repository}@{manifest.revision} "
+                 f"build {manifest.index_build_id}, {manifest.files} files, "
+                 f"{manifest.chunks} chunks")
+
+
+def _chunk_line(chunk: IndexedChunk) -> str:
     symbol = chunk.symbol or "-"
     extra = [s for s in chunk.symbols if s != chunk.symbol]
     more = f" (+{', '.join(extra)})" if extra else ""
@@ -325,7 +213,7 @@ def _chunk_line(chunk: Any) -> str:
                  f"{symbol}{more}  id={chunk.id}{flags}")
 
 
-def _entry_line(entry: Any) -> str:
+def _entry_line(entry: InventoryEntry) -> str:
     reason = f" ({entry.reason})" if entry.reason else ""
     return _safe(f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
                  f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
@@ -346,8 +234,6 @@ def inspect_command(index: Path, file_path: str | None, symbol: str | None, text
       codegold index inspect idx/ --file src/auth/session-service.ts
       codegold index inspect idx/ --symbol SessionService.createSession --text
     """
-    from codegold.index import IndexReader
-
     with IndexReader.open(index) as reader:
         manifest = reader.manifest
         click.echo(_safe(f"{manifest.repository}@{manifest.revision} build "
@@ -364,7 +250,7 @@ def inspect_command(index: Path, file_path: str | None, symbol: str | None, text
             _print_symbol(reader, symbol, text)
 
 
-def _print_summary(reader: Any) -> None:
+def _print_summary(reader: IndexReader) -> None:
     counts: dict[tuple[str, str], int] = {}
     for entry in reader.iter_inventory():
         key = (entry.fate, entry.category)
@@ -373,7 +259,7 @@ def _print_summary(reader: Any) -> None:
         click.echo(_safe(f"  {fate:<9} {category:<10} {count}"))
 
 
-def _print_file(reader: Any, file_path: str, text: bool) -> None:
+def _print_file(reader: IndexReader, file_path: str, text: bool) -> None:
     entry = reader.inventory(file_path)
     if entry is None:
         click.echo(f"{_safe(file_path)}: not in the revision's tree")
@@ -385,7 +271,7 @@ def _print_file(reader: Any, file_path: str, text: bool) -> None:
                 click.echo(_indent(chunk.text))
 
 
-def _print_symbol(reader: Any, symbol: str, text: bool) -> None:
+def _print_symbol(reader: IndexReader, symbol: str, text: bool) -> None:
     definitions = reader.definitions(symbol)
     if not definitions:
         click.echo(f"{_safe(symbol)}: no definition in this index")
@@ -419,12 +305,6 @@ def parse_command(file: Path, repo_path: str | None, text: bool, as_json: bool) 
       codegold index parse src/auth/session-service.ts
       codegold index parse fixture.py --path tests/test_auth.py --json
     """
-    import msgspec
-
-    from codegold.index import chunk_file
-    from codegold.index.build import redact_blob
-    from codegold.model._files import MAX_LINE_BYTES, read_bytes
-
     # Bounded (a device such as /dev/zero, or a huge file, is refused, never read whole
     # into memory); larger than an index build's default max_bytes, since this is where
     # one looks at how an outsized file chunks.
@@ -467,9 +347,6 @@ def gc_command(store: Path, index_folders: tuple[Path, ...], keep_spec: str | No
       codegold index gc indexes/.chunkstore
       codegold index gc ~/.cache/shop-chunks --indexes indexes/ --keep-revisions 3f2a9c1,77b0e4d
     """
-    from codegold.index.chunkstore import ChunkStore, collect_garbage
-    from codegold.index.many import read_revisions
-
     chunks = ChunkStore.open_existing(store)
     folders = list(index_folders) or [store.resolve().parent]
     keep = read_revisions(keep_spec) if keep_spec is not None else None
@@ -510,39 +387,18 @@ def embed_command(index: Path, config_path: str | None, embedder: str | None,
       codegold index embed indexes/ --executor ray://head:10001 --gpus 1
       codegold index embed indexes/ --config retriever.yaml --store ~/.cache/vectors
     """
-    from codegold.errors import InputError
-    from codegold.execute import parse_executor
-    from codegold.index.catalog import IndexSet
-    from codegold.retrieve.config import load_config
-    from codegold.retrieve.embedpass import embed_indexes
-
-    settings = load_config(config_path).signals.dense
-    where = parse_executor(executor)
-    if gpus > 0 and where.kind == "local":
-        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
-                         "ray://HOST:PORT too", field="--gpus")
-    found = IndexSet.from_path(index).by_revision
-    dirs = [found[revision] for revision in sorted(found)]
-    chosen = store if store is not None else (Path(settings.store) if settings.store else None)
-    if chosen is not None:
-        guard(str(chosen), *(str(d) for d in dirs), option="--store", directory=True)
-    pool = start_executor(where)
+    request = workflows.EmbedRequest(index=index, config=config_path, embedder=embedder,
+                                     store=store, executor=executor, gpus=gpus)
+    targets = workflows.embed_targets(request)
+    if targets.store is not None:
+        guard(str(targets.store), *(str(d) for d in targets.dirs), option="--store",
+              directory=True)
     with ProgressLine("embedding texts", quiet=quiet) as bar:
-        summary = embed_indexes(dirs, embedder or settings.embedder,
-                                max_tokens=settings.max_tokens, batch_size=settings.batch_size,
-                                store=chosen, executor=pool, gpus=gpus,
-                                progress=_embed_progress(bar))
+        summary = workflows.embed(request, targets, executor=start_executor(targets.where),
+                                  progress=embed_line(bar))
     click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks of "
                      f"{summary.indexes} indexes ({summary.reused} already in the store or "
                      f"repeated) with {summary.embedder}; vectors in {summary.store}"))
-
-
-def _embed_progress(bar: Any) -> Any:
-    def show(event: Any) -> None:
-        what = "embedding texts" if event.stage == "embedding" else "caching indexes"
-        bar.update(completed=event.done, total=event.total, description=what)
-
-    return show
 
 
 for _sub in (build_command, inspect_command, parse_command, gc_command, embed_command):

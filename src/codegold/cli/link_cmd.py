@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 
 import click
+import msgspec
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
+from codegold.errors import InputError
+from codegold.evaluate.answers import link_answers
+from codegold.model import InputRef, iter_attempts, load_cases
+from codegold.model.answers import iter_answers
+from codegold.plumbing.outputs import guard_output, write_text_atomic
 from codegold.plumbing.text import terminal_safe
 
 
@@ -37,19 +44,8 @@ def command(cases: str, attempts: str, answers: str, output: str | None, as_json
     Example:
       codegold link cases.yaml attempts.jsonl answers.jsonl -o answer-results.json
     """
-    import hashlib
-
-    import msgspec
-
-    from codegold.errors import InputError
-    from codegold.evaluate.answers import link_answers
-    from codegold.model import InputRef, iter_attempts, load_cases
-    from codegold.model.answers import iter_answers
-
     case_set = load_cases(cases)
     if output:
-        from codegold.plumbing.outputs import guard_output
-
         guard_output(output, inputs=(cases, attempts, answers))
     digest = hashlib.sha256()
     result = link_answers(
@@ -61,8 +57,6 @@ def command(cases: str, attempts: str, answers: str, output: str | None, as_json
                          "(see docs/answers.md)", path=answers)
     encoded = msgspec.json.format(msgspec.json.encode(result), indent=2) + b"\n"
     if output:
-        from codegold.plumbing.outputs import write_text_atomic
-
         write_text_atomic(output, encoded.decode())
     if as_json:
         sys.stdout.buffer.write(encoded)

@@ -1,36 +1,99 @@
-"""The ``codegold`` entry point. Commands register by module name in ``COMMAND_MODULES``."""
+"""The ``codegold`` entry point. Commands register by name in ``COMMANDS``; a command's
+module is imported only when that command runs (or its help is asked for), so command
+modules import the workflows and their types at top level and ``codegold --help`` stays
+fast."""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 
 import click
 
 from codegold import __version__
 
-# Each module defines ``command`` (a click.Command or Group). Keep imports inside command
-# bodies lazy so that ``codegold --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = (
-    "codegold.cli.index_cmd",
-    "codegold.cli.eval_cmd",
-    "codegold.cli.gate_cmd",
-    "codegold.cli.schema_cmd",
-    "codegold.cli.export_cmd",
-    "codegold.cli.search_cmd",
-    "codegold.cli.run_cmd",
-    "codegold.cli.compare_cmd",
-    "codegold.cli.demo_cmd",
-    "codegold.cli.diagnose_cmd",
-    "codegold.cli.report_cmd",
-    "codegold.cli.cases_cmd",
-    "codegold.cli.link_cmd",
-    "codegold.cli.flaky_cmd",
-    "codegold.cli.tune_cmd",
-    "codegold.cli.import_cmd",
-)
+# name -> (module defining ``command``, the first paragraph of its help). The help is
+# repeated here so that listing the commands imports none of them; a test checks it
+# equals the command's own.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "cases": ("codegold.cli.cases_cmd",
+        'Get gold cases and keep their labels true.'),
+    "compare": ("codegold.cli.compare_cmd",
+        'Compare results files of the same gold cases: BASE NEW, or several systems.'),
+    "demo": ("codegold.cli.demo_cmd",
+        'Run the main job end to end on the bundled example and write an HTML report.'),
+    "diagnose": ("codegold.cli.diagnose_cmd",
+        'Name the cause and owner of every case in RESULTS that did not pass.'),
+    "eval": ("codegold.cli.eval_cmd",
+        "Score ATTEMPTS (attempts.jsonl) against the gold CASES at each case's cutoff."),
+    "export": ("codegold.cli.export_cmd",
+        "Export codegold data to other tools' formats."),
+    "flaky": ("codegold.cli.flaky_cmd",
+        'List cases of CASES whose repeated ATTEMPTS differ inside the cutoff.'),
+    "gate": ("codegold.cli.gate_cmd",
+        'Gate RESULTS against a policy: exit 0 pass, 1 fail, 2 bad input.'),
+    "import": ("codegold.cli.import_cmd",
+        "Import other tools' records as codegold files."),
+    "index": ("codegold.cli.index_cmd",
+        'Index a repository at a pinned revision, inspect an index, or chunk one file.'),
+    "link": ("codegold.cli.link_cmd",
+        'Check that every answer in ANSWERS resolves to the context it actually received,'
+        ' then say why each failed answer failed.'),
+    "report": ("codegold.cli.report_cmd",
+        'Render RESULTS as an HTML page people read, Markdown, and JUnit XML.'),
+    "run": ("codegold.cli.run_cmd",
+        'Run every case in CASES through a retriever and write ATTEMPTS (attempts.jsonl).'),
+    "schema": ("codegold.cli.schema_cmd",
+        'Print the JSON Schema (draft 2020-12) of the NAME file format.'),
+    "search": ("codegold.cli.search_cmd",
+        'Search INDEX for QUERY: path:lines, symbol, role, score and an excerpt per '
+        'result.'),
+    "tune": ("codegold.cli.tune_cmd",
+        "Search the reference retriever's settings on the training cases of CASES (one or "
+        'more case files) and write the best configuration found.'),
+}
+COMMAND_MODULES: tuple[str, ...] = tuple(module for module, _help in COMMANDS.values())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use; listing them reads ``lazy``."""
+
+    def __init__(self, *args: object, lazy: Mapping[str, tuple[str, str]],
+                 **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module = importlib.import_module(self.lazy[cmd_name][0])
+            self.add_command(module.command, cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in self.commands:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                rows.append((name, command.get_short_help_str(limit)))
+            else:
+                # a stand-in command shortens the text exactly as the real one would
+                rows.append((name, click.Command(name, help=self.lazy[name][1])
+                             .get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="codegold")
 def cli() -> None:
     """codegold: know whether your code assistant's retrieval put the right evidence first.
@@ -42,14 +105,6 @@ def cli() -> None:
       codegold eval cases.yaml attempts.jsonl -o results.json
       codegold gate results.json --policy policy.yaml
     """
-
-
-def _register() -> None:
-    for name in COMMAND_MODULES:
-        cli.add_command(importlib.import_module(name).command)
-
-
-_register()
 
 
 def main() -> None:

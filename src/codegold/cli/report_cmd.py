@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from codegold.cli._common import guard, handle_errors
+from codegold.errors import InputError
+from codegold.workflows import ReportRequest, render
 
 
 @click.command("report")
@@ -39,37 +41,14 @@ def command(results: str, html_out: str | None, md_out: str | None, junit_out: s
       codegold report results.json --diagnosis diag/ --compare base.json \\
           -o report.html --md summary.md --junit junit.xml
     """
-    from codegold.assemble import report_input
-    from codegold.errors import InputError
-    from codegold.model import load_results
-    from codegold.report import RENDERERS
-
     if not (html_out or md_out or junit_out):
         raise InputError("nothing to write: give -o report.html, --md FILE or --junit FILE")
     _guard_outputs(results, base, policy, diagnosis_dir, html_out=html_out, md_out=md_out,
                    junit_out=junit_out)
-    run = load_results(results)
-    baseline = load_results(base) if base else None
-    comparison = None
-    if baseline is not None:
-        from codegold.compare import compare_runs
-
-        comparison = compare_runs(baseline, run, base_name=base or "", new_name=results)
-    verdict = None
-    if policy:
-        from codegold.gate import load_policy, run_gate
-
-        # The same call `codegold gate RESULTS --policy P` makes: one verdict, the policy's
-        # own (its baseline, if it names one). --compare is shown apart, never a check.
-        verdict = run_gate(run, load_policy(policy), policy_path=policy)
-    report = report_input(run, results_name=results, title=title, comparison=comparison,
-                          verdict=verdict, policy_name=policy or "", diagnosis_dir=diagnosis_dir)
-    from codegold.plumbing.outputs import write_text_atomic
-
-    for target, kind in ((html_out, "html"), (md_out, "markdown"), (junit_out, "junit")):
-        if target:
-            write_text_atomic(target, RENDERERS[kind](report))
-            click.echo(f"wrote {target}", err=True)
+    for target in render(ReportRequest(results=results, html=html_out, markdown=md_out,
+                                       junit=junit_out, title=title, baseline=base,
+                                       diagnosis=diagnosis_dir, policy=policy)):
+        click.echo(f"wrote {target}", err=True)
 
 
 def _guard_outputs(*inputs: str | None, html_out: str | None, md_out: str | None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -17,12 +18,13 @@ from codegold.cli._common import (
     index_option,
     output_option,
     quiet_option,
-    start_executor,
 )
+from codegold.cli._progress import AttemptsBar, RevisionsBar, warm_line
+from codegold.execute import parse_executor
 from codegold.plumbing.text import terminal_safe
+from codegold.workflows import RunRequest, run
 
 EXIT_RUN_ERRORS = 3
-_SHOW_ERRORS = 5
 
 
 MAX_SECONDS = 86_400
@@ -141,139 +143,45 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
       codegold run cases.yaml --repo . --index idx/ -o a.jsonl --resolve \\
         --retriever "mcp:stdio:my-mcp-server" --mcp-args '{"query": "{query}", "root": "{checkout}"}'
     """
-    from pathlib import Path
-
-    from codegold.adapters.registry import (
-        RetrieverOptions,
-        close_retriever,
-        config_digest,
-        make_retriever,
-    )
-    from codegold.adapters.runner import run_cases
-    from codegold.errors import InputError
-    from codegold.execute import parse_executor
-    from codegold.index.catalog import IndexSet
-    from codegold.model import Attempt, load_cases
-    from codegold.plumbing.http import redact_url
-    from codegold.retrieve.config import load_config
-
     guard(output, cases, config_path, repo, trees=(index,))
-    where = parse_executor(executor)
-    case_set = load_cases(cases)
-    config = load_config(config_path)
-    is_reference = spec.split(":", 1)[0] == "reference"
-    if index is None and is_reference:
-        raise InputError("the reference retriever needs --index (an index directory or a "
-                         "folder of them); build one with `codegold index`")
-    pool = None  # started when first needed: every cheap check comes before Ray's start
-    if repo is not None:
-        if index is None:
-            raise InputError("--repo needs --index: the folder that holds one index per revision")
-        from codegold.cli.index_cmd import build_case_revisions
-
-        pool = start_executor(where)
-        build_case_revisions(repo, Path(index), case_set.cases, quiet=quiet,
-                             executor=pool, warm=is_reference)
-    if wait_for_index is not None:
-        if index is None:
-            raise InputError("--wait-for-index needs --index: the folder to wait on")
-        from codegold.adapters.runner import wait_for_indexes
-
-        wait_for_indexes(Path(index), {case.revision for case in case_set.cases},
-                         wait_for_index)
-    indexes = IndexSet.from_path(index) if index else IndexSet.empty()
-    for _, message in indexes.repository_mismatches(case_set.cases):
-        click.echo(f"warning: {message}", err=True)
-    if python is not None and not spec.startswith("python:"):
-        raise InputError(f"--python applies to a python:module:function retriever, not "
-                         f"{spec.split(':', 1)[0]!r}", field="python")
-    from codegold.adapters.mcp import McpSettings
-
-    given = [name for name, value in (("--mcp-tool", mcp_tool), ("--mcp-args", mcp_args),
-                                      ("--mcp-setup", mcp_setup), ("--mcp-checkout", mcp_checkout),
-                                      ("--mcp-parse", None if mcp_parse == "auto" else mcp_parse))
-             if value is not None]
-    if given and not spec.startswith("mcp:"):
-        raise InputError(f"{', '.join(given)} only apply to mcp: retrievers; --retriever is "
-                         f"{redact_url(spec)!r}")
-
-    mcp = McpSettings(tool=mcp_tool, arguments=mcp_args, parse=mcp_parse, setup=mcp_setup,
-                      checkout=mcp_checkout, repo=repo) if spec.startswith("mcp:") else None
-    options = RetrieverOptions(config=config, timeout=timeout, retries=retries, python=python,
-                               dense=True if embedder is not None else dense, embedder=embedder,
-                               mcp=mcp)
-    retriever = make_retriever(spec, options)
-    resolve_set = None
-    if resolve is not None:
-        from codegold.adapters.resolving import ResolvingRetriever
-        from codegold.resolve import AttemptResolver
-
-        if not resolve and index is None:
-            raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
-        resolve_set = IndexSet.from_path(resolve) if resolve else indexes
-        retriever = ResolvingRetriever(retriever, AttemptResolver(resolve_set))
-    dispatch = None
-    if where.kind != "local":
-        from codegold.adapters.sharded import shard_dispatch
-
-        pool = pool or start_executor(where)
-        # The retriever above only checked the --retriever value (it opens indexes on first use, so
-        # holds nothing yet): each worker builds its own.
-        dispatch = shard_dispatch(pool, spec, options, indexes,
-                                  resolve=resolve_set, label=spec,
-                                  default_k=config.candidates.default_k,
-                                  require_index=is_reference, repeat=repeat)
-    already = 0
-    if not quiet and resume and Path(output).exists():
-        from codegold.adapters.runner import existing_attempt_ids
-
-        done, _ = existing_attempt_ids(Path(output))
-        counts: dict[str, int] = {}
-        for case_id in done.values():
-            counts[case_id] = counts.get(case_id, 0) + 1
-        already = sum(min(counts.get(c.id, 0), repeat) for c in case_set.cases)
-    progress = ProgressLine("running cases", len(case_set.cases) * repeat, quiet=quiet,
-                            completed=already)
-    progress.start()
-    errors: dict[str, str] = {}  # distinct message -> first case id, in arrival order
-
-    def on_attempt(attempt: Attempt) -> None:
-        if attempt.error is not None and len(errors) < _SHOW_ERRORS:
-            errors.setdefault(attempt.error, attempt.case_id)
-        progress.advance()
-
+    request = RunRequest(
+        cases=cases, output=Path(output), index=index, repo=repo, retriever=spec, resume=resume,
+        workers=workers, config=config_path, dense=dense, embedder=embedder, timeout=timeout,
+        retries=retries, resolve=resolve, run_id=run_id, repeat=repeat,
+        wait_for_index=wait_for_index, executor=parse_executor(executor), python=python,
+        mcp_tool=mcp_tool, mcp_args=mcp_args, mcp_parse=mcp_parse, mcp_setup=mcp_setup,
+        mcp_checkout=mcp_checkout)
+    builds = RevisionsBar(quiet)
+    shown = AttemptsBar(quiet, builds)
+    caches = ProgressLine("lexical caches", quiet=quiet)
     try:
-        summary = run_cases(
-            case_set.cases, retriever, indexes, Path(output), label=redact_url(spec), resume=resume,
-            workers=workers, run_id=run_id, default_k=config.candidates.default_k,
-            require_index=is_reference, repeat=repeat, on_attempt=on_attempt,
-            dispatch=dispatch,
-            config_digest=config_digest(spec, options, resolving=resolve is not None))
+        summary = run(request, shown, index_progress=builds, warm_progress=warm_line(caches))
     finally:
-        progress.stop()
-        close_retriever(retriever)
+        shown.stop()
+        caches.stop()
+    for warning in summary.warnings:
+        click.echo(f"warning: {terminal_safe(warning)}", err=True)
     if summary.dropped_bytes:
         click.echo(f"warning: dropped the last line of {terminal_safe(output)} ({summary.dropped_bytes} bytes): "
                    "it was cut off mid-write; its case runs again", err=True)
     if summary.unknown_fields:
-        shown = ", ".join(summary.unknown_fields[:8])
+        listed = ", ".join(summary.unknown_fields[:8])
         more = len(summary.unknown_fields) - 8
         click.echo(f"note: the retriever's answers carry fields codegold does not read "
-                   f"({shown}{f', +{more} more' if more > 0 else ''}); they are kept under "
+                   f"({listed}{f', +{more} more' if more > 0 else ''}); they are kept under "
                    f"'extra' in {output} and never judged", err=True)
     if not quiet:
         click.echo(f"{summary.written} attempts written to {terminal_safe(output)} "
                    f"({summary.skipped} already there, {summary.errors} errors) "
                    f"in {summary.seconds:.1f}s, run {terminal_safe(summary.run_id)}", err=True)
-        describe = getattr(getattr(retriever, "inner", retriever), "describe", None)
-        if callable(describe):
-            click.echo(f"reference retriever: {describe()}", err=True)
+        if summary.retriever_facts:
+            click.echo(f"reference retriever: {summary.retriever_facts}", err=True)
     if summary.errors:
-        for message, case_id in errors.items():
+        for message, case_id in shown.errors.items():
             # ids, the retriever's stderr and the run id come from outside
             click.echo(f"  case {terminal_safe(case_id)}: {terminal_safe(_one_line(message))}",
                        err=True)
-        if summary.errors > len(errors):
+        if summary.errors > len(shown.errors):
             click.echo(f"  ({summary.errors} error attempts in all)", err=True)
         if not allow_errors:
             sys.exit(EXIT_RUN_ERRORS)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from codegold.cli._common import handle_errors
-from codegold.model.schema import SCHEMAS
+from codegold.model.schema import SCHEMAS, json_schema
 
 
 @click.command("schema")
@@ -21,8 +23,4 @@ def command(name: str) -> None:
     Example:
       codegold schema cases > cases.schema.json
     """
-    import json
-
-    from codegold.model.schema import json_schema
-
     click.echo(json.dumps(json_schema(name), indent=2, sort_keys=True))

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import click
+import msgspec
+import yaml
+from rich.text import Text
 
 from codegold.cli._common import config_option, handle_errors, json_option, stdout_console
+from codegold.errors import InputError
+from codegold.index.tokens import code_tokens
+from codegold.model.cases import ROLES
+from codegold.plumbing.text import rich_safe, terminal_safe
+from codegold.retrieve.config import load_config
+from codegold.workflows.searching import SearchRequest, search
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -51,40 +61,29 @@ def command(index: str, query: str, k: int, open_file: str | None, explain: bool
       codegold search idx/ "SessionService.create" --open-file src/auth/login.ts --explain
       codegold search idx/ "where is createSession defined" --as-case --pick 1,3
     """
-    import msgspec
-
-    from codegold.adapters.reference import reference_setup
-    from codegold.errors import InputError
-    from codegold.index.store import IndexReader
-    from codegold.retrieve.config import load_config
-    from codegold.retrieve.reference import ReferenceRetriever
-
     if pick is not None and not as_case:
         raise InputError("--pick needs --as-case")
     if as_case and as_json:
         raise InputError("--as-case and --json cannot be combined: --as-case prints YAML")
     ranks = _parse_pick(pick or "1", k) if as_case else []
-    config = load_config(config_path)
-    with IndexReader.open(index) as reader:
-        config, make_dense = reference_setup(config, dense=dense, embedder=embedder)
-        dense_signal = make_dense(reader) if make_dense is not None else None
-        retriever = ReferenceRetriever(reader, config, dense=dense_signal)
-        _build_missing_caches(index, config)
-        result = retriever.retrieve(query, k=k, open_file=open_file)
-        if as_case:
-            chunks = [s.chunk.to_chunk() for s in result.ranked]
-            if len(chunks) < max(ranks):
-                raise InputError(f"--pick {pick or '1'} asks for rank {max(ranks)}, but the "
-                                 f"search returned {len(chunks)} result(s)")
-            click.echo(case_stanza(query, reader.manifest, [chunks[r - 1] for r in ranks]),
-                       nl=False)
-            return
-        if as_json:
-            chunks = [s.chunk.to_chunk(score=round(s.score, 6)) for s in result.ranked]
-            click.echo(msgspec.json.encode({"rewritten": result.rewritten,
-                                            "ranked": chunks}).decode())
-            return
-        _render(result, explain)
+    _build_missing_caches(index, load_config(config_path))
+    found = search(SearchRequest(index=index, query=query, k=k, open_file=open_file,
+                                 config=config_path, dense=dense, embedder=embedder))
+    result = found.result
+    if as_case:
+        chunks = [s.chunk.to_chunk() for s in result.ranked]
+        if len(chunks) < max(ranks):
+            raise InputError(f"--pick {pick or '1'} asks for rank {max(ranks)}, but the "
+                             f"search returned {len(chunks)} result(s)")
+        click.echo(case_stanza(query, found.manifest, [chunks[r - 1] for r in ranks]),
+                   nl=False)
+        return
+    if as_json:
+        chunks = [s.chunk.to_chunk(score=round(s.score, 6)) for s in result.ranked]
+        click.echo(msgspec.json.encode({"rewritten": result.rewritten,
+                                        "ranked": chunks}).decode())
+        return
+    _render(result, explain)
 
 
 _MAX_PICKS = 100
@@ -109,8 +108,6 @@ def _build_missing_caches(index: str, config: Any) -> None:
 
 def _parse_pick(text: str, k: int) -> list[int]:
     """``1,3`` -> [1, 3]: distinct ranks from 1 to ``k``, in the order given."""
-    from codegold.errors import InputError
-
     ranks: list[int] = []
     parts = text.split(",")
     if len(parts) > _MAX_PICKS:
@@ -133,13 +130,6 @@ def case_stanza(query: str, manifest: Manifest, chunks: list[Chunk],
     repository and revision; a role the case format does not know is left out. It names
     a cutoff only when given one: by default the case file's ``defaults`` decide it (the
     production cutoff is the answer stage's, not how deep a search looked)."""
-    import re
-
-    import yaml
-
-    from codegold.errors import InputError
-    from codegold.model.cases import ROLES
-
     if not manifest.revision:
         raise InputError("the index's manifest names no revision to pin the case to")
     slug = re.sub(r"[^a-z0-9]+", "-", query.lower()).strip("-")[:60].strip("-") or "new-case"
@@ -162,10 +152,6 @@ def case_stanza(query: str, manifest: Manifest, chunks: list[Chunk],
 
 
 def _render(result: RetrievalResult, explain: bool) -> None:
-    from rich.text import Text
-
-    from codegold.plumbing.text import rich_safe, terminal_safe
-
     console = stdout_console()
     terms = set(result.analysis.terms)
     analysis = result.analysis
@@ -211,13 +197,6 @@ def _excerpt(text: str, terms: set[str], start_line: int, end_line: int,
              lines: int = 4) -> list[Text]:
     """The most query-dense lines of a chunk, with their line numbers in the file and the
     query terms highlighted; a header line repeated from elsewhere is marked ``·``."""
-    import re
-
-    from rich.text import Text
-
-    from codegold.index.tokens import code_tokens
-    from codegold.plumbing.text import terminal_safe
-
     source = text.split("\n")
     numbers = excerpt_line_numbers(text, start_line, end_line)
     width = len(str(max(end_line, 1)))

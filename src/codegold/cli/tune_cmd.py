@@ -12,7 +12,12 @@ from codegold.cli._common import (
     output_option,
     quiet_option,
 )
+from codegold.errors import InputError
+from codegold.index.catalog import IndexSet
+from codegold.model import load_cases
+from codegold.plumbing.outputs import write_text_atomic
 from codegold.plumbing.text import terminal_safe
+from codegold.tune import load_space, loro, render_config, render_loro, tune
 
 
 @click.command("tune")
@@ -57,12 +62,6 @@ def command(cases: tuple[str, ...], index: str | None, output: str, space_path: 
       codegold run cases.yaml --index indexes/ --config tuned.yaml -o attempts.jsonl
       codegold tune a.yaml b.yaml c.yaml --index indexes/ --by-repository -o tuned.yaml
     """
-    from codegold.errors import InputError
-    from codegold.index.catalog import IndexSet
-    from codegold.model import load_cases
-    from codegold.plumbing.outputs import write_text_atomic
-    from codegold.tune import load_space, loro, render_config, render_loro, tune
-
     guard(output, *cases, space_path, trees=(index,))
     if index is None:
         raise InputError("tune runs the reference retriever and needs --index (an index "

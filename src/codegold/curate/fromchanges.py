@@ -22,9 +22,9 @@ from codegold.curate.jsonrecords import read_json_records
 from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError, MissingDependency
 from codegold.index.categories import categorize
+from codegold.index.clones import clone_for
 from codegold.model.languages import language_of
 from codegold.plumbing.git import is_full_sha
-from codegold.plumbing.outputs import resolve_inside
 
 MAX_ALTERNATIVES = 8
 
@@ -116,17 +116,8 @@ def _repo_path(repository: str, repo: str | None, repos_dir: str | None) -> str 
         return repo
     if repos_dir is None or not repository:
         return None
-    root = Path(repos_dir)
-    owner, _, name = repository.partition("/")
-    for candidate in (f"{owner}__{name}", f"{owner}+{name}", name, repository):
-        for relative in (candidate, f"{candidate}.git", f"{candidate}/repo"):
-            try:
-                path = resolve_inside(root, relative)
-            except InputError:
-                continue  # ``../`` or an absolute name in the file: never out of the clones
-            if (path / "HEAD").is_file() or (path / ".git").exists():
-                return str(path)
-    return None
+    found = clone_for(repos_dir, repository)
+    return str(found) if found is not None else None
 
 
 def _localization_groups(item: dict[str, Any], repo: str, base: str

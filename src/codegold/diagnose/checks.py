@@ -22,7 +22,6 @@ into a :class:`TargetFacts`; the checks only read it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from codegold.labels import TargetFacts as TargetFacts
 from codegold.labels import look_up as look_up_target
 from codegold.labels.lookup import defines, role_at, wants_definition
 from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Target
+from codegold.model.identifiers import Token, identifiers, tokenize  # noqa: F401 (re-exported)
 from codegold.model.paths import normalize_path
 
 
@@ -332,54 +332,6 @@ def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
 
 
 # --- identifiers and the rewrite -----------------------------------------------------------
-
-_SPAN = re.compile(r"`([^`]*)`|([^`]+)")
-_TOKEN = re.compile(r"(?:\.{0,2}/)?[\w$]+(?:(?:::|->|[-./#])[\w$]+)*")
-_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
-_PARTS = re.compile(r"[\w$]+")
-_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "cf", "vs", "viz", "et.al", "a.k.a", "n.b", "p.s"})
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    quoted: bool  # written between backticks
-
-    @property
-    def parts(self) -> tuple[str, ...]:
-        return tuple(_PARTS.findall(self.text))
-
-    @property
-    def is_identifier(self) -> bool:
-        """Backticked, or shaped like code: snake/camel case, a path, a qualified name,
-        letters mixed with digits. Prose abbreviations (``e.g.``, ``i.e.``) are not."""
-        text = self.text
-        if not any(ch.isalpha() for ch in text):
-            return False
-        if self.quoted:
-            return True
-        if text.lower() in _ABBREVIATIONS:
-            return False
-        if "." in text and "/" not in text and all(len(p) <= 1 for p in text.split(".")):
-            return False
-        return ("_" in text.strip("_") or "/" in text or "::" in text or "->" in text or "#" in text
-                or "." in text or bool(_CAMEL.search(text))
-                or (any(ch.isdigit() for ch in text) and text[0].isalpha()))
-
-
-def tokenize(text: str) -> list[Token]:
-    """Split a query into word tokens; the same tokenizer reads raw and rewritten queries."""
-    out: list[Token] = []
-    for quoted, plain in _SPAN.findall(text):
-        span = quoted if quoted else plain
-        out += [Token(m, bool(quoted)) for m in _TOKEN.findall(span)]
-    return out
-
-
-def identifiers(text: str) -> list[str]:
-    """The identifiers of a query, in order, each once."""
-    return list(dict.fromkeys(t.text for t in tokenize(text) if t.is_identifier))
-
 
 def query_rewrite_loss(facts: CaseFacts) -> Outcome:
     """An identifier of the raw query has no equal token in the rewrite."""

@@ -42,6 +42,7 @@ from codegold.index.outdir import remove_stale_temps, temp_name
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
 from codegold.model._files import decode_json
+from codegold.plumbing.outputs import swap_folder
 from codegold.plumbing.secrets import redact_struct
 
 
@@ -277,7 +278,6 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     place, so a crash leaves the previous diagnosis (or none), never half of one. The
     folder is replaced whole: one holding anything else than a diagnosis is refused.
     """
-    import os
     import shutil
 
     root = Path(out_dir)
@@ -311,10 +311,7 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
                                                          encoding="utf-8")
         (staging / "diagnoses.json").write_bytes(dump_json(redact_struct(summary)))
         (staging / "summary.md").write_text(render_summary_markdown(summary), encoding="utf-8")
-        old = temp_name(parent / root.name, "old")
-        if root.is_dir():
-            os.rename(root, old)
-        os.rename(staging, root)
+        swap_folder(staging, root, aside=temp_name(parent / root.name, "old"))
     except OSError as err:
         shutil.rmtree(staging, ignore_errors=True)
         raise InputError(f"cannot write the diagnosis: {err.strerror or err}",
@@ -322,7 +319,6 @@ def write_diagnosis_dir(summary: DiagnosisSet, diagnosed: Iterable[Diagnosed], o
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def load_diagnoses(directory: str | Path) -> DiagnosisSet:

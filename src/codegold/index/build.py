@@ -17,7 +17,6 @@ import hashlib
 import os
 import re
 import shutil
-import stat
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -31,6 +30,7 @@ from codegold.errors import CodegoldError, CodeIndexError, InputError
 from codegold.index.categories import categorize, folder_rule
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION, chunk_file
 from codegold.index.chunkstore import ChunkStore, StoredFile, decode_stored, encode_stored
+from codegold.index.clones import GENERIC_FOLDERS, repository_of_folder
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot, TreeEntry
 from codegold.index.outdir import (
     build_lock,
@@ -53,10 +53,16 @@ from codegold.index.store import (
     token_fields,
 )
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
-from codegold.model.languages import language_of
+from codegold.model.languages import DATA_TEXT_LANGUAGES, language_of
 from codegold.plumbing import secrets
 from codegold.plumbing.git import git
-from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
+from codegold.plumbing.outputs import (
+    cache_folder,
+    move_cache_folder,
+    read_cache_file,
+    swap_folder,
+    write_cache_file,
+)
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,6 @@ def _created_at() -> str:
 
 
 _SCP_REMOTE = re.compile(r"^[\w.-]+@[\w.-]+:")
-# Folder names that say nothing about the project (``mirrors/acme+shop/repo``).
-_GENERIC_FOLDERS = frozenset({"repo", "repository", "mirror", "clone", "checkout", "git", "source"})
 
 
 def repository_name(snapshot: GitSnapshot) -> str:
@@ -138,15 +142,11 @@ def repository_name(snapshot: GitSnapshot) -> str:
     if not parts:
         parts = [snapshot.repo.resolve().name or "repository"]
     name = parts[-1].removesuffix(".git") or "repository"
-    if name.lower() in _GENERIC_FOLDERS and len(parts) >= 2:
+    if name.lower() in GENERIC_FOLDERS and len(parts) >= 2:
         # A mirror kept as ``owner+name/repo`` or ``owner__name/repo``: the folder above
         # names the project, and its owner/name spelling is the repository's own.
         parent = parts[-2].removesuffix(".git")
-        for mark in ("+", "__"):
-            owner, sep, rest = parent.partition(mark)
-            if sep and owner and rest:
-                return f"{owner}/{rest}"
-        return parent or name
+        return repository_of_folder(parent) or parent or name
     return name
 
 
@@ -232,26 +232,6 @@ _BUILD_CACHES = ("lexical", "dense")
 _VECTOR_STORE = ("dense", "store")
 
 
-def _real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(path.lstat().st_mode)
-    except OSError:
-        return False
-
-
-def _free_of_links(folder: Path) -> bool:
-    """Whether nothing under ``folder`` is a link or anything but a file or folder."""
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        for name in (*dirs, *files):
-            try:
-                mode = os.lstat(os.path.join(root, name)).st_mode
-            except OSError:
-                return False
-            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-                return False
-    return True
-
-
 def _carry_caches(out: Path, built: Path, build: str | None) -> list[str]:
     """Move the caches of the index at ``out`` into ``built`` when they are still valid:
     all of them when ``out`` holds the same build (same repository, revision, policy and
@@ -266,37 +246,13 @@ def _carry_caches(out: Path, built: Path, build: str | None) -> list[str]:
     if old is None:
         return []
     moves = [(name,) for name in _BUILD_CACHES] if old == build else [_VECTOR_STORE]
-    carried = []
-    for parts in moves:
-        source, target = out.joinpath(*parts), built.joinpath(*parts)
-        if not all(_real_dir(out.joinpath(*parts[:n])) for n in range(1, len(parts) + 1)) \
-                or not _free_of_links(source):
-            continue
-        if os.path.lexists(target):
-            continue
-        try:
-            target.parent.mkdir(exist_ok=True)
-            source.rename(target)
-        except OSError:
-            continue  # a cache is only ever a copy: the next query rebuilds it
-        carried.append("/".join(parts))
-    return carried
+    # a cache that cannot move is only ever a copy: the next query rebuilds it
+    return ["/".join(parts) for parts in moves if move_cache_folder(out, built, parts)]
 
 
 def _replace_dir(built: Path, out: Path) -> None:
     """Move ``built`` to ``out``; an existing index at ``out`` is swapped out first."""
-    old: Path | None = None
-    if out.exists():
-        old = temp_name(out, "old")
-        out.rename(old)
-    try:
-        built.rename(out)
-    except OSError:
-        if old is not None:
-            old.rename(out)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    swap_folder(built, out, aside=temp_name(out, "old"))
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -601,17 +557,13 @@ def _start_pool(workers: int, *, insisted: bool) -> OrderedPool | None:
 # One file's work, the same in this process and in a worker.
 _Job = tuple[str, bytes, str, str, bool]  # path, content, revision, blob sha, redact secrets
 
-# Languages whose text is data or prose: a ``password: value`` there is a secret even
-# unquoted. Elsewhere (program text) only quoted literals count.
-_DATA_LANGUAGES = frozenset({None, "yaml", "json", "toml", "markdown", "text", "shell",
-                             "ini", "xml", "restructuredtext"})
 
 
 def redact_blob(path: str, data: bytes) -> tuple[bytes, list[str]]:
     """``data`` (the file at ``path``) with secret values replaced, line count kept, and
     the kinds replaced; the same bytes when none was found."""
     text = data.decode("utf-8", "surrogateescape")
-    clean, kinds = secrets.redact(text, code=language_of(path) not in _DATA_LANGUAGES)
+    clean, kinds = secrets.redact(text, code=language_of(path) not in DATA_TEXT_LANGUAGES)
     return (clean.encode("utf-8", "surrogateescape"), kinds) if kinds else (data, [])
 
 

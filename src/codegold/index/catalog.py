@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from codegold.errors import CodeIndexError, InputError
+from codegold.errors import CodeIndexError, DuplicateIndexError, InputError
 from codegold.index.store import MANIFEST_FILE, read_manifest
 from codegold.model import Case, Manifest
 
@@ -50,7 +50,7 @@ class IndexSet:
                 continue
             other = found.get(manifest.revision)
             if other is not None:
-                raise InputError(f"two indexes for revision {manifest.revision}: {other} and "
+                raise DuplicateIndexError(f"two indexes for revision {manifest.revision}: {other} and "
                                  f"{index_dir}; keep one", path=str(root))
             found[manifest.revision] = index_dir
         if not found:

@@ -31,6 +31,8 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from codegold.model.languages import CODE_LANGUAGES, PACKAGE_LANGUAGES, SOURCE_TREE_LANGUAGES
+
 CATEGORY_ROLES: dict[str, str] = {
     "generated": "generated",
     "vendored": "vendored",
@@ -59,15 +61,13 @@ _TEST_DIRS = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|tes
 _TEST_FILES = re.compile(
     r"(^test_.*\.py$|_test\.py$|^conftest\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|"
     r"Tests?\.java$|^Test.*\.java$|IT\.java$|_test\.rs$|_spec\.rb$|_test\.rb$|"
-    r"Tests?\.php$|Tests?\.kts?$|_(unit)?tests?\.(c|cc|cpp|cxx)$|^test_.*\.(c|cc|cpp|cxx)$)")
+    r"Tests?\.php$|Tests?\.kts?$|Tests?\.swift$|_(unit)?tests?\.(c|cc|cpp|cxx)$|^test_.*\.(c|cc|cpp|cxx)$)")
 _DOCS_DIRS = re.compile(r"(^|/)(docs?|documentation)/")
 # Code kept to show how to use a project (sample programs, a docs site's conf.py) is a
 # documentation example, never the authoritative definition of what it shows.
 _EXAMPLE_DIRS = re.compile(r"(^|/)(?P<name>docs?|documentation|examples?|samples?)/")
 _GO_PACKAGE = re.compile(rb"^package[ \t]+(\w+)", re.MULTILINE)
 _JVM_PACKAGE = re.compile(rb"^[ \t]*(?:package|namespace)[ \t]+([\w.\\]+)", re.MULTILINE)
-_PACKAGE_LANGUAGES = {"java", "kotlin", "scala", "csharp", "php"}
-_SOURCE_TREE_LANGUAGES = {"rust", "python"}
 _PYTHON_RELATIVE_IMPORT = re.compile(rb"^[ \t]*from[ \t]+\.", re.MULTILINE)
 _DOC_NAMES = {"readme", "changelog", "changes", "history", "license", "licence", "copying",
               "authors", "contributing", "notice", "news", "code_of_conduct"}
@@ -78,8 +78,6 @@ _CONFIG_NAMES = {"dockerfile", "makefile", ".gitignore", ".gitattributes", ".edi
 _CONFIG_SUFFIXES = {".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".conf", ".properties",
                     ".env", ".xml", ".plist", ".gradle", ".lock"}
 _DOC_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc", ".rdoc"}
-_CODE_LANGUAGES = {"python", "typescript", "tsx", "javascript", "go", "java", "rust", "c",
-                   "cpp", "ruby", "php", "csharp", "kotlin", "swift", "shell", "sql"}
 
 
 def is_binary(data: bytes) -> bool:
@@ -107,18 +105,18 @@ def categorize(path: str, data: bytes, language: str | None) -> str:
         return "docs"
     if stem in _DOC_NAMES and suffix in ("", *_DOC_SUFFIXES):
         return "docs"
-    if _DOCS_DIRS.search(path) and language not in _CODE_LANGUAGES:
+    if _DOCS_DIRS.search(path) and language not in CODE_LANGUAGES:
         return "docs"
     # What sits beside an example program (its Cargo.toml, package.json, templates) is
     # part of the example too.
-    if _EXAMPLE_DIRS.search(path) and language not in _CODE_LANGUAGES:
+    if _EXAMPLE_DIRS.search(path) and language not in CODE_LANGUAGES:
         return "docs"
-    if (_EXAMPLE_DIRS.search(path) and language in _CODE_LANGUAGES
+    if (_EXAMPLE_DIRS.search(path) and language in CODE_LANGUAGES
             and _library_package(path, data, language) is None):
         return "docs"
     if lower in _CONFIG_NAMES or suffix in _CONFIG_SUFFIXES or path.startswith(".github/"):
         return "config"
-    if language in _CODE_LANGUAGES:
+    if language in CODE_LANGUAGES:
         return "source"
     return "other"
 
@@ -133,14 +131,14 @@ def _library_package(path: str, data: bytes, language: str | None) -> str | None
         if match is not None and match.group(1) != b"main":
             return "declares library package " + match.group(1).decode("ascii", "replace")
         return None
-    if language in _PACKAGE_LANGUAGES:
+    if language in PACKAGE_LANGUAGES:
         match = _JVM_PACKAGE.search(head)
         folders = {m.group("name") for m in _EXAMPLE_DIRS.finditer(path)}
         if match is not None:
             declared = match.group(1).decode("ascii", "replace")
             if folders & set(re.split(r"[.\\]", declared.lower())):
                 return f"declares library package {declared}"
-    if language in _SOURCE_TREE_LANGUAGES:
+    if language in SOURCE_TREE_LANGUAGES:
         parents = PurePosixPath(path).parent.parts
         first = next((i for i, part in enumerate(parents) if _EXAMPLE_DIRS.match(part + "/")),
                      len(parents))
@@ -164,7 +162,7 @@ def folder_rule(path: str, data: bytes, language: str | None) -> str | None:
     if category != "vendored" and re.search(r"/externals?/", path):
         return f"category {category}: a nested external/ folder is not vendored"
     example = _EXAMPLE_DIRS.search(path)
-    if example is None or language not in _CODE_LANGUAGES:
+    if example is None or language not in CODE_LANGUAGES:
         return None
     folder = example.group("name")
     if category == "docs":

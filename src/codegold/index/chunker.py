@@ -33,7 +33,7 @@ from codegold.index.grammars import (
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, SymbolSpan, flat_definitions, structural_regions
 from codegold.index.textchunks import config_drafts, markdown_drafts, rest_drafts
-from codegold.model.languages import language_of
+from codegold.model.languages import CONFIG_LANGUAGES, language_of
 
 CHUNKER_NAME = "codegold-structural"
 # The declared version, plus a fingerprint of what decides chunk boundaries, ids, symbols
@@ -54,7 +54,6 @@ MINIFIED_PUNCTUATION_SHARE = 0.03
 SYNTAX_ERROR_SHARE = 0.3
 # The syntax nodes _packed_outside_literals visits at most looking for string literals.
 MINIFIED_WALK_NODES = 50_000
-_CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json"})
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -128,7 +127,7 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
         drafts, chunker = markdown_drafts(lines), "markdown"
     elif language == "rest":
         drafts, chunker = rest_drafts(lines), "rest"
-    elif language in _CONFIG_LANGUAGES:
+    elif language in CONFIG_LANGUAGES:
         drafts, chunker = config_drafts(lines, language), "config"
     else:
         drafts, chunker, fate = line_drafts(lines), "lines", "fallback"

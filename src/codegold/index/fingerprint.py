@@ -5,20 +5,27 @@ from __future__ import annotations
 import hashlib
 from importlib import metadata, resources
 
-# Modules whose code shapes chunks, symbols, roles or lexical fields. The store and the
-# build driver are left out: they move rows around without changing them.
+from codegold.index.languages import LANGUAGES
+
+# Modules whose code shapes chunks, symbols, roles or lexical fields (with every language
+# module and query file under languages/). The store and the build driver are left out:
+# they move rows around without changing them.
 _SOURCES = ("categories.py", "chunker.py", "drafts.py", "grammars.py", "structure.py",
             "textchunks.py", "tokens.py")
-_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-python", "tree-sitter-javascript",
-                  "tree-sitter-typescript", "tree-sitter-go", "tree-sitter-java",
-                  "tree-sitter-rust", "tree-sitter-ruby", "tree-sitter-c-sharp")
+# tree-sitter and every registered language's grammar wheel (its module, spelled as a
+# distribution: tree_sitter_c_sharp is tree-sitter-c-sharp)
+_DISTRIBUTIONS = ("tree-sitter", *sorted({spec.module.replace("_", "-")
+                                          for spec in LANGUAGES.values()}))
 
 
 def chunker_fingerprint() -> str:
     digest = hashlib.sha256()
     package = resources.files("codegold.index")
-    names = [*_SOURCES, *sorted(f"queries/{p.name}" for p in package.joinpath("queries").iterdir()
-                                if p.name.endswith(".scm"))]
+    languages = package.joinpath("languages")
+    names = [*_SOURCES,
+             *sorted(f"languages/{p.name}" for p in languages.iterdir() if p.name.endswith(".py")),
+             *sorted(f"languages/queries/{p.name}" for p in languages.joinpath("queries").iterdir()
+                     if p.name.endswith(".scm"))]
     for name in names:
         digest.update(name.encode() + b"\0" + package.joinpath(name).read_bytes() + b"\0")
     # secret detection rewrites the text chunks are cut from

@@ -14,7 +14,6 @@ reach it) and returns the index's files; this process installs them, atomically,
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 import tempfile
@@ -28,11 +27,13 @@ from codegold.execute import Executor
 from codegold.index.build import BuildProgress, build_index
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore, default_store
+from codegold.index.clones import clone_for
 from codegold.index.gitsnap import GitSnapshot
 from codegold.index.outdir import build_lock, check_output, remove_stale_temps, temp_name
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
 from codegold.model import Manifest
+from codegold.plumbing.outputs import swap_folder
 
 
 @dataclass(frozen=True)
@@ -87,32 +88,6 @@ def read_revisions(spec: str) -> list[str]:
         raise InputError("--revisions names no revision: expected a file with one revision "
                          "per line or a list like v1.0,v1.1", path=spec)
     return found
-
-
-_NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
-
-
-def clone_for(folder: str | Path, repository: str) -> Path | None:
-    """The clone of ``repository`` (``owner/name``, or ``host/owner/name``) inside
-    ``folder``, by the names such folders get: ``owner+name``, ``owner__name``,
-    ``owner/name`` or ``name``, each also with ``.git`` (a bare clone) or holding a bare
-    ``repo/``; None when there is none or the name is not a plain ``owner/name`` (never a
-    path outside ``folder``)."""
-    parts = repository.strip("/").split("/")
-    if not parts or any(not _NAME_PART.fullmatch(part) or part.strip(".") == ""
-                        for part in parts):
-        return None
-    root = Path(folder)
-    name = parts[-1]
-    owner = parts[-2] if len(parts) > 1 else None
-    names = ([f"{owner}+{name}", f"{owner}__{name}", f"{owner}/{name}"] if owner else []) \
-        + [name]
-    for candidate in names:
-        for place in (root / candidate, root / f"{candidate}.git"):
-            for clone in (place / "repo", place):
-                if clone.is_dir() and ((clone / ".git").exists() or (clone / "HEAD").is_file()):
-                    return clone
-    return None
 
 
 @dataclass(frozen=True)
@@ -302,11 +277,8 @@ def install_revision(root: Path, built: BuiltRevision, repo_dir: Path) -> None:
             tmp.mkdir()
             for name, data in built.files:
                 (tmp / name).write_bytes(data)
-            old = None
-            if out.exists():  # an incomplete index or an empty folder: swapped out
-                old = temp_name(out, "old")
-                out.rename(old)
-            tmp.rename(out)
+            # an incomplete index or an empty folder at ``out`` is swapped out
+            swap_folder(tmp, out, aside=temp_name(out, "old"))
         except OSError as err:
             shutil.rmtree(tmp, ignore_errors=True)
             raise InputError(f"cannot install the index built for {built.commit}: "
@@ -314,8 +286,6 @@ def install_revision(root: Path, built: BuiltRevision, repo_dir: Path) -> None:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None, root: Path,

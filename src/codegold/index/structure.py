@@ -45,10 +45,6 @@ _IDENTIFIER_TYPES = frozenset({"type_identifier", "identifier", "primitive_type"
                                "scope_resolution", "namespace_identifier"})
 
 
-# Name nodes that hold the parameter list too (C++ conversion operators).
-_NAME_WITH_PARAMETERS = frozenset({"operator_cast"})
-
-
 @dataclass(frozen=True)
 class Definition:
     """What a node defines, as found by the language's tags query."""
@@ -171,6 +167,7 @@ class _Definitions:
 
     def __init__(self, root: Node, language: str) -> None:
         wrappers = LANGUAGES[language].wrappers
+        named_with_parameters = LANGUAGES[language].names_with_parameters
         found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, dict[str | None, Definition]]]] = {}
         self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
@@ -187,7 +184,7 @@ class _Definitions:
                         name = _text(name_node)
                         if name:
                             names.setdefault(name, name_node.start_point.row)
-            definition = _definition(captures, wrappers)
+            definition = _definition(captures, wrappers, named_with_parameters)
             if definition is None:
                 continue
             cores = found.setdefault(_key(definition.span), {})
@@ -270,7 +267,8 @@ def _climb(node: Node, wrappers: frozenset[str]) -> Node:
     return current
 
 
-def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> Definition | None:
+def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str],
+                names_with_parameters: frozenset[str] = frozenset()) -> Definition | None:
     label = next((c for c in captures if c.startswith(("definition.", "declaration."))), None)
     if label is None:
         return None
@@ -285,7 +283,7 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str]) -> De
     if (name and len(name) > 2 and name[0] == name[-1] and name[0] in "\"'"
             and name_nodes[0].type == "string"):
         name = name[1:-1]  # a quoted member name (`"~validate"() {}`) as ctags and users say it
-    if name and name_nodes[0].type in _NAME_WITH_PARAMETERS:
+    if name and name_nodes[0].type in names_with_parameters:
         # A name node that holds a parameter list too (C++ `operator bool() const`).
         name = " ".join(_before_parameters(name).split()) or None
     qualifier_nodes = captures.get("qualifier", [])
@@ -337,7 +335,7 @@ def flat_definitions(root: Node, language: str) -> list[tuple[SymbolSpan, int]]:
     wrappers = LANGUAGES[language].wrappers
     found: dict[tuple[int, int], tuple[SymbolSpan, int]] = {}
     for _, captures in query_cursor(tags_query(language)).matches(root):
-        definition = _definition(captures, wrappers)
+        definition = _definition(captures, wrappers, LANGUAGES[language].names_with_parameters)
         if definition is None or definition.name is None or definition.literal:
             continue
         names = captures.get("name", [])
@@ -361,6 +359,7 @@ class _Walk:
     test_markers: re.Pattern[str] | None
     collector: _Collector
     flatten: frozenset[str] = frozenset()
+    member_lists: frozenset[str] = frozenset()
 
     def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
                ) -> Definition:
@@ -388,10 +387,10 @@ class _Walk:
         return "declaration" if found.declaration or self.declaration_file else "definition"
 
 
-def _members(body: Node, flatten: frozenset[str]) -> list[Node]:
+def _members(body: Node, flatten: frozenset[str], member_lists: frozenset[str]) -> list[Node]:
     members: list[Node] = []
     for child in _unwrap_errors(body.named_children):
-        if child.type in ("enum_body_declarations", "body_statement"):
+        if child.type in member_lists:
             members.extend(_unwrap_errors(child.named_children))
         elif child.type in flatten:
             members.extend(_branch_statements(child, flatten))
@@ -467,7 +466,7 @@ def structural_regions(root: Node, language: str, *, declaration_file: bool,
     spec = LANGUAGES[language]
     walk = _Walk(_Definitions(root, language), spec.attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
-                 test_marker_pattern(language), _Collector(), spec.flatten)
+                 test_marker_pattern(language), _Collector(), spec.flatten, spec.member_lists)
     stack: list[tuple[list[Node], _Context]] = [(_unwrap_errors(root.named_children),
                                                   _Context())]
     while stack:
@@ -585,7 +584,7 @@ def _holds_definitions(found: Definition, walk: _Walk) -> bool:
         current = todo.pop()
         if current.body is None:
             continue
-        for member in _members(current.body, walk.flatten):
+        for member in _members(current.body, walk.flatten, walk.member_lists):
             seen += 1
             inner = walk.definitions.lookup(member, _Context())
             if inner is None or member.type in walk.attached:
@@ -629,7 +628,7 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
         if container.body is None:
             continue
         inner_ctx = _Context(in_class=True, test=outer.test or container.test)
-        members = _members(container.body, walk.flatten)
+        members = _members(container.body, walk.flatten, walk.member_lists)
         for index, member in enumerate(members):
             inner = walk.definitions.lookup(member, inner_ctx)
             if inner is None or member.type in walk.attached:
@@ -671,7 +670,7 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
         defines.append(SymbolSpan(_short(extra_q), extra_q, extra_kind, role, lead, end_row,
                                   extra_header))
     header = _header_rows(found.core, found.body)
-    members = _members(found.body, walk.flatten) if found.body is not None else []
+    members = _members(found.body, walk.flatten, walk.member_lists) if found.body is not None else []
     member_ctx = _Context(in_class=True)
     member_defs = [walk.definitions.lookup(m, member_ctx)
                    if m.type not in walk.attached else None for m in members]

@@ -1,24 +1,70 @@
-"""File extension → language name, shared by the index (which parser) and slicing."""
+"""What a file's language is: the one table of languages by name, with their extensions
+and what their text is, shared by the index (which parser, which category, how secrets
+are read) and slicing. How a structural language is parsed is
+:mod:`codegold.index.languages`."""
 
 from __future__ import annotations
 
-LANGUAGE_BY_EXTENSION: dict[str, str] = {
-    ".py": "python", ".pyi": "python",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
-    ".tsx": "tsx",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".go": "go",
-    ".java": "java",
-    ".rs": "rust",
-    ".md": "markdown", ".markdown": "markdown", ".rst": "rest",
-    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json",
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileLanguage:
+    """One language: ``kind`` says what its files hold (``code`` is program text: a
+    ``source`` file outside docs; ``config`` is chunked by its keys; ``docs`` by its
+    headings). ``data_text``: its text is data or prose, so a ``password: value`` there is
+    a secret even unquoted (in program text only quoted literals count).
+    ``package_declaration``: a ``package a.b`` / ``namespace A.B`` line names the library
+    package; ``source_tree``: its module path is its folders under ``src/``."""
+
+    name: str
+    extensions: tuple[str, ...]
+    kind: Literal["code", "config", "docs", "text"]
+    data_text: bool = False
+    package_declaration: bool = False
+    source_tree: bool = False
+
+
+LANGUAGES: tuple[FileLanguage, ...] = (
+    FileLanguage(name="python", extensions=(".py", ".pyi"), kind="code", source_tree=True),
+    FileLanguage(name="typescript", extensions=(".ts", ".mts", ".cts"), kind="code"),
+    FileLanguage(name="tsx", extensions=(".tsx",), kind="code"),
+    FileLanguage(name="javascript", extensions=(".js", ".mjs", ".cjs", ".jsx"), kind="code"),
+    FileLanguage(name="go", extensions=(".go",), kind="code"),
+    FileLanguage(name="java", extensions=(".java",), kind="code", package_declaration=True),
+    FileLanguage(name="rust", extensions=(".rs",), kind="code", source_tree=True),
+    FileLanguage(name="markdown", extensions=(".md", ".markdown"), kind="docs", data_text=True),
+    FileLanguage(name="rest", extensions=(".rst",), kind="docs"),
+    FileLanguage(name="yaml", extensions=(".yaml", ".yml"), kind="config", data_text=True),
+    FileLanguage(name="toml", extensions=(".toml",), kind="config", data_text=True),
+    FileLanguage(name="json", extensions=(".json",), kind="config", data_text=True),
+    FileLanguage(name="c", extensions=(".c",), kind="code"),
     # Headers are C++ (as Universal Ctags reads them): the C++ grammar parses C headers too.
-    ".c": "c", ".h": "cpp", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
-    ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".h++": "cpp", ".inl": "cpp", ".ipp": "cpp",
-    ".rb": "ruby", ".php": "php", ".phtml": "php", ".cs": "csharp", ".kt": "kotlin",
-    ".kts": "kotlin", ".swift": "swift",
-    ".sh": "shell", ".sql": "sql", ".txt": "text",
-}
+    FileLanguage(name="cpp", extensions=(".h", ".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh",
+                                         ".hxx", ".h++", ".inl", ".ipp"), kind="code"),
+    FileLanguage(name="ruby", extensions=(".rb",), kind="code"),
+    FileLanguage(name="php", extensions=(".php", ".phtml"), kind="code",
+                 package_declaration=True),
+    FileLanguage(name="csharp", extensions=(".cs",), kind="code", package_declaration=True),
+    FileLanguage(name="kotlin", extensions=(".kt", ".kts"), kind="code",
+                 package_declaration=True),
+    FileLanguage(name="swift", extensions=(".swift",), kind="code"),
+    FileLanguage(name="shell", extensions=(".sh",), kind="code", data_text=True),
+    FileLanguage(name="sql", extensions=(".sql",), kind="code"),
+    FileLanguage(name="text", extensions=(".txt",), kind="text", data_text=True),
+)
+
+BY_NAME: dict[str, FileLanguage] = {language.name: language for language in LANGUAGES}
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    extension: language.name for language in LANGUAGES for extension in language.extensions}
+CODE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.kind == "code")
+CONFIG_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.kind == "config")
+# None: a file of no known language is read as data too
+DATA_TEXT_LANGUAGES: frozenset[str | None] = frozenset(
+    {None, *(x.name for x in LANGUAGES if x.data_text)})
+PACKAGE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.package_declaration)
+SOURCE_TREE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.source_tree)
 
 
 def language_of(path: str) -> str | None:

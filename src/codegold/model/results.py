@@ -9,6 +9,7 @@ import msgspec
 
 from codegold.model.attempts import Chunk, Query
 from codegold.model.cases import Budget, Case
+from codegold.plumbing.outputs import write_bytes_atomic
 
 RESULTS_FORMAT = 1
 Status = Literal["pass", "fail", "invalid", "missing"]
@@ -218,21 +219,7 @@ def dump_results(result: RunResult) -> bytes:
 
 def write_results(result: RunResult, path: str) -> None:
     """Write ``result`` atomically: a crash never leaves a half-written results file."""
-    import os
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for piece in iter_results_bytes(result):
-                handle.write(piece)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_bytes_atomic(path, iter_results_bytes(result))
 
 
 def load_results(path: str) -> RunResult:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -173,6 +174,29 @@ def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes], *,
             os.unlink(tmp)
 
 
+def swap_folder(staged: PathArg, target: PathArg, *, aside: PathArg) -> None:
+    """Put the folder ``staged`` (written completely, beside ``target``) at ``target``.
+
+    An existing ``target`` is renamed to ``aside`` first and removed once the new folder
+    is in place; when the new folder cannot be put in place the old one is put back. So
+    a reader sees the old folder or the new one, whole, never a mix. OS errors propagate
+    for the caller to name what it was writing.
+    """
+    staged, target, aside = Path(staged), Path(target), Path(aside)
+    moved = False
+    if target.exists():
+        os.rename(target, aside)
+        moved = True
+    try:
+        os.rename(staged, target)
+    except OSError:
+        if moved:
+            os.rename(aside, target)
+        raise
+    if moved:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
 def write_text_atomic(path: PathArg, text: str) -> None:
     """:func:`write_bytes_atomic` for UTF-8 text."""
     write_bytes_atomic(path, text.encode("utf-8"))
@@ -297,3 +321,43 @@ def read_cache_file(path: PathArg, *, limit: int | None = None) -> bytes:
             raise OSError(f"{os.fspath(path)} holds more than {limit} bytes")
         return handle.read()
 
+
+
+def _real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _free_of_links(folder: Path) -> bool:
+    """Whether nothing under ``folder`` is a link or anything but a file or folder."""
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        for name in (*dirs, *files):
+            try:
+                mode = os.lstat(os.path.join(root, name)).st_mode
+            except OSError:
+                return False
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                return False
+    return True
+
+
+def move_cache_folder(source_root: PathArg, target_root: PathArg,
+                      parts: tuple[str, ...]) -> bool:
+    """Move the cache folder ``source_root/parts...`` to ``target_root/parts...``; True
+    when it moved. Only a real folder (each level, no link) holding nothing but real files
+    and folders moves, and only onto a place that is free: a planted link stays behind,
+    its target never touched."""
+    source = Path(os.fspath(source_root)).joinpath(*parts)
+    target = Path(os.fspath(target_root)).joinpath(*parts)
+    base = Path(os.fspath(source_root))
+    if not all(_real_dir(base.joinpath(*parts[:n])) for n in range(1, len(parts) + 1)) \
+            or not _free_of_links(source) or os.path.lexists(target):
+        return False
+    try:
+        target.parent.mkdir(exist_ok=True)
+        source.rename(target)
+    except OSError:
+        return False
+    return True

@@ -14,6 +14,7 @@ import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
@@ -225,3 +226,16 @@ class LineChild:
         # stdout and stderr are closed by their readers at end of file (see __init__)
         for reader in self._readers:
             reader.join(timeout=1)
+
+
+async def open_async_child(argv: Sequence[str], *, stderr: Any, env: Mapping[str, str] | None,
+                           cwd: str | None) -> Any:
+    """An ``anyio`` process leading its own session (so :func:`kill_group`-style stops
+    reach everything it forks), pipes on stdin and stdout, ``stderr`` where the caller
+    wants it: the MCP stdio transport's child. ``anyio`` comes with the optional MCP SDK
+    and is imported here only."""
+    import anyio
+
+    return await anyio.open_process(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=stderr, env=dict(env) if env is not None else None,
+                                    cwd=cwd, start_new_session=True)

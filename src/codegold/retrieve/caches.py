@@ -16,10 +16,30 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from codegold.plumbing.outputs import read_cache_file, write_cache_file
+
+
+class DenseCacheMeta(msgspec.Struct, frozen=True, kw_only=True):
+    """``INDEX/dense/<embedder-id>/meta.json``: which build the vectors beside it were made
+    for, and the chunk id of each row (written last, so it vouches for the vectors)."""
+
+    format: int
+    chunk_ids: list[str]
+    index_build_id: str | None = None
+    embedder: str = ""
+    dimensions: int = 0
+    chunks: int = 0
+
+
+def dense_cache_meta_bytes(meta: DenseCacheMeta) -> bytes:
+    """The meta file's bytes (the field order above, ``json.dumps`` spacing)."""
+    return json.dumps({"format": meta.format, "embedder": meta.embedder,
+                       "dimensions": meta.dimensions, "index_build_id": meta.index_build_id,
+                       "chunks": meta.chunks, "chunk_ids": meta.chunk_ids}).encode("utf-8")
 
 
 def load_dense_cache(meta_path: Path, vectors_path: Path, *, cache_format: int,
@@ -33,13 +53,10 @@ def load_dense_cache(meta_path: Path, vectors_path: Path, *, cache_format: int,
     of another width than ``dimensions`` (when given).
     """
     try:
-        meta = json.loads(read_cache_file(meta_path))
-        if (not isinstance(meta, dict) or meta.get("format") != cache_format
-                or meta.get("index_build_id") != build_id):
+        meta = msgspec.json.decode(read_cache_file(meta_path), type=DenseCacheMeta)
+        if meta.format != cache_format or meta.index_build_id != build_id:
             return None
-        ids = meta.get("chunk_ids")
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            return None
+        ids = meta.chunk_ids
         vectors = np.load(io.BytesIO(read_cache_file(vectors_path)), allow_pickle=False)
     except (OSError, ValueError, TypeError, EOFError):
         return None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -39,25 +40,53 @@ BUILTIN = "builtin"
 _BUILTIN_FILE = "ltr_model.json"
 
 RANK_SIGNALS = ("lexical", "identifier", "symbol", "path", "file")
-FEATURES: tuple[str, ...] = (
-    *(f"{signal}_{kind}" for signal in RANK_SIGNALS for kind in ("norm", "rr")),
-    "fused_norm", "fused_rr",
-    "file_bm25_norm", "file_bm25_rr",
-    "file_best_fused", "file_fused_sum", "file_pool_chunks", "rank_in_file_rr",
-    "kind_function", "kind_method", "kind_class", "kind_module",
-    "log_lines", "log_start", "has_signature",
-    "symbol_named", "symbol_in_text", "stem_named", "frame_file",
-    "query_frames", "query_log_terms",
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One column of the ranking model's input, in column order.
+
+    ``increasing``: the model may only reward it, more evidence never lowers a score (the
+    trainer sets LightGBM's monotone constraints from this). With ~100 training issues a
+    learnt dip ("a better lexical rank counts against a chunk") is noise, and it misranks
+    repositories unlike the training ones. ``source`` says where :func:`feature_rows`
+    reads it: a signal's ranking, the fused ranking, the chunk and its file, or the query.
+    """
+
+    name: str
+    source: Literal["signal", "fused", "chunk", "query"]
+    increasing: bool = False
+
+
+FEATURE_TABLE: tuple[Feature, ...] = (
+    *(Feature(f"{signal}_{kind}", "signal", increasing=True)
+      for signal in RANK_SIGNALS for kind in ("norm", "rr")),
+    Feature("fused_norm", "fused", increasing=True),
+    Feature("fused_rr", "fused", increasing=True),
+    Feature("file_bm25_norm", "chunk", increasing=True),
+    Feature("file_bm25_rr", "chunk", increasing=True),
+    Feature("file_best_fused", "chunk", increasing=True),
+    Feature("file_fused_sum", "chunk", increasing=True),
+    Feature("file_pool_chunks", "chunk"),
+    Feature("rank_in_file_rr", "fused", increasing=True),
+    Feature("kind_function", "chunk"),
+    Feature("kind_method", "chunk"),
+    Feature("kind_class", "chunk"),
+    Feature("kind_module", "chunk"),
+    Feature("log_lines", "chunk"),
+    Feature("log_start", "chunk"),
+    Feature("has_signature", "chunk"),
+    Feature("symbol_named", "chunk", increasing=True),
+    Feature("symbol_in_text", "chunk", increasing=True),
+    Feature("stem_named", "chunk", increasing=True),
+    Feature("frame_file", "chunk", increasing=True),
+    Feature("query_frames", "query"),
+    Feature("query_log_terms", "query"),
 )
-# Features the model may only reward: more evidence never lowers a score (the trainer
-# sets LightGBM's monotone constraints from this). With ~100 training issues a learnt dip
-# ("a better lexical rank counts against a chunk") is noise, and it misranks
-# repositories unlike the training ones.
-INCREASING = frozenset({
-    *(f"{signal}_{kind}" for signal in RANK_SIGNALS for kind in ("norm", "rr")),
-    "fused_norm", "fused_rr", "file_bm25_norm", "file_bm25_rr", "file_best_fused",
-    "file_fused_sum", "rank_in_file_rr", "symbol_named", "symbol_in_text", "stem_named",
-    "frame_file"})
+# What the model file, the trainer and the tests name: derived, never restated.
+FEATURES: tuple[str, ...] = tuple(f.name for f in FEATURE_TABLE)
+INCREASING = frozenset(f.name for f in FEATURE_TABLE if f.increasing)
+_PER_CHUNK = tuple(f.name for f in FEATURE_TABLE if f.source == "chunk")
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -302,7 +331,7 @@ def feature_rows(candidates: Sequence[Any], rankings: Mapping[str, Sequence[tupl
     named = facts.names
     qualified = facts.dotted
     words = facts.words
-    table = []
+    table: list[list[float]] = []
     for item in candidates:
         chunk = item.chunk
         file = chunk.file
@@ -311,34 +340,32 @@ def feature_rows(candidates: Sequence[Any], rankings: Mapping[str, Sequence[tupl
         short = _short(symbol).lower() if symbol else ""
         stem = _stem(file)
         kind = chunk.kind
-        table.append((
-            file_score / top_file,
-            1.0 / file_rank if file_rank else 0.0,
-            float(fused[first[file]]) / best,
-            sums[file] / best,
-            math.log1p(counts[file]),
-            kind == "function", kind == "method", kind == "class",
-            kind in ("module", "pack", "variable"),
-            math.log1p(chunk.end_line - chunk.start_line + 1),
-            math.log1p(chunk.start_line),
-            chunk.has_signature,
-            bool(short) and (short in named or (bool(qualified) and any(
+        values: dict[str, float] = {
+            "file_bm25_norm": file_score / top_file,
+            "file_bm25_rr": 1.0 / file_rank if file_rank else 0.0,
+            "file_best_fused": float(fused[first[file]]) / best,
+            "file_fused_sum": sums[file] / best,
+            "file_pool_chunks": math.log1p(counts[file]),
+            "kind_function": kind == "function", "kind_method": kind == "method",
+            "kind_class": kind == "class",
+            "kind_module": kind in ("module", "pack", "variable"),
+            "log_lines": math.log1p(chunk.end_line - chunk.start_line + 1),
+            "log_start": math.log1p(chunk.start_line),
+            "has_signature": chunk.has_signature,
+            "symbol_named": bool(short) and (short in named or (bool(qualified) and any(
                 symbol.replace("::", ".").lower().endswith(q) for q in qualified))),
-            bool(short) and short in words,
-            len(stem) > 2 and stem in words,
-            any(f == file or f.endswith("/" + file) or file.endswith("/" + f.lstrip("./"))
-                for f in facts.frame_files),
-        ))
+            "symbol_in_text": bool(short) and short in words,
+            "stem_named": len(stem) > 2 and stem in words,
+            "frame_file": any(f == file or f.endswith("/" + file)
+                              or file.endswith("/" + f.lstrip("./"))
+                              for f in facts.frame_files),
+        }
+        table.append([values[name] for name in _PER_CHUNK])
     rows[:, [column[name] for name in _PER_CHUNK]] = np.asarray(table, dtype=np.float64)
     rows[:, column["query_frames"]] = facts.frames
     rows[:, column["query_log_terms"]] = facts.log_terms
     return rows
 
-
-_PER_CHUNK = ("file_bm25_norm", "file_bm25_rr", "file_best_fused", "file_fused_sum",
-              "file_pool_chunks", "kind_function", "kind_method", "kind_class", "kind_module",
-              "log_lines", "log_start", "has_signature", "symbol_named", "symbol_in_text",
-              "stem_named", "frame_file")
 
 
 def _stem(path: str) -> str:

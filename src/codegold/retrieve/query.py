@@ -18,6 +18,7 @@ from collections import Counter
 import msgspec
 
 from codegold.index.tokens import code_tokens
+from codegold.model.identifiers import looks_like_code
 from codegold.model.paths import normalize_path
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
@@ -135,17 +136,6 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
         prose = [t for t in self.terms if t not in set(self.identifier_terms)]
         head = " ".join(names)
         return f"{head} | {' '.join(prose)}" if head else " ".join(prose)
-
-
-def _is_code_like(word: str) -> bool:
-    if "." in word or "::" in word:
-        return True
-    if "_" in word.strip("_") or word.startswith("__"):
-        return True
-    core = word.lstrip("_")
-    if re.search(r"[a-z][A-Z]", core):  # camelCase / PascalCase with two humps
-        return True
-    return bool(re.fullmatch(r"[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*", core)) and "_" in core
 
 
 def _code_spans(text: str) -> list[str]:
@@ -271,12 +261,12 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     prose = _FENCE.sub(" ", _URL.sub(" ", text))
     for m in _IDENT.finditer(prose):
         word = m.group(0)
-        if _is_code_like(word) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", word):
+        if looks_like_code(word) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", word):
             followed_by_call = text[m.end():m.end() + 1] == "("
             add(word, 3 if followed_by_call else 2)
     for m in _IDENT.finditer(code_text):
         word = m.group(0)
-        if _is_code_like(word):
+        if looks_like_code(word):
             add(word, 2)
         elif len(word) >= 3 and (code_text[m.end():m.end() + 1] == "("
                                  or code_text[max(0, m.start() - 1):m.start()] == "."

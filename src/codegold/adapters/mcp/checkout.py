@@ -16,8 +16,8 @@ import threading
 from pathlib import Path, PurePosixPath
 
 from codegold.errors import CodeIndexError, InputError, RetrieverError
+from codegold.index.clones import clone_for
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot
-from codegold.index.many import clone_for
 
 
 class Checkouts:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import tempfile
 import threading
 import time
@@ -41,6 +40,7 @@ from mcp_types import jsonrpc_message_adapter
 
 from codegold.errors import RetrieverError
 from codegold.plumbing import secrets
+from codegold.plumbing.process import open_async_child
 
 T = TypeVar("T")
 MAX_FAILED_STARTS = 2
@@ -300,9 +300,7 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
                  env: dict[str, str] | None, cwd: str | None) -> AsyncIterator[Any]:
     fault = instance.fault
     try:
-        process = await anyio.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=instance.errlog, env=env, cwd=cwd,
-                                           start_new_session=True)
+        process = await open_async_child(argv, stderr=instance.errlog, env=env, cwd=cwd)
     except OSError as err:
         raise _Broken(f"could not start: {err.strerror or err}") from None
     instance.pid = process.pid

@@ -1,0 +1,116 @@
+"""Byte rewriting shared by the languages whose grammars cannot read a preprocessor:
+every rewrite keeps each row and byte offset of the file (what is dropped becomes blanks)."""
+
+from __future__ import annotations
+
+import re
+
+
+def blank(match: re.Match[bytes], group: int | str = 0) -> bytes:
+    """``match`` with ``group`` turned into spaces (newlines kept: rows stay put)."""
+    start, end = match.span(group)
+    text = match.group(0)
+    offset = match.start(0)
+    return (text[:start - offset] + re.sub(rb"[^\n]", b" ", text[start - offset:end - offset])
+            + text[end - offset:])
+
+
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif|else|endif)\b")
+_OPENING_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef"})
+_BRANCH_DIRECTIVES = frozenset({b"elif", b"elifdef", b"elifndef", b"else"})
+# What a line's braces are counted without: strings, characters and line comments.
+_NOT_BRACES = re.compile(rb"@\"(?:[^\"]|\"\")*\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*")
+
+
+# A line of code after which a declaration goes on: a signature (``)``), a generic
+# constraint or type (``where T : class``, ``>``).
+_DECLARATION_GOES_ON = re.compile(rb"[)>\w]$")
+
+
+def _body_follows(lines: list[bytes], index: int) -> bool:
+    """Whether the first line of code after row ``index`` opens a body (``{``, ``=>``):
+    the conditional that ends there holds alternative signatures."""
+    for line in lines[index + 1:index + 50]:
+        code = line.strip()
+        if code and not code.startswith((b"//", b"#")):
+            return code.startswith((b"{", b"=>"))
+    return False
+
+
+def first_branch_only(data: bytes, alternatives_only: bool = False,
+                       declarations: bool = False) -> bytes:
+    """Blank (rows and byte offsets kept) a conditional whose branches do not each close
+    the braces they open (``#if X`` ``if (a) {`` ``#else`` ``var a = b;`` ``#endif``): the
+    grammar reads a conditional as a node of complete statements, so such a one ends the
+    enclosing class early. Its directive lines and every branch but the first become
+    blank, and the first branch is read as plain code, as the compiler would read it with
+    the condition set (with ``alternatives_only``, only a conditional with an ``#else`` or
+    ``#elif``). Conditionals whose branches balance (members under ``#if`` and
+    ``#else``) keep them all, except, with ``declarations`` (C#), one that continues a
+    declaration or holds its alternative signatures."""
+    if b"#" not in data:
+        return data
+    lines = data.split(b"\n")
+    # Per open conditional: its branches, each [directive line index, brace balance].
+    frames: list[list[list[int]]] = []
+    balance = [0]  # the brace balance of the innermost branch being read (outermost first)
+    # Rows to blank as a difference array: +1 where a blank run starts, -1 past its end
+    # (runs nest, so marking them row by row could cost rows times depth).
+    marks = [0] * (len(lines) + 1)
+    continued = False  # a line continuing a directive (C's `#define X \`)
+    # Conditionals that continue a declaration (``void Write(...)`` ``#if X`` ``{ ... }``
+    # ``#else`` ``;`` ``#endif``) or hold its alternative signatures (``#if X`` ``void
+    # F(Span<T> a)`` ``#else`` ``void F(T[] a)`` ``#endif`` ``{``): the grammar reads
+    # none of their branches as a member.
+    continuing: set[int] = set()
+    last_code = b";"  # the last line of code so far, stripped
+    for index, line in enumerate(lines):
+        directive = _DIRECTIVE.match(line)
+        in_directive = continued or line.lstrip().startswith(b"#")
+        continued = in_directive and line.rstrip().endswith(b"\\")
+        if directive is None:
+            if in_directive:  # a macro's braces are not the code's
+                continue
+            text = _NOT_BRACES.sub(b"", line)
+            balance[-1] += text.count(b"{") - text.count(b"}")
+            code = text.strip()
+            if code and not code.startswith((b"#", b"/*", b"*")):
+                last_code = code
+            continue
+        word = directive.group(1)
+        if word in _OPENING_DIRECTIVES:
+            if declarations and _DECLARATION_GOES_ON.search(last_code):
+                continuing.add(len(frames))
+            frames.append([[index, 0]])
+            balance.append(0)
+        elif not frames:
+            continue  # a stray #else or #endif: nothing to pair it with
+        elif word in _BRANCH_DIRECTIVES:
+            frames[-1][-1][1] = balance[-1]
+            frames[-1].append([index, 0])
+            balance[-1] = 0
+        else:
+            goes_on = declarations and (len(frames) - 1 in continuing
+                                        or _body_follows(lines, index))
+            continuing.discard(len(frames) - 1)
+            branches = frames.pop()
+            branches[-1][1] = balance.pop()
+            if goes_on or (any(b[1] != 0 for b in branches)
+                           and (len(branches) > 1 or not alternatives_only)):
+                for row in (*(b[0] for b in branches[:2]), index):
+                    marks[row] += 1
+                    marks[row + 1] -= 1
+                if len(branches) > 1:  # every later branch, its directives included
+                    marks[branches[1][0]] += 1
+                    marks[index] -= 1
+            balance[-1] += branches[0][1]
+    depth = 0
+    blanked = False
+    for row, mark in enumerate(marks[:-1]):
+        depth += mark
+        if depth > 0:
+            lines[row] = b" " * len(lines[row])
+            blanked = True
+    return b"\n".join(lines) if blanked else data
+

@@ -1,0 +1,85 @@
+"""What a user asks codegold to do, one function each, over typed requests.
+
+Every CLI command parses its options into a request, calls one workflow and renders what
+comes back; the demo is a list of named steps over the same functions. A workflow wires
+the parts (index, adapters, evaluate, gate, diagnose, report, …) and reports progress
+through the typed callbacks of :mod:`codegold.workflows.progress`; it never prints.
+
+============================  =====================================================
+workflow                      does
+============================  =====================================================
+:func:`index`                 one index of a repository at one revision
+:func:`index_many`            many revisions (of one clone or a folder of clones)
+:func:`index_case_revisions`  every revision a suite of cases pins, if missing
+:func:`embed`                 the full dense pass over indexes
+:func:`run`                   gold cases through a retriever into attempts.jsonl
+:func:`evaluate`              attempts scored into results.json
+:func:`check_cases`           every label checked against its revision's index
+:func:`diagnose`              the cause and owner of each failing case
+:func:`decide`                a gate policy's verdict
+:func:`render`                the HTML / Markdown / JUnit report
+============================  =====================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codegold.workflows.checking import CheckRequest, check_cases
+    from codegold.workflows.diagnosing import DiagnoseRequest, Diagnosis, diagnose
+    from codegold.workflows.gating import GateRequest, decide
+    from codegold.workflows.indexing import (
+        EmbedRequest,
+        EmbedTargets,
+        IndexManyRequest,
+        IndexRequest,
+        case_revision_sources,
+        embed,
+        embed_targets,
+        index,
+        index_case_revisions,
+        index_many,
+        revision_sources,
+        warm_indexes,
+        warm_total,
+    )
+    from codegold.workflows.progress import RunProgress
+    from codegold.workflows.reporting import ReportRequest, render
+    from codegold.workflows.running import RunRequest, run
+    from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
+
+# name -> the module defining it: a command imports only the workflow it calls (and what
+# that one needs), not every part, so `codegold eval` never loads tree-sitter.
+_HOMES: dict[str, str] = {
+    "CheckRequest": "checking", "check_cases": "checking",
+    "DiagnoseRequest": "diagnosing", "Diagnosis": "diagnosing", "diagnose": "diagnosing",
+    "GateRequest": "gating", "decide": "gating",
+    "EmbedRequest": "indexing", "EmbedTargets": "indexing", "IndexManyRequest": "indexing",
+    "IndexRequest": "indexing",
+    "case_revision_sources": "indexing", "embed": "indexing", "embed_targets": "indexing",
+    "index": "indexing", "index_case_revisions": "indexing", "index_many": "indexing",
+    "revision_sources": "indexing", "warm_indexes": "indexing", "warm_total": "indexing",
+    "RunProgress": "progress",
+    "ReportRequest": "reporting", "render": "reporting",
+    "RunRequest": "running", "run": "running",
+    "EvaluateRequest": "scoring", "Evaluation": "scoring", "evaluate": "scoring",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
+
+__all__ = [
+    "CheckRequest", "DiagnoseRequest", "Diagnosis", "EmbedRequest", "EmbedTargets",
+    "EvaluateRequest",
+    "Evaluation", "GateRequest", "IndexManyRequest", "IndexRequest", "ReportRequest",
+    "RunProgress", "RunRequest", "case_revision_sources", "check_cases", "decide", "diagnose",
+    "embed", "embed_targets", "evaluate", "index", "index_case_revisions", "index_many",
+    "render", "revision_sources", "run", "warm_indexes", "warm_total",
+]

@@ -1,0 +1,203 @@
+"""Indexing workflows: one revision, many revisions of one repository, every revision a
+suite of cases pins (across a folder of clones), and the full dense pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from codegold.errors import InputError
+from codegold.execute import Executor, ExecutorSpec, parse_executor
+from codegold.index.build import build_index, check_store_apart
+from codegold.index.catalog import IndexSet
+from codegold.index.chunkstore import ChunkStore
+from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many, case_sources
+from codegold.index.many import read_revisions as _read_revisions
+from codegold.index.policy import PathPolicy
+from codegold.model import Case, Manifest
+from codegold.retrieve.config import DenseConfig, load_config
+from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
+from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
+from codegold.workflows.progress import BuildProgressFn, EmbedProgressFn, ManyProgressFn
+
+
+@dataclass(frozen=True)
+class IndexRequest:
+    """One index of ``repo`` at ``revision`` into ``output``."""
+
+    repo: Path
+    revision: str
+    output: Path
+    policy: PathPolicy | None = None
+    reuse: Path | None = None  # an earlier index whose unchanged files are copied
+    repository: str | None = None  # manifest name (None: from the origin remote)
+    store: Path | None = None  # a chunk store shared with other builds
+
+
+def index(request: IndexRequest, progress: BuildProgressFn | None = None) -> Manifest:
+    """Build one index; return its manifest."""
+    if request.store is not None:
+        check_store_apart(request.store, request.output)
+    chunks = ChunkStore.open(request.store) if request.store is not None else None
+    return build_index(request.repo, request.revision, request.output, policy=request.policy,
+                       reuse_from=request.reuse, progress=progress,
+                       repository=request.repository, store=chunks)
+
+
+WarmProgressFn = Callable[[WarmProgress], None]
+
+
+def warm_total(dirs: Sequence[Path]) -> int:
+    """How many BM25 engines :func:`warm_indexes` builds over ``dirs`` at most."""
+    return len(lexical_engines(load_config())) * len(dirs)
+
+
+def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -> None:
+    """Build, in each of ``dirs``, every BM25 cache the default configuration reads: the
+    cost a first query would otherwise pay. ``progress`` hears the engines of all the
+    indexes counted together."""
+    config = load_config()
+    per_index = len(lexical_engines(config))
+    total = per_index * len(dirs)
+    for number, folder in enumerate(dirs):
+        def show(event: WarmProgress, before: int = number * per_index) -> None:
+            if progress is not None:
+                progress(replace(event, done=before + event.done, total=total))
+
+        warm_lexical(folder, config, progress=show)
+
+
+def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
+    """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
+    line, or a comma-separated list."""
+    return (CaseSource(Path(repo), None, {}, tuple(_read_revisions(revisions))),)
+
+
+def case_revision_sources(repo: str | Path, cases: Sequence[Case]) -> tuple[CaseSource, ...]:
+    """The clones (``repo`` itself, or the clones in a folder of them) that hold the
+    revisions ``cases`` pin."""
+    return tuple(case_sources(repo, cases))
+
+
+@dataclass(frozen=True)
+class IndexManyRequest:
+    """Every revision of each source into ``output/<commit>``, one index each."""
+
+    sources: tuple[CaseSource, ...]
+    output: Path
+    store: Path | None = None  # default: output/.chunkstore unless use_store is False
+    use_store: bool = True
+    policy: PathPolicy | None = None
+    repository: str | None = None  # one name for every manifest (one source only)
+
+
+def index_many(request: IndexManyRequest, *, executor: Executor | None = None,
+               progress: ManyProgressFn | None = None) -> ManyResult:
+    """Build every revision of every source into ``request.output``, one progress over
+    all of them (revisions counted across sources); the results added up. A build refused
+    before it wrote anything leaves no empty folder behind."""
+    sources = request.sources
+    if request.repository is not None and len(sources) > 1:
+        names = ", ".join(sorted(str(s.repository or s.repo) for s in sources))
+        raise InputError(f"--repository names one repository, but these cases pin "
+                         f"revisions of {len(sources)} ({names}); leave it out")
+    fresh = not request.output.exists()
+    try:
+        return _build_sources(request, executor, progress)
+    except BaseException:
+        output = request.output
+        if fresh and output.is_dir() and not any(output.iterdir()):
+            output.rmdir()
+        raise
+
+
+def _build_sources(request: IndexManyRequest, executor: Executor | None,
+                   show: ManyProgressFn | None) -> ManyResult:
+    sources = request.sources
+    results = []
+    before = 0  # revisions of the sources already built
+    for number, source in enumerate(sources):
+        later = sum(len(other.revisions) for other in sources[number + 1:])
+
+        def progress(event: ManyProgress, before: int = before, later: int = later) -> None:
+            if show is not None:
+                show(replace(event, done=event.done + before,
+                             total=before + event.total + later))
+
+        result = build_many(source.repo, request.output, source.revisions,
+                            repository=request.repository or source.repository,
+                            pinned_by=source.pinned, progress=progress, executor=executor,
+                            store=request.store, use_store=request.use_store,
+                            policy=request.policy)
+        results.append(result)
+        before += len(result.built) + len(result.skipped)
+    if len(results) == 1:
+        return results[0]
+    return ManyResult(built=tuple(m for r in results for m in r.built),
+                      skipped=tuple(c for r in results for c in r.skipped),
+                      store=next((r.store for r in results if r.store), None),
+                      parsed=sum(r.parsed for r in results),
+                      reused=sum(r.reused for r in results))
+
+
+def index_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Case], *,
+                         executor: Executor | None = None,
+                         progress: ManyProgressFn | None = None, warm: bool = False,
+                         warm_progress: WarmProgressFn | None = None) -> ManyResult:
+    """Index every revision ``cases`` pin that has no complete index in ``folder`` (for
+    ``run --repo`` and ``cases check --repo``), sharing ``folder/.chunkstore``; ``warm``
+    also builds the BM25 caches of the indexes built (for a run that queries them next)."""
+    result = index_many(IndexManyRequest(case_revision_sources(repo, cases), folder),
+                        executor=executor, progress=progress)
+    if warm:
+        warm_indexes([folder / str(m.revision) for m in result.built], warm_progress)
+    return result
+
+
+@dataclass(frozen=True)
+class EmbedRequest:
+    """The full dense pass over ``index`` (an index or a folder of them)."""
+
+    index: Path
+    config: str | None = None  # retriever config: embedder, store and batch settings
+    embedder: str | None = None  # None: the config's signals.dense.embedder
+    store: Path | None = None  # None: the config's signals.dense.store, else the default
+    executor: str = "local"  # --executor: where the batches run
+    gpus: float = 0.0
+
+
+@dataclass(frozen=True)
+class EmbedTargets:
+    """What an embed request names, checked: the index folders (by revision), the vector
+    store (None: the default place), where the jobs run, and the dense settings."""
+
+    dirs: tuple[Path, ...]
+    store: Path | None
+    where: ExecutorSpec
+    settings: DenseConfig
+
+
+def embed_targets(request: EmbedRequest) -> EmbedTargets:
+    """Check ``request`` and name what it embeds (before any executor starts, so the
+    caller can guard the store against overwriting an index)."""
+    settings = load_config(request.config).signals.dense
+    where = parse_executor(request.executor)
+    if request.gpus > 0 and where.kind == "local":
+        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
+                         "ray://HOST:PORT too", field="--gpus")
+    found = IndexSet.from_path(request.index).by_revision
+    dirs = tuple(found[revision] for revision in sorted(found))
+    chosen = request.store if request.store is not None else (
+        Path(settings.store) if settings.store else None)
+    return EmbedTargets(dirs=dirs, store=chosen, where=where, settings=settings)
+
+
+def embed(request: EmbedRequest, targets: EmbedTargets, *, executor: Executor | None = None,
+          progress: EmbedProgressFn | None = None) -> EmbedSummary:
+    """Embed every chunk of the request's indexes into the vector store."""
+    settings = targets.settings
+    return embed_indexes(list(targets.dirs), request.embedder or settings.embedder,
+                         max_tokens=settings.max_tokens, batch_size=settings.batch_size,
+                         store=targets.store, executor=executor, gpus=request.gpus,
+                         progress=progress)
