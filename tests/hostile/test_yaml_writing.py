@@ -30,7 +30,7 @@ def test_init_keeps_a_crafted_file_name_as_data(tmp_path: Path, name: str) -> No
     assert_no_traceback(proc)
     assert proc.returncode == 0, proc.stderr[-2000:]
     case_set = load_cases(str(out / "cases.yaml"))
-    assert [c.id for c in case_set.cases] == ["where-is-place-order"]
+    assert [c.id for c in case_set.cases] == ["starter-where-is-place-order"]
     case = case_set.cases[0]
     assert case.repository == "#proj"
     target = case.groups[0].any_of[0]

@@ -121,8 +121,13 @@ def test_left_to_itself_a_build_forks_only_a_single_threaded_process(
 
     monkeypatch.setattr(build_module, "OrderedPool", recording)
     monkeypatch.setattr(build_module, "default_workers", lambda: 2)
+    # This process alone: a thread an earlier test in the same worker left (a reader
+    # waiting on a pipe, a test server) must not decide this half.
+    real_count = threading.active_count
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     first = build_index(repo.path, "HEAD", tmp_path / "a")
     assert pools == [2]
+    monkeypatch.setattr(threading, "active_count", real_count)
     release = threading.Event()
     other = threading.Thread(target=release.wait)
     other.start()

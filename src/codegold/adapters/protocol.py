@@ -108,21 +108,11 @@ def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
                              f"and {MAX_CHUNKS} candidates are taken")
     try:
         data = msgspec.json.decode(text)
-        check_depth(data, source)
-        data = keep_unknown_fields(data)
-        if isinstance(data, list):
-            response = RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
-        else:
-            response = msgspec.convert(data, RetrievalResponse)
-        problem = chunk_count_problem(response.ranked, response.candidates)
-        if problem is not None:
-            raise RetrieverError(f"{source} answered {problem}")
-    except msgspec.ValidationError as err:
-        raise RetrieverError(f"{source} returned JSON that is not a retrieval response: {err}") from None
     except msgspec.DecodeError as err:
         raise RetrieverError(f"{source} returned invalid JSON: {err}") from None
-    except (RecursionError, SchemaError):
+    except RecursionError:
         raise RetrieverError(f"{source} returned JSON nested deeper than {MAX_DEPTH} levels") from None
+    response = _response_of(data, source=source, what="JSON")
     if response.format != PROTOCOL_FORMAT:
         raise RetrieverError(f"{source} answered protocol format {response.format}; "
                              f"codegold speaks format {PROTOCOL_FORMAT}")
@@ -133,6 +123,12 @@ def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
     """Accept a response given as plain Python data (dict, or list of chunks)."""
     if isinstance(data, RetrievalResponse):
         return data
+    return _response_of(data, source=source, what="data")
+
+
+def _response_of(data: Any, *, source: str, what: str) -> RetrievalResponse:
+    """A response from decoded data: nesting bounded, fields codegold does not read kept
+    under ``extra``, a bare list taken as ``ranked``, the chunk count bounded."""
     try:
         check_depth(data, source)
         data = keep_unknown_fields(data)
@@ -140,11 +136,13 @@ def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:
             response = RetrievalResponse(ranked=msgspec.convert(data, list[Chunk]))
         else:
             response = msgspec.convert(data, RetrievalResponse)
-        problem = chunk_count_problem(response.ranked, response.candidates)
-        if problem is not None:
-            raise RetrieverError(f"{source} returned {problem}")
-        return response
     except msgspec.ValidationError as err:
-        raise RetrieverError(f"{source} returned data that is not a retrieval response: {err}") from None
+        raise RetrieverError(f"{source} returned {what} that is not a retrieval response: "
+                             f"{err}") from None
     except (SchemaError, RecursionError):
-        raise RetrieverError(f"{source} returned data nested deeper than {MAX_DEPTH} levels") from None
+        raise RetrieverError(f"{source} returned {what} nested deeper than {MAX_DEPTH} "
+                             "levels") from None
+    problem = chunk_count_problem(response.ranked, response.candidates)
+    if problem is not None:
+        raise RetrieverError(f"{source} returned {problem}")
+    return response
