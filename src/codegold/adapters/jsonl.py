@@ -77,10 +77,10 @@ class JsonlCommandRetriever:
                                      "line; an answer must be one JSON response") from None
             except ChildExited as exited:
                 self._child = None
+                child.kill()  # waits for its readers: the whole stderr is in the tail
                 tail = secrets.redact_text(child.stderr_tail())
                 status = ("closed its output" if exited.returncode is None
                           else f"exited with status {exited.returncode}")
-                child.kill()
                 raise RetrieverError(f"{source} {status} before answering"
                                      + (f": {tail}" if tail else "")) from None
         return decode_response(line, source=source)
