@@ -3,6 +3,7 @@ suite of cases pins (across a folder of clones), and the full dense pass."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +20,12 @@ from codegold.model import Case, Manifest
 from codegold.retrieve.config import DenseConfig, load_config
 from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
 from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
-from codegold.workflows.progress import BuildProgressFn, EmbedProgressFn, ManyProgressFn
+from codegold.workflows.progress import (
+    BuildProgressFn,
+    EmbedProgressFn,
+    ManyProgressFn,
+    PrepareProgress,
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,28 @@ def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -
                 progress(replace(event, done=before + event.done, total=total))
 
         warm_lexical(folder, config, progress=show)
+
+
+def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
+                   embed: bool = False) -> None:
+    """Pay the query-time caches of freshly built indexes now: every BM25 engine the
+    default configuration reads, and with ``embed`` every chunk's vector (the full dense
+    pass of :func:`embed`, default embedder and store)."""
+    if not dirs:
+        return
+    started = time.perf_counter()
+    progress.warming(warm_total(dirs))
+    warm_indexes(dirs, progress.warmed_engine)
+    progress.warmed(len(dirs), time.perf_counter() - started)
+    if not embed:
+        return
+    settings = load_config().signals.dense
+    progress.embedding()
+    summary = embed_indexes(list(dirs), settings.embedder, max_tokens=settings.max_tokens,
+                            batch_size=settings.batch_size,
+                            store=Path(settings.store) if settings.store else None,
+                            progress=progress.embedded_text)
+    progress.embedded(summary)
 
 
 def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
