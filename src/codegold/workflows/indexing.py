@@ -128,8 +128,9 @@ def index_many(request: IndexManyRequest, *, executor: Executor | None = None,
     sources = request.sources
     if request.repository is not None and len(sources) > 1:
         names = ", ".join(sorted(str(s.repository or s.repo) for s in sources))
-        raise InputError(f"--repository names one repository, but these cases pin "
-                         f"revisions of {len(sources)} ({names}); leave it out")
+        raise InputError(f"{{repository}} names one repository, but these cases pin "
+                         f"revisions of {len(sources)} ({names}); leave it out",
+                         settings=("repository",))
     fresh = not request.output.exists()
     try:
         return _build_sources(request, executor, progress)
@@ -212,8 +213,8 @@ def embed_targets(request: EmbedRequest) -> EmbedTargets:
     settings = load_config(request.config).signals.dense
     where = parse_executor(request.executor)
     if request.gpus > 0 and where.kind == "local":
-        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
-                         "ray://HOST:PORT too", field="--gpus")
+        raise InputError("{gpus} asks Ray to place jobs on GPUs; give {executor} ray or "
+                         "ray://HOST:PORT too", field="gpus", settings=("gpus", "executor"))
     found = IndexSet.from_path(request.index).by_revision
     dirs = tuple(found[revision] for revision in sorted(found))
     chosen = request.store if request.store is not None else (
