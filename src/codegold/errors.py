@@ -16,6 +16,8 @@ prints and never calls ``sys.exit``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 
 class CodegoldError(Exception):
     """Base class; ``str(err)`` is a complete, user-facing sentence."""
@@ -26,6 +28,11 @@ class InputError(CodegoldError):
 
     ``where`` is a short location such as ``cases.yaml:12`` and ``case_id``/``field``
     narrow it further; all are optional so the message stays honest about what is known.
+
+    ``settings`` names the settings of a request (``index``, ``wait_for_index``) the
+    message refers to, each written in it as ``{index}``: ``str(err)`` quotes the setting's
+    own name, and :meth:`worded` lets a front end call each one by its name there (the CLI
+    by its flag, ``--index``). A ``field`` among them is named the same way.
     """
 
     def __init__(
@@ -36,22 +43,36 @@ class InputError(CodegoldError):
         line: int | None = None,
         case_id: str | None = None,
         field: str | None = None,
+        settings: Iterable[str] = (),
     ) -> None:
         self.message = message
         self.path = path
         self.line = line
         self.case_id = case_id
         self.field = field
+        self.settings = tuple(settings)
         super().__init__(self._render())
 
-    def _render(self) -> str:
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with each of its settings (and a ``field`` among them) called
+        ``name(setting)``."""
+        return self._render(name)
+
+    def _render(self, name: Callable[[str], str] | None = None) -> str:
+        message = self.message
+        for setting in self.settings:
+            message = message.replace("{" + setting + "}",
+                                      name(setting) if name else repr(setting))
+        field = self.field
+        if field and name and field in self.settings:
+            field = name(field)
         where = ""
         if self.path:
             where = self.path + (f":{self.line}" if self.line else "")
         parts = [p for p in (where, f"case {self.case_id!r}" if self.case_id else "",
-                             f"field {self.field!r}" if self.field else "") if p]
+                             f"field {field!r}" if field else "") if p]
         prefix = ", ".join(parts)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        return f"{prefix}: {message}" if prefix else message
 
 
 class SchemaError(InputError):

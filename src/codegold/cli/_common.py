@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from codegold.errors import CodegoldError
+from codegold.errors import CodegoldError, InputError
 from codegold.plumbing.secrets import redact_text
 from codegold.plumbing.text import terminal_safe
 
@@ -24,6 +24,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+def flag(setting: str) -> str:
+    """The flag that gives a workflow request's ``setting`` (``wait_for_index``:
+    ``--wait-for-index``): how the CLI names the settings a library error names."""
+    return "--" + setting.replace("_", "-")
+
+
 def handle_errors(func: F) -> F:
     """Report :class:`CodegoldError` as ``error: ...`` on stderr with exit code 2."""
 
@@ -33,7 +39,8 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except CodegoldError as err:
             # an error may quote what it read (a retriever's stderr, a line of a file)
-            click.echo(f"error: {terminal_safe(redact_text(str(err)))}", err=True)
+            text = err.worded(flag) if isinstance(err, InputError) else str(err)
+            click.echo(f"error: {terminal_safe(redact_text(text))}", err=True)
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             stop_on_broken_pipe()

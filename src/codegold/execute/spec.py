@@ -50,12 +50,12 @@ def parse_executor(text: str) -> ExecutorSpec:
         found = _ADDRESS.match(value[len("ray://"):])
         port = int(found.group("port")) if found and found.group("port") else RAY_CLIENT_PORT
         if found is None or not 0 < port < 65536:
-            raise InputError(f"--executor {text[:200]!r} is not a Ray cluster address; "
+            raise InputError(f"{{executor}} {text[:200]!r} is not a Ray cluster address; "
                              "expected ray://HOST:PORT, e.g. ray://head.example:10001",
-                             field="--executor")
+                             field="executor", settings=("executor",))
         return ExecutorSpec(kind="ray", host=found.group("host").strip("[]"), port=port)
     raise InputError(f"unknown executor {text[:200]!r}; expected local, ray or "
-                     "ray://HOST:PORT", field="--executor")
+                     "ray://HOST:PORT", field="executor", settings=("executor",))
 
 
 @contextmanager

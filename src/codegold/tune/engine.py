@@ -141,9 +141,10 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
     names = [m.name for m in METRICS]
     if metric not in names:
         raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(names)}",
-                         field="--metric")
+                         field="metric", settings=("metric",))
     if trials < 1:
-        raise InputError(f"--trials must be at least 1, found {trials}")
+        raise InputError(f"{{trials}} must be at least 1, found {trials}",
+                         settings=("trials",))
     optuna = _optuna()
     train, heldout, source = split_cases(cases, train_value=train_value, seed=0)
     default = load_config()
@@ -315,9 +316,10 @@ def loro(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *,
     names = [m.name for m in METRICS]
     if metric not in names:
         raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(names)}",
-                         field="--metric")
+                         field="metric", settings=("metric",))
     if trials < 1:
-        raise InputError(f"--trials must be at least 1, found {trials}")
+        raise InputError(f"{{trials}} must be at least 1, found {trials}",
+                         settings=("trials",))
     by_repo: dict[str, list[Case]] = {}
     for case in cases:
         by_repo.setdefault(case.repository or "?", []).append(case)

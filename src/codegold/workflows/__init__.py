@@ -12,6 +12,10 @@ workflow                      does
 :func:`index_many`            many revisions (of one clone or a folder of clones)
 :func:`index_case_revisions`  every revision a suite of cases pins, if missing
 :func:`embed`                 the full dense pass over indexes
+:func:`prepare_caches`        freshly built indexes' query-time caches paid now
+:func:`inspect`               an index's manifest, inventory, a file's or symbol's chunks
+:func:`parse_file`            one file chunked outside any index
+:func:`collect_garbage`       chunk store entries no kept index uses, removed
 :func:`run`                   gold cases through a retriever into attempts.jsonl
 :func:`evaluate`              attempts scored into results.json
 :func:`check_cases`           every label checked against its revision's index
@@ -41,11 +45,23 @@ if TYPE_CHECKING:
         index,
         index_case_revisions,
         index_many,
+        prepare_caches,
         revision_sources,
         warm_indexes,
         warm_total,
     )
-    from codegold.workflows.progress import RunProgress
+    from codegold.workflows.inspecting import (
+        DefinitionView,
+        FileView,
+        Garbage,
+        GarbageRequest,
+        Inspection,
+        InspectRequest,
+        collect_garbage,
+        inspect,
+        parse_file,
+    )
+    from codegold.workflows.progress import PrepareProgress, RunProgress
     from codegold.workflows.reporting import ReportRequest, render
     from codegold.workflows.running import RunRequest, run
     from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
@@ -61,7 +77,11 @@ _HOMES: dict[str, str] = {
     "case_revision_sources": "indexing", "embed": "indexing", "embed_targets": "indexing",
     "index": "indexing", "index_case_revisions": "indexing", "index_many": "indexing",
     "revision_sources": "indexing", "warm_indexes": "indexing", "warm_total": "indexing",
-    "RunProgress": "progress",
+    "DefinitionView": "inspecting", "FileView": "inspecting", "Garbage": "inspecting",
+    "GarbageRequest": "inspecting", "Inspection": "inspecting", "InspectRequest": "inspecting",
+    "collect_garbage": "inspecting", "inspect": "inspecting", "parse_file": "inspecting",
+    "prepare_caches": "indexing",
+    "PrepareProgress": "progress", "RunProgress": "progress",
     "ReportRequest": "reporting", "render": "reporting",
     "RunRequest": "running", "run": "running",
     "EvaluateRequest": "scoring", "Evaluation": "scoring", "evaluate": "scoring",
@@ -76,10 +96,43 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "CheckRequest", "DiagnoseRequest", "Diagnosis", "EmbedRequest", "EmbedTargets",
+    "CheckRequest",
+    "DefinitionView",
+    "DiagnoseRequest",
+    "Diagnosis",
+    "EmbedRequest",
+    "EmbedTargets",
     "EvaluateRequest",
-    "Evaluation", "GateRequest", "IndexManyRequest", "IndexRequest", "ReportRequest",
-    "RunProgress", "RunRequest", "case_revision_sources", "check_cases", "decide", "diagnose",
-    "embed", "embed_targets", "evaluate", "index", "index_case_revisions", "index_many",
-    "render", "revision_sources", "run", "warm_indexes", "warm_total",
+    "Evaluation",
+    "FileView",
+    "Garbage",
+    "GarbageRequest",
+    "GateRequest",
+    "IndexManyRequest",
+    "IndexRequest",
+    "InspectRequest",
+    "Inspection",
+    "PrepareProgress",
+    "ReportRequest",
+    "RunProgress",
+    "RunRequest",
+    "case_revision_sources",
+    "check_cases",
+    "collect_garbage",
+    "decide",
+    "diagnose",
+    "embed",
+    "embed_targets",
+    "evaluate",
+    "index",
+    "index_case_revisions",
+    "index_many",
+    "inspect",
+    "parse_file",
+    "prepare_caches",
+    "render",
+    "revision_sources",
+    "run",
+    "warm_indexes",
+    "warm_total",
 ]

@@ -34,7 +34,8 @@ def check_cases(request: CheckRequest, *,
             raise
         raise explain_revision_error(err, view) from None
     if request.index is None:
-        raise InputError("cases check needs --index (an index directory or a folder of them)")
+        raise InputError("cases check needs {index} (an index directory or a folder of them)",
+                         settings=("index",))
     if view is not None:
         # a revision the repository lacks is a finding of the check, not a build failure
         known = {rev for rev in {c.revision for c in case_set.cases} if view.has_commit(rev)}

@@ -217,8 +217,8 @@ def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
     example = example or default_example_dir()
     if not (example / "build_example.py").is_file():
         raise InputError("the demo needs the example from a source checkout "
-                         "(examples/acme-shop/build_example.py); pass --example DIR",
-                         path=str(example))
+                         "(examples/acme-shop/build_example.py); pass {example} DIR",
+                         path=str(example), settings=("example",))
     prepare_out(out)
     state = DemoState(example=example, out=out, workers=workers)
     steps = Steps(state, on_step, on_start)

@@ -80,7 +80,7 @@ def prepare_out(out: Path) -> None:
     if out.exists() and any(out.iterdir()):
         if not (out / MARKER).exists():
             raise InputError("folder is not empty and was not written by `codegold demo`; "
-                             "give a new --out", path=str(out))
+                             "give a new {out}", path=str(out), settings=("out",))
         for name in OWNED:
             target = out / name
             if target.is_symlink():

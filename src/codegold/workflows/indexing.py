@@ -3,6 +3,7 @@ suite of cases pins (across a folder of clones), and the full dense pass."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +20,12 @@ from codegold.model import Case, Manifest
 from codegold.retrieve.config import DenseConfig, load_config
 from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
 from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
-from codegold.workflows.progress import BuildProgressFn, EmbedProgressFn, ManyProgressFn
+from codegold.workflows.progress import (
+    BuildProgressFn,
+    EmbedProgressFn,
+    ManyProgressFn,
+    PrepareProgress,
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,28 @@ def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -
         warm_lexical(folder, config, progress=show)
 
 
+def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
+                   embed: bool = False) -> None:
+    """Pay the query-time caches of freshly built indexes now: every BM25 engine the
+    default configuration reads, and with ``embed`` every chunk's vector (the full dense
+    pass of :func:`embed`, default embedder and store)."""
+    if not dirs:
+        return
+    started = time.perf_counter()
+    progress.warming(warm_total(dirs))
+    warm_indexes(dirs, progress.warmed_engine)
+    progress.warmed(len(dirs), time.perf_counter() - started)
+    if not embed:
+        return
+    settings = load_config().signals.dense
+    progress.embedding()
+    summary = embed_indexes(list(dirs), settings.embedder, max_tokens=settings.max_tokens,
+                            batch_size=settings.batch_size,
+                            store=Path(settings.store) if settings.store else None,
+                            progress=progress.embedded_text)
+    progress.embedded(summary)
+
+
 def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
     """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
     line, or a comma-separated list."""
@@ -100,8 +128,9 @@ def index_many(request: IndexManyRequest, *, executor: Executor | None = None,
     sources = request.sources
     if request.repository is not None and len(sources) > 1:
         names = ", ".join(sorted(str(s.repository or s.repo) for s in sources))
-        raise InputError(f"--repository names one repository, but these cases pin "
-                         f"revisions of {len(sources)} ({names}); leave it out")
+        raise InputError(f"{{repository}} names one repository, but these cases pin "
+                         f"revisions of {len(sources)} ({names}); leave it out",
+                         settings=("repository",))
     fresh = not request.output.exists()
     try:
         return _build_sources(request, executor, progress)
@@ -184,8 +213,8 @@ def embed_targets(request: EmbedRequest) -> EmbedTargets:
     settings = load_config(request.config).signals.dense
     where = parse_executor(request.executor)
     if request.gpus > 0 and where.kind == "local":
-        raise InputError("--gpus asks Ray to place jobs on GPUs; give --executor ray or "
-                         "ray://HOST:PORT too", field="--gpus")
+        raise InputError("{gpus} asks Ray to place jobs on GPUs; give {executor} ray or "
+                         "ray://HOST:PORT too", field="gpus", settings=("gpus", "executor"))
     found = IndexSet.from_path(request.index).by_revision
     dirs = tuple(found[revision] for revision in sorted(found))
     chosen = request.store if request.store is not None else (

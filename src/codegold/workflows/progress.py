@@ -11,7 +11,8 @@ from typing import Protocol
 from codegold.index.build import BuildProgress
 from codegold.index.many import ManyProgress
 from codegold.model import Attempt
-from codegold.retrieve.embedpass import EmbedProgress
+from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
+from codegold.retrieve.warm import WarmProgress
 
 # one index build: listing, chunking, done
 BuildProgressFn = Callable[[BuildProgress], None]
@@ -31,5 +32,28 @@ class RunProgress(Protocol):
         """One attempt was written (an error attempt included)."""
 
 
+class PrepareProgress(Protocol):
+    """What :func:`codegold.workflows.prepare_caches` tells its watcher: the BM25 warm-up,
+    then (when asked) the dense pass, each started, moving and finished."""
+
+    def warming(self, total: int) -> None:
+        """The warm-up starts: ``total`` BM25 engines over all the indexes, at most."""
+
+    def warmed_engine(self, event: WarmProgress) -> None:
+        """One engine is ready (``event`` counts the indexes' engines together)."""
+
+    def warmed(self, indexes: int, seconds: float) -> None:
+        """Every lexical cache of ``indexes`` indexes is ready after ``seconds``."""
+
+    def embedding(self) -> None:
+        """The dense pass starts."""
+
+    def embedded_text(self, event: EmbedProgress) -> None:
+        """The dense pass moved on."""
+
+    def embedded(self, summary: EmbedSummary) -> None:
+        """The dense pass is done."""
+
+
 __all__ = ["BuildProgress", "BuildProgressFn", "EmbedProgress", "EmbedProgressFn",
-           "ManyProgress", "ManyProgressFn", "RunProgress"]
+           "ManyProgress", "ManyProgressFn", "PrepareProgress", "RunProgress", "WarmProgress"]

@@ -60,14 +60,16 @@ class RunRequest:
     def mcp_settings(self) -> McpSettings | None:
         """The mcp: settings; an InputError when one is given for another retriever."""
         given = [name for name, value in (
-            ("--mcp-tool", self.mcp_tool), ("--mcp-args", self.mcp_args),
-            ("--mcp-setup", self.mcp_setup), ("--mcp-checkout", self.mcp_checkout),
-            ("--mcp-parse", None if self.mcp_parse == "auto" else self.mcp_parse))
+            ("mcp_tool", self.mcp_tool), ("mcp_args", self.mcp_args),
+            ("mcp_setup", self.mcp_setup), ("mcp_checkout", self.mcp_checkout),
+            ("mcp_parse", None if self.mcp_parse == "auto" else self.mcp_parse))
             if value is not None]
         if not self.retriever.startswith("mcp:"):
             if given:
-                raise InputError(f"{', '.join(given)} only apply to mcp: retrievers; "
-                                 f"--retriever is {redact_url(self.retriever)!r}")
+                named = ", ".join("{" + name + "}" for name in given)
+                raise InputError(f"{named} only apply to mcp: retrievers; "
+                                 f"{{retriever}} is {redact_url(self.retriever)!r}",
+                                 settings=(*given, "retriever"))
             return None
         return McpSettings(tool=self.mcp_tool, arguments=self.mcp_args, parse=self.mcp_parse,
                            setup=self.mcp_setup, checkout=self.mcp_checkout, repo=self.repo)
@@ -89,28 +91,31 @@ def run(request: RunRequest, progress: RunProgress | None = None, *,
     case_set = load_cases(request.cases)
     config = load_config(request.config)
     if request.index is None and request.is_reference:
-        raise InputError("the reference retriever needs --index (an index directory or a "
-                         "folder of them); build one with `codegold index`")
+        raise InputError("the reference retriever needs {index} (an index directory or a "
+                         "folder of them); build one with `codegold index`",
+                         settings=("index",))
     with contextlib.ExitStack() as stack:
         pool = None  # started when first needed: every cheap check comes before Ray's start
         if request.repo is not None:
             if request.index is None:
-                raise InputError("--repo needs --index: the folder that holds one index per "
-                                 "revision")
+                raise InputError("{repo} needs {index}: the folder that holds one index per "
+                                 "revision", settings=("repo", "index"))
             pool = stack.enter_context(open_executor(request.executor))
             index_case_revisions(request.repo, Path(request.index), case_set.cases,
                                  executor=pool, progress=index_progress,
                                  warm=request.is_reference, warm_progress=warm_progress)
         if request.wait_for_index is not None:
             if request.index is None:
-                raise InputError("--wait-for-index needs --index: the folder to wait on")
+                raise InputError("{wait_for_index} needs {index}: the folder to wait on",
+                                 settings=("wait_for_index", "index"))
             wait_for_indexes(Path(request.index), {case.revision for case in case_set.cases},
                              request.wait_for_index)
         indexes = IndexSet.from_path(request.index) if request.index else IndexSet.empty()
         warnings = tuple(message for _, message in indexes.repository_mismatches(case_set.cases))
         if request.python is not None and not request.retriever.startswith("python:"):
-            raise InputError(f"--python applies to a python:module:function retriever, not "
-                             f"{request.retriever.split(':', 1)[0]!r}", field="python")
+            raise InputError(f"{{python}} applies to a python:module:function retriever, not "
+                             f"{request.retriever.split(':', 1)[0]!r}", field="python",
+                             settings=("python",))
         options = RetrieverOptions(config=config, timeout=request.timeout,
                                    retries=request.retries, python=request.python,
                                    dense=True if request.embedder is not None else request.dense,
@@ -119,7 +124,8 @@ def run(request: RunRequest, progress: RunProgress | None = None, *,
         resolve_set = None
         if request.resolve is not None:
             if not request.resolve and request.index is None:
-                raise InputError("--resolve needs an index: give --index, or --resolve INDEX")
+                raise InputError("{resolve} needs an index: give {index}, or {resolve} INDEX",
+                                 settings=("resolve", "index"))
             resolve_set = IndexSet.from_path(request.resolve) if request.resolve else indexes
             retriever = ResolvingRetriever(retriever, AttemptResolver(resolve_set))
         dispatch: Dispatch | None = None

@@ -1,0 +1,100 @@
+"""The lines ``codegold index`` subcommands print: chunks, inventory entries, chunk text,
+and the progress of the caches paid after a build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from codegold.cli._common import ProgressLine
+from codegold.cli._progress import embed_line, warm_line
+from codegold.index.records import IndexedChunk, InventoryEntry
+from codegold.model import Manifest
+from codegold.plumbing.text import terminal_safe as _safe
+from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
+from codegold.retrieve.warm import WarmProgress
+
+
+def written(folder: Path, manifest: Manifest) -> str:
+    return _safe(f"index written to {folder}: {manifest.repository}@{manifest.revision} "
+                 f"build {manifest.index_build_id}, {manifest.files} files, "
+                 f"{manifest.chunks} chunks")
+
+
+def chunk_line(chunk: IndexedChunk) -> str:
+    symbol = chunk.symbol or "-"
+    extra = [s for s in chunk.symbols if s != chunk.symbol]
+    more = f" (+{', '.join(extra)})" if extra else ""
+    flags = "" if chunk.has_signature else " [no signature]"
+    return _safe(f"  L{chunk.start_line}-{chunk.end_line}  {chunk.kind:<9} {chunk.role:<11} "
+                 f"{symbol}{more}  id={chunk.id}{flags}")
+
+
+def entry_line(entry: InventoryEntry) -> str:
+    reason = f" ({entry.reason})" if entry.reason else ""
+    return _safe(f"{entry.path}: {entry.fate}{reason}; category {entry.category}, language "
+                 f"{entry.language or '-'}, chunker {entry.chunker or '-'}, {entry.chunks} chunks")
+
+
+def indent(text: str) -> str:
+    """Chunk text under its chunk line, controls and escape sequences made visible."""
+    return "\n".join("      | " + line for line in _safe(text, multiline=True).split("\n"))
+
+
+class CachesShown:
+    """Draws :func:`codegold.workflows.prepare_caches`: one bar per phase and, unless
+    quiet, a line on stderr when each is done. :meth:`close` stops an open bar."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self._bar: ProgressLine | None = None
+
+    def _open(self, bar: ProgressLine) -> ProgressLine:
+        self.close()
+        self._bar = bar
+        bar.start()
+        return bar
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def warming(self, total: int) -> None:
+        self._warm = warm_line(self._open(ProgressLine("lexical caches", total,
+                                                       quiet=self.quiet)))
+
+    def warmed_engine(self, event: WarmProgress) -> None:
+        self._warm(event)
+
+    def warmed(self, indexes: int, seconds: float) -> None:
+        self.close()
+        if not self.quiet:
+            click.echo(f"lexical caches ready for {indexes} index(es) in {seconds:.1f}s",
+                       err=True)
+
+    def embedding(self) -> None:
+        self._embed = embed_line(self._open(ProgressLine("embedding texts",
+                                                         quiet=self.quiet)))
+
+    def embedded_text(self, event: EmbedProgress) -> None:
+        self._embed(event)
+
+    def embedded(self, summary: EmbedSummary) -> None:
+        self.close()
+        if not self.quiet:
+            click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks "
+                             f"({summary.reused} already in the store or repeated) with "
+                             f"{summary.embedder}; vectors in {summary.store}"), err=True)
+
+
+def prepare_caches(dirs: list[Path], *, quiet: bool, embed: bool = False) -> None:
+    """Pay freshly built indexes' query-time caches now, with progress (see the workflow)."""
+    from codegold import workflows
+
+    shown = CachesShown(quiet)
+    try:
+        workflows.prepare_caches(dirs, shown, embed=embed)
+    finally:
+        shown.close()
