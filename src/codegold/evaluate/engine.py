@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from codegold import __version__
-from codegold.evaluate.aggregate import aggregate, slice_results
+from codegold.evaluate.aggregate import summarize
 from codegold.evaluate.score import CaseScorer
 from codegold.model import (
     Attempt,
@@ -120,12 +120,13 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
     inputs = {"cases": InputRef(path=case_set.path, sha256=case_set.sha256)}
     if attempts_ref is not None:
         inputs["attempts"] = attempts_ref
+    summary, slices = summarize(results)
     return RunResult(
         format=RESULTS_FORMAT,
         codegold_version=__version__,
         inputs=inputs,
-        summary=aggregate(results),
-        slices=slice_results(results),
+        summary=summary,
+        slices=slices,
         cases=results,
         warnings=warnings,
         attempts_read=read,
