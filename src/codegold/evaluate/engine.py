@@ -85,7 +85,10 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         if prepare is not None:
             attempt = prepare(attempt, case)
         scored = scorers[case.id].score(attempt)
-        per_case.setdefault(case.id, _CaseAttempts(last=scored)).add(attempt, scored)
+        entry = per_case.get(case.id)
+        if entry is None:  # not setdefault: that would build an entry for every attempt
+            entry = per_case[case.id] = _CaseAttempts(last=scored)
+        entry.add(attempt, scored)
 
     warnings: list[str] = []
     results: list[CaseResult] = []
@@ -109,7 +112,9 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         # A final attempt is never retried, so it is still a candidate; with no final one
         # (a retry cycle) the last attempt in file order is scored, as the warning says.
         picked = entry.candidates.get(chosen, entry.last) if finals else entry.last
-        results.append(msgspec.structs.replace(picked, attempt_ids=entry.order))
+        # Most cases have one attempt, whose result already names it: no copy then.
+        results.append(picked if picked.attempt_ids == entry.order
+                       else msgspec.structs.replace(picked, attempt_ids=entry.order))
     for case_id, count in sorted(unknown_cases.items()):
         warnings.append(f"{count} attempt(s) name unknown case id {case_id!r}; ignored")
     if duplicate_ids:
