@@ -9,7 +9,10 @@ qrels, then times, each as its own process, side by side and repeated:
 - ranx: load the TREC qrels and run from disk, compute hit_rate@5 and mrr@5
 - the floor: merely decode every line of attempts.jsonl (msgspec, untyped)
 
-It prints medians, ratios and peak memory (max RSS of each process).
+It prints medians, ratios and peak memory (max RSS of each process). With ``--baseline
+SRC`` (the ``src`` folder of another checkout, e.g. ``git archive main src | tar -x -C
+/tmp/base``) that tree's ``codegold eval`` runs in the same rounds, and its results.json
+must be byte-identical to this tree's.
 Targets (issue 2): codegold ≤ ranx end to end, ≤ 3× the decode floor, peak < 2 GB;
 (issue 26) codegold ≤ 0.5× ranx with redaction on.
 
@@ -94,10 +97,10 @@ print(n)
 """
 
 
-def timed(cmd: list[str]) -> tuple[float, float, str]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Wall seconds, peak RSS in MB, and stdout of one child process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     out = proc.stdout.read().decode() if proc.stdout else ""
@@ -113,6 +116,8 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workdir", help="keep generated data here (default: a temp dir)")
+    parser.add_argument("--baseline", metavar="SRC",
+                        help="also time codegold eval from this src folder (PYTHONPATH)")
     args = parser.parse_args()
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="codegold-bench-"))
@@ -131,22 +136,37 @@ def main() -> None:
     floor = [sys.executable, "-c", FLOOR, str(work / "attempts.jsonl")]
     commands = {"codegold eval": codegold, "  no redaction": bare, "ranx": ranx,
                 "decode floor": floor}
+    envs: dict[str, dict[str, str]] = {}
+    if args.baseline:
+        commands["baseline eval"] = [*codegold[:-2], str(work / "results.baseline.json"), "-q"]
+        commands["  baseline no redaction"] = [*bare[:-2], str(work / "results.baseline.json"),
+                                                "-q"]
+        envs["baseline eval"] = envs["  baseline no redaction"] = {
+            **os.environ, "PYTHONPATH": str(Path(args.baseline).resolve())}
     rows: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     ranx_out = ""
     for _ in range(args.repeat):  # interleaved so machine noise hits all alike
         for name, cmd in commands.items():
-            wall, rss, out = timed(cmd)
+            wall, rss, out = timed(cmd, envs.get(name))
             rows[name].append((wall, rss))
             if name == "ranx":
                 ranx_out = out.strip()
     med = {name: statistics.median(w for w, _ in runs) for name, runs in rows.items()}
     peak = {name: max(r for _, r in runs) for name, runs in rows.items()}
-    print(f"{'':16}{'median s':>10}{'peak MB':>10}")
+    print(f"{'':24}{'median s':>10}{'peak MB':>10}{'/ floor':>9}{'/ ranx':>8}")
     for name in rows:
-        print(f"{name:16}{med[name]:>10.2f}{peak[name]:>10.0f}")
+        print(f"{name:24}{med[name]:>10.2f}{peak[name]:>10.0f}"
+              f"{med[name] / med['decode floor']:>9.2f}{med[name] / med['ranx']:>8.2f}")
+    print(f"runs per row: {args.repeat} (medians)")
     print(f"ratio codegold / ranx        = {med['codegold eval'] / med['ranx']:.2f}  (target ≤ 0.5)")
     print(f"redaction costs               = {med['codegold eval'] - med['  no redaction']:.2f} s")
     print(f"ratio codegold / decode floor = {med['codegold eval'] / med['decode floor']:.2f}  (target ≤ 3)")
+    print(f"  no redaction / decode floor = {med['  no redaction'] / med['decode floor']:.2f}")
+    if args.baseline:
+        same = (work / "results.json").read_bytes() == (work / "results.baseline.json").read_bytes()
+        print(f"results.json byte-identical to the baseline's: {'yes' if same else 'NO'}")
+        if not same:
+            raise SystemExit(1)
     print(f"codegold peak memory          = {peak['codegold eval']:.0f} MB  (target < 2048)")
     print(f"ranx figures: {ranx_out}")
 

@@ -9,20 +9,81 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from codegold.model import Aggregates, Case, CaseResult, SliceResult
 from codegold.model.budget import BUDGET_FACTORS, factor_label
 from codegold.model.languages import language_of
-from codegold.model.metrics import LINE_METRICS, METRICS, scored_cases, trend_figures
+from codegold.model.metrics import (
+    LINE_METRICS,
+    METRICS,
+    TREND_CUTOFFS,
+    Metric,
+    is_scored,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _CaseFigures:
+    """One scored case's value for each figure, read once: a case counts in the overall
+    figures and again in each of its slices, and reading it anew each time (a function
+    call per metric, per trend depth, per slice) was most of what aggregating cost."""
+
+    values: tuple[float | None, ...]  # per METRICS entry: per_case, or recorded (None: not)
+    trend: tuple[float, ...]          # per _TREND entry
+
+
+# The trend figures in results.json: (name, metric, depth).
+_TREND: tuple[tuple[str, Metric, int], ...] = tuple(
+    (str(m.at(depth)), m, depth) for m in METRICS if m.per_case_at is not None
+    for depth in TREND_CUTOFFS)
+
+
+def _case_figures(result: CaseResult) -> _CaseFigures | None:
+    """What the aggregates read of ``result``; None when it is not scored (invalid)."""
+    if not is_scored(result):
+        return None
+    values = tuple(m.recorded(result) if m.recorded is not None and m.reduce is not None
+                   else m.per_case(result) for m in METRICS)
+    trend = tuple(at(result, depth) for _, m, depth in _TREND
+                  if (at := m.per_case_at) is not None)
+    return _CaseFigures(values=values, trend=trend)
+
+
+def _figure(metric: Metric, column: Sequence[float | None]) -> float | None:
+    """``metric.aggregate`` over the scored cases whose values are ``column``, reduced in
+    the same order with the same arithmetic, so the bytes of results.json are the same."""
+    if metric.recorded is not None and metric.reduce is not None:
+        values = [v for v in column if v is not None]
+        return metric.reduce(values) if values else None
+    total = 0.0
+    for value in column:
+        assert value is not None  # per_case always gives a number
+        total += value
+    return total / len(column) if column else None
 
 
 def aggregate(results: Sequence[CaseResult]) -> Aggregates:
+    return _aggregate(results, [_case_figures(r) for r in results])
+
+
+def _aggregate(results: Sequence[CaseResult],
+               figures_of: Sequence[_CaseFigures | None]) -> Aggregates:
+    """The aggregates of ``results``, ``figures_of[i]`` being what ``results[i]`` gives."""
     counts = {"pass": 0, "fail": 0, "invalid": 0, "missing": 0}
     for r in results:
         counts[r.status] += 1
-    scored = scored_cases(results)
-    figures: dict[str, Any] = {m.name: m.aggregate(scored) for m in METRICS}
+    rows = [f for f in figures_of if f is not None]
+    scored = [r for r, f in zip(results, figures_of, strict=True) if f is not None]
+    figures: dict[str, Any] = {m.name: None for m in METRICS}
+    trend: dict[str, float | None] = {name: None for name, _, _ in _TREND}
+    if rows:
+        columns = list(zip(*(f.values for f in rows), strict=True))
+        figures = {m.name: _figure(m, column) for m, column in zip(METRICS, columns, strict=True)}
+        # sum() as Metric.aggregate_at takes it, over the same values in the same order.
+        trend = {name: sum(column) / len(rows) for (name, _, _), column
+                 in zip(_TREND, zip(*(f.trend for f in rows), strict=True), strict=True)}
     with_lines = [c.line_figures for c in scored if c.line_figures is not None]
     if with_lines:
         # Line-level figures only where some case has gold lines (else left out, so plain
@@ -37,7 +98,7 @@ def aggregate(results: Sequence[CaseResult]) -> Aggregates:
     return Aggregates(
         cases=len(results), scored=len(scored), pass_=counts["pass"], fail=counts["fail"],
         invalid=counts["invalid"], missing=counts["missing"], **figures,
-        trend=trend_figures(scored),
+        trend=trend,
     )
 
 
@@ -61,12 +122,20 @@ def slice_keys(case: Case) -> list[tuple[str, str]]:
 
 
 def slice_results(results: Iterable[CaseResult]) -> list[SliceResult]:
-    members: dict[tuple[str, str], list[CaseResult]] = defaultdict(list)
-    for result in results:
+    return summarize(list(results))[1]
+
+
+def summarize(results: Sequence[CaseResult]) -> tuple[Aggregates, list[SliceResult]]:
+    """The overall aggregates and those of every slice, each case's figures read once."""
+    figures_of = [_case_figures(r) for r in results]
+    members: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, result in enumerate(results):
         for key in result.slices:
             dim, _, value = key.partition("=")
-            members[(dim, value)].append(result)
-    return [
-        SliceResult(key=f"{dim}={value}", dimension=dim, value=value, metrics=aggregate(rows))
+            members[(dim, value)].append(index)
+    slices = [
+        SliceResult(key=f"{dim}={value}", dimension=dim, value=value,
+                    metrics=_aggregate([results[i] for i in rows], [figures_of[i] for i in rows]))
         for (dim, value), rows in sorted(members.items())
     ]
+    return _aggregate(results, figures_of), slices

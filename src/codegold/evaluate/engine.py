@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from codegold import __version__
-from codegold.evaluate.aggregate import aggregate, slice_results
+from codegold.evaluate.aggregate import summarize
 from codegold.evaluate.score import CaseScorer
 from codegold.model import (
     Attempt,
@@ -85,7 +85,10 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         if prepare is not None:
             attempt = prepare(attempt, case)
         scored = scorers[case.id].score(attempt)
-        per_case.setdefault(case.id, _CaseAttempts(last=scored)).add(attempt, scored)
+        entry = per_case.get(case.id)
+        if entry is None:  # not setdefault: that would build an entry for every attempt
+            entry = per_case[case.id] = _CaseAttempts(last=scored)
+        entry.add(attempt, scored)
 
     warnings: list[str] = []
     results: list[CaseResult] = []
@@ -109,7 +112,9 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
         # A final attempt is never retried, so it is still a candidate; with no final one
         # (a retry cycle) the last attempt in file order is scored, as the warning says.
         picked = entry.candidates.get(chosen, entry.last) if finals else entry.last
-        results.append(msgspec.structs.replace(picked, attempt_ids=entry.order))
+        # Most cases have one attempt, whose result already names it: no copy then.
+        results.append(picked if picked.attempt_ids == entry.order
+                       else msgspec.structs.replace(picked, attempt_ids=entry.order))
     for case_id, count in sorted(unknown_cases.items()):
         warnings.append(f"{count} attempt(s) name unknown case id {case_id!r}; ignored")
     if duplicate_ids:
@@ -120,12 +125,13 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
     inputs = {"cases": InputRef(path=case_set.path, sha256=case_set.sha256)}
     if attempts_ref is not None:
         inputs["attempts"] = attempts_ref
+    summary, slices = summarize(results)
     return RunResult(
         format=RESULTS_FORMAT,
         codegold_version=__version__,
         inputs=inputs,
-        summary=aggregate(results),
-        slices=slice_results(results),
+        summary=summary,
+        slices=slices,
         cases=results,
         warnings=warnings,
         attempts_read=read,

@@ -55,7 +55,12 @@ def symbol_matches(wanted: str, symbols: tuple[str, ...]) -> bool:
 
 def target_matches(chunk: Chunk, target: Target) -> bool:
     """The acceptance rule for one chunk and one target."""
-    if not file_matches(target.file, normalize_path(chunk.file)):
+    return _accepts(chunk, normalize_path(chunk.file), target, PathPattern.target(target.file))
+
+
+def _accepts(chunk: Chunk, path: str, target: Target, pattern: PathPattern) -> bool:
+    """:func:`target_matches` given the chunk's normalized path and the target's pattern."""
+    if not pattern.matches(path):
         return False
     if target.symbol is not None and not symbol_matches(target.symbol, chunk.judged_symbols()):
         return False
@@ -74,15 +79,17 @@ class GroupMatcher:
     def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
         self.group_ids = tuple(g[0] for g in groups)
         self.required = tuple(g[1] for g in groups)
-        self._exact: dict[str, list[tuple[int, Target]]] = {}
-        self._globbed: list[tuple[int, Target]] = []
+        # Each target with its pattern, built once here (a case file's thousands of
+        # distinct targets would otherwise evict each other from the pattern cache).
+        self._exact: dict[str, list[tuple[int, Target, PathPattern]]] = {}
+        self._globbed: list[tuple[int, Target, PathPattern]] = []
         for index, (_, _, targets) in enumerate(groups):
             for target in targets:
                 pattern = PathPattern.target(target.file)
                 if pattern.mode is PatternMode.GLOB:
-                    self._globbed.append((index, target))
+                    self._globbed.append((index, target, pattern))
                 else:
-                    self._exact.setdefault(pattern.text, []).append((index, target))
+                    self._exact.setdefault(pattern.text, []).append((index, target, pattern))
         self.has_globs = bool(self._globbed)
 
     def may_match(self, path: str) -> bool:
@@ -96,7 +103,7 @@ class GroupMatcher:
         if not candidates and not self._globbed:
             return set()  # the common case deep in a ranking: nothing to check
         found: set[int] = set()
-        for index, target in (*candidates, *self._globbed):
-            if index not in found and target_matches(chunk, target):
+        for index, target, pattern in (*candidates, *self._globbed):
+            if index not in found and _accepts(chunk, path, target, pattern):
                 found.add(index)
         return found

@@ -14,7 +14,7 @@ import msgspec
 
 from codegold.errors import InputError
 from codegold.evaluate.aggregate import slice_keys
-from codegold.evaluate.lines import line_figures
+from codegold.evaluate.lines import gold_groups, line_figures
 from codegold.evaluate.match import GroupMatcher
 from codegold.model import Attempt, Case, CaseResult, Chunk, Status, manifest_problem
 from codegold.model.budget import Visible, at_cutoff, visible_of
@@ -74,8 +74,8 @@ def index_problem(attempt: Attempt, revision: str) -> str | None:
 class CaseScorer:
     """Everything about one case that does not depend on the attempt, computed once."""
 
-    __slots__ = ("case", "forbidden", "ideal_dcg", "matcher", "required_flags", "required_ids",
-                 "slices")
+    __slots__ = ("case", "forbidden", "gold_lines", "ideal_dcg", "matcher", "required_flags",
+                 "required_ids", "slices")
 
     def __init__(self, case: Case) -> None:
         self.case = case
@@ -90,6 +90,7 @@ class CaseScorer:
         self.required_flags = tuple(g.required for g in case.groups)
         self.required_ids = [g.id for g in case.groups if g.required]
         self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]
+        self.gold_lines = bool(gold_groups(case))  # else line_figures is None for every attempt
         ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in case.groups),
                        reverse=True)
         if case.budget_or_none is None:
@@ -117,7 +118,7 @@ class CaseScorer:
         budget or gold lines, or an agent's attempt (its chunks carry kind or step)."""
         case = self.case
         budget = case.budget_or_none
-        figures = line_figures(case, attempt, visible, ranked)
+        figures = line_figures(case, attempt, visible, ranked) if self.gold_lines else None
         agent = any(c.kind is not None or c.step is not None for c in ranked)
         use: BudgetUse | UnsetType = UNSET
         reach: list[GroupReach] | UnsetType = UNSET
@@ -190,25 +191,24 @@ class CaseScorer:
             if chunk_revision != revision:
                 (unknown if chunk_revision is None else mismatched).append(chunk.chunk_id)
 
-        # Trend figures read a little deeper than the cutoff (never deciding the case).
-        for rank in range(k + 1, min(len(ranked), TREND_DEPTH) + 1):
+        # Past the cutoff (never deciding the case), one pass: trend figures read the
+        # groups' ranks down to TREND_DEPTH, and with no hit within the cutoff diagnosis
+        # wants the first acceptable chunk at any depth.
+        first_any = first_rank
+        for rank in range(k + 1, len(ranked) + 1):
+            trend = rank <= TREND_DEPTH
+            if not trend and first_any is not None:
+                break
             chunk = ranked[rank - 1]
             if not may_match(chunk.file):
                 continue
-            for i in satisfied_by(chunk):
-                if group_rank[i] is None:
-                    group_rank[i] = rank
-
-        first_any = first_rank
-        if first_any is None:
-            for rank in range(k + 1, len(ranked) + 1):
-                chunk = ranked[rank - 1]
-                if not may_match(chunk.file):
-                    continue
-                hits = satisfied_by(chunk)
-                if hits and any(required[i] for i in hits):
-                    first_any = rank
-                    break
+            hits = satisfied_by(chunk)
+            if trend:
+                for i in hits:
+                    if group_rank[i] is None:
+                        group_rank[i] = rank
+            if first_any is None and any(required[i] for i in hits):
+                first_any = rank
 
         groups = case.groups
         missing_groups = [g.id for i, g in enumerate(groups) if required[i] and i not in satisfied]

@@ -289,7 +289,10 @@ def decode_json(raw: bytes, type_: Any = Any, *, path: str, line: int | None = N
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
         raise _json_error(err, raw, path, line) from None
     if type_ is Any:
-        check_depth(value, path, line)
+        # No value nests deeper than the brackets its text opens (those in strings count
+        # too): a short line, a case or a chunk, needs no walk.
+        if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH:
+            check_depth(value, path, line)
     elif untyped is not None:
         for part, depth in untyped(value):
             check_depth(part, path, line, start=depth)

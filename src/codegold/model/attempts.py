@@ -226,8 +226,15 @@ def _clean_chunk(chunk: Chunk) -> Chunk:
 def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     if not chunks:
         return chunks
-    cleaned = [_clean_chunk(chunk) for chunk in chunks]
-    return chunks if all(a is b for a, b in zip(cleaned, chunks, strict=True)) else cleaned
+    # Copied only when a chunk changes: almost none does, and then the list is kept as is.
+    cleaned: list[Chunk] | None = None
+    for index, chunk in enumerate(chunks):
+        clean = _clean_chunk(chunk)
+        if clean is not chunk:
+            if cleaned is None:
+                cleaned = list(chunks)
+            cleaned[index] = clean
+    return chunks if cleaned is None else cleaned
 
 
 def redact_attempt(attempt: Attempt) -> Attempt:

@@ -135,6 +135,9 @@ _HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
     "high_entropy": (True, ("token", "secret", "key", "pass", "credential")),
 }
 
+# Whether some kind is matched without a hint (none is today): then every text is scanned.
+_UNHINTED = any(not _HINTS.get(kind, (False, ()))[1] for kind, _ in SECRET_PATTERNS)
+
 # Kinds whose match starts at a fixed distance from one of its hints: (first, last)
 # offset of the match start relative to where a hint occurs. They are matched only at
 # those positions (anchored), which finds what a scan of the whole text finds, in a small
@@ -219,7 +222,8 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
         # letters, which ``str.lower`` leaves alone: fold them so the hints see them too.
         lowered = lowered.replace("\u017f", "s").replace("\u0131", "i")
     exact, folded_text = _hint_positions(text, lowered)
-    for kind, pattern in _compiled():
+    # A text that holds no hint at all (most queries and symbols) can match no pattern.
+    for kind, pattern in _compiled() if exact or folded_text or _UNHINTED else ():
         folded, hints = _HINTS.get(kind, (False, ()))
         where = folded_text if folded else exact
         present = [where[hint] for hint in hints if hint in where]
