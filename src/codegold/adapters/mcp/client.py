@@ -346,7 +346,14 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
                 data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                 await stdin.send(data.encode("utf-8") + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            fault.fail("stopped reading its input")
+            # a server that exited closes its input first: say how it exited, as the
+            # reader would once it sees the end of the output
+            with anyio.move_on_after(1):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
+            code = process.returncode
+            fault.fail(f"exited with status {code}" if code is not None
+                       else "stopped reading its input")
 
     try:
         async with anyio.create_task_group() as group:
