@@ -150,15 +150,28 @@ def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes], *,
                          "link or name the file itself", path=where)
     target = os.path.realpath(where)
     directory = os.path.dirname(target)
-    tmp = None
     try:
         os.makedirs(directory, exist_ok=True)
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
-        fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp", dir=directory)
-        os.fchmod(fd, mode)
+        _replace_through_temp(target, data, mode=mode)
+    except OSError as err:
+        raise _os_error(err, target) from None
+
+
+def _replace_through_temp(target: str, data: bytes | Iterable[bytes], *,
+                          mode: int | None = None) -> None:
+    """Write ``data`` into an unpredictable temporary sibling of ``target`` (``O_EXCL``,
+    ``mode`` when given) and rename it over ``target``: the rename replaces whatever is
+    at ``target``, a link itself included. The temporary file never outlives a failure;
+    ``OSError`` propagates."""
+    fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp",
+                               dir=os.path.dirname(target) or ".")
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             if isinstance(data, bytes | bytearray):
                 handle.write(data)
@@ -166,12 +179,11 @@ def write_bytes_atomic(path: PathArg, data: bytes | Iterable[bytes], *,
                 for piece in data:
                     handle.write(piece)
         os.replace(tmp, target)
-        tmp = None
-    except OSError as err:
-        raise _os_error(err, target) from None
+        tmp = ""
     finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def swap_folder(staged: PathArg, target: PathArg, *, aside: PathArg) -> None:
@@ -288,22 +300,7 @@ def write_cache_file(path: PathArg, data: bytes | Iterable[bytes]) -> None:
 
     Raises ``OSError`` as it comes (a cache that cannot be written costs only its reuse).
     """
-    target = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".codegold-", suffix=".tmp",
-                               dir=os.path.dirname(target) or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if isinstance(data, bytes | bytearray):
-                handle.write(data)
-            else:
-                for piece in data:
-                    handle.write(piece)
-        os.replace(tmp, target)
-        tmp = ""
-    finally:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    _replace_through_temp(os.fspath(path), data)
 
 
 def read_cache_file(path: PathArg, *, limit: int | None = None) -> bytes:
