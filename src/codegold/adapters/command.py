@@ -16,6 +16,18 @@ from codegold.plumbing.process import DEFAULT_MAX_OUTPUT, run_bounded
 _STDERR_TAIL = 400
 
 
+def command_argv(command: str, scheme: str, example: str) -> list[str]:
+    """``command`` split as a shell would (no shell runs it); an InputError naming the
+    ``scheme`` and an ``example`` when it cannot be split or is empty."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as err:
+        raise InputError(f"cannot parse retriever command {command!r}: {err}") from None
+    if not argv:
+        raise InputError(f"{scheme}: retriever needs a command, e.g. {example}")
+    return argv
+
+
 class CommandRetriever:
     """Runs ``argv`` once per request with a wall-clock ``timeout`` in seconds.
 
@@ -25,12 +37,7 @@ class CommandRetriever:
 
     def __init__(self, command: str, *, timeout: float = 30.0,
                  max_output: int = DEFAULT_MAX_OUTPUT) -> None:
-        try:
-            self.argv = shlex.split(command)
-        except ValueError as err:
-            raise InputError(f"cannot parse retriever command {command!r}: {err}") from None
-        if not self.argv:
-            raise InputError("command: retriever needs a command, e.g. command:./my-retriever")
+        self.argv = command_argv(command, "command", "command:./my-retriever")
         self.command = command
         self.timeout = timeout
         self.max_output = max_output

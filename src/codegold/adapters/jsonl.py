@@ -10,16 +10,16 @@ flight gets an error attempt that keeps the end of its stderr.
 
 from __future__ import annotations
 
-import shlex
 import threading
 
+from codegold.adapters.command import command_argv
 from codegold.adapters.protocol import (
     RetrievalRequest,
     RetrievalResponse,
     decode_response,
     encode_request,
 )
-from codegold.errors import InputError, RetrieverError
+from codegold.errors import RetrieverError
 from codegold.plumbing import secrets
 from codegold.plumbing.process import (
     DEFAULT_MAX_OUTPUT,
@@ -33,13 +33,8 @@ from codegold.plumbing.process import (
 class JsonlCommandRetriever:
     def __init__(self, command: str, *, timeout: float = 30.0,
                  max_output: int = DEFAULT_MAX_OUTPUT) -> None:
-        try:
-            self.argv = shlex.split(command)
-        except ValueError as err:
-            raise InputError(f"cannot parse retriever command {command!r}: {err}") from None
-        if not self.argv:
-            raise InputError("command+jsonl: retriever needs a command, e.g. "
-                             "command+jsonl:./my-retriever --serve")
+        self.argv = command_argv(command, "command+jsonl",
+                                 "command+jsonl:./my-retriever --serve")
         self.command = command
         self.timeout = timeout
         self.max_output = max_output

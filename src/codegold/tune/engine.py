@@ -135,16 +135,9 @@ def tune(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *, metric
     """Search ``space`` on the training split with seeded TPE; score the best and the
     default configuration on both splits. ``progress(done, total)`` is called after each
     trial and each final scoring (``total`` is ``trials + 4``)."""
-    from codegold.model.metrics import METRICS
     from codegold.retrieve.config import load_config
 
-    names = [m.name for m in METRICS]
-    if metric not in names:
-        raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(names)}",
-                         field="metric", settings=("metric",))
-    if trials < 1:
-        raise InputError(f"{{trials}} must be at least 1, found {trials}",
-                         settings=("trials",))
+    _check_search(metric, trials)
     optuna = _optuna()
     train, heldout, source = split_cases(cases, train_value=train_value, seed=0)
     default = load_config()
@@ -303,15 +296,9 @@ def _search(optuna: Any, cases: Sequence[Case], indexes: Any, space: dict[str, P
     return dict(best.user_attrs["values"])
 
 
-def loro(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *,
-         metric: str = "pass_rate", trials: int = 50, seed: int = 0,
-         max_loss: float = MAX_REPOSITORY_LOSS) -> LoroResult:
-    """Leave one repository out: for each repository, tune on the others' cases and judge
-    on its own; then tune on all of them. The configuration tuned on all ships only when,
-    held out, it raised the mean over repositories and cost no repository more than
-    ``max_loss``; otherwise the default is written."""
+def _check_search(metric: str, trials: int) -> None:
+    """Refuse a metric codegold does not compute and a search of no trial."""
     from codegold.model.metrics import METRICS
-    from codegold.retrieve.config import load_config
 
     names = [m.name for m in METRICS]
     if metric not in names:
@@ -320,6 +307,18 @@ def loro(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *,
     if trials < 1:
         raise InputError(f"{{trials}} must be at least 1, found {trials}",
                          settings=("trials",))
+
+
+def loro(cases: Sequence[Case], indexes: Any, space: dict[str, Param], *,
+         metric: str = "pass_rate", trials: int = 50, seed: int = 0,
+         max_loss: float = MAX_REPOSITORY_LOSS) -> LoroResult:
+    """Leave one repository out: for each repository, tune on the others' cases and judge
+    on its own; then tune on all of them. The configuration tuned on all ships only when,
+    held out, it raised the mean over repositories and cost no repository more than
+    ``max_loss``; otherwise the default is written."""
+    from codegold.retrieve.config import load_config
+
+    _check_search(metric, trials)
     by_repo: dict[str, list[Case]] = {}
     for case in cases:
         by_repo.setdefault(case.repository or "?", []).append(case)
