@@ -180,6 +180,26 @@ def test_ecmascript_object_literals_of_data_define_nothing() -> None:
         assert defs["forcedSlow.y"][:4] == ("method", "definition", 20, 20)
 
 
+def test_commonjs_exported_object_literals_define_their_members() -> None:
+    # koa's lib/context.js and lib/request.js: the module's whole API is one literal.
+    named = (b"const proto = module.exports = {\n  inspect () {\n    return 1\n  },\n"
+             b"  onerror (err) {\n    throw new TypeError('non-error thrown')\n  },\n"
+             b"  get cookies () {\n    return 2\n  }\n}\n")
+    bare = (b"module.exports = {\n  get header () {\n    return this.req.headers\n  },\n"
+            b"  is (type) {\n    return typeis(this.req, type)\n  }\n}\n")
+    data = b"module.exports = {\n  name: 'a',\n  size: 2\n}\n"
+    for path in ("lib/context.js", "src/context.ts"):
+        defs = found(chunk_file(path, named))
+        assert defs["proto"][:2] == ("object", "definition")
+        assert defs["proto.onerror"][:4] == ("method", "definition", 5, 5)
+        assert defs["proto.cookies"][3] == 8
+        defs = found(chunk_file(path.replace("context", "request"), bare))
+        assert defs["is"][:4] == ("method", "definition", 5, 5)
+        assert defs["header"][3] == 2
+        # An exported literal of data defines nothing.
+        assert not found(chunk_file(path.replace("context", "settings"), data))
+
+
 def test_ecmascript_quoted_member_names_lose_their_quotes() -> None:
     source = (b'class A {\n  "~validate"(data) {\n    return 1;\n  }\n  async "array-objects"() {\n'
               b'    return 2;\n  }\n}\nconst o = {\n  "x-y": function () {},\n  async "a-b"() {},\n'
