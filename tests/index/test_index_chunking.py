@@ -484,3 +484,20 @@ def test_a_toml_table_header_starts_the_chunk_of_its_keys() -> None:
     long_table = "[tool.long]\n" + "".join(f"key_{i} = {i}\n" for i in range(200))
     parts = chunk_file("big.toml", long_table.encode()).chunks
     assert len(parts) >= 3 and all(p.text.startswith("[tool.long]") for p in parts)
+
+
+def test_toml_arrays_of_arrays_are_neither_tables_nor_keys() -> None:
+    # tox's `commands = [["mypy"], ["pyright", "--verifytypes", "click"]]` written over
+    # lines: the inner arrays look like table headers, and `x = 1` inside a multi-line
+    # string array is not a key of the table.
+    tools = "".join(f"[tool.other{i}]\nflag = true\n\n" for i in range(90))
+    text = ('[tool.tox.env.typing]\ncommands = [\n    ["mypy"],\n'
+            '    ["pyright", "--verifytypes", "click"]\n]\nargs = [\n    "x = 1",\n]\n'
+            'inline = { a = 1, b = [2, 3] }\nafter = true\n\n' + tools)
+    result = chunk_file("pyproject.toml", text.encode())
+    assert len(result.chunks) > 1
+    symbols = [s for c in result.chunks for s in c.symbols]
+    assert "tool.tox.env.typing" in symbols and "after" in symbols and "inline" in symbols
+    assert not any("mypy" in s or "pyright" in s or s == "x" for s in symbols), symbols
+    first = result.chunks[0]
+    assert first.text.startswith("[tool.tox.env.typing]") and "after = true" in first.text

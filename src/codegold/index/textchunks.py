@@ -87,7 +87,9 @@ def rest_drafts(lines: Lines) -> list[Draft]:
 
 
 _YAML_KEY = re.compile(r"^([A-Za-z0-9_.\-\"']+)\s*:")
-_TOML_TABLE = re.compile(r"^\s*\[\[?([^\]]+)\]\]?")
+# A header is the whole line (a comment aside): `["mypy"],` inside an array is not one.
+_TOML_TABLE = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\s\"']+?)\s*\]\]?\s*(?:#.*)?$")
+_TOML_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
 _TOML_KEY = re.compile(r"^([A-Za-z0-9_.\-\"']+)\s*=")
 _JSON_KEY = re.compile(r'^\s{0,4}"([^"]+)"\s*:')
 
@@ -102,11 +104,20 @@ def config_drafts(lines: Lines, language: str | None) -> list[Draft]:
     cuts: set[int] = {0}
     tables: dict[int, str] = {}  # rows of TOML table headers, and their text
     json_indent: int | None = None
+    open_brackets = 0  # TOML: inside a multi-line array or inline table
     for row, line in enumerate(lines.items):
         if language == "yaml":
             match = _YAML_KEY.match(line)
         elif language == "toml":
+            inside = open_brackets > 0
+            code = _TOML_STRING.sub('""', line).split("#", 1)[0]
+            open_brackets = max(0, open_brackets + code.count("[") + code.count("{")
+                                - code.count("]") - code.count("}"))
+            if inside:
+                continue
             table = _TOML_TABLE.match(line)
+            if table:
+                open_brackets = 0
             match = table or _TOML_KEY.match(line)
             if table:
                 tables[row] = line.strip()
