@@ -143,12 +143,22 @@ class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     score_factor: Weight = 0.98
 
 
+class CompoundsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Vocabulary terms that run a question's words together (``setenv`` for "setting
+    environment"), searched at ``weight`` of a plain term for questions of ``intents``."""
+
+    weight: Weight = 0.0
+    intents: list[Intent] = msgspec.field(default_factory=list)
+    per_word: Positive = 3
+
+
 class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How queries shorter than ``max_chars`` (a question, a name) are searched."""
 
     max_chars: Count = 0
     weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
     stem: bool = False
+    compounds: CompoundsConfig = CompoundsConfig()
 
     def applies(self, query: str) -> bool:
         return len(query.strip()) < self.max_chars

@@ -39,6 +39,7 @@ import snowballstemmer  # type: ignore[import-untyped]
 
 from codegold.index.store import IndexReader
 from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
+from codegold.retrieve.compounds import Vocabulary, compound_terms
 
 LEXICAL_FORMAT = 3
 _CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "docs.npy",
@@ -135,6 +136,7 @@ class LexicalIndex:
         self.file_starts = file_starts if file_starts is not None else np.zeros(1, dtype=np.int64)
         self._file_number = {name: i for i, name in enumerate(self.file_names)}
         self._rows: dict[str, int] | None = None
+        self._vocabulary: Vocabulary | None = None
         self.vocab = vocab
         self.offsets = offsets
         self.docs = docs
@@ -384,8 +386,25 @@ class LexicalIndex:
         files = {name: _fingerprint(payloads[name]) for name in _CACHE_FILES}
         write_cache_file(folder / "meta.json", json.dumps({**meta, "files": files}).encode("utf-8"))
 
-    def scores(self, tokens: Sequence[str]) -> npt.NDArray[np.float32]:
-        """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``."""
+    def vocabulary(self) -> Vocabulary:
+        """This engine's terms for compound lookups (built on first use, then kept)."""
+        if self._vocabulary is None:
+            offsets, vocab = self.offsets, self.vocab
+            self._vocabulary = Vocabulary(
+                list(vocab), lambda t: int(offsets[vocab[t] + 1] - offsets[vocab[t]]))
+        return self._vocabulary
+
+    def compounds(self, words: Sequence[str], skip: frozenset[str],
+                  per_word: int = 3) -> list[str]:
+        """Terms of this engine that join question ``words`` (see :mod:`compounds`)."""
+        fold = stem if self.stemmed else (lambda w: w)
+        return compound_terms(words, self.vocabulary(), fold=fold, skip=skip,
+                              per_word=per_word)
+
+    def scores(self, tokens: Sequence[str], extra: Sequence[str] = (),
+               extra_weight: float = 0.0) -> npt.NDArray[np.float32]:
+        """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``,
+        plus ``extra`` terms (already in this engine's form) at ``extra_weight``."""
         scores = np.zeros(len(self.chunk_ids), dtype=np.float32)
         if self.stemmed:
             tokens = [stem(token) for token in tokens]
@@ -394,6 +413,11 @@ class LexicalIndex:
             if row is not None:
                 start, end = self.offsets[row], self.offsets[row + 1]
                 scores[self.docs[start:end]] += self.impacts[start:end]
+        for token in extra:
+            row = self.vocab.get(token)
+            if row is not None:
+                start, end = self.offsets[row], self.offsets[row + 1]
+                scores[self.docs[start:end]] += np.float32(extra_weight) * self.impacts[start:end]
         return scores
 
     def row_of(self, doc_id: str) -> int | None:
@@ -413,11 +437,13 @@ class LexicalIndex:
         order = sorted(range(end - start), key=lambda i: (-float(part[i]), self.chunk_ids[start + i]))
         return [(self.chunk_ids[start + i], float(part[i])) for i in order[:count] if part[i] > 0]
 
-    def search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
-        """BM25 over the distinct ``tokens``; best first, ties broken on chunk id."""
+    def search(self, tokens: Sequence[str], limit: int, extra: Sequence[str] = (),
+               extra_weight: float = 0.0) -> list[tuple[str, float]]:
+        """BM25 over the distinct ``tokens`` (and ``extra`` at ``extra_weight``, see
+        :meth:`scores`); best first, ties broken on chunk id."""
         if limit <= 0 or not self.chunk_ids:
             return []
-        scores = self.scores(tokens)
+        scores = self.scores(tokens, extra, extra_weight)
         matched = int(np.count_nonzero(scores))
         take = min(limit, matched)
         if take == 0:

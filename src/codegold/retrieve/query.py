@@ -43,7 +43,9 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*
 _CODE_NOISE = frozenset(["and", "as", "assert", "async", "await", "break", "case", "catch", "class", "const", "continue", "def", "del", "elif", "else", "except", "export", "extends", "false", "finally", "for", "from", "function", "global", "if", "import", "in", "is", "lambda", "let", "new", "none", "nonlocal", "not", "null", "or", "pass", "print", "raise", "return", "self", "super", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "len", "range", "type", "object", "true", "false", "none", "nan", "inf", "error", "exception", "traceback", "warning", "most", "recent", "call", "last", "line", "file", "module"])
 
 # English words that are never worth a search term.
+_LETTERS = re.compile(r"[A-Za-z]+")
 _STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "get", "got", "like", "use", "using", "used", "want", "wants", "seems", "seem", "think", "way", "make", "makes", "made", "one", "two", "also", "e", "g", "eg", "ie", "etc", "thanks", "thank", "please", "hi", "hello", "would", "could", "should"])
+STOPWORDS = _STOPWORDS
 
 _DEFINITION = re.compile(
     r"\b(what (?:is|are|does)|where (?:is|are) .{1,60}? (?:defined|declared|implemented)"
@@ -115,6 +117,8 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     # for tests, and what those would be if the words were just the repository's own
     # vocabulary (see :meth:`as_domain_vocabulary`).
     test_words: tuple[str, ...] = ()
+    # The question's words in order, lower-cased (for compounds: "host name" → hostname).
+    words: tuple[str, ...] = ()
     plain_intent: str = "general"
     plain_asks: frozenset[str] = frozenset()
 
@@ -291,6 +295,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     terms = list(dict.fromkeys([*identifier_terms, *ranked_prose]))[:max_terms]
     return QueryAnalysis(
         raw=raw,
+        words=tuple(w.lower() for w in _LETTERS.findall(words)),
         terms=tuple(terms),
         identifier_terms=identifier_terms,
         identifiers=tuple(identifiers),

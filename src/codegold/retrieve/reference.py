@@ -25,7 +25,7 @@ from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
 from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
-from codegold.retrieve.query import QueryAnalysis, analyze_query
+from codegold.retrieve.query import STOPWORDS, QueryAnalysis, analyze_query
 from codegold.retrieve.rerank import Categories, Scored, multipliers, rerank
 
 # Fused candidates read from the index per query, at least (filters may drop some).
@@ -129,14 +129,20 @@ class ReferenceRetriever:
         weights: dict[str, float] = {str(k): v for k, v in cfg.fusion.weights.items()}
         sig = cfg.signals
         lexical_cfg = sig.lexical
+        compounds: signals.Compounds | None = None
         # The learnt ranker's features come from the signals as it was trained on them.
         if cfg.short_query.applies(query) and not self._learnt(query):
             weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
             if cfg.short_query.stem:
                 lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
+            joined = cfg.short_query.compounds
+            if joined.weight > 0 and analysis.intent in joined.intents:
+                compounds = signals.Compounds(analysis.words, STOPWORDS, joined.weight,
+                                              joined.per_word)
         runs: dict[str, Callable[[], signals.Hits]] = {}
         if sig.lexical.enabled:
-            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, lexical_cfg, depth)
+            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, lexical_cfg, depth,
+                                                      compounds)
         if sig.identifier.enabled and analysis.identifier_terms:
             runs["identifier"] = lambda: signals.lexical(
                 self.reader, analysis.identifier_terms, sig.identifier, depth)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from codegold.index.store import IndexReader
 from codegold.model.paths import normalize_path
@@ -22,6 +24,17 @@ from codegold.retrieve.query import QueryAnalysis
 
 Hits = list[tuple[str, float]]
 
+@dataclass(frozen=True)
+class Compounds:
+    """What the lexical signal adds compound terms from: the question's ``words`` in
+    order (``skip``: those that bring none), at ``weight``, at most ``per_word`` each."""
+
+    words: Sequence[str]
+    skip: frozenset[str]
+    weight: float
+    per_word: int = 3
+
+
 # A path suffix shared by more files than this names none of them (``__init__.py``).
 _MAX_SUFFIX_FILES = 3
 
@@ -30,13 +43,19 @@ def _sorted(scores: dict[str, float], limit: int) -> Hits:
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
 
-def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int) -> Hits:
+def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int,
+            compounds: Compounds | None = None) -> Hits:
+    """Chunk BM25 of ``terms``; with ``compounds`` (memory backend), the vocabulary's
+    terms that run the question's words together count too (:mod:`compounds`)."""
     if not terms:
         return []
     if config.backend == "memory":
         engine = LexicalIndex.for_reader(reader, weights=config.field_weights, k1=config.k1,
                                          b=config.b, stemmed=config.stem)
-        return engine.search(terms, limit)
+        if compounds is None or compounds.weight <= 0:
+            return engine.search(terms, limit)
+        extra = engine.compounds(compounds.words, compounds.skip, compounds.per_word)
+        return engine.search(terms, limit, extra, compounds.weight)
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
 
 
