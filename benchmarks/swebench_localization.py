@@ -60,7 +60,8 @@ from codegold.index.tokens import code_tokens
 from codegold.retrieve.config import RetrieverConfig, load_config
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import analyze_query
-from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
+from codegold.retrieve.reference import ReferenceRetriever
+from codegold.retrieve.signals import DenseSignal
 
 DEFAULT_DATA = Path("/work/shared/data/swebench-dev/instances.jsonl")
 KS = (1, 5, 10)

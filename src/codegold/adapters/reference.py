@@ -19,7 +19,8 @@ from codegold.errors import InputError, RetrieverError
 from codegold.index.store import IndexReader
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.filters import Filters
-from codegold.retrieve.reference import DenseSignal, ReferenceRetriever
+from codegold.retrieve.reference import ReferenceRetriever
+from codegold.retrieve.signals import DenseSignal
 
 DenseFactory = Callable[[IndexReader], DenseSignal | None]
 

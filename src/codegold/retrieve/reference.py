@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
-from typing import Protocol
 
 import msgspec
 import numpy as np
@@ -18,7 +16,6 @@ import numpy.typing as npt
 
 from codegold.index.categories import version_copies
 from codegold.index.store import IndexReader
-from codegold.model import EmbedderInfo
 from codegold.retrieve import lexindex, ltr, signals
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.expand import expand
@@ -27,32 +24,10 @@ from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import STOPWORDS, QueryAnalysis, analyze_query
 from codegold.retrieve.rerank import Categories, Scored, multipliers, rerank
+from codegold.retrieve.signals import DenseSignal
 
 # Fused candidates read from the index per query, at least (filters may drop some).
 _MIN_POOL = 100
-
-
-class DenseSignal(Protocol):
-    """What the reference retriever needs from dense retrieval (see ``retrieve.dense``)."""
-
-    name: str
-
-    def search(self, text: str, limit: int,
-               candidates: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
-
-    def info(self) -> EmbedderInfo: ...
-
-
-def _dense_pool(rankings: dict[str, signals.Hits], cfg: RetrieverConfig,
-                weights: dict[str, float]) -> list[str] | None:
-    """``mode: lazy``: the chunks dense retrieval scores, the best of the other signals
-    fused (``full`` searches every chunk: None)."""
-    if cfg.signals.dense.mode != "lazy":
-        return None
-    others = {name: hits for name, hits in rankings.items() if name != "dense"}
-    fused = (FUSERS["rrf"](others, weights, k=cfg.fusion.rrf_k)
-             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, weights))
-    return [f.chunk_id for f in fused[:cfg.signals.dense.candidates]]
 
 
 class RetrievalResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -139,28 +114,11 @@ class ReferenceRetriever:
             if joined.weight > 0 and analysis.intent in joined.intents:
                 compounds = signals.Compounds(analysis.words, STOPWORDS, joined.weight,
                                               joined.per_word)
-        runs: dict[str, Callable[[], signals.Hits]] = {}
-        if sig.lexical.enabled:
-            runs["lexical"] = lambda: signals.lexical(self.reader, analysis.terms, lexical_cfg, depth,
-                                                      compounds)
-        if sig.identifier.enabled and analysis.identifier_terms:
-            runs["identifier"] = lambda: signals.lexical(
-                self.reader, analysis.identifier_terms, sig.identifier, depth)
-        if sig.symbol.enabled and (analysis.identifiers or analysis.frames):
-            runs["symbol"] = lambda: signals.symbol(self.reader, analysis, sig.symbol, depth)
-        if sig.path.enabled and (analysis.paths or analysis.frames or analysis.qualified):
-            runs["path"] = lambda: signals.path(self.reader, self.resolver, analysis, sig.path, depth)
-        if sig.file.enabled and weights.get("file", 1.0) > 0:
-            runs["file"] = lambda: signals.file_level(self.reader, analysis.terms, lexical_cfg,
-                                                      sig.file, depth)
-        if sig.dense.enabled and self.dense is not None:
-            dense = self.dense
-            runs["dense"] = lambda: dense.search(query, depth,
-                                                 candidates=_dense_pool(rankings, cfg, weights))
-        rankings: dict[str, signals.Hits] = {}
-        for name, run in runs.items():
-            rankings[name] = run()
-            mark = lap(name, mark)
+        rankings = signals.run_signals(signals.SignalInputs(
+            reader=self.reader, query=query, analysis=analysis, config=cfg,
+            lexical=lexical_cfg, weights=weights, depth=depth,
+            resolver=lambda: self.resolver, compounds=compounds, dense=self.dense), timing)
+        mark = time.perf_counter()
 
         fuser = FUSERS[cfg.fusion.method]
         fused = (fuser(rankings, weights, k=cfg.fusion.rrf_k) if cfg.fusion.method == "rrf"

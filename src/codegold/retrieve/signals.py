@@ -4,21 +4,36 @@
 - ``identifier``: BM25 over only the terms of identifiers, paths and frames.
 - ``symbol``: exact symbol-table lookup of identifiers, qualified names and frame functions.
 - ``path``: chunks of files the query names (paths, dotted modules, trace frames).
+- ``file``: whole-file BM25; each top file contributes its best chunks.
 - ``dense``: see :mod:`codegold.retrieve.dense`.
 
-A signal returns ``[(chunk_id, score)]`` best first, ties broken on chunk id.
+A signal returns ``[(chunk_id, score)]`` best first, ties broken on chunk id. Each is
+registered in :data:`SIGNALS` with when it applies to a query and whether it reads the
+other signals' rankings (dense retrieval's lazy mode does, so it runs after them);
+:func:`run_signals` runs them. Adding a signal is one entry there, a config section and a
+fusion weight.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from codegold.index.store import IndexReader
+from codegold.model import EmbedderInfo
 from codegold.model.paths import normalize_path
-from codegold.retrieve.config import FileConfig, LexicalConfig, PathConfig, SymbolConfig
+from codegold.retrieve.config import (
+    FileConfig,
+    LexicalConfig,
+    PathConfig,
+    RetrieverConfig,
+    SymbolConfig,
+)
+from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import QueryAnalysis
 
@@ -202,3 +217,106 @@ def path(reader: IndexReader, resolver: PathResolver, analysis: QueryAnalysis,
             size = chunk.end_line - chunk.start_line + 1
             scores[chunk.id] = weight * (2.0 if covers else 1.0) * (1.0 + 1.0 / (1.0 + size / 50))
     return _sorted(scores, limit)
+
+
+class DenseSignal(Protocol):
+    """What the reference retriever needs from dense retrieval (see ``retrieve.dense``)."""
+
+    name: str
+
+    def search(self, text: str, limit: int,
+               candidates: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
+
+    def info(self) -> EmbedderInfo: ...
+
+
+@dataclass(frozen=True)
+class SignalInputs:
+    """What one query gives every signal: the index, the analysed query, the settings in
+    force for it (``lexical``: stems for a short question; ``weights``: its fusion
+    weights), how deep to read, and the index-wide helpers built on first use."""
+
+    reader: IndexReader
+    query: str
+    analysis: QueryAnalysis
+    config: RetrieverConfig
+    lexical: LexicalConfig
+    weights: Mapping[str, float]
+    depth: int
+    resolver: Callable[[], PathResolver]
+    compounds: Compounds | None = None
+    dense: DenseSignal | None = None
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One registered signal: when it runs for a query and what it ranks.
+
+    ``after_others``: it reads the rankings of the signals before it (dense retrieval's
+    lazy mode scores only their best chunks), so it runs after every other signal.
+    """
+
+    name: str
+    applies: Callable[[SignalInputs], bool]
+    run: Callable[[SignalInputs, Mapping[str, Hits]], Hits]
+    after_others: bool = False
+
+
+def _dense_pool(inputs: SignalInputs, rankings: Mapping[str, Hits]) -> list[str] | None:
+    """``mode: lazy``: the chunks dense retrieval scores, the best of the other signals
+    fused (``full`` searches every chunk: None)."""
+    cfg = inputs.config
+    if cfg.signals.dense.mode != "lazy":
+        return None
+    others = {name: hits for name, hits in rankings.items() if name != "dense"}
+    fused = (FUSERS["rrf"](others, inputs.weights, k=cfg.fusion.rrf_k)
+             if cfg.fusion.method == "rrf" else FUSERS["weighted"](others, inputs.weights))
+    return [f.chunk_id for f in fused[:cfg.signals.dense.candidates]]
+
+
+def _dense(inputs: SignalInputs, rankings: Mapping[str, Hits]) -> Hits:
+    assert inputs.dense is not None  # applies() checked it
+    return inputs.dense.search(inputs.query, inputs.depth,
+                               candidates=_dense_pool(inputs, rankings))
+
+
+# In fusion order; a signal that reads the others' rankings runs after them all.
+SIGNALS: tuple[Signal, ...] = (
+    Signal("lexical",
+           lambda q: q.config.signals.lexical.enabled,
+           lambda q, _: lexical(q.reader, q.analysis.terms, q.lexical, q.depth, q.compounds)),
+    Signal("identifier",
+           lambda q: q.config.signals.identifier.enabled and bool(q.analysis.identifier_terms),
+           lambda q, _: lexical(q.reader, q.analysis.identifier_terms,
+                                q.config.signals.identifier, q.depth)),
+    Signal("symbol",
+           lambda q: q.config.signals.symbol.enabled
+           and bool(q.analysis.identifiers or q.analysis.frames),
+           lambda q, _: symbol(q.reader, q.analysis, q.config.signals.symbol, q.depth)),
+    Signal("path",
+           lambda q: q.config.signals.path.enabled
+           and bool(q.analysis.paths or q.analysis.frames or q.analysis.qualified),
+           lambda q, _: path(q.reader, q.resolver(), q.analysis, q.config.signals.path,
+                             q.depth)),
+    Signal("file",
+           lambda q: q.config.signals.file.enabled and q.weights.get("file", 1.0) > 0,
+           lambda q, _: file_level(q.reader, q.analysis.terms, q.lexical, q.config.signals.file,
+                                   q.depth)),
+    Signal("dense",
+           lambda q: bool(q.config.signals.dense.enabled) and q.dense is not None,
+           _dense, after_others=True),
+)
+
+
+def run_signals(inputs: SignalInputs, timing: dict[str, float] | None = None
+                ) -> dict[str, Hits]:
+    """The rankings of every registered signal that applies to this query, in order
+    (those that read the others' rankings last); each one's milliseconds into ``timing``."""
+    rankings: dict[str, Hits] = {}
+    for signal in sorted(SIGNALS, key=lambda s: s.after_others):
+        if signal.applies(inputs):
+            started = time.perf_counter()
+            rankings[signal.name] = signal.run(inputs, rankings)
+            if timing is not None:
+                timing[signal.name] = round((time.perf_counter() - started) * 1000, 3)
+    return rankings
