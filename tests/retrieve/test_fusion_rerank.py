@@ -168,3 +168,57 @@ def test_a_same_name_forwarder_is_demoted_unless_named() -> None:
     assert multipliers(facade, **kwargs)["forwarder"] == config.forwarder < 1.0
     assert "forwarder" not in multipliers(facade, named=True, **kwargs)
     assert "forwarder" not in multipliers(real, **kwargs)
+
+
+def _defined(text: str, symbol: str, *, role: str = "definition", kind: str = "method"):
+    from codegold.index.store import IndexedChunk
+
+    return IndexedChunk(id="c1", file="src/x", start_line=1, end_line=9, symbol=symbol,
+                        symbols=(symbol,), kind=kind, role=role, language=None, revision="r",
+                        blob_sha="b", parent_id=None, prev_id=None, next_id=None,
+                        has_signature=True, text=text)
+
+
+def test_deprecated_definitions_are_recognised_in_each_languages_spelling() -> None:
+    from codegold.retrieve.rerank import is_deprecated
+
+    marked = [
+        ("@Deprecated // since 2.9\npublic class Old extends Base\n{\n    public Date parse(String s) {",
+         "Old.parse"),  # a member of a deprecated Java class: the header comes first
+        ("/**\n * @deprecated use parseNew\n */\nexport function parse(s) {", "parse"),
+        ("// Deprecated: use NewRouter.\nfunc OldRouter() *Router {", "OldRouter"),
+        ("#[deprecated(note = \"use new\")]\npub fn old() {", "old"),
+        ("[Obsolete(\"use New\")]\npublic void Old() {", "Old"),
+        ('def session():\n    """Returns a Session.\n\n    .. deprecated:: 1.0.0\n    """',
+         "session"),
+        ("def old(self):\n    warnings.warn(\n        \"old() is deprecated\",\n"
+         "        DeprecationWarning,\n    )", "old"),
+    ]
+    for text, symbol in marked:
+        assert is_deprecated(_defined(text, symbol)), text
+    unmarked = [
+        # Code about deprecation warnings is not itself deprecated.
+        ('def deprecated_call(func=None):\n    """Assert that code produces a DeprecationWarning."""\n'
+         "    return warns((DeprecationWarning, PendingDeprecationWarning))", "deprecated_call"),
+        ("def invoke(self, ctx):\n    if self.deprecated:\n"
+         '        message = "DeprecationWarning: the command is deprecated."\n', "invoke"),
+        # A later member's marker inside a class chunk says nothing about the class.
+        ("public class Mapper {\n    public void read() {}\n\n    @Deprecated\n    public void old() {}",
+         "Mapper"),
+    ]
+    for text, symbol in unmarked:
+        assert not is_deprecated(_defined(text, symbol, kind="class")), text
+    assert not is_deprecated(_defined("@Deprecated\nclass Old:", "Old", role="test"))
+
+
+def test_a_deprecated_copy_is_demoted_unless_named_or_asked_for() -> None:
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.rerank import Categories, multipliers
+
+    config = load_config().rerank
+    old = _defined("@Deprecated\npublic class Old\n{\n    public void parse() {", "Old.parse")
+    common = {"config": config, "intent": "definition", "open_file": None,
+              "categories": Categories({})}
+    assert multipliers(old, asks_for=frozenset(), **common)["deprecated"] == config.deprecated
+    assert "deprecated" not in multipliers(old, asks_for=frozenset(), named=True, **common)
+    assert "deprecated" not in multipliers(old, asks_for=frozenset({"legacy"}), **common)

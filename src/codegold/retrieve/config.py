@@ -127,6 +127,7 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     same_file_decay: Weight = 0.85
     no_signature: Weight = 0.9
     forwarder: Weight = 1.0
+    deprecated: Weight = 1.0
     domain_word_share: Fraction = 0.25
 
 

@@ -84,6 +84,41 @@ def is_forwarder(chunk: IndexedChunk) -> bool:
     return any(call.search(line) for line in body)
 
 
+# Where languages mark a definition deprecated: before its name (Java and Kotlin
+# ``@Deprecated``, Javadoc, JSDoc and PHPDoc ``@deprecated``, Python's ``@deprecated``
+# decorator, Go's ``// Deprecated:`` paragraph, Rust's ``#[deprecated]``, C#'s
+# ``[Obsolete]``), or at the start of its body (a docstring's ``.. deprecated::`` or
+# ``Deprecated:`` paragraph, Python's ``warnings.warn(..., DeprecationWarning)``; code
+# that merely handles deprecation warnings, such as a test helper expecting them, is not
+# itself deprecated).
+_DEPRECATED_BEFORE = re.compile(
+    r"@[Dd]eprecated\b|//\s*Deprecated:|#\[deprecated\b|\[Obsolete\b|^\s*#\s*Deprecated:")
+_DEPRECATED_DOC = re.compile(r"\.\. deprecated::|^\s*(?:\"\"\"|\'\'\')?\s*Deprecated[:.]", re.M)
+_DEPRECATED_WARNING = re.compile(r"\bwarn\(.{0,300}?\b(?:Pending)?DeprecationWarning\b", re.S)
+# Lines after the declaration where a body's deprecation notice is looked for.
+_BODY_LINES = 8
+
+
+def is_deprecated(chunk: IndexedChunk) -> bool:
+    """Whether the chunk's definition (or one that encloses it: a member chunk's text
+    starts with its class's header) is marked deprecated: a copy kept for old callers,
+    whose replacement is the answer."""
+    if not chunk.symbol or chunk.role not in ("definition", "declaration"):
+        return False
+    name = chunk.symbol.replace("::", ".").rsplit(".", 1)[-1]
+    if not name:
+        return False
+    declared = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    lines = chunk.text.splitlines()
+    at = next((i for i, line in enumerate(lines) if declared.search(line)), None)
+    if at is None:
+        return False
+    if any(_DEPRECATED_BEFORE.search(line) for line in lines[:at + 1]):
+        return True
+    body = "\n".join(lines[at + 1:at + 1 + _BODY_LINES])
+    return bool(_DEPRECATED_DOC.search(body) or _DEPRECATED_WARNING.search(body))
+
+
 def _shared_segments(a: str, b: str) -> int:
     count = 0
     for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
@@ -131,6 +166,9 @@ def multipliers(chunk: IndexedChunk, *, config: RerankConfig, intent: str,
         factors["no_signature"] = config.no_signature
     if config.forwarder != 1.0 and not named and is_forwarder(chunk):
         factors["forwarder"] = config.forwarder
+    if (config.deprecated != 1.0 and not named and "legacy" not in asks_for
+            and is_deprecated(chunk)):
+        factors["deprecated"] = config.deprecated
     return factors
 
 
