@@ -239,5 +239,6 @@ def load_config(path: str | Path | None = None,
             try:
                 PathPattern.path_filter(pattern)
             except InputError as err:
-                raise SchemaError(err.message, path=where, field=field) from None
+                raise SchemaError(err.message, path=where, field=field,
+                                  settings=err.settings) from None
     return config
