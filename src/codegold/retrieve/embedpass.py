@@ -23,6 +23,7 @@ from codegold.errors import CodeIndexError
 from codegold.execute.base import Executor, LocalExecutor
 from codegold.index.store import IndexReader
 from codegold.retrieve.caches import VectorStore, vector_key
+from codegold.retrieve.config import CHUNK_TOKENS
 from codegold.retrieve.dense import DenseIndex, Embedder, chunk_text, default_store, make_embedder
 
 BATCH_TEXTS = 256
@@ -85,7 +86,7 @@ class EmbedSummary:
     store: Path
 
 
-def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = 128,
+def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = CHUNK_TOKENS,
                   batch_size: int = 32, store: Path | None = None,
                   executor: Executor | None = None, gpus: float = 0.0,
                   batch_texts: int = BATCH_TEXTS,
