@@ -14,7 +14,13 @@ from click.testing import CliRunner
 
 from codegold.cli._common import flag
 from codegold.cli.main import cli
-from codegold.errors import InputError
+from codegold.errors import (
+    CodegoldError,
+    CodeIndexError,
+    InputError,
+    MissingDependency,
+    RetrieverError,
+)
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "codegold"
 _FLAG = re.compile(r"(?<![\w-])--[a-z]")
@@ -26,6 +32,16 @@ def test_a_setting_is_quoted_by_the_library_and_a_flag_in_the_cli() -> None:
     assert str(err) == "field 'index': 'wait_for_index' needs 'index'"
     assert err.worded(flag) == "field '--index': --wait-for-index needs --index"
     assert err.message == "{wait_for_index} needs {index}"
+
+
+def test_every_codegold_error_can_name_its_settings() -> None:
+    err = CodeIndexError("cannot write the store: give another with {store}",
+                         settings=("store",))
+    assert str(err) == "cannot write the store: give another with 'store'"
+    assert err.worded(flag) == "cannot write the store: give another with --store"
+    missing = MissingDependency("ray", "ray", "{executor} ray", settings=("executor",))
+    assert missing.worded(flag).startswith("--executor ray needs the optional package 'ray'")
+    assert CodegoldError("plain {x}").worded(flag) == str(CodegoldError("plain {x}")) == "plain {x}"
 
 
 def test_braces_that_name_no_setting_are_left_alone() -> None:
@@ -43,16 +59,20 @@ def _subclasses(cls: type) -> list[type]:
     return [c for sub in cls.__subclasses__() for c in (sub, *_subclasses(sub))]
 
 
-# InputError and its subclasses, by the names library code raises them with
-_INPUT_ERRORS = {cls.__name__ for cls in (InputError, *_subclasses(InputError))}
+# The errors a front end reports, by the names library code raises them with: every
+# CodegoldError but RetrieverError, whose text a run records in attempts as data (a
+# retriever's failure for one case) in the words the user reads there.
+_REPORTED_ERRORS = {cls.__name__ for cls in (CodegoldError, *_subclasses(CodegoldError))
+                    if not issubclass(cls, RetrieverError)}
 # a command quoted whole (`git fetch --unshallow`, 'git rev-parse --git-dir') is an
 # example of a command line, not a setting of the request
 _QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'")
 
 
-def _flags_in_input_errors(source: str, label: str) -> list[str]:
-    """``label:line: text`` of each string in an InputError call of ``source`` that
-    writes a ``--flag`` outside a quoted command."""
+def _flags_in_errors(source: str, label: str) -> list[str]:
+    """``label:line: text`` of each string in a reported error's call in ``source`` that
+    writes a ``--flag`` outside a quoted command (MissingDependency's ``install`` is a
+    command line given whole)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call):
@@ -60,9 +80,10 @@ def _flags_in_input_errors(source: str, label: str) -> list[str]:
         func = node.func
         name = func.id if isinstance(func, ast.Name) else \
             func.attr if isinstance(func, ast.Attribute) else ""
-        if name not in _INPUT_ERRORS:
+        if name not in _REPORTED_ERRORS:
             continue
-        for part in ast.walk(node):
+        said = [*node.args, *(k.value for k in node.keywords if k.arg != "install")]
+        for part in (inner for value in said for inner in ast.walk(value)):
             if (isinstance(part, ast.Constant) and isinstance(part.value, str)
                     and _FLAG.search(_QUOTED.sub("", part.value))):
                 found.append(f"{label}:{node.lineno}: {part.value!r}")
@@ -71,8 +92,8 @@ def _flags_in_input_errors(source: str, label: str) -> list[str]:
 
 def test_no_library_error_names_a_flag() -> None:
     problems = [problem for path in _library_modules()
-                for problem in _flags_in_input_errors(path.read_text(encoding="utf-8"),
-                                                      str(path.relative_to(SOURCE)))]
+                for problem in _flags_in_errors(path.read_text(encoding="utf-8"),
+                                                str(path.relative_to(SOURCE)))]
     assert len(_library_modules()) > 100  # the scan sees the library, not an empty folder
     assert not problems, "name the setting ({name}, settings=...) instead:\n" + "\n".join(problems)
 
@@ -83,9 +104,12 @@ def test_the_scan_sees_a_flag_and_passes_a_quoted_command() -> None:
         'raise errors.SchemaError("x", field="--store")\n'
         'raise DuplicateIndexError("{store} is no folder; try `git fetch --unshallow` or "\n'
         '                          "\'git rev-parse --git-dir\'", settings=("store",))\n'
-        'raise RetrieverError("give --index")\n')
-    found = _flags_in_input_errors(source, "probe.py")
-    assert [line.split(":")[1] for line in found] == ["1", "2"]
+        'raise RetrieverError("give --index")\n'
+        'raise CodeIndexError("give another with --store")\n'
+        'raise MissingDependency("ray", "ray", "--executor ray", install="pip install --x")\n'
+        'raise MissingDependency("x", "x", "{executor}", install="pip install --x")\n')
+    found = _flags_in_errors(source, "probe.py")
+    assert [line.split(":")[1] for line in found] == ["1", "2", "6", "7"]
 
 
 # --- through the CLI: a library error's settings come out as the flags the user typed ----

@@ -62,24 +62,22 @@ _BY_NAME: dict[str, type[CodegoldError]] = {
 
 
 def error_payload(err: CodegoldError) -> tuple[str, str, dict[str, Any]]:
-    """What a worker sends back for a job's error: its class name, its sentence and, for
-    an InputError, the parts it is made of (its message, location and the settings it
-    names, so the driver's front end still calls each setting by its own name);
-    exceptions with keyword-only constructors do not survive pickling as themselves."""
-    parts: dict[str, Any] = {}
+    """What a worker sends back for a job's error: its class name, its sentence and the
+    parts it is made of (its message and the settings it names, so the driver's front end
+    still calls each setting by its own name; an InputError's location too); exceptions
+    with keyword-only constructors do not survive pickling as themselves."""
+    parts: dict[str, Any] = {"message": err.message, "settings": err.settings}
     if isinstance(err, InputError):
-        parts = {"message": err.message, "path": err.path, "line": err.line,
-                 "case_id": err.case_id, "field": err.field, "settings": err.settings}
+        parts.update(path=err.path, line=err.line, case_id=err.case_id, field=err.field)
     return type(err).__name__, str(err), parts
 
 
 def rebuild_error(kind: str, sentence: str, parts: dict[str, Any] | None = None
                   ) -> CodegoldError:
     """The driver's copy of a worker's error: the same class (when codegold has it by that
-    name) and the same sentence (an InputError made again from its parts)."""
+    name, else the base class) made again from its parts (or from its sentence alone)."""
     cls = _BY_NAME.get(kind)
     if cls is None:
-        return CodegoldError(sentence)
-    if parts and issubclass(cls, InputError):
-        return cls(**parts)
-    return cls(sentence)
+        cls = CodegoldError
+        parts = {"message": parts["message"], "settings": parts["settings"]} if parts else None
+    return cls(**parts) if parts else cls(sentence)

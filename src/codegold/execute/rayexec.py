@@ -35,7 +35,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError as err:
-        raise MissingDependency("ray", "ray", "--executor ray") from err
+        raise MissingDependency("ray", "ray", "{executor} ray", settings=("executor",)) from err
     return ray
 
 

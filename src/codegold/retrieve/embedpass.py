@@ -109,7 +109,8 @@ def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = CH
     # here, where a run would quietly keep its vectors in memory.
     if not vectors.writable():
         raise CodeIndexError(f"cannot write the vector store at {folder}: expected a folder "
-                             "this user can create and write (give another with --store)")
+                             "this user can create and write (give another with {store})",
+                             settings=("store",))
     # The driver's embedder names the vectors (and loads the model once when local).
     local = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
     if pool.in_process:
