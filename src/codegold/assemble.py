@@ -64,7 +64,8 @@ def _read_bundle(directory: str | Path, relative: str) -> str | None:
     try:
         path = resolve_inside(directory, relative)
     except InputError as err:
-        raise InputError(f"bundle_markdown: {err.message}", path=where) from None
+        raise InputError(f"bundle_markdown: {err.message}", path=where,
+                         settings=err.settings) from None
     if not path.exists():
         return None
     if not path.is_file():

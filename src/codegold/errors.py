@@ -20,7 +20,32 @@ from collections.abc import Callable, Iterable
 
 
 class CodegoldError(Exception):
-    """Base class; ``str(err)`` is a complete, user-facing sentence."""
+    """Base class; ``str(err)`` is a complete, user-facing sentence.
+
+    ``settings`` names the settings of a request (``index``, ``wait_for_index``) the
+    message refers to, each written in it as ``{index}``: ``str(err)`` quotes the setting's
+    own name, and :meth:`worded` lets a front end call each one by its name there (the CLI
+    by its flag, ``--index``). Library code names settings so, never a front end's flags.
+    """
+
+    def __init__(self, message: str, *, settings: Iterable[str] = ()) -> None:
+        self.message = message
+        self.settings = tuple(settings)
+        super().__init__(self._render())
+
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with each of its settings called ``name(setting)``."""
+        return self._render(name)
+
+    def _named(self, name: Callable[[str], str] | None) -> str:
+        message = self.message
+        for setting in self.settings:
+            message = message.replace("{" + setting + "}",
+                                      name(setting) if name else repr(setting))
+        return message
+
+    def _render(self, name: Callable[[str], str] | None = None) -> str:
+        return self._named(name)
 
 
 class InputError(CodegoldError):
@@ -29,10 +54,8 @@ class InputError(CodegoldError):
     ``where`` is a short location such as ``cases.yaml:12`` and ``case_id``/``field``
     narrow it further; all are optional so the message stays honest about what is known.
 
-    ``settings`` names the settings of a request (``index``, ``wait_for_index``) the
-    message refers to, each written in it as ``{index}``: ``str(err)`` quotes the setting's
-    own name, and :meth:`worded` lets a front end call each one by its name there (the CLI
-    by its flag, ``--index``). A ``field`` among them is named the same way.
+    ``settings`` are named as :class:`CodegoldError` says; a ``field`` among them is named
+    the same way.
     """
 
     def __init__(
@@ -45,24 +68,14 @@ class InputError(CodegoldError):
         field: str | None = None,
         settings: Iterable[str] = (),
     ) -> None:
-        self.message = message
         self.path = path
         self.line = line
         self.case_id = case_id
         self.field = field
-        self.settings = tuple(settings)
-        super().__init__(self._render())
-
-    def worded(self, name: Callable[[str], str]) -> str:
-        """The message with each of its settings (and a ``field`` among them) called
-        ``name(setting)``."""
-        return self._render(name)
+        super().__init__(message, settings=settings)
 
     def _render(self, name: Callable[[str], str] | None = None) -> str:
-        message = self.message
-        for setting in self.settings:
-            message = message.replace("{" + setting + "}",
-                                      name(setting) if name else repr(setting))
+        message = self._named(name)
         field = self.field
         if field and name and field in self.settings:
             field = name(field)
@@ -96,8 +109,8 @@ class MissingDependency(CodegoldError):
     """An optional dependency is missing; the message names the extra to install."""
 
     def __init__(self, package: str, extra: str, purpose: str, *,
-                 install: str | None = None) -> None:
+                 install: str | None = None, settings: Iterable[str] = ()) -> None:
         command = install or f"pip install 'codegold[{extra}]'"
         super().__init__(
-            f"{purpose} needs the optional package {package!r}; install it with: {command}"
-        )
+            f"{purpose} needs the optional package {package!r}; install it with: {command}",
+            settings=settings)

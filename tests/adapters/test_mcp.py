@@ -129,7 +129,7 @@ def test_bad_settings_are_input_errors_before_any_case() -> None:
         _retriever(stdio("grep"), arguments="{query}")
     with pytest.raises(InputError, match="no checkout was given"):
         _retriever(stdio("disk"), arguments='{"query": "{query}", "root": "{checkout}"}')
-    with pytest.raises(InputError, match="unknown --mcp-parse"):
+    with pytest.raises(InputError, match="unknown 'mcp_parse'"):
         _retriever(stdio("grep"), parse="nope")
     with pytest.raises(InputError, match="expected mcp:stdio:COMMAND"):
         _retriever("mcp:ftp://x")

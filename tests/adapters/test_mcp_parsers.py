@@ -80,13 +80,13 @@ def test_a_parser_of_your_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_templates_keep_types_drop_absent_fields_and_escape_braces() -> None:
     template = parse_template('{"query": "{query}", "limit": "{k}", "file": "{open_file}", '
                               '"note": "in {repository} {{literal}}", "paths": ["{checkout}"]}',
-                              option="--mcp-args")
+                              setting="mcp_args")
     fields = {"query": "login", "k": 10, "open_file": None, "repository": "acme/shop",
               "checkout": "/tmp/x"}
     assert render(template, fields) == {"query": "login", "limit": 10,
                                         "note": "in acme/shop {literal}", "paths": ["/tmp/x"]}
     with pytest.raises(InputError, match=r"unknown field \{nope\}"):
-        parse_template('{"q": "{nope}"}', option="--mcp-args")
+        parse_template('{"q": "{nope}"}', setting="mcp_args")
 
 
 def test_query_terms_for_tools_that_take_a_pattern() -> None:

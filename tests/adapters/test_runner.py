@@ -66,7 +66,7 @@ def test_resume_skips_done_and_drops_torn_line(cases_file: Path, tmp_path: Path)
                       label="x", require_index=False)
     with out.open("ab") as handle:
         handle.write(b'{"attempt_id": "half')  # a run killed mid-write
-    with pytest.raises(InputError, match="--resume"):
+    with pytest.raises(InputError, match="pass 'resume' to continue"):
         run_cases(cases, PythonRetriever("fake_retrievers:answer"), IndexSet.empty(), out,
                   label="x", require_index=False)
     second = run_cases(cases, PythonRetriever("fake_retrievers:answer"), IndexSet.empty(), out,

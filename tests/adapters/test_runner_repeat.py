@@ -78,7 +78,7 @@ def test_resume_completes_cases_with_fewer_repeats(cases_file: Path, tmp_path: P
 
 
 def test_repeat_below_one_is_refused(cases_file: Path, tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="--repeat"):
+    with pytest.raises(InputError, match="'repeat' must be at least 1"):
         run_cases(load_cases(str(cases_file)).cases, PythonRetriever(ANSWER), IndexSet.empty(),
                   tmp_path / "a.jsonl", label="x", require_index=False, repeat=0)
     done = CliRunner().invoke(cli, ["run", str(cases_file), "-o", str(tmp_path / "b.jsonl"),

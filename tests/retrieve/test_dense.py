@@ -4,6 +4,7 @@ and the vector cache beside the index."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import zipfile
 from collections.abc import Iterator
@@ -13,13 +14,16 @@ import numpy as np
 import pytest
 
 from codegold.index.store import IndexReader
-from codegold.retrieve.config import load_config
+from codegold.retrieve.config import CHUNK_TOKENS, load_config
 from codegold.retrieve.dense import (
     DenseIndex,
     OpenAIEmbedder,
+    dense_factory,
     make_embedder,
     minilm_int8_embedder,
 )
+from codegold.retrieve.dense.embedders import QUERY_TOKENS, OnnxEmbedder
+from codegold.retrieve.embedpass import embed_indexes
 from codegold.retrieve.reference import ReferenceRetriever
 from embedserver import embeddings_endpoint
 
@@ -38,6 +42,25 @@ def test_minilm_embeds_meaning() -> None:
     assert v.shape == (3, 384) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert v[0] @ v[1] > 0.5 > v[0] @ v[2]
+
+
+def test_the_chunk_token_cut_has_one_home() -> None:
+    """The product embeds chunks cut at ``signals.dense.max_tokens``; every embedding
+    entry point called without it cuts at the same number, so a vector (its embedder id
+    carries the cut) is the same whichever path made it."""
+    assert load_config().signals.dense.max_tokens == CHUNK_TOKENS  # default_config.yaml agrees
+    for entry in (make_embedder, minilm_int8_embedder, dense_factory, embed_indexes):
+        assert inspect.signature(entry).parameters["max_tokens"].default == CHUNK_TOKENS, entry
+    assert QUERY_TOKENS > CHUNK_TOKENS  # a query (an issue report) is read further
+
+
+@needs_minilm
+def test_the_default_embedder_is_the_configured_one() -> None:
+    configured = load_config().signals.dense.max_tokens
+    embedder = make_embedder("minilm-int8")
+    assert embedder.id == make_embedder("minilm-int8", max_tokens=configured).id
+    assert f"-t{configured}-" in embedder.id
+    assert isinstance(embedder, OnnxEmbedder) and embedder.query_tokens == QUERY_TOKENS
 
 
 def _onnx_model_dir(target: Path) -> Path:

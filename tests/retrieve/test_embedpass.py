@@ -14,6 +14,7 @@ from codegold.cli.main import cli
 from codegold.index import build_index
 from codegold.index.store import IndexReader
 from codegold.retrieve.caches import VectorStore
+from codegold.retrieve.config import CHUNK_TOKENS
 from codegold.retrieve.dense import DenseIndex, make_embedder
 from codegold.retrieve.embedpass import embed_indexes
 from gitrepo import Repo
@@ -50,7 +51,7 @@ def test_every_chunk_gets_the_vector_a_run_would_compute(indexes: tuple[Path, li
     assert summary.chunks == chunks and summary.indexes == 2
     # the second revision shares cart.py with the first: its texts are embedded once
     assert 0 < summary.embedded < chunks and summary.reused == chunks - summary.embedded
-    embedder = make_embedder("minilm-int8", max_tokens=128)
+    embedder = make_embedder("minilm-int8", max_tokens=CHUNK_TOKENS)
     for index_dir in dirs:
         with IndexReader.open(index_dir) as reader:
             cached = DenseIndex.open(reader, embedder, store=VectorStore(tmp_path / "none"))

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
+from codegold.model.languages import LANGUAGE_BY_EXTENSION
 from codegold.retrieve.query import analyze_query, detect_asks, detect_intent
+
+# The extensions a query's file names were told by before they came from the language
+# table: every one must still be (a dropped one fails here).
+RECOGNISED_BEFORE = ("py", "pyi", "pyx", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "java",
+                     "kt", "rs", "rb", "c", "h", "cc", "cpp", "hpp", "cs", "scala", "php",
+                     "swift", "md", "rst", "txt", "yaml", "yml", "toml", "json", "cfg", "ini",
+                     "sql", "sh", "html", "css")
 
 
 def test_identifiers_and_terms() -> None:
@@ -36,6 +46,21 @@ def test_js_and_java_frames() -> None:
     functions = {f.function for f in a.frames}
     assert {"handleRequest", "Cart.total"} <= functions
     assert "src/server/app.ts" in {f.file for f in a.frames}
+
+
+@pytest.mark.parametrize("extension", sorted({*RECOGNISED_BEFORE,
+                                              *(e[1:] for e in LANGUAGE_BY_EXTENSION)}))
+def test_a_bare_file_name_of_every_known_extension_is_a_path(extension: str) -> None:
+    name = f"widget_io.{extension}"
+    analysis = analyze_query(f"the crash is in {name} when saving")
+    assert name in analysis.paths
+    assert name not in analysis.identifiers and "widget_io" not in analysis.paths
+
+
+def test_a_word_of_no_known_extension_is_no_file_name() -> None:
+    analysis = analyze_query("the crash is in widget_io.xyz when saving, see setup.c++")
+    assert "widget_io.xyz" not in analysis.paths
+    assert "setup.c++" in analysis.paths  # the whole extension, not ``setup.c``
 
 
 def test_paths_including_github_blob_urls() -> None:

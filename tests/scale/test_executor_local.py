@@ -15,6 +15,7 @@ from scalekit import CASES, EPOCH, normalised_attempts
 from codegold.adapters.registry import RetrieverOptions, make_retriever
 from codegold.adapters.runner import run_cases
 from codegold.adapters.sharded import ShardJob, run_shard, shard_dispatch
+from codegold.cli._common import flag
 from codegold.errors import (
     CodegoldError,
     CodeIndexError,
@@ -97,6 +98,14 @@ def test_a_workers_error_comes_back_as_its_own_class_and_sentence(
         error: CodegoldError) -> None:
     again = rebuild_error(*error_payload(error))
     assert type(again) is type(error) and str(again) == str(error)
+
+
+def test_a_workers_input_error_still_names_its_settings() -> None:
+    error = InputError("put {index} on a shared filesystem", path="idx", field="index",
+                       settings=("index",))
+    again = rebuild_error(*error_payload(error))
+    assert type(again) is InputError and str(again) == str(error)
+    assert again.worded(flag) == "idx, field '--index': put --index on a shared filesystem"
 
 
 def test_an_error_of_another_class_comes_back_as_a_codegold_error() -> None:

@@ -161,13 +161,13 @@ def test_mapping_fields_are_checked(cases: CaseSet) -> None:
     with pytest.raises(InputError, match="does not apply"):
         import_trajectories([FIXTURES / "swe-agent"], format_name="swe-agent", cases=cases,
                             mapping={"tool": "name"})
-    with pytest.raises(InputError, match="needs --map"):
+    with pytest.raises(InputError, match="needs 'map'"):
         import_trajectories([FIXTURES / "mapped"], format_name="mapped", cases=cases,
                             mapping={"case": "task.id"})
 
 
 def test_resolve_needs_an_index(cases: CaseSet) -> None:
-    with pytest.raises(InputError, match="--index"):
+    with pytest.raises(InputError, match="give 'index'"):
         import_trajectories([FIXTURES / "swe-agent"], format_name="swe-agent", cases=cases,
                             resolve=True)
 

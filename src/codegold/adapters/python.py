@@ -102,8 +102,9 @@ class ExternalPythonRetriever(CommandRetriever):
             raise InputError(f"python retriever must be python:module:function, found {target!r}")
         found = shutil.which(python) or (python if Path(python).is_file() else None)
         if found is None:
-            raise InputError(f"--python {python!r} is no interpreter on this machine; give the "
-                             "path of your environment's python (e.g. ../svc/.venv/bin/python)")
+            raise InputError(f"{{python}} {python!r} is no interpreter on this machine; give the "
+                             "path of your environment's python (e.g. ../svc/.venv/bin/python)",
+                             settings=("python",))
         super().__init__("python", timeout=timeout, max_output=max_output)
         self.argv = [found, "-c", _BOOTSTRAP, target]
         self.command = f"{python} (python:{target})"

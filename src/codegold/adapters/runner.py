@@ -262,9 +262,9 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
     workers run the cases) ``retriever`` and ``workers`` are not used. ``on_plan`` hears
     the run's size before the first attempt: all attempts, and those already written."""
     if workers < 1:
-        raise InputError(f"--workers must be at least 1, found {workers}")
+        raise InputError(f"{{workers}} must be at least 1, found {workers}", settings=("workers",))
     if repeat < 1:
-        raise InputError(f"--repeat must be at least 1, found {repeat}")
+        raise InputError(f"{{repeat}} must be at least 1, found {repeat}", settings=("repeat",))
     if retriever is None and dispatch is None:
         raise TypeError("run_cases needs a retriever or a dispatch")
     started = time.perf_counter()
@@ -282,8 +282,8 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
             done, previous = existing_attempt_ids(output)
             run_id = run_id or previous
         elif os.fstat(handle.fileno()).st_size > 0:
-            raise InputError("output already holds attempts; pass --resume to continue that run "
-                             "or choose another file", path=str(output))
+            raise InputError("output already holds attempts; pass {resume} to continue that run "
+                             "or choose another file", path=str(output), settings=("resume",))
         run_id = run_id or new_run_id()
         rid = run_id
         have = Counter(done.values())

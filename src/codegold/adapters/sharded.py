@@ -48,8 +48,8 @@ def run_shard(job: ShardJob) -> tuple[Attempt, ...]:
         path = job.indexes.get(revision)
         if path is not None and not Path(path).is_dir():
             raise InputError(f"the index of revision {revision} is not there on the worker "
-                             f"{socket.gethostname()}; with a Ray cluster, put --index on a "
-                             "filesystem every node mounts", path=path)
+                             f"{socket.gethostname()}; with a Ray cluster, put {{index}} on a "
+                             "filesystem every node mounts", path=path, settings=("index",))
     retriever = make_retriever(job.spec, job.options)
     try:
         if job.resolve is not None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from codegold.errors import CodegoldError, InputError
+from codegold.errors import CodegoldError
 from codegold.plumbing.secrets import redact_text
 from codegold.plumbing.text import terminal_safe
 
@@ -39,7 +39,7 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except CodegoldError as err:
             # an error may quote what it read (a retriever's stderr, a line of a file)
-            text = err.worded(flag) if isinstance(err, InputError) else str(err)
+            text = err.worded(flag)
             click.echo(f"error: {terminal_safe(redact_text(text))}", err=True)
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:

@@ -121,8 +121,9 @@ def compare_systems(
                              "expected each system once", path=name)
         seen.add(name)
     if baseline not in seen:
-        raise InputError(f"--baseline found {baseline!r}, which is not one of the results "
-                         f"files given; expected one of: {', '.join(names)}", field="baseline")
+        raise InputError(f"{{baseline}} found {baseline!r}, which is not one of the results "
+                         f"files given; expected one of: {', '.join(names)}", field="baseline",
+                         settings=("baseline",))
     by_name = dict(runs)
     base_run = by_name[baseline]
 

@@ -339,4 +339,5 @@ def explain_revision_error(err: InputError, repo: RepoView) -> InputError:
     return InputError(f"{err.message}; {found.group(1)!r} is a tag or branch name that "
                       f"resolves to commit {sha} in {repo.path}: pin that full sha instead "
                       "(a name can move, a sha cannot)", path=err.path, line=err.line,
-                      case_id=err.case_id, field=err.field)
+                      case_id=err.case_id, field=err.field,
+                      settings=err.settings)

@@ -199,7 +199,8 @@ def _commits(repo: str, since: str | None, paths: tuple[str, ...], limit: int
     args = ["log", "--no-color", "--format=%H%x00%P%x00%s%x00%b%x1e", f"--max-count={limit}"]
     if since:
         if since.startswith("-"):
-            raise InputError(f"--since must be a date or duration, found {since!r}")
+            raise InputError(f"{{since}} must be a date or duration, found {since!r}",
+                             settings=("since",))
         args.append(f"--since={since}")
     args.append("HEAD")
     if paths:

@@ -68,7 +68,7 @@ def read_names(path: str | None, given: Iterable[str] = ()) -> tuple[str, ...]:
     name (a short line of text), so a stray file can never become a giant pattern."""
     from codegold.model._files import decode_text, read_bytes
 
-    lines: list[tuple[str, str, int | None]] = [(n, "--name", None) for n in given]
+    lines: list[tuple[str, str | None, int | None]] = [(n, None, None) for n in given]
     if path is not None:
         text = decode_text(read_bytes(path, "names", limit=MAX_NAMES_FILE_BYTES), path, "names")
         lines += [(n, path, number) for number, n in enumerate(text.splitlines(), start=1)]
@@ -82,7 +82,7 @@ def read_names(path: str | None, given: Iterable[str] = ()) -> tuple[str, ...]:
                              f"characters; found {len(name)} characters"
                              + (" with control characters" if any(ch < " " for ch in name)
                                 else ""), path=where if number else None, line=number,
-                             field=None if number else "--name")
+                             field=None if number else "name", settings=("name",))
     return tuple(name for name, _, _ in lines)
 
 

@@ -32,7 +32,8 @@ def assign(cases: Sequence[Case], train: float, *, by: str | None, seed: int) ->
     split in the same proportion; adding a case to a stratum moves at most one other.
     """
     if not 0.0 < train < 1.0:
-        raise InputError(f"--train must be between 0 and 1 (exclusive), found {train}")
+        raise InputError(f"{{train}} must be between 0 and 1 (exclusive), found {train}",
+                         settings=("train",))
     if by is None:
         return {c.id: "train" if case_hash(c.id, seed) < train else "heldout" for c in cases}
     strata: dict[str, list[Case]] = defaultdict(list)

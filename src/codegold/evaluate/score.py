@@ -82,11 +82,13 @@ class CaseScorer:
         try:
             self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
         except InputError as err:
-            raise InputError(err.message, case_id=case.id, field="file") from None
+            raise InputError(err.message, case_id=case.id, field="file",
+                             settings=err.settings) from None
         try:
             self.forbidden = tuple(PathPattern.forbidden(p) for p in case.forbidden)
         except InputError as err:
-            raise InputError(err.message, case_id=case.id, field="forbidden") from None
+            raise InputError(err.message, case_id=case.id, field="forbidden",
+                             settings=err.settings) from None
         self.required_flags = tuple(g.required for g in case.groups)
         self.required_ids = [g.id for g in case.groups if g.required]
         self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]

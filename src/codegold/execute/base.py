@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from codegold.errors import (
     CodegoldError,
@@ -61,14 +61,23 @@ _BY_NAME: dict[str, type[CodegoldError]] = {
 }
 
 
-def error_payload(err: CodegoldError) -> tuple[str, str]:
-    """What a worker sends back for a job's error: its class name and its sentence
-    (exceptions with keyword-only constructors do not survive pickling as themselves)."""
-    return type(err).__name__, str(err)
+def error_payload(err: CodegoldError) -> tuple[str, str, dict[str, Any]]:
+    """What a worker sends back for a job's error: its class name, its sentence and the
+    parts it is made of (its message and the settings it names, so the driver's front end
+    still calls each setting by its own name; an InputError's location too); exceptions
+    with keyword-only constructors do not survive pickling as themselves."""
+    parts: dict[str, Any] = {"message": err.message, "settings": err.settings}
+    if isinstance(err, InputError):
+        parts.update(path=err.path, line=err.line, case_id=err.case_id, field=err.field)
+    return type(err).__name__, str(err), parts
 
 
-def rebuild_error(kind: str, message: str) -> CodegoldError:
+def rebuild_error(kind: str, sentence: str, parts: dict[str, Any] | None = None
+                  ) -> CodegoldError:
     """The driver's copy of a worker's error: the same class (when codegold has it by that
-    name) and the same sentence."""
+    name, else the base class) made again from its parts (or from its sentence alone)."""
     cls = _BY_NAME.get(kind)
-    return cls(message) if cls is not None else CodegoldError(message)
+    if cls is None:
+        cls = CodegoldError
+        parts = {"message": parts["message"], "settings": parts["settings"]} if parts else None
+    return cls(**parts) if parts else cls(sentence)

@@ -35,7 +35,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError as err:
-        raise MissingDependency("ray", "ray", "--executor ray") from err
+        raise MissingDependency("ray", "ray", "{executor} ray", settings=("executor",)) from err
     return ray
 
 
@@ -58,7 +58,8 @@ def _probe(host: str, port: int, timeout: float) -> None:
         reason = err.strerror or type(err).__name__
         raise InputError(f"cannot reach the Ray cluster at ray://{host}:{port}: {reason}; "
                          "expected a running cluster's Ray Client address (the head node, "
-                         "port 10001 by default)", field="--executor") from err
+                         "port 10001 by default)", field="executor",
+                         settings=("executor",)) from err
 
 
 def _host_port(address: str) -> tuple[str | None, int]:
@@ -111,13 +112,16 @@ class RayExecutor:
                         raise CodegoldError(f"cannot start a local Ray: {message}") from err
             return cls(ray, str(spec), owns=True)
         return cls._join(ray, str(spec.address), spec.host, spec.port or 0, str(spec),
-                         timeout=timeout, where="--executor")
+                         timeout=timeout, where="executor")
 
     @classmethod
     def _join(cls, ray: Any, address: str, host: str | None, port: int, name: str, *,
               timeout: float, where: str) -> RayExecutor:
         """Join the cluster at ``address`` in a thread given ``timeout`` seconds, after a
-        plain TCP check of ``host:port`` when known."""
+        plain TCP check of ``host:port`` when known. ``where`` names what gave the
+        address: the ``executor`` setting or the ``RAY_ADDRESS`` environment variable."""
+        settings = () if where == "RAY_ADDRESS" else (where,)
+        said = "{" + where + "}" if settings else where
         outcome: list[BaseException | None] = []
 
         def join() -> None:
@@ -136,16 +140,16 @@ class RayExecutor:
         worker.start()
         worker.join(timeout)
         if not outcome:
-            raise InputError(f"no answer from the Ray cluster at {address} ({where}) within "
+            raise InputError(f"no answer from the Ray cluster at {address} ({said}) within "
                              f"{timeout:g}s; expected a running cluster's address",
-                             field=where)
+                             field=where, settings=settings)
         error = outcome[0]
         if isinstance(error, CodegoldError):
             raise error
         if error is not None:
             message = " ".join(str(error).split())[:300] or type(error).__name__
-            raise InputError(f"cannot join the Ray cluster at {address} ({where}): {message}",
-                             field=where) from error
+            raise InputError(f"cannot join the Ray cluster at {address} ({said}): {message}",
+                             field=where, settings=settings) from error
         return cls(ray, name, owns=True)
 
     def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
@@ -156,7 +160,7 @@ class RayExecutor:
         if gpus > 0 and not ray.cluster_resources().get("GPU", 0):
             raise InputError(f"the jobs ask for {gpus:g} GPU each, but the Ray cluster at "
                              f"{self.name} has no GPU; leave out the GPU request",
-                             field="--gpus")
+                             field="gpus", settings=("gpus",))
         remote = self._remote.options(num_gpus=gpus) if gpus > 0 else self._remote
         fn_ref = ray.put(fn)
         pending = {remote.remote(fn_ref, job): position

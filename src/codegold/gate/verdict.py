@@ -163,8 +163,9 @@ def run_gate(result: RunResult, policy: Policy, *, baseline_path: str | None = N
     """
     path = baseline_path or (policy.baseline.results if policy.baseline else None)
     if max_new_failures is not None and path is None:
-        raise InputError("--max-new-failures needs a baseline: pass --baseline RESULTS or set "
-                         "'baseline' in the policy", path=policy_path)
+        raise InputError("{max_new_failures} needs a baseline: pass {baseline} RESULTS or set "
+                         "'baseline' in the policy", path=policy_path,
+                         settings=("max_new_failures", "baseline"))
     if max_new_failures is not None and max_new_failures < 0:
         raise InputError(f"max new failures must be 0 or more, found {max_new_failures}",
                          field="max_new_failures")
@@ -174,4 +175,5 @@ def run_gate(result: RunResult, policy: Policy, *, baseline_path: str | None = N
     except InputError as err:
         if err.path is not None or policy_path is None:
             raise
-        raise InputError(err.message, path=policy_path, field=err.field) from None
+        raise InputError(err.message, path=policy_path, field=err.field,
+                         settings=err.settings) from None

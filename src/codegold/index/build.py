@@ -340,9 +340,9 @@ def check_store_apart(store: Path, out: Path) -> None:
     store_real, out_real = store.resolve(), out.resolve()
     if store_real == out_real or out_real in store_real.parents or \
             store_real in out_real.parents:
-        raise InputError("--store and the index directory overlap: keep the chunk store "
+        raise InputError("{store} and the index directory overlap: keep the chunk store "
                          "outside the index (e.g. beside it), and the index outside the store",
-                         path=str(store))
+                         path=str(store), settings=("store",))
 
 
 def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathPolicy,

@@ -106,8 +106,9 @@ class ChunkStore:
         path = Path(root)
         marker = path / MARKER_FILE
         if path.is_symlink() or (path.exists() and not path.is_dir()):
-            raise InputError("--store is not a folder: expected a chunk store folder "
-                             "(absent, empty, or made by codegold)", path=str(path))
+            raise InputError("{store} is not a folder: expected a chunk store folder "
+                             "(absent, empty, or made by codegold)", path=str(path),
+                             settings=("store",))
         if path.is_dir():
             if marker.is_file() and not marker.is_symlink():
                 try:
@@ -121,14 +122,14 @@ class ChunkStore:
                 if found.get("format") != CHUNKSTORE_FORMAT:
                     raise InputError(f"chunk store format {found.get('format')!r}; this "
                                      f"codegold uses format {CHUNKSTORE_FORMAT}: remove the "
-                                     "store folder or name another with --store",
-                                     path=str(path))
+                                     "store folder or name another with {store}",
+                                     path=str(path), settings=("store",))
                 return cls(path)
             try:
                 if any(path.iterdir()):
-                    raise InputError(f"--store names a folder that is not a chunk store (it "
+                    raise InputError(f"{{store}} names a folder that is not a chunk store (it "
                                      f"has files and no {MARKER_FILE}); name an absent or "
-                                     "empty folder", path=str(path))
+                                     "empty folder", path=str(path), settings=("store",))
             except OSError as err:
                 raise InputError(f"cannot read the store folder: {err.strerror}",
                                  path=str(path)) from err
@@ -147,8 +148,8 @@ class ChunkStore:
         marker = path / MARKER_FILE
         if not path.is_dir() or path.is_symlink() or not marker.is_file():
             raise InputError(f"no chunk store here: expected a folder with {MARKER_FILE} "
-                             "(made by `codegold index --store` or --revisions)",
-                             path=str(path))
+                             "(made by `codegold index --store` or {revisions})",
+                             path=str(path), settings=("revisions",))
         return cls.open(path)
 
     def _file(self, key: str) -> tuple[str, str]:
@@ -315,15 +316,16 @@ def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
         for revision in wanted:
             matches = [commit for commit in found if commit.startswith(revision.lower())]
             if len(matches) != 1:
-                raise InputError(f"--keep-revisions {revision}: expected a commit sha (or "
+                raise InputError(f"{{keep_revisions}} {revision}: expected a commit sha (or "
                                  f"unique prefix) of one index found, matched {len(matches)}; "
-                                 f"indexes found: {', '.join(c[:12] for c in sorted(found))}")
+                                 f"indexes found: {', '.join(c[:12] for c in sorted(found))}",
+                                 settings=("keep_revisions",))
             chosen[matches[0]] = found[matches[0]]
         found = chosen
     if not found:
         raise InputError("gc keeps no index, so it would empty the store; name the indexes "
-                         "to keep with --indexes, or remove the store folder yourself",
-                         path=str(store.root))
+                         "to keep with {indexes}, or remove the store folder yourself",
+                         path=str(store.root), settings=("indexes",))
     keep: set[str] = set()
     for index_dir in found.values():
         keep |= used_keys(index_dir)

@@ -63,7 +63,7 @@ class GitSnapshot:
                              path=str(path))
         probe = _run(path, ["rev-parse", "--git-dir"], check=False)
         if probe.returncode != 0:
-            raise InputError("not a git repository (git rev-parse --git-dir failed)",
+            raise InputError("not a git repository ('git rev-parse --git-dir' failed)",
                              path=str(path))
         if not revision or revision.startswith("-"):
             raise InputError(f"revision {revision!r} is not a valid revision name")

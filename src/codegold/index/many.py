@@ -85,8 +85,8 @@ def read_revisions(spec: str) -> list[str]:
         items = [part.strip() for part in spec.split(",")]
     found = list(dict.fromkeys(item for item in items if item))
     if not found:
-        raise InputError("--revisions names no revision: expected a file with one revision "
-                         "per line or a list like v1.0,v1.1", path=spec)
+        raise InputError("{revisions} names no revision: expected a file with one revision "
+                         "per line or a list like v1.0,v1.1", path=spec, settings=("revisions",))
     return found
 
 

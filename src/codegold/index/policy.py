@@ -152,7 +152,8 @@ def load_policy(path: str | Path) -> PathPolicy:
             try:
                 PathPattern.path_filter(glob)
             except InputError as err:
-                raise InputError(err.message, path=str(path), field=name) from None
+                raise InputError(err.message, path=str(path), field=name,
+                                 settings=err.settings) from None
     include = tuple(spec.include or ()) or DEFAULT_INCLUDE
     exclude = (DEFAULT_EXCLUDE if spec.defaults else ()) + tuple(spec.exclude or ())
     return PathPolicy(include=include, exclude=exclude, max_bytes=spec.max_bytes,

@@ -48,12 +48,14 @@ class RepoView:
         self._renames: dict[str, list[tuple[str, str]]] = {}
 
     @classmethod
-    def checked(cls, path: str | Path, option: str = "--repo") -> RepoView:
-        """A view of ``path``, refused (InputError) unless it is a git repository."""
+    def checked(cls, path: str | Path) -> RepoView:
+        """A view of ``path`` (the ``repo`` setting), refused (InputError) unless it is a
+        git repository."""
         view = cls(path)
         if not Path(path).is_dir() or not view._git("rev-parse", "--git-dir").ok:
-            raise InputError(f"{option} {path} is not a git repository; expected a clone of "
-                             "the repository the cases are about", path=str(path))
+            raise InputError(f"{{repo}} {path} is not a git repository; expected a clone of "
+                             "the repository the cases are about", path=str(path),
+                             settings=("repo",))
         return view
 
     def _git(self, *args: str) -> GitResult:

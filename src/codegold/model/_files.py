@@ -414,7 +414,8 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
     try:
         doc.data = yaml.load(text, Loader=_make_loader(doc.lines))
     except SchemaError as err:
-        raise SchemaError(err.message, path=where, line=err.line) from None
+        raise SchemaError(err.message, path=where, line=err.line,
+                          settings=err.settings) from None
     except yaml.reader.ReaderError as err:
         code = ord(err.character) if isinstance(err.character, str) else err.character
         raise SchemaError(f"invalid YAML: character U+{code:04X} is not allowed in YAML",

@@ -1,7 +1,7 @@
 """What a file's language is: the one table of languages by name, with their extensions
 and what their text is, shared by the index (which parser, which category, how secrets
-are read) and slicing. How a structural language is parsed is
-:mod:`codegold.index.languages`."""
+are read), slicing and query analysis (which words of a question name files). How a
+structural language is parsed is :mod:`codegold.index.languages`."""
 
 from __future__ import annotations
 
@@ -58,6 +58,12 @@ LANGUAGES: tuple[FileLanguage, ...] = (
 BY_NAME: dict[str, FileLanguage] = {language.name: language for language in LANGUAGES}
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
     extension: language.name for language in LANGUAGES for extension in language.extensions}
+# Files a question may name though no language above reads them (the index keeps them as
+# files of no language): a query's file names are told by these too.
+OTHER_FILE_EXTENSIONS: tuple[str, ...] = (".pyx", ".scala", ".cfg", ".ini", ".html", ".css")
+# Every extension that marks a word of a question as a file name (retrieve.query).
+FILE_NAME_EXTENSIONS: tuple[str, ...] = tuple(dict.fromkeys([*LANGUAGE_BY_EXTENSION,
+                                                            *OTHER_FILE_EXTENSIONS]))
 CODE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.kind == "code")
 CONFIG_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.kind == "config")
 # None: a file of no known language is read as data too

@@ -35,9 +35,10 @@ def parse_field_map(items: Iterable[str], fields: Iterable[str], *,
     for item in items:
         name, sep, path = item.partition("=")
         if not sep or not path.strip():
-            raise InputError(f"--map expects FIELD=PATH (e.g. {example}), found {item!r}")
+            raise InputError(f"{{map}} expects FIELD=PATH (e.g. {example}), found {item!r}",
+                             settings=("map",))
         if name not in known:
-            raise InputError(f"--map: unknown field {name!r}; expected one of "
-                             f"{', '.join(known)}")
+            raise InputError(f"{{map}}: unknown field {name!r}; expected one of "
+                             f"{', '.join(known)}", settings=("map",))
         mapping[name] = path.strip()
     return mapping

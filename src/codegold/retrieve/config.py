@@ -87,11 +87,17 @@ class FileConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True)
     chunks_per_file: Positive = 2
 
 
+# A chunk is embedded from its first CHUNK_TOKENS model tokens (``signals.dense.max_tokens``;
+# default_config.yaml writes the same). Its one home: the embedders, the dense signal and
+# the embedding pass default to it. (A query is read further: see the embedders' QUERY_TOKENS.)
+CHUNK_TOKENS = 128
+
+
 class DenseConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     enabled: bool | Literal["auto"] = False
     embedder: str = "minilm-int8"
     batch_size: Positive = 32
-    max_tokens: Annotated[int, Meta(ge=8, le=512)] = 128
+    max_tokens: Annotated[int, Meta(ge=8, le=512)] = CHUNK_TOKENS
     mode: Literal["lazy", "full"] = "lazy"
     candidates: Positive = 100
     store: str | None = None
@@ -250,5 +256,6 @@ def load_config(path: str | Path | None = None,
             try:
                 PathPattern.path_filter(pattern)
             except InputError as err:
-                raise SchemaError(err.message, path=where, field=field) from None
+                raise SchemaError(err.message, path=where, field=field,
+                                  settings=err.settings) from None
     return config

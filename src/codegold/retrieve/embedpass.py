@@ -23,6 +23,7 @@ from codegold.errors import CodeIndexError
 from codegold.execute.base import Executor, LocalExecutor
 from codegold.index.store import IndexReader
 from codegold.retrieve.caches import VectorStore, vector_key
+from codegold.retrieve.config import CHUNK_TOKENS
 from codegold.retrieve.dense import DenseIndex, Embedder, chunk_text, default_store, make_embedder
 
 BATCH_TEXTS = 256
@@ -85,7 +86,7 @@ class EmbedSummary:
     store: Path
 
 
-def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = 128,
+def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = CHUNK_TOKENS,
                   batch_size: int = 32, store: Path | None = None,
                   executor: Executor | None = None, gpus: float = 0.0,
                   batch_texts: int = BATCH_TEXTS,
@@ -108,7 +109,8 @@ def embed_indexes(index_dirs: Sequence[Path], spec: str, *, max_tokens: int = 12
     # here, where a run would quietly keep its vectors in memory.
     if not vectors.writable():
         raise CodeIndexError(f"cannot write the vector store at {folder}: expected a folder "
-                             "this user can create and write (give another with --store)")
+                             "this user can create and write (give another with {store})",
+                             settings=("store",))
     # The driver's embedder names the vectors (and loads the model once when local).
     local = make_embedder(spec, max_tokens=max_tokens, batch_size=batch_size)
     if pool.in_process:

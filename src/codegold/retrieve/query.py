@@ -19,6 +19,7 @@ import msgspec
 
 from codegold.index.tokens import code_tokens
 from codegold.model.identifiers import looks_like_code
+from codegold.model.languages import FILE_NAME_EXTENSIONS
 from codegold.model.paths import normalize_path
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
@@ -32,8 +33,10 @@ _JS_FRAME = re.compile(
     r"\bat (?:(?P<func>[\w$.<>\[\]]+(?: \[as [\w$]+\])?) \()?(?P<file>[^\s()]+?\.(?:[cm]?[jt]sx?)):(?P<line>\d+)(?::\d+)?\)?")
 _GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
 _RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
-_FILE_EXT = (r"py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|java|kt|rs|rb|c|h|cc|cpp|hpp|cs|scala|php|swift"
-             r"|md|rst|txt|yaml|yml|toml|json|cfg|ini|sql|sh|html|css")
+# The extensions of the language table, longest first (``c++`` before ``c``: the match
+# must take the whole extension, and ``+`` is no word character the lookahead would stop).
+_FILE_EXT = "|".join(re.escape(ext.removeprefix("."))
+                     for ext in sorted(FILE_NAME_EXTENSIONS, key=lambda ext: (-len(ext), ext)))
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*\.?[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
 _EXT_END = re.compile(r"\.(?:" + _FILE_EXT + r")\Z")
 _SLASH_PATH = re.compile(r"(?<![\w/.:-])((?:[\w-]+/){1,}[\w.-]+)")

@@ -109,8 +109,8 @@ def _check_mapping(format_name: str, mapping: Mapping[str, str]) -> None:
     allowed = MAPPED_FIELDS if format_name == "mapped" else ("case",)
     unknown = [name for name in mapping if name not in allowed]
     if unknown:
-        raise InputError(f"--map {unknown[0]!r} does not apply to --format {format_name}; "
-                         f"it takes {', '.join(allowed)}")
+        raise InputError(f"{{map}} {unknown[0]!r} does not apply to {{format}} {format_name}; "
+                         f"it takes {', '.join(allowed)}", settings=("map", "format"))
 
 
 def _case_of(trajectory: Trajectory, case_id: str | None, mapping: Mapping[str, str],
@@ -180,7 +180,8 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
     mapping = dict(mapping or {})
     _check_mapping(format_name, mapping)
     if resolve and index is None:
-        raise InputError("resolving spans needs the index of the cases' revision: give --index")
+        raise InputError("resolving spans needs the index of the cases' revision: give {index}",
+                         settings=("index",))
     by_id = {case.id: case for case in cases.cases}
     if case_id is not None and case_id not in by_id:
         raise InputError(f"case {case_id!r} is not in {cases.path}")
@@ -200,7 +201,8 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
                 trajectory = replace(trajectory, notes=(*notes, *trajectory.notes))
             loaded.append((trajectory, digest))
     if case_id is not None and len(loaded) != 1:
-        raise InputError(f"--case names the case of one trajectory; {len(loaded)} were given")
+        raise InputError(f"{{case}} names the case of one trajectory; {len(loaded)} were given",
+                         settings=("case",))
     matched: list[tuple[Trajectory, str, Case]] = []
     reports: list[TrajectoryReport] = list(empty)
     unknown: list[str] = []
@@ -219,8 +221,9 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         shown = "; ".join(unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5
                                           else "")
         raise InputError(f"{len(unknown)} trajectory(ies) match no case: {shown}. Name the "
-                         "case with --case ID (one trajectory) or --map case=PATH, or pass "
-                         "--skip-unknown to leave them out")
+                         "case with {case} ID (one trajectory) or {map} case=PATH, or pass "
+                         "{skip_unknown} to leave them out",
+                         settings=("case", "map", "skip_unknown"))
     attempts: list[Attempt] = []
     ids: set[str] = set()
     for trajectory, digest, case in matched:

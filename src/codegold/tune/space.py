@@ -101,7 +101,8 @@ def check_space(params: dict[str, Param], where: str) -> dict[str, Param]:
                 load_config(overrides=nested({key: value}))
             except InputError as err:
                 raise InputError(f"the retriever config does not take {key} = {value!r}: "
-                                 f"{err.message}", path=where, field=f"params.{key}") from None
+                                 f"{err.message}", path=where, field=f"params.{key}",
+                                 settings=err.settings) from None
     return params
 
 

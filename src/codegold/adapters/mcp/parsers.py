@@ -342,12 +342,13 @@ def get_parser(name: str) -> Parser:
         return PARSERS[name]
     module_name, sep, function_name = name.rpartition(":")
     if not sep or not module_name or not function_name:
-        raise InputError(f"unknown --mcp-parse {name!r}; expected one of "
-                         f"{', '.join(PARSERS)} or module:function")
+        raise InputError(f"unknown {{mcp_parse}} {name!r}; expected one of "
+                         f"{', '.join(PARSERS)} or module:function", settings=("mcp_parse",))
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
-        raise InputError(f"cannot import --mcp-parse module {module_name!r}: {err}") from None
+        raise InputError(f"cannot import {{mcp_parse}} module {module_name!r}: {err}",
+                         settings=("mcp_parse",)) from None
     function = getattr(module, function_name, None)
     if not callable(function):
         raise InputError(f"module {module_name!r} has no function {function_name!r}")

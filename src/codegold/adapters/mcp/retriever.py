@@ -70,7 +70,7 @@ class McpRetriever:
         else:
             raise InputError(f"mcp retriever {redact_url('mcp:' + target)!r}: expected "
                              "mcp:stdio:COMMAND or mcp:http(s)://URL")
-        self.template = (parse_template(settings.arguments, option="--mcp-args")
+        self.template = (parse_template(settings.arguments, setting="mcp_args")
                          if settings.arguments else None)
         self.setup: SetupCall | None = parse_setup(settings.setup) if settings.setup else None
         self.parser = get_parser(settings.parse)
@@ -78,10 +78,12 @@ class McpRetriever:
                                             self.setup.arguments if self.setup else None)
         if self.needs_checkout and not settings.checkout and not settings.repo:
             raise InputError("the MCP arguments name {checkout}, but no checkout was given: "
-                             "pass --repo (codegold writes each case revision's files to a "
-                             "temporary folder) or --mcp-checkout DIR")
+                             "pass {repo} (codegold writes each case revision's files to a "
+                             "temporary folder) or {mcp_checkout} DIR",
+                             settings=("repo", "mcp_checkout"))
         if settings.checkout and not Path(settings.checkout).is_dir():
-            raise InputError("--mcp-checkout is not a directory", path=settings.checkout)
+            raise InputError("{mcp_checkout} is not a directory", path=settings.checkout,
+                             settings=("mcp_checkout",))
         self.checkouts = (Checkouts(settings.repo) if self.needs_checkout and settings.repo
                           and not settings.checkout else None)
         _client()  # a missing SDK is the user's error, before any case runs

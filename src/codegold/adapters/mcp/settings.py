@@ -47,27 +47,29 @@ class SetupCall(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     arguments: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-def parse_template(text: str, *, option: str) -> Any:
-    """The JSON of an argument template; every placeholder must be a known one."""
+def parse_template(text: str, *, setting: str) -> Any:
+    """The JSON of an argument template given as ``setting`` (``mcp_args``); every
+    placeholder must be a known one."""
     try:
         value = json.loads(text)
     except ValueError as err:
-        raise InputError(f"{option} is not JSON ({err}); expected e.g. "
-                         '\'{"query": "{query}", "limit": "{k}"}\'') from None
+        raise InputError(f"{{{setting}}} is not JSON ({err}); expected e.g. "
+                         '\'{"query": "{query}", "limit": "{k}"}\'', settings=(setting,)) from None
     for name in sorted(_placeholders(value)):
         if name not in PLACEHOLDERS:
-            raise InputError(f"{option} names an unknown field {{{name}}}; expected one of "
-                             + ", ".join("{" + p + "}" for p in PLACEHOLDERS))
+            raise InputError(f"{{{setting}}} names an unknown field {{{name}}}; expected one of "
+                             + ", ".join("{" + p + "}" for p in PLACEHOLDERS),
+                             settings=(setting,))
     return value
 
 
 def parse_setup(text: str) -> SetupCall:
-    data = parse_template(text, option="--mcp-setup")
+    data = parse_template(text, setting="mcp_setup")
     try:
         return msgspec.convert(data, SetupCall)
     except msgspec.ValidationError as err:
-        raise InputError(f"--mcp-setup must be {{\"tool\": NAME, \"arguments\": {{...}}}}: "
-                         f"{err}") from None
+        raise InputError(f"{{mcp_setup}} must be {{\"tool\": NAME, \"arguments\": {{...}}}}: "
+                         f"{err}", settings=("mcp_setup",)) from None
 
 
 def uses_checkout(*templates: Any) -> bool:
@@ -143,5 +145,5 @@ def split_command(command: str) -> list[str]:
     except ValueError as err:
         raise InputError(f"cannot parse MCP server command {command!r}: {err}") from None
     if not argv:
-        raise InputError("mcp:stdio: needs a server command, e.g. mcp:stdio:my-mcp-server --stdio")
+        raise InputError("mcp:stdio: needs a server command, e.g. 'mcp:stdio:my-mcp-server --stdio'")
     return argv

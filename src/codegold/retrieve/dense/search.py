@@ -22,6 +22,7 @@ from codegold.retrieve.caches import (
     load_dense_cache,
     vector_key,
 )
+from codegold.retrieve.config import CHUNK_TOKENS
 from codegold.retrieve.dense.embedders import DENSE_FORMAT, Embedder, Vectors, make_embedder
 
 
@@ -224,7 +225,7 @@ def _subfolders(folder: Path) -> list[Path]:
 DenseSignalImpl = DenseIndex | LazyDense
 
 
-def dense_factory(spec: str, *, batch_size: int = 32, max_tokens: int = 128,
+def dense_factory(spec: str, *, batch_size: int = 32, max_tokens: int = CHUNK_TOKENS,
                   cache_root: Path | None = None, share_vectors: bool = False,
                   mode: str = "full", store: str | Path | None = None
                   ) -> Callable[[IndexReader], DenseSignalImpl]:

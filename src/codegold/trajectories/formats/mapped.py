@@ -66,9 +66,9 @@ def _call(position: int, event: Any, mapping: Mapping[str, str]) -> ToolCall:
 def read_mapped(path: str, raw: bytes, notes: list[str],
                 mapping: Mapping[str, str]) -> list[Trajectory]:
     if "tool" not in mapping and "command" not in mapping and "file" not in mapping:
-        raise InputError("--format mapped needs --map for at least one of tool, command, "
-                         "file (e.g. --map events=steps --map tool=name --map "
-                         "arguments=args --map output=result)")
+        raise InputError("{format} mapped needs {map} for at least one of tool, command, "
+                         "file (e.g. {map} events=steps {map} tool=name {map} "
+                         "arguments=args {map} output=result)", settings=("format", "map"))
     data, found = read_document(raw, path)
     notes.extend(found)
     events = dig(data, mapping["events"]) if "events" in mapping else data

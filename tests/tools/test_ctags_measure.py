@@ -1,17 +1,21 @@
-"""The language benchmark's rewritten reading: syntax Universal Ctags 5.9's JavaScript
+"""ctags_measure's rewritten reading: syntax Universal Ctags 5.9's JavaScript
 parser cannot read is rewritten on the same rows, never the name's place or what is
 assigned; a definition codegold invents is not confirmed by it."""
 
 from __future__ import annotations
 
+import re
+import runpy
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from codegold.index import SymbolDef, chunk_file
 from codegold.index.grammars import parser as ts_parser
-from langkit import languages_benchmark
+from ctags_measure import main
+from ctags_measure.readings import plain_javascript, read_alone, without_type_parameters
 
 SOURCE = b"""\
 req.get =
@@ -44,11 +48,10 @@ app.plain = function () {
 
 
 def _rewritten(qualified: str) -> tuple[list[str], str] | None:
-    languages = languages_benchmark()
     result = chunk_file("lib/app.js", SOURCE)
     definition = next(d for d in result.definitions if d.qualified == qualified)
     root = ts_parser("javascript").parse(SOURCE).root_node
-    return languages._plain_javascript(root, SOURCE, definition)  # type: ignore[no-any-return]
+    return plain_javascript(root, SOURCE, definition)
 
 
 def test_rewrites_keep_rows_and_change_only_syntax() -> None:
@@ -72,11 +75,10 @@ def test_rewrites_keep_rows_and_change_only_syntax() -> None:
 @pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
 def test_the_measure_confirms_real_definitions_not_invented_ones(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    languages = languages_benchmark()
     (tmp_path / "lib").mkdir()
     data = SOURCE + b"\nx.get = 5;\n"
     (tmp_path / "lib" / "app.js").write_bytes(data)
-    assert languages.main([str(tmp_path), "--language", "javascript", "--misses", "20"]) == 0
+    assert main([str(tmp_path), "--language", "javascript", "--misses", "20"]) == 0
     out = capsys.readouterr().out
     assert "precision 100.0%" in out and "rewritten 6" in out and "unconfirmed" not in out
     # A definition codegold does not make, were it claimed (`x.get = 5` assigns a number):
@@ -85,17 +87,16 @@ def test_the_measure_confirms_real_definitions_not_invented_ones(
                          file="lib/app.js", start_line=28, end_line=28, header_line=28,
                          chunk_id="c")
     root = ts_parser("javascript").parse(data).root_node
-    plain = languages._plain_javascript(root, data, invented)
+    plain = plain_javascript(root, data, invented)
     assert plain is not None and plain[1] == "get_"
-    assert not languages._alone(tmp_path / "lib" / "app.js", plain[0], invented, [invented],
-                                tmp_path, wanted=plain[1])
+    assert not read_alone(tmp_path / "lib" / "app.js", plain[0], invented, [invented],
+                          tmp_path, wanted=plain[1])
 
 
 @pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
 def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # ctags's TypeScript parser tags `db` as a constant and nothing inside the literal.
-    languages = languages_benchmark()
     (tmp_path / "src").mkdir()
     data = (b"export const db: Db = {\n  user: {\n    findById: async (id: string) => id,\n"
             b"    create: async (data: { name: string }) => {\n      return data;\n    },\n"
@@ -108,7 +109,7 @@ def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
             b"export class Ky {\n  async #retry<T extends (...a: any) => Promise<any>>(f: T) {\n"
             b"    return f();\n  }\n}\n")
     (tmp_path / "src" / "db.ts").write_bytes(data)
-    assert languages.main([str(tmp_path), "--language", "typescript", "--misses", "20"]) == 0
+    assert main([str(tmp_path), "--language", "typescript", "--misses", "20"]) == 0
     out = capsys.readouterr().out
     assert "precision 100.0%" in out and "unconfirmed" not in out
     assert "second reading src/db.ts:3 method db.user.findById" in out
@@ -119,26 +120,44 @@ def test_typescript_object_literal_members_are_read_by_the_javascript_parser(
     invented = SymbolDef(name="remove", qualified="db.user.remove", kind="method",
                          role="definition", file="src/db.ts", start_line=3, end_line=3,
                          header_line=3, chunk_id="c")
-    assert not languages._alone(tmp_path / "src" / "db.ts", data.decode().splitlines(),
-                                invented, [invented], tmp_path, parser="JavaScript")
+    assert not read_alone(tmp_path / "src" / "db.ts", data.decode().splitlines(),
+                          invented, [invented], tmp_path, parser="JavaScript")
 
 
 @pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
 def test_go_generic_types_are_read_without_their_type_parameters(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # ctags 5.9 tags `type Entry[K comparable, V any] struct` as a type, without fields.
-    languages = languages_benchmark()
     data = (b"package lo\n\ntype Entry[K comparable, V any] struct {\n\tKey   K\n\tValue V\n}\n\n"
             b"type Clonable[T any] interface {\n\tClone() T\n}\n")
     (tmp_path / "types.go").write_bytes(data)
-    assert languages.main([str(tmp_path), "--language", "go", "--misses", "20"]) == 0
+    assert main([str(tmp_path), "--language", "go", "--misses", "20"]) == 0
     out = capsys.readouterr().out
     assert "precision 100.0%" in out and "unconfirmed" not in out
     assert "second reading types.go:4 field Entry.Key" in out
     assert "second reading types.go:9 method Clonable.Clone" in out
-    plain = languages._without_type_parameters("go", data, data.decode().splitlines(),
-                                               ts_parser("go").parse(data).root_node)
+    plain = without_type_parameters("go", data, data.decode().splitlines(),
+                                    ts_parser("go").parse(data).root_node)
     original = data.decode().splitlines()
     assert plain[2] == "type Entry" + " " * 21 + " struct {"
     assert plain[7] == "type Clonable" + " " * 7 + " interface {"
     assert [n for n, line in enumerate(plain) if line != original[n]] == [2, 7]
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
+def test_the_benchmark_script_prints_the_tools_figures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "app.js").write_bytes(SOURCE)
+    assert main([str(tmp_path), "--language", "javascript"]) == 0
+    direct = capsys.readouterr().out
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "languages.py"
+    monkeypatch.setattr(sys, "argv", [str(script), str(tmp_path), "--language", "javascript"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(script), run_name="__main__")
+    assert done.value.code == 0
+    through_script = capsys.readouterr().out
+    assert "javascript  files     1" in direct
+    # the same figures (the timing aside) whichever way the tool is called
+    assert re.sub(r"time +[\d.]+s", "", through_script) == re.sub(r"time +[\d.]+s", "", direct)

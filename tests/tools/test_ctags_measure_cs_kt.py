@@ -1,4 +1,4 @@
-"""The language benchmark's C# and Kotlin readings: ctags 5.9's garbled names of
+"""ctags_measure's C# and Kotlin readings: ctags 5.9's garbled names of
 backtick-quoted Kotlin definitions, the rewritten reading of C# headers and Kotlin quoted
 names (rows kept, names never moved), and annotated code lines that are not comment-only."""
 
@@ -10,52 +10,49 @@ from pathlib import Path
 import pytest
 
 from codegold.index import SymbolDef
-from langkit import languages_benchmark
+from ctags_measure import main
+from ctags_measure.readings import csharp_header, read_alone
+from ctags_measure.rules import comment_only, plain_identifier
+from ctags_measure.tags import tag_name
 
 
 def test_an_annotation_line_with_code_after_it_is_not_comment_only() -> None:
-    languages = languages_benchmark()
-    assert not languages._comment_only("/** Doc. */\n@Throws(IOException::class) fun f()",
-                                       "kotlin")
-    assert not languages._comment_only('[Fact] public void F() { }', "csharp")
-    assert not languages._comment_only('@A("x)") class B', "java")
-    assert languages._comment_only("/** Doc. */\n@Throws(IOException::class)", "kotlin")
-    assert languages._comment_only('[Fact]\n[Trait("a", "b]")] // note', "csharp")
-    assert languages._comment_only("// a comment\n#[derive(Debug)]", "rust")
+    assert not comment_only("/** Doc. */\n@Throws(IOException::class) fun f()", "kotlin")
+    assert not comment_only('[Fact] public void F() { }', "csharp")
+    assert not comment_only('@A("x)") class B', "java")
+    assert comment_only("/** Doc. */\n@Throws(IOException::class)", "kotlin")
+    assert comment_only('[Fact]\n[Trait("a", "b]")] // note', "csharp")
+    assert comment_only("// a comment\n#[derive(Debug)]", "rust")
 
 
 def test_csharp_headers_lose_only_the_syntax_ctags_cannot_read() -> None:
-    languages = languages_benchmark()
     header = ("public sealed class PathMap(LambdaExpression d,\n    MemberPath m)"
               " : MemberMap(m)\n{")
-    rewritten = languages._csharp_header(header)
+    rewritten = csharp_header(header)
     assert rewritten.count("\n") == header.count("\n")
     assert rewritten.startswith("public sealed class PathMap ") and ": MemberMap(m)" in rewritten
-    assert languages._csharp_header("public record struct P(int X) {").startswith(
+    assert csharp_header("public record struct P(int X) {").startswith(
         "public struct P ")
     method = "public static T Against<T>(\n    T? value,\n    string? name = null)\n    where T : class\n{"
-    rewritten = languages._csharp_header(method)
+    rewritten = csharp_header(method)
     assert "?" not in rewritten and "where" not in rewritten
     assert rewritten.splitlines()[0] == "public static T Against<T>("
     # Braces inside an attribute's string do not end the header.
-    assert "class A " in languages._csharp_header('[D("{X}")]\npublic class A(int x)\n{')
+    assert "class A " in csharp_header('[D("{X}")]\npublic class A(int x)\n{')
 
 
 def test_a_garbled_kotlin_tag_takes_the_quoted_name_of_its_line() -> None:
-    languages = languages_benchmark()
     lines = ["class T {", "  @Test fun `a b c`() {", "  fun plain() {}"]
     tag = {"name": "src/T.kt", "line": 2, "language": "Kotlin"}
-    assert languages._tag_name(tag, lines) == "a b c"
-    assert languages._tag_name({"name": "plain", "line": 3, "language": "Kotlin"},
-                               lines) == "plain"
-    assert languages._tag_name({"name": "x", "line": 2, "language": "Java"}, lines) == "x"
-    assert languages._identifier("1 b-c") == "_1_b_c"
+    assert tag_name(tag, lines) == "a b c"
+    assert tag_name({"name": "plain", "line": 3, "language": "Kotlin"}, lines) == "plain"
+    assert tag_name({"name": "x", "line": 2, "language": "Java"}, lines) == "x"
+    assert plain_identifier("1 b-c") == "_1_b_c"
 
 
 @pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
 def test_the_rewritten_reading_confirms_real_definitions_not_invented_ones(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    languages = languages_benchmark()
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "PathMap.cs").write_text(
         "namespace A;\npublic class PathMap(int x) : Base(x)\n{\n"
@@ -63,7 +60,7 @@ def test_the_rewritten_reading_confirms_real_definitions_not_invented_ones(
         "    public static T Against<T>(T value) where T : class { return value; }\n}\n")
     (tmp_path / "src" / "T.kt").write_text(
         "class T {\n  @Test fun `quoted name`() {\n  }\n}\n")
-    assert languages.main([str(tmp_path), "--misses", "20"]) == 0
+    assert main([str(tmp_path), "--misses", "20"]) == 0
     out = capsys.readouterr().out
     assert "unconfirmed" not in out and "rewritten 2" in out
     # Something codegold does not define is not confirmed by the rewritten reading.
@@ -71,5 +68,5 @@ def test_the_rewritten_reading_confirms_real_definitions_not_invented_ones(
     invented = SymbolDef(name="key", qualified="A.PathMap.key", kind="method",
                          role="definition", file="src/PathMap.cs", start_line=4, end_line=4,
                          header_line=4, chunk_id="c")
-    assert not languages._alone(tmp_path / "src" / "PathMap.cs", lines, invented, [invented],
-                                tmp_path, rewrite=True)
+    assert not read_alone(tmp_path / "src" / "PathMap.cs", lines, invented, [invented],
+                          tmp_path, rewrite=True)
