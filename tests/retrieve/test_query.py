@@ -135,3 +135,14 @@ def test_naming_a_release_line_or_a_benchmark_asks_for_it() -> None:
     assert "benchmark" in detect_asks("benchmark for creating a frozen class")
     assert "translation" in detect_asks("where is the French translation of this message")
     assert not {"legacy", "benchmark"} & detect_asks("how does the router match wildcards")
+
+
+def test_a_code_like_type_and_a_name_after_it_make_a_member_pair() -> None:
+    from codegold.retrieve.query import analyze_query
+
+    assert analyze_query("SessionService createSession with expired tokens").member_pairs == (
+        "SessionService.createSession",)
+    # A plain word is not a type; a call or a qualified name is no pair.
+    assert analyze_query("how does Router nest work").member_pairs == ()
+    assert analyze_query("SessionService create() fails").member_pairs == ()
+    assert analyze_query("SessionService auth.login").member_pairs == ()

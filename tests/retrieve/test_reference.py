@@ -197,3 +197,27 @@ def test_a_previous_release_line_kept_in_the_tree_is_demoted_unless_named(tmp_pa
         assert "path:legacy" not in top.factors
         named = retriever.retrieve("how did v3 parse a header line into name and value", k=2)
         assert named.ranked[0].chunk.file == "src/v3/headers.py"
+
+
+def test_a_type_and_its_member_written_apart_find_that_member(tmp_path: Path) -> None:
+    # "AsPropertyTypeDeserializer deserializeTypedFromObject": every type deserializer
+    # defines the member; the one of the type named beside it is meant, not the type's
+    # other methods that repeat its name.
+    member = "    def deserializeTypedFromObject(self, parser):\n        return parser.read()\n"
+    files = {f"pkg/{name.lower()}.py": f"class {name}:\n{member}"
+             for name in ("AsArrayTypeDeserializer", "AsWrapperTypeDeserializer")}
+    files["pkg/base.py"] = "class TypeDeserializer:\n" + member
+    files["pkg/asproperty.py"] = (
+        "class AsPropertyTypeDeserializer:\n"
+        "    def __init__(self, other):\n"
+        '        """Copy another AsPropertyTypeDeserializer (AsPropertyTypeDeserializer\n'
+        '        settings: an AsPropertyTypeDeserializer for the same property)."""\n'
+        "        self.other = other\n\n" + "\n".join(
+            f"    def helper_{i}(self):\n        return {i}\n" for i in range(40)) + "\n" + member)
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        result = retriever.retrieve("AsPropertyTypeDeserializer deserializeTypedFromObject", k=1)
+        assert result.analysis.member_pairs == (
+            "AsPropertyTypeDeserializer.deserializeTypedFromObject",)
+        assert ("AsPropertyTypeDeserializer.deserializeTypedFromObject"
+                in result.ranked[0].chunk.symbols)

@@ -122,6 +122,9 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     test_words: tuple[str, ...] = ()
     # The question's words in order, lower-cased (for compounds: "host name" → hostname).
     words: tuple[str, ...] = ()
+    # A code-like name followed by another name, written apart ("AsPropertyTypeDeserializer
+    # deserializeTypedFromObject"): the member of that type, if the index defines it.
+    member_pairs: tuple[str, ...] = ()
     plain_intent: str = "general"
     plain_asks: frozenset[str] = frozenset()
 
@@ -169,6 +172,18 @@ def _frames(text: str) -> list[Frame]:
                                            function=func)))
     found.sort(key=lambda item: item[0])
     return list(dict.fromkeys(frame for _, frame in found))
+
+
+_NAME_PAIR = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)[ \t]+(?=([A-Za-z_$][\w$]*)(?![\w.$(]))")
+
+
+def _member_pairs(text: str) -> tuple[str, ...]:
+    """``Type member`` pairs written with a space, the type code-like (``Router`` alone is
+    a word; ``AsPropertyTypeDeserializer`` or ``http_client`` is a name)."""
+    pairs = [f"{m.group(1)}.{m.group(2)}" for m in _NAME_PAIR.finditer(text)
+             if looks_like_code(m.group(1)) and m.group(1)[:1].isupper()
+             and len(m.group(2)) > 1]
+    return tuple(dict.fromkeys(pairs))
 
 
 def _paths(text: str) -> list[str]:
@@ -298,6 +313,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     terms = list(dict.fromkeys([*identifier_terms, *ranked_prose]))[:max_terms]
     return QueryAnalysis(
         raw=raw,
+        member_pairs=_member_pairs(prose),
         words=tuple(w.lower() for w in _LETTERS.findall(words)),
         terms=tuple(terms),
         identifier_terms=identifier_terms,

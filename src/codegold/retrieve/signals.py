@@ -123,6 +123,14 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
         # Earlier identifiers were mentioned more often or more prominently.
         wanted.append((name, base * (1.0 - 0.5 * position / count)))
     done: set[str] = set()
+    for pair in analysis.member_pairs:
+        # Only the member of that very type: the parts alone are looked up below.
+        definitions = reader.definitions(pair)
+        if definitions and len(definitions) <= config.max_definitions:
+            done.add(pair)
+            share = config.weight_qualified / math.sqrt(len(definitions))
+            for definition in definitions:
+                scores[definition.chunk_id] += share
     for name, weight in wanted:
         for candidate, certainty in _lookup_names(name):
             short = candidate.rsplit(".", 1)[-1]
