@@ -23,6 +23,11 @@ def test_a_setting_is_quoted_by_the_library_and_a_flag_in_the_cli() -> None:
     assert err.message == "{wait_for_index} needs {index}"
 
 
+def test_the_output_and_k_settings_are_called_by_their_short_options() -> None:
+    err = InputError("{output} is the repository; {k} {n}", settings=("output", "k", "n"))
+    assert err.worded(flag) == "-o is the repository; -k --n"
+
+
 def test_braces_that_name_no_setting_are_left_alone() -> None:
     err = InputError("query {x} needs {index}", settings=("index",))
     assert err.worded(flag) == "query {x} needs --index"
