@@ -147,3 +147,19 @@ class MissingCachesBar:
         if self.line is not None:
             self.line.stop()
             self.line = None
+
+
+class RunBars:
+    """Everything a run draws while it works: the revisions it indexes first, the cases
+    (with their first distinct errors) and the lexical caches it warms. :meth:`stop` ends
+    every bar."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.builds = RevisionsBar(quiet)
+        self.attempts = AttemptsBar(quiet, self.builds)
+        self.caches = ProgressLine("lexical caches", quiet=quiet)
+        self.warm = warm_line(self.caches)
+
+    def stop(self) -> None:
+        self.attempts.stop()
+        self.caches.stop()
