@@ -14,8 +14,6 @@ EXCEPTIONS: dict[str, str] = {
                   "run summary; not yet split",
     "demo_cmd.py": "the demo's step rendering; not yet split",
     "compare_cmd.py": "two comparison modes (BASE NEW, several systems) in one module",
-    "index_cmd/build.py": "build's option checks still name flags here (issue 28: errors with "
-                          "a field the CLI maps to its flag)",
 }
 
 

@@ -8,6 +8,7 @@ through the typed callbacks of :mod:`codegold.workflows.progress`; it never prin
 ============================  =====================================================
 workflow                      does
 ============================  =====================================================
+:func:`build_indexes`         ``codegold index build``: one revision or many, caches paid
 :func:`index`                 one index of a repository at one revision
 :func:`index_many`            many revisions (of one clone or a folder of clones)
 :func:`index_case_revisions`  every revision a suite of cases pins, if missing
@@ -16,6 +17,8 @@ workflow                      does
 :func:`inspect`               an index's manifest, inventory, a file's or symbol's chunks
 :func:`parse_file`            one file chunked outside any index
 :func:`collect_garbage`       chunk store entries no kept index uses, removed
+:func:`search`                one query against one index (and a case stanza of picks)
+:func:`import_trajectories`   agent trajectories as attempts
 :func:`run`                   gold cases through a retriever into attempts.jsonl
 :func:`evaluate`              attempts scored into results.json
 :func:`check_cases`           every label checked against its revision's index
@@ -34,11 +37,15 @@ if TYPE_CHECKING:
     from codegold.workflows.checking import CheckRequest, check_cases
     from codegold.workflows.diagnosing import DiagnoseRequest, Diagnosis, diagnose
     from codegold.workflows.gating import GateRequest, decide
+    from codegold.workflows.importing import TrajectoriesRequest, import_trajectories
     from codegold.workflows.indexing import (
+        BuildRequest,
+        Built,
         EmbedRequest,
         EmbedTargets,
         IndexManyRequest,
         IndexRequest,
+        build_indexes,
         case_revision_sources,
         embed,
         embed_targets,
@@ -61,10 +68,11 @@ if TYPE_CHECKING:
         inspect,
         parse_file,
     )
-    from codegold.workflows.progress import PrepareProgress, RunProgress
+    from codegold.workflows.progress import CacheProgress, PrepareProgress, RunProgress
     from codegold.workflows.reporting import ReportRequest, render
     from codegold.workflows.running import RunRequest, run
     from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
+    from codegold.workflows.searching import Search, SearchRequest, search
 
 # name -> the module defining it: a command imports only the workflow it calls (and what
 # that one needs), not every part, so `codegold eval` never loads tree-sitter.
@@ -72,6 +80,8 @@ _HOMES: dict[str, str] = {
     "CheckRequest": "checking", "check_cases": "checking",
     "DiagnoseRequest": "diagnosing", "Diagnosis": "diagnosing", "diagnose": "diagnosing",
     "GateRequest": "gating", "decide": "gating",
+    "TrajectoriesRequest": "importing", "import_trajectories": "importing",
+    "BuildRequest": "indexing", "Built": "indexing", "build_indexes": "indexing",
     "EmbedRequest": "indexing", "EmbedTargets": "indexing", "IndexManyRequest": "indexing",
     "IndexRequest": "indexing",
     "case_revision_sources": "indexing", "embed": "indexing", "embed_targets": "indexing",
@@ -81,10 +91,11 @@ _HOMES: dict[str, str] = {
     "GarbageRequest": "inspecting", "Inspection": "inspecting", "InspectRequest": "inspecting",
     "collect_garbage": "inspecting", "inspect": "inspecting", "parse_file": "inspecting",
     "prepare_caches": "indexing",
-    "PrepareProgress": "progress", "RunProgress": "progress",
+    "CacheProgress": "progress", "PrepareProgress": "progress", "RunProgress": "progress",
     "ReportRequest": "reporting", "render": "reporting",
     "RunRequest": "running", "run": "running",
     "EvaluateRequest": "scoring", "Evaluation": "scoring", "evaluate": "scoring",
+    "Search": "searching", "SearchRequest": "searching", "search": "searching",
 }
 
 
@@ -96,6 +107,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "BuildRequest",
+    "Built",
+    "CacheProgress",
     "CheckRequest",
     "DefinitionView",
     "DiagnoseRequest",
@@ -116,6 +130,10 @@ __all__ = [
     "ReportRequest",
     "RunProgress",
     "RunRequest",
+    "Search",
+    "SearchRequest",
+    "TrajectoriesRequest",
+    "build_indexes",
     "case_revision_sources",
     "check_cases",
     "collect_garbage",
@@ -124,6 +142,7 @@ __all__ = [
     "embed",
     "embed_targets",
     "evaluate",
+    "import_trajectories",
     "index",
     "index_case_revisions",
     "index_many",
@@ -133,6 +152,7 @@ __all__ = [
     "render",
     "revision_sources",
     "run",
+    "search",
     "warm_indexes",
     "warm_total",
 ]
