@@ -12,7 +12,6 @@ LIMIT = 100
 EXCEPTIONS: dict[str, str] = {
     "run_cmd.py": "run's many options (retriever, budgets, python, mcp, index waits) and the "
                   "run summary; not yet split",
-    "compare_cmd.py": "two comparison modes (BASE NEW, several systems) in one module",
 }
 
 

@@ -24,6 +24,7 @@ workflow                      does
 :func:`check_cases`           every label checked against its revision's index
 :func:`diagnose`              the cause and owner of each failing case
 :func:`decide`                a gate policy's verdict
+:func:`compare`               results files compared: BASE NEW, or several systems
 :func:`render`                the HTML / Markdown / JUnit report
 ============================  =====================================================
 """
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from codegold.workflows.checking import CheckRequest, check_cases
+    from codegold.workflows.comparing import CompareRequest, compare
     from codegold.workflows.diagnosing import DiagnoseRequest, Diagnosis, diagnose
     from codegold.workflows.gating import GateRequest, decide
     from codegold.workflows.importing import TrajectoriesRequest, import_trajectories
@@ -78,6 +80,7 @@ if TYPE_CHECKING:
 # that one needs), not every part, so `codegold eval` never loads tree-sitter.
 _HOMES: dict[str, str] = {
     "CheckRequest": "checking", "check_cases": "checking",
+    "CompareRequest": "comparing", "compare": "comparing",
     "DiagnoseRequest": "diagnosing", "Diagnosis": "diagnosing", "diagnose": "diagnosing",
     "GateRequest": "gating", "decide": "gating",
     "TrajectoriesRequest": "importing", "import_trajectories": "importing",
@@ -111,6 +114,7 @@ __all__ = [
     "Built",
     "CacheProgress",
     "CheckRequest",
+    "CompareRequest",
     "DefinitionView",
     "DiagnoseRequest",
     "Diagnosis",
@@ -137,6 +141,7 @@ __all__ = [
     "case_revision_sources",
     "check_cases",
     "collect_garbage",
+    "compare",
     "decide",
     "diagnose",
     "embed",
