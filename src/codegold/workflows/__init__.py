@@ -21,6 +21,7 @@ workflow                      does
 :func:`import_trajectories`   agent trajectories as attempts
 :func:`run`                   gold cases through a retriever into attempts.jsonl
 :func:`evaluate`              attempts scored into results.json
+:func:`tune`                  the reference retriever's settings tuned, judged held out
 :func:`check_cases`           every label checked against its revision's index
 :func:`diagnose`              the cause and owner of each failing case
 :func:`decide`                a gate policy's verdict
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
     from codegold.workflows.running import RunRequest, run
     from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
     from codegold.workflows.searching import Search, SearchRequest, search
+    from codegold.workflows.tuning import Tuned, TuneRequest, tune
 
 # name -> the module defining it: a command imports only the workflow it calls (and what
 # that one needs), not every part, so `codegold eval` never loads tree-sitter.
@@ -99,6 +101,7 @@ _HOMES: dict[str, str] = {
     "RunRequest": "running", "run": "running",
     "EvaluateRequest": "scoring", "Evaluation": "scoring", "evaluate": "scoring",
     "Search": "searching", "SearchRequest": "searching", "search": "searching",
+    "Tuned": "tuning", "TuneRequest": "tuning", "tune": "tuning",
 }
 
 
@@ -137,6 +140,8 @@ __all__ = [
     "Search",
     "SearchRequest",
     "TrajectoriesRequest",
+    "TuneRequest",
+    "Tuned",
     "build_indexes",
     "case_revision_sources",
     "check_cases",
@@ -158,6 +163,7 @@ __all__ = [
     "revision_sources",
     "run",
     "search",
+    "tune",
     "warm_indexes",
     "warm_total",
 ]
