@@ -3,10 +3,14 @@ gave, what was passed over and why) and the total."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from codegold.plumbing.text import terminal_safe
-from codegold.trajectories import ImportReport
+
+if TYPE_CHECKING:
+    from codegold.trajectories import ImportReport
 
 
 def say_imported(report: ImportReport, output: str) -> None:

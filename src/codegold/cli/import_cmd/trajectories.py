@@ -1,27 +1,20 @@
-"""``codegold import``: bring other tools' records in as codegold files."""
+"""``codegold import trajectories``: agent trajectories as attempts, one each."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
 from codegold.cli._common import guard, handle_errors, index_option, json_option, quiet_option
+from codegold.cli.import_cmd._lines import say_imported
 
 # the format names, without importing the readers before a command runs
 TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code", "otel",
                       "mapped")
 
 
-@click.group("import")
-def command() -> None:
-    """Import other tools' records as codegold files.
-
-    \b
-    Example:
-      codegold import trajectories runs/ --format swe-agent --cases cases.yaml -o attempts.jsonl
-    """
-
-
-@command.command("trajectories")
+@click.command("trajectories")
 @click.argument("sources", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_name", required=True, type=click.Choice(TRAJECTORY_FORMATS),
               help="The agent that wrote the trajectories.")
@@ -72,14 +65,9 @@ def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, ou
       codegold import trajectories session.jsonl --format claude-code --case session-expiry \\
           --cases cases.yaml -o attempts.jsonl
     """
-    from pathlib import Path
-
-    from codegold.cli.import_render import say_imported
     from codegold.workflows.importing import TrajectoriesRequest, import_trajectories, report_json
-
     # a folder of trajectories is read whole: an output inside it would be read next time
-    folders = tuple(s for s in sources if Path(s).is_dir())
-    trees = (*folders, index) if index else folders
+    trees = (*(s for s in sources if Path(s).is_dir()), index)
     guard(output, cases_path, *sources, report_path, trees=trees)
     guard(report_path, cases_path, *sources, output, trees=trees, option="--report")
     report = import_trajectories(TrajectoriesRequest(
