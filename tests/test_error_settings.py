@@ -13,6 +13,9 @@ from codegold.errors import InputError
 
 WORKFLOWS = Path(__file__).resolve().parents[1] / "src" / "codegold" / "workflows"
 _FLAG = re.compile(r"(?<![\w-])--[a-z]")
+# a command line quoted as a hint (`codegold run --repeat N`) names another command's
+# flag, not a setting of the request
+_QUOTED_COMMAND = re.compile(r"`codegold [^`]*`")
 
 
 def test_a_setting_is_quoted_by_the_library_and_a_flag_in_the_cli() -> None:
@@ -34,6 +37,11 @@ def test_braces_that_name_no_setting_are_left_alone() -> None:
     assert InputError("{index}").worded(flag) == "{index}"
 
 
+def test_a_quoted_command_line_is_a_hint_not_a_flag() -> None:
+    assert not _FLAG.search(_QUOTED_COMMAND.sub("", "expected what `codegold run --repeat N` wrote"))
+    assert _FLAG.search(_QUOTED_COMMAND.sub("", "`codegold run` needs --index"))
+
+
 def test_no_workflow_error_names_a_flag() -> None:
     problems = []
     for path in sorted(WORKFLOWS.glob("*.py")):
@@ -43,6 +51,6 @@ def test_no_workflow_error_names_a_flag() -> None:
                 continue
             for part in ast.walk(node):
                 if (isinstance(part, ast.Constant) and isinstance(part.value, str)
-                        and _FLAG.search(part.value)):
+                        and _FLAG.search(_QUOTED_COMMAND.sub("", part.value))):
                     problems.append(f"{path.name}:{node.lineno}: {part.value!r}")
     assert not problems, "name the setting ({name}, settings=...) instead:\n" + "\n".join(problems)

@@ -24,6 +24,9 @@ workflow                      does
 :func:`tune`                  the reference retriever's settings tuned, judged held out
 :func:`check_cases`           every label checked against its revision's index
 :func:`diagnose`              the cause and owner of each failing case
+:func:`link`                  answers tied to the retrieval they received, and classified
+:func:`flaky_cases`           cases whose repeated attempts disagree
+:func:`export_trec_files`     TREC runs and qrels for other tools
 :func:`decide`                a gate policy's verdict
 :func:`compare`               results files compared: BASE NEW, or several systems
 :func:`render`                the HTML / Markdown / JUnit report
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from codegold.workflows.checking import CheckRequest, check_cases
     from codegold.workflows.comparing import CompareRequest, compare
     from codegold.workflows.diagnosing import DiagnoseRequest, Diagnosis, diagnose
+    from codegold.workflows.exporting import TrecRequest, export_trec_files
     from codegold.workflows.gating import GateRequest, decide
     from codegold.workflows.importing import TrajectoriesRequest, import_trajectories
     from codegold.workflows.indexing import (
@@ -71,7 +75,9 @@ if TYPE_CHECKING:
         inspect,
         parse_file,
     )
+    from codegold.workflows.linking import LinkRequest, link
     from codegold.workflows.progress import CacheProgress, PrepareProgress, RunProgress
+    from codegold.workflows.repeating import FlakyRequest, flaky_cases
     from codegold.workflows.reporting import ReportRequest, render
     from codegold.workflows.running import RunRequest, run
     from codegold.workflows.scoring import EvaluateRequest, Evaluation, evaluate
@@ -84,7 +90,10 @@ _HOMES: dict[str, str] = {
     "CheckRequest": "checking", "check_cases": "checking",
     "CompareRequest": "comparing", "compare": "comparing",
     "DiagnoseRequest": "diagnosing", "Diagnosis": "diagnosing", "diagnose": "diagnosing",
+    "TrecRequest": "exporting", "export_trec_files": "exporting",
     "GateRequest": "gating", "decide": "gating",
+    "LinkRequest": "linking", "link": "linking",
+    "FlakyRequest": "repeating", "flaky_cases": "repeating",
     "TrajectoriesRequest": "importing", "import_trajectories": "importing",
     "BuildRequest": "indexing", "Built": "indexing", "build_indexes": "indexing",
     "EmbedRequest": "indexing", "EmbedTargets": "indexing", "IndexManyRequest": "indexing",
@@ -126,6 +135,7 @@ __all__ = [
     "EvaluateRequest",
     "Evaluation",
     "FileView",
+    "FlakyRequest",
     "Garbage",
     "GarbageRequest",
     "GateRequest",
@@ -133,6 +143,7 @@ __all__ = [
     "IndexRequest",
     "InspectRequest",
     "Inspection",
+    "LinkRequest",
     "PrepareProgress",
     "ReportRequest",
     "RunProgress",
@@ -140,6 +151,7 @@ __all__ = [
     "Search",
     "SearchRequest",
     "TrajectoriesRequest",
+    "TrecRequest",
     "TuneRequest",
     "Tuned",
     "build_indexes",
@@ -152,11 +164,14 @@ __all__ = [
     "embed",
     "embed_targets",
     "evaluate",
+    "export_trec_files",
+    "flaky_cases",
     "import_trajectories",
     "index",
     "index_case_revisions",
     "index_many",
     "inspect",
+    "link",
     "parse_file",
     "prepare_caches",
     "render",
