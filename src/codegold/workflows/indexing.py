@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from codegold.errors import InputError
-from codegold.execute import Executor, ExecutorSpec, parse_executor
+from codegold.execute import Executor, ExecutorSpec, open_executor, parse_executor
 from codegold.index.build import build_index, check_store_apart
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many, case_sources
 from codegold.index.many import read_revisions as _read_revisions
-from codegold.index.policy import PathPolicy
-from codegold.model import Case, Manifest
+from codegold.index.policy import PathPolicy, load_policy
+from codegold.model import Case, Manifest, load_cases
 from codegold.retrieve.config import DenseConfig, load_config
 from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
 from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
@@ -49,6 +49,86 @@ def index(request: IndexRequest, progress: BuildProgressFn | None = None) -> Man
     return build_index(request.repo, request.revision, request.output, policy=request.policy,
                        reuse_from=request.reuse, progress=progress,
                        repository=request.repository, store=chunks)
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """``codegold index build``: ``repo`` at one ``revision`` into ``output``, or at many
+    (``revisions``, or every revision ``cases`` pins) into ``output/<commit>``; exactly one
+    of the three. Contradictory settings are refused when the request is made."""
+
+    repo: Path
+    output: Path
+    revision: str | None = None
+    revisions: str | None = None  # a file with one revision per line, or REV,REV,...
+    cases: Path | None = None  # with ``repo`` a folder of clones: each case's repository's
+    store: Path | None = None  # chunk store (many revisions: default output/.chunkstore)
+    no_store: bool = False  # many revisions: each from scratch
+    policy: Path | None = None  # path policy file
+    reuse: Path | None = None  # one revision: an earlier index (default: the one at output)
+    repository: str | None = None  # manifest name
+    embed: bool = False  # also embed every chunk now
+    executor: ExecutorSpec = field(default_factory=lambda: parse_executor("local"))
+
+    def __post_init__(self) -> None:
+        given = [name for name in ("revision", "revisions", "cases")
+                 if getattr(self, name) is not None]
+        if len(given) != 1:
+            named = ", ".join("{" + name + "}" for name in given) or "none"
+            raise InputError(f"index needs exactly one of {{revision}}, {{revisions}} or "
+                             f"{{cases}} (got {named})",
+                             settings=("revision", "revisions", "cases"))
+        if self.store is not None and self.no_store:
+            raise InputError("{store} and {no_store} contradict each other; give one",
+                             settings=("store", "no_store"))
+        if self.revision is not None and self.executor.kind != "local":
+            raise InputError(f"{{executor}} {self.executor} applies to many-revision builds "
+                             "({revisions} or {cases}); a single {revision} builds here",
+                             settings=("executor", "revisions", "cases", "revision"))
+
+
+@dataclass(frozen=True)
+class Built:
+    """The indexes a build wrote (folder and manifest each), and for many revisions what
+    was already there, parsed and reused."""
+
+    indexes: tuple[tuple[Path, Manifest], ...]
+    many: ManyResult | None = None  # None: a single-revision build
+
+
+def build_indexes(request: BuildRequest, caches: PrepareProgress, *,
+                  progress: BuildProgressFn | None = None,
+                  many_progress: ManyProgressFn | None = None) -> Built:
+    """Build what ``request`` names (``progress`` hears one build, ``many_progress`` many),
+    then pay the new indexes' query-time caches (:func:`prepare_caches`, which ``caches``
+    watches)."""
+    policy = load_policy(request.policy) if request.policy is not None else None
+    if request.revision is not None:
+        manifest = index(IndexRequest(repo=request.repo, revision=request.revision,
+                                      output=request.output, policy=policy,
+                                      reuse=request.reuse, repository=request.repository,
+                                      store=request.store), progress=progress)
+        prepare_caches([request.output], caches, embed=request.embed)
+        return Built(indexes=((request.output, manifest),))
+    if request.reuse is not None:
+        raise InputError("{reuse} applies to a single {revision} build; many-revision "
+                         "builds share the chunk store instead", settings=("reuse", "revision"))
+    if request.output.resolve() == request.repo.resolve():
+        raise InputError("{output} is the repository being indexed; a folder of indexes goes "
+                         "beside it or below it (say .codegold/indexes), never the "
+                         "repository itself", path=str(request.output), settings=("output",))
+    sources = (case_revision_sources(request.repo, load_cases(str(request.cases)).cases)
+               if request.cases is not None
+               else revision_sources(request.repo, request.revisions or ""))
+    with open_executor(request.executor) as pool:
+        result = index_many(IndexManyRequest(sources=sources, output=request.output,
+                                             store=request.store, use_store=not request.no_store,
+                                             policy=policy, repository=request.repository),
+                            executor=pool, progress=many_progress)
+        folders = tuple((request.output / str(m.revision), m) for m in result.built)
+        prepare_caches([folder for folder, _ in folders], caches,
+                       embed=request.embed)
+    return Built(indexes=folders, many=result)
 
 
 WarmProgressFn = Callable[[WarmProgress], None]
