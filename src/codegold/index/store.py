@@ -412,16 +412,31 @@ class IndexReader:
         for row in cursor:
             yield self._chunk(row)
 
-    def iter_lexical_fields(self) -> Iterator[tuple[str, str, list[str], list[str], list[str]]]:
-        """``(chunk id, file, symbol tokens, path tokens, body tokens)`` of every chunk, in
-        :meth:`iter_chunks` order: the tokens the build already computed, so a lexical
-        engine built over this index never tokenises the text again."""
+    def iter_lexical_fields(self, file: str | None = None
+                            ) -> Iterator[tuple[str, str, list[str], list[str], list[str]]]:
+        """``(chunk id, file, symbol tokens, path tokens, body tokens)`` of every chunk (of
+        ``file`` only, when given), in :meth:`iter_chunks` order: the tokens the build
+        already computed, so a lexical engine built over this index never tokenises the
+        text again."""
+        where, params = ("WHERE c.file = ? ", (file,)) if file is not None else ("", ())
         cursor = self._conn.execute(
             "SELECT c.id, c.file, t.symbols, t.path, t.body FROM chunks c "
-            "JOIN tokens t ON t.rowid = c.rowid "
-            "ORDER BY c.file, c.start_line, c.end_line, c.rowid")
-        for chunk_id, file, symbols, path, body in cursor:
-            yield chunk_id, file, symbols.split(), path.split(), body.split()
+            f"JOIN tokens t ON t.rowid = c.rowid {where}"
+            "ORDER BY c.file, c.start_line, c.end_line, c.rowid", params)
+        for chunk_id, path, symbols, path_field, body in cursor:
+            yield chunk_id, path, symbols.split(), path_field.split(), body.split()
+
+    def chunk_ids_by_file(self) -> dict[str, list[str]]:
+        """Each file's chunk ids, files and chunks in :meth:`iter_chunks` order (files
+        without chunks left out)."""
+        found: dict[str, list[str]] = {}
+        for chunk_id, file in self._conn.execute(
+                "SELECT id, file FROM chunks ORDER BY file, start_line, end_line, rowid"):
+            ids = found.get(file)
+            if ids is None:
+                ids = found[file] = []
+            ids.append(chunk_id)
+        return found
 
     def chunks_in_file(self, path: str) -> list[IndexedChunk]:
         rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? "

@@ -89,12 +89,13 @@ class CachesShown:
                              f"{summary.embedder}; vectors in {summary.store}"), err=True)
 
 
-def prepare_caches(dirs: list[Path], *, quiet: bool, embed: bool = False) -> None:
+def prepare_caches(dirs: list[Path], *, quiet: bool, embed: bool = False,
+                   store: Path | None = None) -> None:
     """Pay freshly built indexes' query-time caches now, with progress (see the workflow)."""
     from codegold import workflows
 
     shown = CachesShown(quiet)
     try:
-        workflows.prepare_caches(dirs, shown, embed=embed)
+        workflows.prepare_caches(dirs, shown, embed=embed, store=store)
     finally:
         shown.close()

@@ -87,7 +87,7 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
             workflows.IndexRequest(repo=repo, revision=revision, output=output, policy=loaded,
                                    reuse=reuse, repository=repository, store=store),
             progress=build_printer(quiet))
-        prepare_caches([output], quiet=quiet, embed=embed)
+        prepare_caches([output], quiet=quiet, embed=embed, store=store)
         click.echo(written(output, manifest))
         return
     if reuse is not None:
@@ -108,7 +108,8 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
             executor=start_executor(where), progress=bar)
     finally:
         bar.stop()
-    prepare_caches([output / str(m.revision) for m in result.built], quiet=quiet, embed=embed)
+    prepare_caches([output / str(m.revision) for m in result.built], quiet=quiet, embed=embed,
+                   store=result.store)
     for manifest in result.built:
         click.echo(written(output / str(manifest.revision), manifest))
     store_note = f", chunk store {result.store}" if result.store else ""
