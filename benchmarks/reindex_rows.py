@@ -34,42 +34,52 @@ def main(argv: list[str]) -> int:
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory(prefix="cg-reindex-") as scratch:
         root = Path(scratch)
-        times: dict[str, list[float]] = {k: [] for k in (
-            "scratch_build", "store_build", "scratch_cli", "store_cli", "floor", "built")}
+        keys = ("scratch_build", "store_build", "scratch_cli", "store_cli", "floor", "built")
+        times: dict[str, list[float]] = {k: [] for k in keys}
+        cpu: dict[str, list[float]] = {k: [] for k in keys}
+
+        def cli(key: str, *args: str) -> None:
+            times[key].append(timed(lambda: codegold(*args), cpu[key]))
+
         for n in range(ns.rounds):
             if not ns.skip_row4:
                 times["scratch_build"].append(timed(lambda n=n: build_index(
-                    ns.repo, ns.next_rev, root / f"s-{n}")))
+                    ns.repo, ns.next_rev, root / f"s-{n}"), cpu["scratch_build"]))
                 store = ChunkStore.open(root / f"store-{n}")
                 build_index(ns.repo, ns.base, root / f"b-{n}", store=store)
                 times["store_build"].append(timed(lambda n=n, store=store: build_index(
-                    ns.repo, ns.next_rev, root / f"n-{n}", store=store)))
-                times["scratch_cli"].append(codegold(
-                    "index", ns.repo, "--revision", ns.next_rev, "-o", str(root / f"sc-{n}"),
-                    "--quiet")[0])
+                    ns.repo, ns.next_rev, root / f"n-{n}", store=store), cpu["store_build"]))
+                cli("scratch_cli", "index", ns.repo, "--revision", ns.next_rev, "-o",
+                    str(root / f"sc-{n}"), "--quiet")
                 codegold("index", ns.repo, "--revision", ns.base, "-o", str(root / f"bc-{n}"),
                          "--store", str(root / f"cstore-{n}"), "--quiet")
-                times["store_cli"].append(codegold(
-                    "index", ns.repo, "--revision", ns.next_rev, "-o", str(root / f"nc-{n}"),
-                    "--store", str(root / f"cstore-{n}"), "--quiet")[0])
+                cli("store_cli", "index", ns.repo, "--revision", ns.next_rev, "-o",
+                    str(root / f"nc-{n}"), "--store", str(root / f"cstore-{n}"), "--quiet")
             if not ns.skip_row5:
-                times["floor"].append(timed(lambda: parse_only(Path(ns.repo), ns.next_rev)))
+                times["floor"].append(timed(lambda: parse_only(Path(ns.repo), ns.next_rev),
+                                            cpu["floor"]))
                 times["built"].append(timed(lambda n=n: build_index(
-                    ns.repo, ns.next_rev, root / f"f-{n}", jobs=ns.jobs)))
+                    ns.repo, ns.next_rev, root / f"f-{n}", jobs=ns.jobs), cpu["built"]))
         m = {key: med(values) for key, values in times.items()}
+        c = {key: med(values) for key, values in cpu.items()}
+
+        def cpus(key: str, anchor: str) -> str:
+            return f"CPU {c[key]:.2f} / {c[anchor]:.2f} s = {c[key] / c[anchor]:.2f}x"
+
         if not ns.skip_row4:
             rows.append((f"{ns.next_rev} after {ns.base}, chunk store, build only",
                          f"{m['store_build']:.2f} s",
                          f"{m['store_build'] / m['scratch_build']:.2f}x scratch",
-                         f"scratch {m['scratch_build']:.2f} s"))
+                         f"scratch {m['scratch_build']:.2f} s; "
+                         + cpus("store_build", "scratch_build")))
             rows.append((f"{ns.next_rev} after {ns.base}, chunk store, `codegold index`",
                          f"{m['store_cli']:.2f} s",
                          f"{m['store_cli'] / m['scratch_cli']:.2f}x scratch",
-                         f"scratch {m['scratch_cli']:.2f} s"))
+                         f"scratch {m['scratch_cli']:.2f} s; " + cpus("store_cli", "scratch_cli")))
         if not ns.skip_row5:
             rows.append((f"one build, {ns.jobs} workers, vs parse-only floor",
                          f"{m['built']:.2f} s", f"{m['built'] / m['floor']:.2f}x floor",
-                         f"floor {m['floor']:.2f} s"))
+                         f"floor {m['floor']:.2f} s; " + cpus("built", "floor")))
     print(f"repository {ns.repo}; medians of {ns.rounds} round(s)\n")
     print("| figure | measured | ratio | detail |")
     print("|---|---|---|---|")

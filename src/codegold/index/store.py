@@ -303,12 +303,20 @@ def file_macs(conn: sqlite3.Connection | Any, key: bytes) -> dict[str, str]:
     encode = msgspec.json.encode
     macs: dict[str, Any] = {}
     for number, query in enumerate(_FILE_ROWS):
+        # each row's JSON and a newline, one update per file and query (the same bytes
+        # in the same order as one update per row, at a fraction of the calls)
+        pending: dict[str, list[bytes]] = {}
         for row in conn.execute(query):
-            mac = macs.get(row[0])
+            parts = pending.get(row[0])
+            if parts is None:
+                parts = pending[row[0]] = []
+            parts.append(encode([number, *row[1:]]))
+        for path, parts in pending.items():
+            mac = macs.get(path)
             if mac is None:
-                mac = macs[row[0]] = hmac.new(key, digestmod="sha256")
-            mac.update(encode([number, *row[1:]]))
-            mac.update(b"\n")
+                mac = macs[path] = hmac.new(key, digestmod="sha256")
+            parts.append(b"")
+            mac.update(b"\n".join(parts))
     return {path: mac.hexdigest() for path, mac in macs.items()}
 
 
