@@ -18,6 +18,12 @@ holds rows ``file_starts[i]`` to ``file_starts[i + 1] - 1``; chunk unit). It is 
 when the build id or parameters differ, or when any file fails its size/digest or
 consistency check (truncated, torn or edited); an index folder that cannot be written
 only loses the cache.
+
+Building: an engine's documents never span files, so each file's weighted term counts
+are made alone and the engines merged from them with numpy (idf, the average length and
+the impacts need the whole index). With a chunk store, each file's documents are kept as
+a side file of its store entry (``lexical-<params>``), so a later revision counts only
+the files that changed; the caches are the same bytes either way.
 """
 
 from __future__ import annotations
@@ -519,23 +525,28 @@ def _merged(files: Sequence[tuple[str, _FileDocuments]], shapes: Sequence[_Shape
     files' terms, so an engine's postings sort by term with integer keys alone."""
     tokens = sorted(dict.fromkeys(chain.from_iterable(d.terms for _, d in files)))
     rank = {token: number for number, token in enumerate(tokens)}
-    ranks = [np.fromiter(map(rank.__getitem__, d.terms), dtype=np.int64, count=len(d.terms))
-             for _, d in files]
-    return [_merge(files, ranks, tokens, shapes.index(_shape(spec)), spec) for spec in specs]
+    # every file's terms one after another, as ranks; a file's term i sits at its base + i
+    ranks = np.fromiter(map(rank.__getitem__, chain.from_iterable(d.terms for _, d in files)),
+                        dtype=np.int64)
+    bases = np.cumsum([0, *(len(d.terms) for _, d in files)], dtype=np.int64)[:-1]
+    return [_merge(files, ranks, bases, tokens, shapes.index(_shape(spec)), spec)
+            for spec in specs]
 
 
-def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: Sequence[npt.NDArray[np.int64]],
-           tokens: Sequence[str], shape: int, spec: _Spec) -> LexicalIndex:
+def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.int64],
+           bases: npt.NDArray[np.int64], tokens: Sequence[str], shape: int, spec: _Spec
+           ) -> LexicalIndex:
     _, k1, b, unit, stemmed = spec
     by_file = unit == "file"
-    keys: list[npt.NDArray[np.int64]] = []
-    rows_of: list[npt.NDArray[np.int64]] = []
+    ids: list[npt.NDArray[np.int32]] = []
     tfs: list[npt.NDArray[np.float64]] = []
+    postings: list[int] = []
+    sizes: list[int] = []
     lengths: list[float] = []
     chunk_ids: list[str] = []
     file_names: list[str] = []
     starts: list[int] = []
-    for (file, documents), numbers in zip(files, ranks, strict=True):
+    for file, documents in files:
         part = documents.parts[shape]
         starts.append(len(file_names) if by_file else len(lengths))
         file_names.append(file)
@@ -543,16 +554,17 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: Sequence[npt.NDAr
             chunk_ids.append(file)
         else:
             chunk_ids.extend(documents.chunk_ids)
-        keys.append(numbers[np.frombuffer(part.ids, dtype="<i4")])
-        rows_of.append(np.repeat(np.arange(len(lengths), len(lengths) + len(part.sizes),
-                                           dtype=np.int64), part.sizes))
+        ids.append(np.frombuffer(part.ids, dtype="<i4"))
         tfs.append(np.frombuffer(part.tfs, dtype="<f8"))
+        postings.append(len(part.ids) // 4)
+        sizes.extend(part.sizes)
         lengths.extend(part.lengths)
     total = len(chunk_ids)
     average = (sum(lengths) / total) if total else 1.0
     norms = [k1 * (1 - b + b * length / average) for length in lengths]
+    every = ranks[np.concatenate(ids) + np.repeat(bases, postings)] if ids \
+        else np.zeros(0, dtype=np.int64)
     # Postings in document order; one stable sort by term keeps rows ascending per term.
-    every = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     order = np.argsort(every, kind="stable")
     ordered = every[order]
     firsts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) \
@@ -560,12 +572,15 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: Sequence[npt.NDAr
     offsets = np.append(firsts, len(ordered)).astype(np.int64)
     counts_per_term = np.diff(offsets)
     term_of = np.repeat(np.arange(len(firsts), dtype=np.int64), counts_per_term)
-    vocab = {tokens[number]: term for term, number in enumerate(ordered[firsts].tolist())}
-    # The same double-precision arithmetic as one posting at a time, rounded once.
-    idf = np.asarray([math.log(1 + (total - n + 0.5) / (n + 0.5))
-                      for n in counts_per_term.tolist()], dtype=np.float64)
+    vocab = dict(zip(map(tokens.__getitem__, ordered[firsts].tolist()), range(len(firsts)),
+                     strict=True))
+    # The same double-precision arithmetic as one posting at a time, rounded once (each
+    # document frequency's idf computed once: most terms share a small one).
+    seen, which = np.unique(counts_per_term, return_inverse=True)
+    idf = np.asarray([math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in seen.tolist()],
+                     dtype=np.float64)[which.reshape(-1)]
     frequency = (np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float64))[order]
-    rows = (np.concatenate(rows_of) if rows_of else np.zeros(0, dtype=np.int64))[order]
+    rows = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)[order]
     norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
         else np.zeros(0, dtype=np.float64)
     saturated = frequency * (k1 + 1) / (frequency + norm)
