@@ -2,7 +2,7 @@
 store against the same revision from scratch (``build_index`` and ``codegold index``), and
 one build against the tree-sitter parse-only floor.
 
-    python benchmarks/reindex_rows.py [--repo DIR] [--rounds 3] [--skip-row5]
+    python benchmarks/reindex_rows.py [--repo DIR] [--rounds 3] [--skip-row5] [--json]
 
 Medians of interleaved rounds; timings are never asserted, read the ratios.
 """
@@ -10,6 +10,7 @@ Medians of interleaved rounds; timings are never asserted, read the ratios.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -30,6 +31,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--skip-row4", action="store_true")
     parser.add_argument("--skip-row5", action="store_true")
+    parser.add_argument("--json", action="store_true",
+                        help="Print every round's wall and CPU seconds as JSON instead.")
     ns = parser.parse_args(argv)
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory(prefix="cg-reindex-") as scratch:
@@ -60,6 +63,9 @@ def main(argv: list[str]) -> int:
                                             cpu["floor"]))
                 times["built"].append(timed(lambda n=n: build_index(
                     ns.repo, ns.next_rev, root / f"f-{n}", jobs=ns.jobs), cpu["built"]))
+        if ns.json:
+            print(json.dumps({"wall": times, "cpu": cpu}))
+            return 0
         m = {key: med(values) for key, values in times.items()}
         c = {key: med(values) for key, values in cpu.items()}
 
