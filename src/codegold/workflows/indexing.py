@@ -108,7 +108,7 @@ def build_indexes(request: BuildRequest, caches: PrepareProgress, *,
                                       output=request.output, policy=policy,
                                       reuse=request.reuse, repository=request.repository,
                                       store=request.store), progress=progress)
-        prepare_caches([request.output], caches, embed=request.embed)
+        prepare_caches([request.output], caches, embed=request.embed, store=request.store)
         return Built(indexes=((request.output, manifest),))
     if request.reuse is not None:
         raise InputError("{reuse} applies to a single {revision} build; many-revision "
@@ -127,7 +127,7 @@ def build_indexes(request: BuildRequest, caches: PrepareProgress, *,
                             executor=pool, progress=many_progress)
         folders = tuple((request.output / str(m.revision), m) for m in result.built)
         prepare_caches([folder for folder, _ in folders], caches,
-                       embed=request.embed)
+                       embed=request.embed, store=result.store)
     return Built(indexes=folders, many=result)
 
 
@@ -139,11 +139,14 @@ def warm_total(dirs: Sequence[Path]) -> int:
     return len(lexical_engines(load_config())) * len(dirs)
 
 
-def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -> None:
+def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None, *,
+                 store: Path | None = None) -> None:
     """Build, in each of ``dirs``, every BM25 cache the default configuration reads: the
     cost a first query would otherwise pay. ``progress`` hears the engines of all the
-    indexes counted together."""
+    indexes counted together. ``store`` is the chunk store the indexes were built with:
+    files an earlier revision counted there are not counted again."""
     config = load_config()
+    chunks = ChunkStore.open(store) if store is not None else None
     per_index = len(lexical_engines(config))
     total = per_index * len(dirs)
     for number, folder in enumerate(dirs):
@@ -151,19 +154,20 @@ def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -
             if progress is not None:
                 progress(replace(event, done=before + event.done, total=total))
 
-        warm_lexical(folder, config, progress=show)
+        warm_lexical(folder, config, progress=show, store=chunks)
 
 
 def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
-                   embed: bool = False) -> None:
+                   embed: bool = False, store: Path | None = None) -> None:
     """Pay the query-time caches of freshly built indexes now: every BM25 engine the
-    default configuration reads, and with ``embed`` every chunk's vector (the full dense
-    pass of :func:`embed`, default embedder and store)."""
+    default configuration reads (from the chunk ``store`` they were built with, when
+    given, for the files it has seen), and with ``embed`` every chunk's vector (the full
+    dense pass of :func:`embed`, default embedder and store)."""
     if not dirs:
         return
     started = time.perf_counter()
     progress.warming(warm_total(dirs))
-    warm_indexes(dirs, progress.warmed_engine)
+    warm_indexes(dirs, progress.warmed_engine, store=store)
     progress.warmed(len(dirs), time.perf_counter() - started)
     if not embed:
         return
@@ -260,7 +264,8 @@ def index_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Case], 
     result = index_many(IndexManyRequest(case_revision_sources(repo, cases), folder),
                         executor=executor, progress=progress)
     if warm:
-        warm_indexes([folder / str(m.revision) for m in result.built], warm_progress)
+        warm_indexes([folder / str(m.revision) for m in result.built], warm_progress,
+                     store=result.store)
     return result
 
 
