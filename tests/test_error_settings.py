@@ -44,6 +44,11 @@ def test_every_codegold_error_can_name_its_settings() -> None:
     assert CodegoldError("plain {x}").worded(flag) == str(CodegoldError("plain {x}")) == "plain {x}"
 
 
+def test_the_output_and_k_settings_are_called_by_their_short_options() -> None:
+    err = InputError("{output} is the repository; {k} {n}", settings=("output", "k", "n"))
+    assert err.worded(flag) == "-o is the repository; -k --n"
+
+
 def test_braces_that_name_no_setting_are_left_alone() -> None:
     err = InputError("query {x} needs {index}", settings=("index",))
     assert err.worded(flag) == "query {x} needs --index"

@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     # what a user asks for, one function each, over every part; only the CLI calls them
     "workflows": BASE | {"model", "plumbing", "execute", "index", "retrieve", "resolve",
                          "adapters", "labels", "evaluate", "gate", "diagnose", "curate",
-                         "report", "compare", "assemble", "trajectories"},
+                         "report", "compare", "assemble", "trajectories", "tune"},
 }
 
 

@@ -21,7 +21,8 @@ def test_a_bad_policy_fails_the_gate_step_only(tmp_path: Path) -> None:
     example = _example_copy(tmp_path)
     (example / "policy.yaml").write_text("format: 1\nrules: [{nonsense: true}]\n", encoding="utf-8")
     seen: list[Step] = []
-    outcome = run_demo(tmp_path / "out", example=example, on_step=seen.append)
+    outcome = run_demo(tmp_path / "out", example=example, trust_example=True,
+                       on_step=seen.append)
     status = {s.name.split(" (")[0]: s.status for s in seen}
     assert status["gate"] == "failed", seen
     assert "policy.yaml" in next(s.detail for s in seen if s.name.startswith("gate"))
@@ -34,7 +35,8 @@ def test_missing_recorded_run_fails_its_step_and_skips_its_diagnosis(tmp_path: P
     example = _example_copy(tmp_path)
     shutil.rmtree(example / "recorded")
     seen: list[Step] = []
-    outcome = run_demo(tmp_path / "out", example=example, on_step=seen.append)
+    outcome = run_demo(tmp_path / "out", example=example, trust_example=True,
+                       on_step=seen.append)
     by_name = {s.name: s for s in seen}
     assert by_name["replay the recorded worked examples"].status == "failed"
     assert by_name["diagnose (recorded)"].status == "skipped"

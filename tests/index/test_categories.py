@@ -90,3 +90,13 @@ def test_a_release_line_kept_beside_a_newer_one_is_a_version_copy() -> None:
         "docs/v1/guide.md", "lib/2.x/a.rb"})
     # An API version nothing replaced is current code.
     assert not version_copies(["server/api/v1/users.go", "server/api/v2/items.go"])
+
+
+def test_folder_rule_with_the_category_known_says_the_same() -> None:
+    cases = [("doc/md_docs.go", GO_LIBRARY, "go"), ("examples/quickstart/main.go", GO_EXAMPLE, "go"),
+             ("src/external/api.ts", b"x", "typescript"), ("vendor/a/b.go", b"package b\n", "go"),
+             ("acme/examples/loader.py", b"from .base import x\n", "python"),
+             ("src/app.py", b"x = 1\n", "python")]
+    for path, data, language in cases:
+        assert folder_rule(path, data, language, category=categorize(path, data, language)) \
+            == folder_rule(path, data, language)

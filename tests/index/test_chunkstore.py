@@ -229,3 +229,36 @@ def test_cli_gc_keeps_named_revisions_and_refuses_to_empty(
     refused = CliRunner().invoke(cli, ["index", "gc", str(mine)])
     assert refused.exit_code == 2 and "no chunk store here" in refused.output
     assert (mine / "keep.txt").read_text() == "x"
+
+
+def test_side_files_are_verified_and_go_with_their_entry(two_revisions: tuple[Repo, str, str],
+                                                        tmp_path: Path) -> None:
+    repo, first, second = two_revisions
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo.path, first, tmp_path / "a", store=store)
+    build_index(repo.path, second, tmp_path / "b", store=store)
+    with IndexReader.open(tmp_path / "a") as reader:
+        blobs = {e.path: e.blob_sha for e in reader.iter_inventory() if e.blob_sha}
+    for path, sha in blobs.items():
+        store.put_side(path, sha, "lexical-test", f"derived {path}".encode())
+    assert store.get_side("src/app.py", blobs["src/app.py"], "lexical-test") == \
+        b"derived src/app.py"
+    assert store.get_side("src/app.py", blobs["src/app.py"], "other") is None
+    side = next(p for p in store.root.rglob("*.lexical-test"))
+    side.write_bytes(side.read_bytes() + b"!")  # damaged: reported as missing
+    assert sum(store.get_side(path, sha, "lexical-test") is None
+               for path, sha in blobs.items()) == 1
+    with pytest.raises(ValueError, match="side file name"):
+        store.put_side("src/app.py", blobs["src/app.py"], "entry", b"")
+    with pytest.raises(ValueError, match="side file name"):
+        store.get_side("src/app.py", blobs["src/app.py"], "../x")
+    # entries() lists entries only; gc removes the side files of the entries it removes
+    assert len(list(store.entries())) == len(FILES) + 2
+    before = store.size_bytes()
+    removed, freed = store.gc(used_keys(tmp_path / "b"))
+    assert removed == 1 and freed > 0 and store.size_bytes() == before - freed
+    assert store.get_side("src/util.py", blobs["src/util.py"], "lexical-test") is None
+    assert store.get_side("src/new.py", blobs.get("src/new.py", "0" * 40),
+                          "lexical-test") is None
+    kept = sorted(p.name for p in store.root.rglob("*.lexical-test"))
+    assert len(kept) == len(FILES) - 1  # src/util.py's first blob went with its entry

@@ -315,3 +315,36 @@ def test_a_private_member_is_found_with_or_without_its_hash(make_repo: MakeRepo,
             assert [d.qualified for d in reader.definitions(name)] == ["Agent.#connect"], name
         assert reader.definitions("Other.connect") == []
         assert [d.qualified for d in reader.definitions("connect2")] == ["Agent.connect2"]
+
+
+def test_digests_made_while_writing_equal_those_read_back(make_repo: MakeRepo, repo: Repo,
+                                                          tmp_path: Path) -> None:
+    import sqlite3
+
+    from codegold.index.chunkstore import ChunkStore
+    from codegold.index.store import REUSE_MACS, file_macs
+
+    def recorded_and_read_back(index: Path) -> tuple[dict[str, str], dict[str, str]]:
+        key = build_module.reuse_key()
+        assert key is not None
+        recorded = json.loads((index / REUSE_MACS[0] / REUSE_MACS[1]).read_text())
+        with sqlite3.connect(index / "index.sqlite") as conn:
+            return recorded, file_macs(conn, key)
+
+    # every language fixture: definitions, references, symbols and headers of each kind
+    many = make_repo("many")
+    many.commit({f"src/{p.name}": p.read_bytes() for p in sorted(FIXTURES.iterdir())
+                 if p.is_file()} | {"docs/ünïcode.md": "# Tïtle\nSee `x`.\n",
+                                    "a\nb.py": "x = 1\n", "vendor/lib.go": "package lib\n"})
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(many.path, "main", tmp_path / "fresh", store=store)
+    recorded, read_back = recorded_and_read_back(tmp_path / "fresh")
+    assert len(recorded) > 10 and recorded == read_back
+    build_index(many.path, "main", tmp_path / "stored", store=store)  # rows from the store
+    assert recorded_and_read_back(tmp_path / "stored") == (recorded, recorded)
+    build_index(repo.path, "main", tmp_path / "copy")
+    repo.commit({"server/server.go": (FIXTURES / "server.go").read_text() + "\n// more\n",
+                 "docs/guide.md": None, "docs/new.md": "# New\n"})
+    build_index(repo.path, "main", tmp_path / "copy")  # rows copied, three files changed
+    recorded, read_back = recorded_and_read_back(tmp_path / "copy")
+    assert len(recorded) == len(sample_files()) and recorded == read_back

@@ -7,6 +7,8 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import msgspec
+import numpy as np
 import pytest
 
 from codegold.index.store import IndexReader
@@ -90,3 +92,121 @@ def test_stemmed_engine_meets_other_word_forms(fixture_index: Path, tmp_path: Pa
         lexindex._LOADED.clear()
         again = LexicalIndex.for_reader(reader, weights=(3.0, 1.5, 1.0), stemmed=True)
         assert again.stemmed and again.search(["expiring"], 5) == stemmed.search(["expiring"], 5)
+
+
+_REVISION_ONE: dict[str, str | bytes | None] = {
+    "src/app.py": "class App:\n    def run(self):\n        return helper_values()\n\n\n"
+                  "def helper_values():\n    return [1, 2]\n",
+    "src/util.py": "def util_redirects():\n    return 'redirected values'\n",
+    "docs/guide.md": "# Guide\nRunning the redirects.\n",
+    "web/main.ts": "export function mainEntry(): number {\n  return 3;\n}\n",
+}
+
+
+def _lexical_files(index: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(index)): p.read_bytes()
+            for p in sorted((index / "lexical").rglob("*")) if p.is_file()}
+
+
+def test_warm_up_with_a_chunk_store_counts_only_changed_files_and_matches_scratch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegold.index import build_index
+    from codegold.index.chunkstore import ChunkStore
+    from codegold.retrieve import lexindex
+    from codegold.retrieve.warm import warm_lexical
+    from gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    first = repo.commit(_REVISION_ONE, "first")
+    second = repo.commit({"src/util.py": "def util_redirects():\n    return 'other'\n",
+                          "src/new.py": "def fresh_values():\n    pass\n",
+                          "docs/guide.md": None}, "second")
+    store = ChunkStore.open(tmp_path / "store")
+    counted: list[str] = []
+    original = lexindex._counted
+
+    def counting(file: str, *args: object) -> object:
+        counted.append(file)
+        return original(file, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lexindex, "_counted", counting)
+    build_index(repo.path, first, tmp_path / "a", store=store)
+    warm_lexical(tmp_path / "a", store=store)
+    assert sorted(counted) == ["docs/guide.md", "src/app.py", "src/util.py", "web/main.ts"]
+    build_index(repo.path, second, tmp_path / "b", store=store)
+    build_index(repo.path, second, tmp_path / "scratch")
+    counted.clear()
+    warm_lexical(tmp_path / "b", store=store)
+    assert sorted(counted) == ["src/new.py", "src/util.py"]  # the rest came from the store
+    counted.clear()
+    warm_lexical(tmp_path / "scratch")
+    assert len(counted) == 4
+    # byte for byte the caches a warm-up without the store writes
+    assert _lexical_files(tmp_path / "b") == _lexical_files(tmp_path / "scratch")
+    assert len(_lexical_files(tmp_path / "b")) == 3 * 8
+
+    # A damaged side file is counted again (and rewritten); the caches stay the same.
+    sides = sorted(p for p in store.root.rglob("*") if ".lexical-" in p.name)
+    assert len(sides) == 6  # one per file ever counted with the store
+    for side in sides:
+        side.write_bytes(side.read_bytes()[:-3] + b"xyz")
+    shutil.rmtree(tmp_path / "b" / "lexical")
+    counted.clear()
+    warm_lexical(tmp_path / "b", store=store)
+    assert sorted(counted) == ["src/app.py", "src/new.py", "src/util.py", "web/main.ts"]
+    assert _lexical_files(tmp_path / "b") == _lexical_files(tmp_path / "scratch")
+
+
+def test_side_files_that_do_not_fit_the_index_are_counted_again(
+        fixture_repo: tuple[Path, str], tmp_path: Path) -> None:
+    from codegold.index import build_index
+    from codegold.index.chunkstore import ChunkStore
+    from codegold.retrieve import lexindex
+
+    repo, revision = fixture_repo
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo, revision, tmp_path / "idx", store=store)
+    with IndexReader.open(tmp_path / "idx") as reader:
+        specs = [((3.0, 1.5, 1.0), 1.2, 0.75, "chunk", False)]
+        shapes = [lexindex._shape(spec) for spec in specs]
+        expected = LexicalIndex.build_many(reader, specs, store=store)[0]
+        chunk_ids = reader.chunk_ids_by_file()
+        blobs = {e.path: e.blob_sha for e in reader.iter_inventory()}
+        name = lexindex._side_name(shapes)
+        file = next(iter(chunk_ids))
+        raw = store.get_side(file, blobs[file], name)
+        assert raw is not None
+        good = lexindex._documents_decoder.decode(raw)
+        assert lexindex._decoded(raw, chunk_ids[file], shapes) == good
+        part = good.parts[0]
+        bad = [msgspec.structs.replace(good, chunk_ids=[*good.chunk_ids, "x"]),
+               msgspec.structs.replace(good, parts=[msgspec.structs.replace(
+                   part, ids=np.full(len(part.ids) // 4, len(good.terms), "<i4").tobytes())]),
+               msgspec.structs.replace(good, parts=[msgspec.structs.replace(
+                   part, tfs=np.full(len(part.tfs) // 8, np.nan, "<f8").tobytes())]),
+               msgspec.structs.replace(good, parts=[msgspec.structs.replace(
+                   part, sizes=[*part.sizes[:-1], part.sizes[-1] + 1])])]
+        for documents in bad:
+            payload = lexindex._documents_encoder.encode(documents)
+            assert lexindex._decoded(payload, chunk_ids[file], shapes) is None
+            store.put_side(file, blobs[file], name, payload)
+            again = LexicalIndex.build_many(reader, specs, store=store)[0]
+            assert again.search(["session", "token"], 20) == expected.search(
+                ["session", "token"], 20)
+            assert lexindex._decoded(store.get_side(file, blobs[file], name) or b"",
+                                     chunk_ids[file], shapes) is not None  # rewritten
+
+
+def test_an_index_that_kept_secret_values_never_uses_the_store(
+        fixture_repo: tuple[Path, str], tmp_path: Path) -> None:
+    from codegold.index import PathPolicy, build_index
+    from codegold.index.chunkstore import ChunkStore
+    from codegold.retrieve.warm import warm_lexical
+
+    repo, revision = fixture_repo
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo, revision, tmp_path / "idx", store=store,
+                policy=PathPolicy(secrets=False))
+    warm_lexical(tmp_path / "idx", store=store)
+    assert len(_lexical_files(tmp_path / "idx")) == 3 * 8
+    assert not list(store.root.rglob("*.lexical-*"))

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from codegold.cli.main import cli
-from codegold.cli.search_cmd import excerpt_line_numbers
+from codegold.cli.search_render import excerpt_line_numbers
 
 
 def test_line_numbers_skip_repeated_header_lines() -> None:

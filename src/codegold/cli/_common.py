@@ -24,10 +24,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+# settings the CLI calls by their short option, as its own messages (and guard) do
+_SHORT_FLAGS = {"output": "-o", "k": "-k"}
+
+
 def flag(setting: str) -> str:
     """The flag that gives a workflow request's ``setting`` (``wait_for_index``:
-    ``--wait-for-index``): how the CLI names the settings a library error names."""
-    return "--" + setting.replace("_", "-")
+    ``--wait-for-index``, ``output``: ``-o``): how the CLI names the settings a library
+    error names."""
+    return _SHORT_FLAGS.get(setting) or "--" + setting.replace("_", "-")
 
 
 def handle_errors(func: F) -> F:

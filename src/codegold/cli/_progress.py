@@ -121,3 +121,45 @@ def embed_line(bar: ProgressLine) -> Callable[[EmbedProgress], None]:
         bar.update(completed=event.done, total=event.total, description=what)
 
     return show
+
+
+class MissingCachesBar:
+    """Draws the BM25 caches a search builds first (a CacheProgress): a line on stderr that
+    says so, then a bar, instead of a silent wait."""
+
+    def __init__(self) -> None:
+        self.line: ProgressLine | None = None
+
+    def building(self, caches: int) -> None:
+        click.echo(f"building {caches} BM25 cache(s) of this index, once (`codegold index` "
+                   "builds them ahead)", err=True)
+        self.line = ProgressLine("BM25 caches")
+        self.line.start()
+
+    def built_engine(self, event: WarmProgress) -> None:
+        if self.line is not None:
+            self.line.update(completed=event.done, total=event.total)
+
+    def built(self) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.line is not None:
+            self.line.stop()
+            self.line = None
+
+
+class RunBars:
+    """Everything a run draws while it works: the revisions it indexes first, the cases
+    (with their first distinct errors) and the lexical caches it warms. :meth:`stop` ends
+    every bar."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.builds = RevisionsBar(quiet)
+        self.attempts = AttemptsBar(quiet, self.builds)
+        self.caches = ProgressLine("lexical caches", quiet=quiet)
+        self.warm = warm_line(self.caches)
+
+    def stop(self) -> None:
+        self.attempts.stop()
+        self.caches.stop()

@@ -7,17 +7,7 @@ import sys
 import click
 
 from codegold.cli._common import guard, handle_errors
-from codegold.compare import (
-    compare_runs,
-    compare_systems,
-    dump_comparison,
-    dump_multi_comparison,
-    render_comparison_markdown,
-    render_multi_comparison_markdown,
-)
-from codegold.errors import InputError
-from codegold.model import load_results
-from codegold.plumbing.outputs import write_bytes_atomic, write_text_atomic
+from codegold.workflows.comparing import CompareRequest, compare
 
 
 @click.command("compare")
@@ -57,43 +47,14 @@ def command(results: tuple[str, ...], baseline: str | None, markdown_out: str | 
       codegold compare main/results.json pr/results.json --md comment.md
       codegold compare ref.json bm25.json windows.json --baseline ref.json
     """
-    if len(results) < 2:
-        raise InputError(f"compare: found {len(results)} results file(s); expected at least 2 "
-                         "(BASE NEW, or several systems with --baseline)")
-    chosen = results[0] if baseline is None else baseline
-    if chosen not in results:
-        raise InputError(f"--baseline found {chosen!r}, which is not one of the results files "
-                         f"given; expected one of: {', '.join(results)}", field="baseline")
     guard(json_out, *results, option="--json")
     guard(markdown_out, *results, json_out, option="--md")
-    from codegold.assemble import report_header
-
-    loaded = {name: load_results(name) for name in dict.fromkeys(results)}
-
-    def facts(name: str) -> tuple[str, str, str]:
-        header = report_header(loaded[name], name)
-        return name, header.retriever, header.embedder
-
-    data: bytes
-    if len(results) > 2:
-        multi = compare_systems(
-            [(name, loaded[name]) for name in results], baseline=chosen, seed=seed,
-            n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice)
-        text = render_multi_comparison_markdown(multi, runs=[facts(n) for n in loaded])
-        data = dump_multi_comparison(multi)
-    else:
-        base, new = results if chosen == results[0] else (results[1], results[0])
-        comparison = compare_runs(
-            loaded[base], loaded[new], base_name=base, new_name=new, seed=seed,
-            n_resamples=resamples, n_bootstrap=bootstrap, alpha=alpha, min_slice_cases=min_slice,
-        )
-        text = render_comparison_markdown(comparison, runs=[facts(base), facts(new)])
-        data = dump_comparison(comparison)
-    if json_out:
-        write_bytes_atomic(json_out, data)
+    text = compare(CompareRequest(results=results, baseline=baseline, markdown=markdown_out,
+                                  json=json_out, seed=seed, resamples=resamples,
+                                  bootstrap=bootstrap, alpha=alpha, min_slice=min_slice))
     if markdown_out:
-        write_text_atomic(markdown_out, text)
-    elif sys.stdout.isatty():
+        return
+    if sys.stdout.isatty():
         from codegold.plumbing.text import markdown_for_terminal
 
         # Markdown goes into files (a redirect, a pipe); a terminal gets aligned text.

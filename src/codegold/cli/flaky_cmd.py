@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 
 import click
 import msgspec
 
 from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
-from codegold.errors import InputError
-from codegold.evaluate.flaky import find_flaky
-from codegold.model import Attempt, iter_attempts, load_cases
 from codegold.plumbing.text import terminal_safe
+from codegold.workflows.repeating import FlakyRequest, flaky_cases
 
 
 @click.command("flaky")
@@ -34,19 +31,7 @@ def command(cases: str, attempts: str, as_json: bool) -> None:
       codegold run cases.yaml --index idx/ -o repeated.jsonl --repeat 3
       codegold flaky cases.yaml repeated.jsonl
     """
-    case_set = load_cases(cases)
-    read = 0
-
-    def counted() -> Iterator[Attempt]:
-        nonlocal read
-        for attempt in iter_attempts(attempts):
-            read += 1
-            yield attempt
-
-    report = find_flaky(case_set, counted())
-    if read == 0:
-        raise InputError("the attempts file holds no attempt; expected the JSONL a "
-                         "`codegold run --repeat N` wrote", path=attempts)
+    report = flaky_cases(FlakyRequest(cases=cases, attempts=attempts))
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
     else:

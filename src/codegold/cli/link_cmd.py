@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import sys
 
 import click
-import msgspec
 
-from codegold.cli._common import EXIT_FAIL, EXIT_OK, handle_errors
-from codegold.errors import InputError
-from codegold.evaluate.answers import link_answers
-from codegold.model import InputRef, iter_attempts, load_cases
-from codegold.model.answers import iter_answers
-from codegold.plumbing.outputs import guard_output, write_text_atomic
+from codegold.cli._common import EXIT_FAIL, EXIT_OK, guard, handle_errors
 from codegold.plumbing.text import terminal_safe
+from codegold.workflows.linking import LinkRequest, answer_results_json, link
 
 
 @click.command("link")
@@ -44,22 +38,10 @@ def command(cases: str, attempts: str, answers: str, output: str | None, as_json
     Example:
       codegold link cases.yaml attempts.jsonl answers.jsonl -o answer-results.json
     """
-    case_set = load_cases(cases)
-    if output:
-        guard_output(output, inputs=(cases, attempts, answers))
-    digest = hashlib.sha256()
-    result = link_answers(
-        case_set, iter_attempts(attempts, digest=digest), iter_answers(answers),
-        inputs={"cases": InputRef(path=cases, sha256=case_set.sha256),
-                "attempts": InputRef(path=attempts, sha256=digest.hexdigest())})
-    if result.summary.answers == 0:
-        raise InputError("the answers file holds no answer; expected one JSON answer per line "
-                         "(see docs/answers.md)", path=answers)
-    encoded = msgspec.json.format(msgspec.json.encode(result), indent=2) + b"\n"
-    if output:
-        write_text_atomic(output, encoded.decode())
+    guard(output, cases, attempts, answers)
+    result = link(LinkRequest(cases=cases, attempts=attempts, answers=answers, output=output))
     if as_json:
-        sys.stdout.buffer.write(encoded)
+        sys.stdout.buffer.write(answer_results_json(result))
     else:
         summary = result.summary
         click.echo(f"answers {summary.answers}: linked {summary.linked}, broken {summary.broken}; "

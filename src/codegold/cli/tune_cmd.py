@@ -12,12 +12,8 @@ from codegold.cli._common import (
     output_option,
     quiet_option,
 )
-from codegold.errors import InputError
-from codegold.index.catalog import IndexSet
-from codegold.model import load_cases
-from codegold.plumbing.outputs import write_text_atomic
-from codegold.plumbing.text import terminal_safe
-from codegold.tune import load_space, loro, render_config, render_loro, tune
+from codegold.cli.tune_render import say_tuned
+from codegold.workflows.tuning import TuneRequest, tune
 
 
 @click.command("tune")
@@ -63,38 +59,12 @@ def command(cases: tuple[str, ...], index: str | None, output: str, space_path: 
       codegold tune a.yaml b.yaml c.yaml --index indexes/ --by-repository -o tuned.yaml
     """
     guard(output, *cases, space_path, trees=(index,))
-    if index is None:
-        raise InputError("tune runs the reference retriever and needs --index (an index "
-                         "directory or a folder of them); build one with `codegold index`")
-    loaded = [case for path in cases for case in load_cases(path).cases]
-    space = load_space(space_path)
-    indexes = IndexSet.from_path(index)
-    if by_repository:
-        folds = loro(loaded, indexes, space, metric=metric, trials=trials, seed=seed)
-        write_text_atomic(output, render_loro(folds))
-        for warning in folds.warnings:
-            click.echo(f"warning: {warning}", err=True)
-        if not quiet:
-            click.echo(render_loro(folds).split("\nformat:", 1)[0].replace("# ", ""))
-            click.echo(f"written to {output}")
-        return
-    with ProgressLine("tuning (trials, then 4 final scorings)", trials + 4,
-                      quiet=quiet) as bar:
-        result = tune(loaded, indexes, space, metric=metric, trials=trials, seed=seed,
-                      train_value=split_value,
-                      progress=lambda done, total: bar.update(completed=done, total=total))
-    write_text_atomic(output, render_config(result))
-    for warning in result.warnings:
-        click.echo(f"warning: {terminal_safe(warning)}", err=True)
-    if quiet:
-        return
-    click.echo(f"{metric} over {trials} trials (seed {seed}, split by {result.split_source}):")
-    click.echo(f"{'':<10}{'train':>10}{'held-out':>10}   pass@cutoff train/held-out, "
-               "file hit train/held-out")
-    for name, tr, ho in (("default", result.default_train, result.default_heldout),
-                         ("tuned", result.tuned_train, result.tuned_heldout)):
-        click.echo(f"{name:<10}{tr.metric:>10.3f}{ho.metric:>10.3f}   "
-                   f"{tr.pass_rate:.3f}/{ho.pass_rate:.3f}, "
-                   f"{tr.file_hit_rate:.3f}/{ho.file_hit_rate:.3f}")
-    click.echo(f"({result.default_train.cases} training, {result.default_heldout.cases} "
-               f"held-out cases) written to {output}")
+    request = TuneRequest(cases=cases, index=index, output=output, space=space_path,
+                          split=split_value, trials=trials, metric=metric, seed=seed,
+                          by_repository=by_repository)
+    bar = ProgressLine("tuning (trials, then 4 final scorings)", trials + 4, quiet=quiet)
+    try:
+        tuned = tune(request, lambda done, total: bar.update(completed=done, total=total))
+    finally:
+        bar.stop()
+    say_tuned(tuned, request, quiet)

@@ -1,15 +1,21 @@
 """Writing case files: drafts become ordinary ``format: 1`` case files, read back by the
-same loader as hand-written ones."""
+same loader as hand-written ones; a search's picked results become one case stanza."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from codegold.errors import InputError
+from codegold.model.cases import ROLES
 from codegold.plumbing.secrets import redact_data
 from codegold.plumbing.text import terminal_safe
+
+if TYPE_CHECKING:
+    from codegold.model import Chunk
+    from codegold.model.manifest import Manifest
 
 CASES_HEADER = ("# Draft gold cases written by codegold. Review every case: check the targets\n"
                 "# (`codegold cases check`), fix the query class and write the rationale.\n")
@@ -68,3 +74,31 @@ def case_file_text(cases: list[dict[str, Any]], defaults: dict[str, Any] | None 
         document["defaults"] = redact_data(defaults)
     document["cases"] = redact_data(cases)
     return header + yaml_text(document)
+
+
+def search_case_stanza(query: str, manifest: Manifest, chunks: list[Chunk],
+                       cutoff: int | None = None) -> str:
+    """A case (YAML list item) accepting any of ``chunks``, pinned to ``manifest``'s
+    repository and revision; a role the case format does not know is left out. It names
+    a cutoff only when given one: by default the case file's ``defaults`` decide it (the
+    production cutoff is the answer stage's, not how deep a search looked)."""
+    if not manifest.revision:
+        raise InputError("the index's manifest names no revision to pin the case to")
+    case_slug = re.sub(r"[^a-z0-9]+", "-", query.lower()).strip("-")[:60].strip("-") \
+        or "new-case"
+    targets: list[dict[str, object]] = []
+    for chunk in chunks:
+        target: dict[str, object] = {"file": chunk.file}
+        if chunk.symbol:
+            target["symbol"] = chunk.symbol
+        if chunk.role in ROLES:
+            target["roles"] = [chunk.role]
+        targets.append(target)
+    case: dict[str, object] = {"id": case_slug, "query": query}
+    if manifest.repository:
+        case["repository"] = manifest.repository
+    case["revision"] = manifest.revision
+    if cutoff is not None:
+        case["cutoff"] = cutoff
+    case["accepted"] = targets
+    return yaml.safe_dump([case], sort_keys=False, allow_unicode=False, width=100)

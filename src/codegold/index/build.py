@@ -283,7 +283,7 @@ def _with_folder_rule(result: FileChunks, data: bytes) -> FileChunks:
     """``result`` with the folder-name rule that decided its category, if any, added to
     the inventory reason (so ``inspect --file`` shows why ``doc/`` code is source)."""
     entry = result.entry
-    rule = folder_rule(entry.path, data, entry.language)
+    rule = folder_rule(entry.path, data, entry.language, category=entry.category)
     if rule is None:
         return result
     reason = "; ".join(part for part in (entry.reason, rule) if part)
@@ -361,17 +361,19 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
         raise InputError(f"cannot create a build directory beside the output: {err.strerror}",
                          path=str(out.parent)) from err
     writer: IndexWriter | None = None
+    key = reuse_key()
     try:
         if previous:
             # Start from a private copy of the previous index and drop what changed:
-            # unchanged files then cost nothing but the file copy.
+            # unchanged files then cost nothing but the file copy (and keep the digests
+            # they were verified by).
             shutil.copyfile(Path(reuse_source or "") / INDEX_FILE, tmp / INDEX_FILE)
-            writer = IndexWriter(tmp / INDEX_FILE, fresh=False)
+            writer = IndexWriter(tmp / INDEX_FILE, fresh=False, mac_key=key,
+                                 kept_macs=_recorded_macs(Path(reuse_source or "")))
         else:
-            writer = IndexWriter(tmp / INDEX_FILE)
+            writer = IndexWriter(tmp / INDEX_FILE, mac_key=key)
         manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started,
                                created_at, store, jobs)
-        key = reuse_key()
         macs = writer.file_macs(key) if key is not None else None
         writer.finish()
         writer = None

@@ -151,11 +151,14 @@ def _library_package(path: str, data: bytes, language: str | None) -> str | None
     return None
 
 
-def folder_rule(path: str, data: bytes, language: str | None) -> str | None:
+def folder_rule(path: str, data: bytes, language: str | None, *,
+                category: str | None = None) -> str | None:
     """Which folder-name rule decided ``path``'s category, in words, or None when no
     folder name was involved (for the inventory: a reader can see why ``doc/`` code is
-    source, or why a file is vendored)."""
-    category = categorize(path, data, language)
+    source, or why a file is vendored). ``category``: what :func:`categorize` says of
+    this path and content, when the caller knows it already."""
+    if category is None:
+        category = categorize(path, data, language)
     vendored = _VENDORED_DIRS.search(path) or _TOP_VENDORED_DIRS.search(path)
     if category == "vendored" and vendored:
         return f"category vendored: under {vendored.group(0).strip('/')}/"

@@ -415,8 +415,11 @@ def _references(path: str, drafts: list[Draft], ids: list[str], calls: list[tupl
     # Widest first, so the narrowest chunk covering a line owns it.
     for index in sorted(range(len(drafts)), key=lambda i: drafts[i].start - drafts[i].end):
         draft = drafts[index]
-        for row in range(draft.start, draft.end + 1):
-            owner[row] = index
+        if 0 <= draft.start <= draft.end:
+            owner[draft.start:draft.end + 1] = [index] * (draft.end + 1 - draft.start)
+        else:  # never in practice: rows are 0-based and ordered
+            for row in range(draft.start, draft.end + 1):
+                owner[row] = index
     references = []
     for name, row in calls:
         if row <= last_row and owner[row] >= 0:

@@ -9,9 +9,12 @@ Layout (``format`` 1, documented in docs/scale.md)::
 
     STORE/chunkstore.json           {"format": 1, "kind": "codegold-chunkstore"}
     STORE/ab/abcdef....entry        one entry: a digest line, then msgpack(StoredFile)
+    STORE/ab/abcdef....NAME         a side file of that entry: what a later stage derived
+                                    from it (``lexical-…``: its BM25 documents)
 
-The first line of an entry is the sha256 of the rest; an entry whose digest does not
-match (a damaged or edited file) is reported as missing and rewritten by the next build.
+The first line of an entry (and of a side file) is the sha256 of the rest; one whose
+digest does not match (a damaged or edited file) is reported as missing and rewritten by
+the next build.
 Entries are written through a temporary sibling and a rename, so concurrent builds that
 share a store at worst write the same entry twice.
 """
@@ -22,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -42,6 +46,7 @@ MARKER_FILE = "chunkstore.json"
 DEFAULT_STORE_NAME = ".chunkstore"
 _KIND = "codegold-chunkstore"
 _SUFFIX = ".entry"
+_SIDE_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
 _MARKER = (json.dumps({"format": CHUNKSTORE_FORMAT, "kind": _KIND}) + "\n").encode()
 
 
@@ -168,16 +173,11 @@ class ChunkStore:
         if not _is_entry(shard, file):
             self.misses += 1
             return None
-        try:
-            fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as handle:
-                # sized to the file: a read of the cap allocates (and frees) the whole cap
-                size = min(os.fstat(handle.fileno()).st_size, MAX_ENTRY_BYTES)
-                raw = handle.read(size + 1)
-        except OSError:
+        raw = _read_entry(file)
+        if raw is None:
             self.corrupt += 1
             return None
-        result = _decode(raw) if len(raw) <= MAX_ENTRY_BYTES else None
+        result = _decode(raw)
         if result is None or not _belongs(result, path, blob_sha):
             self.corrupt += 1
             return None
@@ -200,8 +200,41 @@ class ChunkStore:
         """
         if not blob_sha:
             return
+        self._write(*self._file(entry_key(path, blob_sha)), payload)
+
+    def get_side(self, path: str, blob_sha: str, name: str,
+                 chunker_version: str = CHUNKER_VERSION) -> bytes | None:
+        """The side file ``name`` of the entry of ``path`` at ``blob_sha`` (what a later
+        stage derived from that file's chunks, say its BM25 documents), or None when it
+        is absent or damaged. The entry itself need not exist."""
+        shard, file = self._side(path, blob_sha, name, chunker_version)
+        if not _is_entry(shard, file):
+            return None
+        raw = _read_entry(file)
+        if raw is None:
+            return None
+        head, sep, payload = raw.partition(b"\n")
+        if not sep or hashlib.sha256(payload).hexdigest().encode() != head:
+            return None
+        return payload
+
+    def put_side(self, path: str, blob_sha: str, name: str, payload: bytes,
+                 chunker_version: str = CHUNKER_VERSION) -> None:
+        """Write the side file ``name`` of the entry of ``path`` at ``blob_sha``
+        atomically; a store that cannot be written only loses it (``unwritten``)."""
+        shard, file = self._side(path, blob_sha, name, chunker_version)
+        self._write(shard, file, payload)
+
+    def _side(self, path: str, blob_sha: str, name: str,
+              chunker_version: str) -> tuple[str, str]:
+        if not _SIDE_NAME.fullmatch(name) or name == _SUFFIX[1:]:
+            raise ValueError(f"side file name {name!r}: expected lower-case letters, digits "
+                             "and dashes, not 'entry'")
+        shard, file = self._file(entry_key(path, blob_sha, chunker_version))
+        return shard, file[:-len(_SUFFIX)] + "." + name
+
+    def _write(self, shard: str, file: str, payload: bytes) -> None:
         digest = hashlib.sha256(payload).hexdigest().encode()
-        shard, file = self._file(entry_key(path, blob_sha))
         try:
             if not os.path.isdir(shard) or os.path.islink(shard):
                 cache_folder(self.root, os.path.basename(shard))
@@ -212,21 +245,33 @@ class ChunkStore:
 
     def entries(self) -> Iterator[tuple[str, Path]]:
         """Every entry file in the store, as (key, file)."""
+        for key, file, side in self._files():
+            if not side:
+                yield key, file
+
+    def _files(self) -> Iterator[tuple[str, Path, bool]]:
+        """Every entry and side file in the store, as (key, file, whether a side file)."""
         for shard in sorted(self.root.iterdir()):
             if len(shard.name) != 2 or not shard.is_dir() or shard.is_symlink():
                 continue
             for file in sorted(shard.iterdir()):
                 if file.name.endswith(_SUFFIX):
-                    yield file.name[:-len(_SUFFIX)], file
+                    yield file.name[:-len(_SUFFIX)], file, False
+                else:
+                    key, dot, name = file.name.partition(".")
+                    if dot and len(key) == 64 and _SIDE_NAME.fullmatch(name):
+                        yield key, file, True
 
     def gc(self, keep: Iterable[str], *, dry_run: bool = False) -> tuple[int, int]:
-        """Remove every entry whose key is not in ``keep`` (and stray temporary files).
+        """Remove every entry whose key is not in ``keep``, with its side files (and
+        stray temporary files).
 
-        Returns (entries removed, bytes freed); with ``dry_run`` nothing is removed.
+        Returns (entries removed, bytes freed, side files included); with ``dry_run``
+        nothing is removed.
         """
         kept = set(keep)
         removed = freed = 0
-        for key, file in list(self.entries()):
+        for key, file, side in list(self._files()):
             if key in kept:
                 continue
             try:
@@ -235,7 +280,7 @@ class ChunkStore:
                     file.unlink()
             except OSError:
                 continue
-            removed += 1
+            removed += 0 if side else 1
             freed += size
         if not dry_run:
             for shard in self.root.iterdir():
@@ -247,9 +292,9 @@ class ChunkStore:
         return removed, freed
 
     def size_bytes(self) -> int:
-        """Bytes the entries take (file sizes, not blocks)."""
+        """Bytes the entries and their side files take (file sizes, not blocks)."""
         total = 0
-        for _, file in self.entries():
+        for _, file, _ in self._files():
             try:
                 total += file.stat().st_size
             except OSError:
@@ -263,6 +308,20 @@ def _is_entry(shard: str, file: str) -> bool:
         return stat.S_ISDIR(os.lstat(shard).st_mode) and stat.S_ISREG(os.lstat(file).st_mode)
     except OSError:
         return False
+
+
+def _read_entry(file: str) -> bytes | None:
+    """The bytes of an entry or side file, or None when it cannot be read or is larger
+    than any the store writes."""
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            # sized to the file: a read of the cap allocates (and frees) the whole cap
+            size = min(os.fstat(handle.fileno()).st_size, MAX_ENTRY_BYTES)
+            raw = handle.read(size + 1)
+    except OSError:
+        return None
+    return raw if len(raw) <= MAX_ENTRY_BYTES else None
 
 
 def _belongs(stored: StoredFile, path: str, blob_sha: str) -> bool:

@@ -8,6 +8,7 @@ place that cuts text by size, so no chunker can emit a chunk larger than
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import accumulate
 
 from codegold.index.structure import SymbolSpan
 
@@ -42,12 +43,8 @@ class Lines:
         if len(lines) > 1 and lines[-1] == "":
             lines.pop()
         self.items = lines
-        cumulative = [0]
-        total = 0
-        for line in lines:
-            total += len(line) + 1
-            cumulative.append(total)
-        self._cumulative = cumulative
+        # characters before each row, newlines counted (each line's length plus one)
+        self._cumulative = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
 
     def __len__(self) -> int:
         return len(self.items)
@@ -67,7 +64,7 @@ class Lines:
         return "\n".join(self.items[start:end + 1])
 
     def longest(self) -> int:
-        return max((len(line) for line in self.items), default=0)
+        return max(map(len, self.items), default=0)
 
 
 def fits(lines: Lines, start: int, end: int) -> bool:

@@ -54,10 +54,15 @@ SECRET_FILES: tuple[str, ...] = (
 SECRET_TEMPLATES: tuple[str, ...] = (".example", ".sample", ".template", ".dist", ".defaults")
 
 
+# One expression for every SECRET_FILES glob (fnmatchcase's own translation of each):
+# most names match none, and one search says so.
+_SECRET_UNION = re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in SECRET_FILES))
+
+
 def secret_bearing(path: str) -> str | None:
     """The :data:`SECRET_FILES` pattern that marks ``path`` as a secret-bearing file."""
     name = path.rsplit("/", 1)[-1].lower()
-    if name.endswith(SECRET_TEMPLATES):
+    if name.endswith(SECRET_TEMPLATES) or _SECRET_UNION.match(name) is None:
         return None
     return next((glob for glob in SECRET_FILES if fnmatch.fnmatchcase(name, glob)), None)
 

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from codegold.errors import CodeIndexError
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
-from codegold.index.tokens import iter_code_tokens, path_tokens, symbol_tokens
+from codegold.index.tokens import code_token_field, path_tokens, symbol_tokens
 from codegold.model import Manifest
 from codegold.model.manifest import load_manifest
 
@@ -93,7 +93,7 @@ def read_manifest(index_dir: Path) -> Manifest:
 def token_fields(chunk: IndexedChunk) -> tuple[str, str, str]:
     """The three pre-tokenised lexical columns of a chunk (``tokens`` table)."""
     return (" ".join(symbol_tokens(chunk.symbols)), _path_field(chunk.file),
-            " ".join(iter_code_tokens(chunk.text)))
+            code_token_field(chunk.text))
 
 
 @lru_cache(maxsize=4096)
@@ -107,10 +107,20 @@ class IndexWriter:
     a new, empty one (``fresh``) or a private copy of a previous index that the build
     trims with :meth:`keep_only` before adding what changed."""
 
-    def __init__(self, path: Path, *, fresh: bool = True) -> None:
-        """Open ``path``: a new file (``fresh``) or a private copy of a previous index."""
+    def __init__(self, path: Path, *, fresh: bool = True, mac_key: bytes | None = None,
+                 kept_macs: dict[str, str] | None = None) -> None:
+        """Open ``path``: a new file (``fresh``) or a private copy of a previous index.
+
+        With ``mac_key`` each file's :func:`file_macs` digest is made as its rows are
+        written (the rows already in memory, not read back); ``kept_macs`` are the
+        digests, verified under that key, of the files a copy keeps."""
         self.path = path
         self._rowid: int | None = None
+        self._mac_key = mac_key
+        self._macs: dict[str, str] = dict(kept_macs or {})
+        # Set when a path's rows come in two calls (never, in a build): the digests are
+        # then read back from the file, as file_macs always did.
+        self._macs_stale = False
         self._conn = sqlite3.connect(path, isolation_level=None)
         # A build writes a file in a temporary directory and renames it into place only
         # when complete, so a journal would buy nothing but time.
@@ -126,18 +136,35 @@ class IndexWriter:
                                sorted(values.items()))
 
     def add_entry(self, entry: InventoryEntry) -> None:
+        self._insert_entry(entry)
+        if self._mac_key is not None:
+            self._record_macs(_row_macs(self._mac_key, [[] for _ in _FILE_ROWS[:4]],
+                                        entry))
+
+    def _insert_entry(self, entry: InventoryEntry) -> None:
         self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                            _entry_row(entry))
+
+    def _record_macs(self, macs: dict[str, str]) -> None:
+        for path, mac in macs.items():
+            if path in self._macs:
+                self._macs_stale = True
+            self._macs[path] = mac
 
     def add_file(self, result: FileChunks, tokens: Sequence[tuple[str, str, str]] | None = None
                  ) -> list[tuple[str, str, str]]:
         """Store one chunked file: inventory entry, chunks, their tokens, definitions and
         references. ``tokens`` are the chunks' :func:`token_fields` when already known (a
         chunk store keeps them); returns the token fields written."""
-        self.add_entry(result.entry)
+        self._insert_entry(result.entry)
         conn = self._conn
         chunks = result.chunks
         rows = list(tokens) if tokens is not None else [token_fields(c) for c in chunks]
+        if self._mac_key is not None:
+            try:
+                self._record_macs(_file_rows_macs(self._mac_key, result, rows))
+            except TypeError:  # a row that does not sort (a None where none belongs)
+                self._macs_stale = True
         if chunks:
             # Row ids are assigned here rather than read back per insert, so both tables
             # load with one executemany each.
@@ -172,6 +199,10 @@ class IndexWriter:
         in ``paths`` (those unchanged blobs stay; everything else is rebuilt). ``meta`` is
         left alone: the build overwrites every key it writes."""
         conn = self._conn
+        kept = set(paths)
+        if not kept <= self._macs.keys():
+            self._macs_stale = True
+        self._macs = {path: mac for path, mac in self._macs.items() if path in kept}
         conn.execute("CREATE TEMP TABLE keep (path TEXT PRIMARY KEY)")
         conn.executemany("INSERT OR IGNORE INTO keep(path) VALUES (?)", [(p,) for p in paths])
         conn.execute("DELETE FROM tokens WHERE rowid IN (SELECT rowid FROM chunks "
@@ -186,7 +217,10 @@ class IndexWriter:
         return count
 
     def file_macs(self, key: bytes) -> dict[str, str]:
-        """Every file's :func:`file_macs` (call when every row is written)."""
+        """Every file's :func:`file_macs` (call when every row is written): made as the
+        rows were written when the writer was opened with this key, else read back."""
+        if key == self._mac_key and not self._macs_stale:
+            return dict(self._macs)
         return file_macs(self._conn, key)
 
     def indexed_file_count(self) -> int:
@@ -303,13 +337,60 @@ def file_macs(conn: sqlite3.Connection | Any, key: bytes) -> dict[str, str]:
     encode = msgspec.json.encode
     macs: dict[str, Any] = {}
     for number, query in enumerate(_FILE_ROWS):
+        # each row's JSON and a newline, one update per file and query (the same bytes
+        # in the same order as one update per row, at a fraction of the calls)
+        pending: dict[str, list[bytes]] = {}
         for row in conn.execute(query):
-            mac = macs.get(row[0])
+            parts = pending.get(row[0])
+            if parts is None:
+                parts = pending[row[0]] = []
+            parts.append(encode([number, *row[1:]]))
+        for path, parts in pending.items():
+            mac = macs.get(path)
             if mac is None:
-                mac = macs[row[0]] = hmac.new(key, digestmod="sha256")
-            mac.update(encode([number, *row[1:]]))
-            mac.update(b"\n")
+                mac = macs[path] = hmac.new(key, digestmod="sha256")
+            parts.append(b"")
+            mac.update(b"\n".join(parts))
     return {path: mac.hexdigest() for path, mac in macs.items()}
+
+
+def _file_rows_macs(key: bytes, result: FileChunks, tokens: Sequence[tuple[str, str, str]]
+                    ) -> dict[str, str]:
+    """:func:`file_macs` of the rows :meth:`IndexWriter.add_file` writes for ``result``,
+    from the rows in memory: each ``_FILE_ROWS`` query's columns, in its order."""
+    chunk_rows = sorted(
+        ((c.file, c.id, c.start_line, c.end_line, c.symbol, _json_strings(c.symbols), c.kind,
+          c.role, c.language, c.blob_sha, c.parent_id, c.prev_id, c.next_id,
+          int(c.has_signature), c.text) for c in result.chunks), key=lambda row: row[:2])
+    token_rows = sorted(((c.file, c.id, *fields) for c, fields in
+                         zip(result.chunks, tokens, strict=True)), key=lambda row: row[:2])
+    symbol_rows = sorted((d.file, d.chunk_id, d.qualified, d.name, d.kind, d.role, d.start_line,
+                          d.end_line, d.header_line) for d in result.definitions)
+    ref_rows = sorted((r.file, r.line, r.name, r.chunk_id) for r in result.references)
+    return _row_macs(key, [chunk_rows, token_rows, symbol_rows, ref_rows], result.entry)
+
+
+def _row_macs(key: bytes, rows: list[list[tuple[Any, ...]]], entry: InventoryEntry
+              ) -> dict[str, str]:
+    """Path → :func:`file_macs` digest of sorted rows of the first four ``_FILE_ROWS``
+    queries (each starting with its path) and one inventory entry."""
+    import hmac
+
+    import msgspec
+
+    encode = msgspec.json.encode
+    pending: dict[str, list[bytes]] = {}
+    for number, table in enumerate([*rows, [_entry_row(entry)]]):
+        for row in table:
+            parts = pending.get(row[0])
+            if parts is None:
+                parts = pending[row[0]] = []
+            parts.append(encode([number, *row[1:]]))
+    macs = {}
+    for path, parts in pending.items():
+        parts.append(b"")
+        macs[path] = hmac.new(key, b"\n".join(parts), digestmod="sha256").hexdigest()
+    return macs
 
 
 class IndexReader:
@@ -412,16 +493,31 @@ class IndexReader:
         for row in cursor:
             yield self._chunk(row)
 
-    def iter_lexical_fields(self) -> Iterator[tuple[str, str, list[str], list[str], list[str]]]:
-        """``(chunk id, file, symbol tokens, path tokens, body tokens)`` of every chunk, in
-        :meth:`iter_chunks` order: the tokens the build already computed, so a lexical
-        engine built over this index never tokenises the text again."""
+    def iter_lexical_fields(self, file: str | None = None
+                            ) -> Iterator[tuple[str, str, list[str], list[str], list[str]]]:
+        """``(chunk id, file, symbol tokens, path tokens, body tokens)`` of every chunk (of
+        ``file`` only, when given), in :meth:`iter_chunks` order: the tokens the build
+        already computed, so a lexical engine built over this index never tokenises the
+        text again."""
+        where, params = ("WHERE c.file = ? ", (file,)) if file is not None else ("", ())
         cursor = self._conn.execute(
             "SELECT c.id, c.file, t.symbols, t.path, t.body FROM chunks c "
-            "JOIN tokens t ON t.rowid = c.rowid "
-            "ORDER BY c.file, c.start_line, c.end_line, c.rowid")
-        for chunk_id, file, symbols, path, body in cursor:
-            yield chunk_id, file, symbols.split(), path.split(), body.split()
+            f"JOIN tokens t ON t.rowid = c.rowid {where}"
+            "ORDER BY c.file, c.start_line, c.end_line, c.rowid", params)
+        for chunk_id, path, symbols, path_field, body in cursor:
+            yield chunk_id, path, symbols.split(), path_field.split(), body.split()
+
+    def chunk_ids_by_file(self) -> dict[str, list[str]]:
+        """Each file's chunk ids, files and chunks in :meth:`iter_chunks` order (files
+        without chunks left out)."""
+        found: dict[str, list[str]] = {}
+        for chunk_id, file in self._conn.execute(
+                "SELECT id, file FROM chunks ORDER BY file, start_line, end_line, rowid"):
+            ids = found.get(file)
+            if ids is None:
+                ids = found[file] = []
+            ids.append(chunk_id)
+        return found
 
     def chunks_in_file(self, path: str) -> list[IndexedChunk]:
         rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? "

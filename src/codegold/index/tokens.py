@@ -44,6 +44,17 @@ def iter_code_tokens(text: str) -> Iterator[str]:
     return chain.from_iterable(map(_word_tokens, _WORD.findall(text)))
 
 
+@lru_cache(maxsize=200_000)
+def _word_field(word: str) -> str:
+    return " ".join(_word_tokens(word))
+
+
+def code_token_field(text: str) -> str:
+    """``" ".join(code_tokens(text))``, one cached string per distinct word (an index
+    stores every chunk's tokens in this form)."""
+    return " ".join(filter(None, map(_word_field, _WORD.findall(text))))
+
+
 def path_tokens(path: str) -> list[str]:
     """Tokens of a repository path; hyphenated names also keep their compound.
 

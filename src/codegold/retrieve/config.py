@@ -7,6 +7,8 @@ frozen records, naming the file and key of any mistake.
 
 from __future__ import annotations
 
+import copy
+import functools
 import sys
 from importlib import resources
 from pathlib import Path
@@ -227,6 +229,17 @@ def _read_yaml(text: str, where: str) -> dict[str, Any]:
     return data
 
 
+@functools.lru_cache(maxsize=1)
+def _parsed_defaults() -> dict[str, Any]:
+    return _read_yaml(default_config_text(), "default_config.yaml")
+
+
+def _default_data() -> dict[str, Any]:
+    """The default configuration as parsed YAML: parsed once per process (a command
+    loads it more than once), a fresh copy each call."""
+    return copy.deepcopy(_parsed_defaults())
+
+
 def load_config(path: str | Path | None = None,
                 overrides: dict[str, Any] | None = None) -> RetrieverConfig:
     """Defaults, deep-merged with the YAML/JSON file at ``path`` and then with ``overrides``.
@@ -234,7 +247,7 @@ def load_config(path: str | Path | None = None,
     The file alone is validated first (every key optional, ``format: 1`` optional), so a
     mistake is reported at its line in that file; the merged result is validated again.
     """
-    data = _read_yaml(default_config_text(), "default_config.yaml")
+    data = _default_data()
     where = "default_config.yaml"
     if path is not None:
         where = str(path)

@@ -18,6 +18,12 @@ holds rows ``file_starts[i]`` to ``file_starts[i + 1] - 1``; chunk unit). It is 
 when the build id or parameters differ, or when any file fails its size/digest or
 consistency check (truncated, torn or edited); an index folder that cannot be written
 only loses the cache.
+
+Building: an engine's documents never span files, so each file's weighted term counts
+are made alone and the engines merged from them with numpy (idf, the average length and
+the impacts need the whole index). With a chunk store, each file's documents are kept as
+a side file of its store entry (``lexical-<params>``), so a later revision counts only
+the files that changed; the caches are the same bytes either way.
 """
 
 from __future__ import annotations
@@ -29,14 +35,17 @@ import json
 import math
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from itertools import chain, groupby
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 import snowballstemmer  # type: ignore[import-untyped]
 
+from codegold.index.chunkstore import ChunkStore
 from codegold.index.store import IndexReader
 from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
 from codegold.retrieve.compounds import Vocabulary, compound_terms
@@ -47,6 +56,8 @@ _CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "do
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
 _STEMMER = snowballstemmer.stemmer("english")
+# An engine's parameters: (field weights, k1, b, unit, stemmed).
+_Spec = tuple[tuple[float, float, float], float, float, str, bool]
 
 
 @lru_cache(maxsize=200_000)
@@ -209,19 +220,19 @@ class LexicalIndex:
 
     @classmethod
     def prepare(cls, reader: IndexReader,
-                specs: Sequence[tuple[tuple[float, float, float], float, float, str, bool]],
-                *, keep: bool = False) -> int:
+                specs: Sequence[_Spec], *, keep: bool = False,
+                store: ChunkStore | None = None) -> int:
         """Make sure every engine of ``specs`` (``(weights, k1, b, unit, stemmed)``) is
         cached for this index: those not cached yet are built in one pass
-        (:meth:`build_many`) and saved. ``keep`` also holds them in this process's memory.
-        Returns how many were built."""
+        (:meth:`build_many`, with the chunk ``store`` when given) and saved. ``keep`` also
+        holds them in this process's memory. Returns how many were built."""
         build = reader.manifest.index_build_id or ""
         wanted = [spec for spec in dict.fromkeys(specs)
                   if not cls.is_cached(reader, weights=spec[0], k1=spec[1], b=spec[2],
                                        unit=spec[3], stemmed=spec[4])]
         if not wanted:
             return 0
-        engines = cls.build_many(reader, wanted)
+        engines = cls.build_many(reader, wanted, store=store)
         with _LOCK:
             for (weights, k1, b, unit, stemmed), engine in zip(wanted, engines, strict=True):
                 engine._keep(reader, weights, k1, b, unit, build)
@@ -301,69 +312,16 @@ class LexicalIndex:
         return cls.build_many(reader, [(weights, k1, b, unit, stemmed)])[0]
 
     @classmethod
-    def build_many(cls, reader: IndexReader,
-                   specs: Sequence[tuple[tuple[float, float, float], float, float, str, bool]]
-                   ) -> list[LexicalIndex]:
-        """One engine per ``(weights, k1, b, unit, stemmed)``, from one read of the index's
-        token table, each chunk's term counts made once (and stemmed once) for them all;
-        each engine is the one :meth:`build` makes alone."""
-        parts = [_Documents(weights, unit == "file", stemmed)
-                 for weights, _, _, unit, stemmed in specs]
-        stems = any(stemmed for *_, stemmed in specs)
-        # The index stores each chunk's tokens (its FTS columns); reading them back costs
-        # far less than tokenising every chunk's text again.
-        for chunk_id, file, symbol_terms, path_terms, body_terms in reader.iter_lexical_fields():
-            plain = (Counter(symbol_terms), Counter(path_terms), Counter(body_terms))
-            folded = (_stemmed(plain[0]), _stemmed(plain[1]), _stemmed(plain[2])) \
-                if stems else plain
-            for part in parts:
-                part.add(chunk_id, file, folded if part.stemmed else plain)
-        return [cls._from_documents(part, k1, b) for part, (_, k1, b, _, _) in
-                zip(parts, specs, strict=True)]
-
-    @classmethod
-    def _from_documents(cls, part: _Documents, k1: float, b: float) -> LexicalIndex:
-        chunk_ids, doc_terms = part.chunk_ids, part.doc_terms
-        file_names, starts, stemmed = part.file_names, part.starts, part.stemmed
-        lengths = [sum(counts.values()) for counts in doc_terms]
-        total = len(chunk_ids)
-        average = (sum(lengths) / total) if total else 1.0
-        # Flat postings in document order: each term numbered when first seen, then one
-        # stable sort by the term's rank in sorted order keeps rows ascending per term.
-        numbers: dict[str, int] = {}
-        term_of: list[int] = []
-        rows_of: list[int] = []
-        tfs: list[float] = []
-        norms: list[float] = []
-        for row, counts in enumerate(doc_terms):
-            norms.append(k1 * (1 - b + b * lengths[row] / average))
-            for token, weighted in counts.items():
-                term_of.append(numbers.setdefault(token, len(numbers)))
-                rows_of.append(row)
-                tfs.append(weighted)
-        tokens = sorted(numbers)
-        rank = np.empty(len(tokens), dtype=np.int64)
-        rank[[numbers[token] for token in tokens]] = np.arange(len(tokens), dtype=np.int64)
-        keys = rank[np.asarray(term_of, dtype=np.int64)] if term_of \
-            else np.zeros(0, dtype=np.int64)
-        order = np.argsort(keys, kind="stable")
-        counts_per_term = np.bincount(keys, minlength=len(tokens))
-        offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(counts_per_term, out=offsets[1:])
-        vocab = {token: number for number, token in enumerate(tokens)}
-        # The same double-precision arithmetic as one posting at a time, rounded once.
-        idf = np.asarray([math.log(1 + (total - n + 0.5) / (n + 0.5))
-                          for n in counts_per_term.tolist()], dtype=np.float64)
-        frequency = np.asarray(tfs, dtype=np.float64)[order]
-        rows = np.asarray(rows_of, dtype=np.int64)[order]
-        norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
-            else np.zeros(0, dtype=np.float64)
-        saturated = frequency * (k1 + 1) / (frequency + norm)
-        docs = rows.astype(np.int32)
-        impacts = (idf[keys[order]] * saturated).astype(np.float32)
-        file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
-        return cls(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
-                   stemmed=stemmed)
+    def build_many(cls, reader: IndexReader, specs: Sequence[_Spec], *,
+                   store: ChunkStore | None = None) -> list[LexicalIndex]:
+        """One engine per ``(weights, k1, b, unit, stemmed)``, each chunk's term counts made
+        once (and stemmed once) for them all; each engine is the one :meth:`build` makes
+        alone. With a chunk ``store``, a file whose documents it holds (a side file of the
+        file's entry, written by an earlier build of any revision) is not counted again,
+        and the documents of every other file are saved there: a second revision costs
+        what changed, plus one vectorised merge."""
+        shapes = list(dict.fromkeys(_shape(spec) for spec in specs))
+        return _merged(_file_documents(reader, shapes, store), shapes, specs)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
         """Write the cache into ``folder`` (a :func:`cache_folder`); ``meta.json`` (with each
@@ -454,3 +412,206 @@ class LexicalIndex:
         ranked = sorted(((float(scores[i]), self.chunk_ids[i]) for i in top.tolist() if scores[i] > 0),
                         key=lambda item: (-item[0], item[1]))
         return [(chunk_id, score) for score, chunk_id in ranked[:take]]
+
+
+# The per-file documents of a build (see :meth:`LexicalIndex.build_many`). An engine's
+# documents never span files, so each file's weighted term counts are computed alone
+# (the same arithmetic, in the same order, as over the whole index) and merged with
+# numpy; only idf, the average length and the impacts need every file.
+_Shape = tuple[tuple[float, float, float], bool, bool]  # weights, by file, stemmed
+_FieldRow = tuple[str, str, list[str], list[str], list[str]]  # IndexReader.iter_lexical_fields
+_DOCUMENTS_FORMAT = 1
+
+
+class _Part(msgspec.Struct, frozen=True, array_like=True):
+    """One engine shape's documents of one file: per posting (documents one after
+    another) the number of its term in the file's ``terms`` (little-endian int32) and its
+    weighted frequency (little-endian float64); each document's posting count and its
+    length (the sum of its frequencies, in posting order)."""
+
+    ids: bytes
+    tfs: bytes
+    sizes: list[int]
+    lengths: list[float]
+
+
+class _FileDocuments(msgspec.Struct, frozen=True, array_like=True):
+    """A file's chunk ids (index order), the terms of all its documents (numbered in
+    order of first appearance) and one :class:`_Part` per engine shape."""
+
+    chunk_ids: list[str]
+    terms: list[str]
+    parts: list[_Part]
+
+
+_documents_decoder = msgspec.msgpack.Decoder(_FileDocuments)
+_documents_encoder = msgspec.msgpack.Encoder()
+
+
+def _shape(spec: _Spec) -> _Shape:
+    weights, _, _, unit, stemmed = spec
+    return tuple(weights), unit == "file", bool(stemmed)  # type: ignore[return-value]
+
+
+def _side_name(shapes: Sequence[_Shape]) -> str:
+    """The chunk store side file that holds a file's documents for ``shapes``."""
+    key = json.dumps([LEXICAL_FORMAT, _DOCUMENTS_FORMAT, type(_STEMMER).__module__,
+                      [[list(weights), by_file, stemmed] for weights, by_file, stemmed in shapes]])
+    return "lexical-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkStore | None
+                    ) -> list[tuple[str, _FileDocuments]]:
+    """Every file's documents, in index order: from ``store`` when it holds them for this
+    file's blob, else counted from the index's tokens (and then saved in ``store``). The
+    store holds redacted chunks only, so an index that kept secret values never uses it."""
+    chunk_ids = reader.chunk_ids_by_file()
+    if store is not None and reader.meta("secrets") == "kept":
+        store = None
+    name = _side_name(shapes)
+    version = reader.meta("chunker_version") or ""
+    blobs: dict[str, str] = {}
+    found: dict[str, _FileDocuments] = {}
+    if store is not None:
+        blobs = {entry.path: entry.blob_sha for entry in reader.iter_inventory()
+                 if entry.blob_sha and entry.path in chunk_ids}
+        for file, ids in chunk_ids.items():
+            raw = store.get_side(file, blobs[file], name, version) if file in blobs else None
+            documents = _decoded(raw, ids, shapes) if raw is not None else None
+            if documents is not None:
+                found[file] = documents
+    missing = [file for file in chunk_ids if file not in found]
+    groups: Iterable[tuple[str, Iterable[_FieldRow]]]
+    if len(missing) == len(chunk_ids):
+        groups = groupby(reader.iter_lexical_fields(), key=lambda row: row[1])
+    else:
+        groups = ((file, reader.iter_lexical_fields(file)) for file in missing)
+    for file, rows in groups:
+        documents = _counted(file, list(rows), shapes)
+        found[file] = documents
+        if store is not None and file in blobs:
+            store.put_side(file, blobs[file], name, _documents_encoder.encode(documents),
+                           version)
+    return [(file, found[file]) for file in chunk_ids if file in found]
+
+
+def _counted(file: str, rows: Sequence[_FieldRow],
+             shapes: Sequence[_Shape]) -> _FileDocuments:
+    """The documents of one file's chunks (``iter_lexical_fields`` rows) for each shape."""
+    plain = [(Counter(symbols), Counter(path), Counter(body)) for _, _, symbols, path, body in rows]
+    folded = [(_stemmed(symbols), _stemmed(path), _stemmed(body))
+              for symbols, path, body in plain] if any(s for *_, s in shapes) else plain
+    numbers: dict[str, int] = {}
+    parts = []
+    for weights, by_file, stemmed in shapes:
+        documents = _Documents(weights, by_file, stemmed)
+        for row, counted in zip(rows, folded if stemmed else plain, strict=True):
+            documents.add(row[0], file, counted)
+        ids: list[int] = []
+        tfs: list[float] = []
+        for counts in documents.doc_terms:
+            ids.extend([numbers.setdefault(token, len(numbers)) for token in counts])
+            tfs.extend(counts.values())
+        parts.append(_Part(np.asarray(ids, dtype="<i4").tobytes(),
+                           np.asarray(tfs, dtype="<f8").tobytes(),
+                           [len(counts) for counts in documents.doc_terms],
+                           [float(sum(counts.values())) for counts in documents.doc_terms]))
+    return _FileDocuments([row[0] for row in rows], list(numbers), parts)
+
+
+def _decoded(raw: bytes, chunk_ids: list[str], shapes: Sequence[_Shape]
+             ) -> _FileDocuments | None:
+    """Stored documents when they decode and fit this file of this index, else None."""
+    try:
+        documents = _documents_decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if documents.chunk_ids != chunk_ids or len(documents.parts) != len(shapes):
+        return None
+    for part, (_, by_file, _) in zip(documents.parts, shapes, strict=True):
+        count = 1 if by_file else len(chunk_ids)
+        postings = sum(part.sizes)
+        if (len(part.sizes) != count or len(part.lengths) != count
+                or any(size < 0 for size in part.sizes)
+                or len(part.ids) != 4 * postings or len(part.tfs) != 8 * postings):
+            return None
+        ids = np.frombuffer(part.ids, dtype="<i4")
+        if len(ids) and (int(ids.min()) < 0 or int(ids.max()) >= len(documents.terms)):
+            return None
+        if not (np.all(np.isfinite(np.frombuffer(part.tfs, dtype="<f8")))
+                and all(math.isfinite(length) for length in part.lengths)):
+            return None
+    return documents
+
+
+def _merged(files: Sequence[tuple[str, _FileDocuments]], shapes: Sequence[_Shape],
+            specs: Sequence[_Spec]) -> list[LexicalIndex]:
+    """One engine per spec from every file's documents (what one pass over the whole
+    index computes, bit for bit). Every term is numbered by its rank among all the
+    files' terms, so an engine's postings sort by term with integer keys alone."""
+    tokens = sorted(dict.fromkeys(chain.from_iterable(d.terms for _, d in files)))
+    rank = {token: number for number, token in enumerate(tokens)}
+    # every file's terms one after another, as ranks; a file's term i sits at its base + i
+    ranks = np.fromiter(map(rank.__getitem__, chain.from_iterable(d.terms for _, d in files)),
+                        dtype=np.int64)
+    bases = np.cumsum([0, *(len(d.terms) for _, d in files)], dtype=np.int64)[:-1]
+    return [_merge(files, ranks, bases, tokens, shapes.index(_shape(spec)), spec)
+            for spec in specs]
+
+
+def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.int64],
+           bases: npt.NDArray[np.int64], tokens: Sequence[str], shape: int, spec: _Spec
+           ) -> LexicalIndex:
+    _, k1, b, unit, stemmed = spec
+    by_file = unit == "file"
+    ids: list[npt.NDArray[np.int32]] = []
+    tfs: list[npt.NDArray[np.float64]] = []
+    postings: list[int] = []
+    sizes: list[int] = []
+    lengths: list[float] = []
+    chunk_ids: list[str] = []
+    file_names: list[str] = []
+    starts: list[int] = []
+    for file, documents in files:
+        part = documents.parts[shape]
+        starts.append(len(file_names) if by_file else len(lengths))
+        file_names.append(file)
+        if by_file:
+            chunk_ids.append(file)
+        else:
+            chunk_ids.extend(documents.chunk_ids)
+        ids.append(np.frombuffer(part.ids, dtype="<i4"))
+        tfs.append(np.frombuffer(part.tfs, dtype="<f8"))
+        postings.append(len(part.ids) // 4)
+        sizes.extend(part.sizes)
+        lengths.extend(part.lengths)
+    total = len(chunk_ids)
+    average = (sum(lengths) / total) if total else 1.0
+    norms = [k1 * (1 - b + b * length / average) for length in lengths]
+    every = ranks[np.concatenate(ids) + np.repeat(bases, postings)] if ids \
+        else np.zeros(0, dtype=np.int64)
+    # Postings in document order; one stable sort by term keeps rows ascending per term.
+    order = np.argsort(every, kind="stable")
+    ordered = every[order]
+    firsts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) \
+        if len(ordered) else np.zeros(0, dtype=np.int64)
+    offsets = np.append(firsts, len(ordered)).astype(np.int64)
+    counts_per_term = np.diff(offsets)
+    term_of = np.repeat(np.arange(len(firsts), dtype=np.int64), counts_per_term)
+    vocab = dict(zip(map(tokens.__getitem__, ordered[firsts].tolist()), range(len(firsts)),
+                     strict=True))
+    # The same double-precision arithmetic as one posting at a time, rounded once (each
+    # document frequency's idf computed once: most terms share a small one).
+    seen, which = np.unique(counts_per_term, return_inverse=True)
+    idf = np.asarray([math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in seen.tolist()],
+                     dtype=np.float64)[which.reshape(-1)]
+    frequency = (np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float64))[order]
+    rows = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)[order]
+    norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
+        else np.zeros(0, dtype=np.float64)
+    saturated = frequency * (k1 + 1) / (frequency + norm)
+    docs = rows.astype(np.int32)
+    impacts = (idf[term_of] * saturated).astype(np.float32)
+    file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
+    return LexicalIndex(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
+                        stemmed=stemmed)

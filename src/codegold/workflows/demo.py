@@ -28,6 +28,7 @@ from codegold.workflows.demo_example import (
     CaseLine,
     DemoOutcome,
     DemoState,
+    check_trusted,
     default_example_dir,
     display,
     example_lines,
@@ -206,14 +207,18 @@ def _render_report(state: DemoState, result: RunResult, results_name: str, verdi
         policy_name=display(state.policy_path), diagnosis=diagnosis_dir))
 
 
-def run_demo(out: Path, *, example: Path | None = None, workers: int = 2,
-             on_step: Callable[[Step], None] | None = None,
+def run_demo(out: Path, *, example: Path | None = None, trust_example: bool = False,
+             workers: int = 2, on_step: Callable[[Step], None] | None = None,
              on_start: Callable[[str], None] | None = None) -> DemoOutcome:
     """Run the whole demo into ``out``; see the module docstring.
 
-    A step that fails (a CodegoldError) is recorded as failed and the steps that need
-    its output are skipped with the reason, so the outcome always says what ran.
+    The example's build_example.py runs as Python code: an ``example`` other than the
+    bundled one is refused unless ``trust_example``. A step that fails (a CodegoldError)
+    is recorded as failed and the steps that need its output are skipped with the
+    reason, so the outcome always says what ran.
     """
+    if example is not None:
+        check_trusted(example, trust_example)
     example = example or default_example_dir()
     if not (example / "build_example.py").is_file():
         raise InputError("the demo needs the example from a source checkout "

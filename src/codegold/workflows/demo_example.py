@@ -1,9 +1,10 @@
-"""The demo's example and what it keeps: the bundled acme-shop folder and its builder,
-the output folder, the state the steps pass along, and the closing summary's records."""
+"""The demo's example and what it keeps: the bundled acme-shop folder and its builder
+(another folder's only when trusted), the output folder, the state the steps pass along, and the closing summary's records."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -60,6 +61,16 @@ class DemoOutcome:
 def default_example_dir() -> Path:
     """``examples/acme-shop`` of the source checkout this codegold runs from."""
     return Path(__file__).resolve().parents[3] / "examples" / "acme-shop"
+
+
+def check_trusted(example: Path, trusted: bool) -> None:
+    """Refuse to execute another folder's build_example.py unless the user said to."""
+    if trusted or os.path.realpath(example) == os.path.realpath(default_example_dir()):
+        return
+    raise InputError("{example} runs the folder's build_example.py as Python code; codegold "
+                     "only runs the bundled example's unless you pass {trust_example} "
+                     "(do so only for code you have read)", path=str(example),
+                     settings=("example", "trust_example"))
 
 
 def load_builder(path: Path) -> ModuleType:

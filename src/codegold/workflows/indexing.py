@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from codegold.errors import InputError
-from codegold.execute import Executor, ExecutorSpec, parse_executor
+from codegold.execute import Executor, ExecutorSpec, open_executor, parse_executor
 from codegold.index.build import build_index, check_store_apart
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many, case_sources
 from codegold.index.many import read_revisions as _read_revisions
-from codegold.index.policy import PathPolicy
-from codegold.model import Case, Manifest
+from codegold.index.policy import PathPolicy, load_policy
+from codegold.model import Case, Manifest, load_cases
 from codegold.retrieve.config import DenseConfig, load_config
 from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
 from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
@@ -51,6 +51,86 @@ def index(request: IndexRequest, progress: BuildProgressFn | None = None) -> Man
                        repository=request.repository, store=chunks)
 
 
+@dataclass(frozen=True)
+class BuildRequest:
+    """``codegold index build``: ``repo`` at one ``revision`` into ``output``, or at many
+    (``revisions``, or every revision ``cases`` pins) into ``output/<commit>``; exactly one
+    of the three. Contradictory settings are refused when the request is made."""
+
+    repo: Path
+    output: Path
+    revision: str | None = None
+    revisions: str | None = None  # a file with one revision per line, or REV,REV,...
+    cases: Path | None = None  # with ``repo`` a folder of clones: each case's repository's
+    store: Path | None = None  # chunk store (many revisions: default output/.chunkstore)
+    no_store: bool = False  # many revisions: each from scratch
+    policy: Path | None = None  # path policy file
+    reuse: Path | None = None  # one revision: an earlier index (default: the one at output)
+    repository: str | None = None  # manifest name
+    embed: bool = False  # also embed every chunk now
+    executor: ExecutorSpec = field(default_factory=lambda: parse_executor("local"))
+
+    def __post_init__(self) -> None:
+        given = [name for name in ("revision", "revisions", "cases")
+                 if getattr(self, name) is not None]
+        if len(given) != 1:
+            named = ", ".join("{" + name + "}" for name in given) or "none"
+            raise InputError(f"index needs exactly one of {{revision}}, {{revisions}} or "
+                             f"{{cases}} (got {named})",
+                             settings=("revision", "revisions", "cases"))
+        if self.store is not None and self.no_store:
+            raise InputError("{store} and {no_store} contradict each other; give one",
+                             settings=("store", "no_store"))
+        if self.revision is not None and self.executor.kind != "local":
+            raise InputError(f"{{executor}} {self.executor} applies to many-revision builds "
+                             "({revisions} or {cases}); a single {revision} builds here",
+                             settings=("executor", "revisions", "cases", "revision"))
+
+
+@dataclass(frozen=True)
+class Built:
+    """The indexes a build wrote (folder and manifest each), and for many revisions what
+    was already there, parsed and reused."""
+
+    indexes: tuple[tuple[Path, Manifest], ...]
+    many: ManyResult | None = None  # None: a single-revision build
+
+
+def build_indexes(request: BuildRequest, caches: PrepareProgress, *,
+                  progress: BuildProgressFn | None = None,
+                  many_progress: ManyProgressFn | None = None) -> Built:
+    """Build what ``request`` names (``progress`` hears one build, ``many_progress`` many),
+    then pay the new indexes' query-time caches (:func:`prepare_caches`, which ``caches``
+    watches)."""
+    policy = load_policy(request.policy) if request.policy is not None else None
+    if request.revision is not None:
+        manifest = index(IndexRequest(repo=request.repo, revision=request.revision,
+                                      output=request.output, policy=policy,
+                                      reuse=request.reuse, repository=request.repository,
+                                      store=request.store), progress=progress)
+        prepare_caches([request.output], caches, embed=request.embed, store=request.store)
+        return Built(indexes=((request.output, manifest),))
+    if request.reuse is not None:
+        raise InputError("{reuse} applies to a single {revision} build; many-revision "
+                         "builds share the chunk store instead", settings=("reuse", "revision"))
+    if request.output.resolve() == request.repo.resolve():
+        raise InputError("{output} is the repository being indexed; a folder of indexes goes "
+                         "beside it or below it (say .codegold/indexes), never the "
+                         "repository itself", path=str(request.output), settings=("output",))
+    sources = (case_revision_sources(request.repo, load_cases(str(request.cases)).cases)
+               if request.cases is not None
+               else revision_sources(request.repo, request.revisions or ""))
+    with open_executor(request.executor) as pool:
+        result = index_many(IndexManyRequest(sources=sources, output=request.output,
+                                             store=request.store, use_store=not request.no_store,
+                                             policy=policy, repository=request.repository),
+                            executor=pool, progress=many_progress)
+        folders = tuple((request.output / str(m.revision), m) for m in result.built)
+        prepare_caches([folder for folder, _ in folders], caches,
+                       embed=request.embed, store=result.store)
+    return Built(indexes=folders, many=result)
+
+
 WarmProgressFn = Callable[[WarmProgress], None]
 
 
@@ -59,11 +139,14 @@ def warm_total(dirs: Sequence[Path]) -> int:
     return len(lexical_engines(load_config())) * len(dirs)
 
 
-def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -> None:
+def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None, *,
+                 store: Path | None = None) -> None:
     """Build, in each of ``dirs``, every BM25 cache the default configuration reads: the
     cost a first query would otherwise pay. ``progress`` hears the engines of all the
-    indexes counted together."""
+    indexes counted together. ``store`` is the chunk store the indexes were built with:
+    files an earlier revision counted there are not counted again."""
     config = load_config()
+    chunks = ChunkStore.open(store) if store is not None else None
     per_index = len(lexical_engines(config))
     total = per_index * len(dirs)
     for number, folder in enumerate(dirs):
@@ -71,19 +154,20 @@ def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None) -
             if progress is not None:
                 progress(replace(event, done=before + event.done, total=total))
 
-        warm_lexical(folder, config, progress=show)
+        warm_lexical(folder, config, progress=show, store=chunks)
 
 
 def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
-                   embed: bool = False) -> None:
+                   embed: bool = False, store: Path | None = None) -> None:
     """Pay the query-time caches of freshly built indexes now: every BM25 engine the
-    default configuration reads, and with ``embed`` every chunk's vector (the full dense
-    pass of :func:`embed`, default embedder and store)."""
+    default configuration reads (from the chunk ``store`` they were built with, when
+    given, for the files it has seen), and with ``embed`` every chunk's vector (the full
+    dense pass of :func:`embed`, default embedder and store)."""
     if not dirs:
         return
     started = time.perf_counter()
     progress.warming(warm_total(dirs))
-    warm_indexes(dirs, progress.warmed_engine)
+    warm_indexes(dirs, progress.warmed_engine, store=store)
     progress.warmed(len(dirs), time.perf_counter() - started)
     if not embed:
         return
@@ -180,7 +264,8 @@ def index_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Case], 
     result = index_many(IndexManyRequest(case_revision_sources(repo, cases), folder),
                         executor=executor, progress=progress)
     if warm:
-        warm_indexes([folder / str(m.revision) for m in result.built], warm_progress)
+        warm_indexes([folder / str(m.revision) for m in result.built], warm_progress,
+                     store=result.store)
     return result
 
 

@@ -32,6 +32,20 @@ class RunProgress(Protocol):
         """One attempt was written (an error attempt included)."""
 
 
+class CacheProgress(Protocol):
+    """What :func:`codegold.workflows.search` tells its watcher when the index lacks BM25
+    caches the query needs and builds them before searching."""
+
+    def building(self, caches: int) -> None:
+        """``caches`` BM25 caches are missing and are built now, once."""
+
+    def built_engine(self, event: WarmProgress) -> None:
+        """One more engine is ready."""
+
+    def built(self) -> None:
+        """Every missing cache is built."""
+
+
 class PrepareProgress(Protocol):
     """What :func:`codegold.workflows.prepare_caches` tells its watcher: the BM25 warm-up,
     then (when asked) the dense pass, each started, moving and finished."""
@@ -55,5 +69,5 @@ class PrepareProgress(Protocol):
         """The dense pass is done."""
 
 
-__all__ = ["BuildProgress", "BuildProgressFn", "EmbedProgress", "EmbedProgressFn",
+__all__ = ["BuildProgress", "BuildProgressFn", "CacheProgress", "EmbedProgress", "EmbedProgressFn",
            "ManyProgress", "ManyProgressFn", "PrepareProgress", "RunProgress", "WarmProgress"]

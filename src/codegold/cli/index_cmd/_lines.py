@@ -1,25 +1,42 @@
 """The lines ``codegold index`` subcommands print: chunks, inventory entries, chunk text,
-and the progress of the caches paid after a build."""
+the indexes a build wrote, and the progress of the caches paid after a build."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from codegold.cli._common import ProgressLine
-from codegold.cli._progress import embed_line, warm_line
+from codegold.cli._progress import RevisionsBar, embed_line, warm_line
 from codegold.index.records import IndexedChunk, InventoryEntry
 from codegold.model import Manifest
 from codegold.plumbing.text import terminal_safe as _safe
 from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
 from codegold.retrieve.warm import WarmProgress
 
+if TYPE_CHECKING:
+    from codegold.workflows.indexing import Built
+
 
 def written(folder: Path, manifest: Manifest) -> str:
     return _safe(f"index written to {folder}: {manifest.repository}@{manifest.revision} "
                  f"build {manifest.index_build_id}, {manifest.files} files, "
                  f"{manifest.chunks} chunks")
+
+
+def say_built(built: Built, output: Path) -> None:
+    """A line per index written, and for many revisions the totals."""
+    for folder, manifest in built.indexes:
+        click.echo(written(folder, manifest))
+    result = built.many
+    if result is None:
+        return
+    store_note = f", chunk store {result.store}" if result.store else ""
+    click.echo(_safe(f"{len(result.built)} indexes built, {len(result.skipped)} already there "
+                     f"in {output}; parsed {result.parsed} files, reused {result.reused}"
+                     f"{store_note}"))
 
 
 def chunk_line(chunk: IndexedChunk) -> str:
@@ -44,10 +61,12 @@ def indent(text: str) -> str:
 
 class CachesShown:
     """Draws :func:`codegold.workflows.prepare_caches`: one bar per phase and, unless
-    quiet, a line on stderr when each is done. :meth:`close` stops an open bar."""
+    quiet, a line on stderr when each is done. :meth:`close` stops an open bar, and
+    ``builds``, the bar of the builds before, ends when the first phase starts."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, builds: RevisionsBar | None = None) -> None:
         self.quiet = quiet
+        self.builds = builds
         self._bar: ProgressLine | None = None
 
     def _open(self, bar: ProgressLine) -> ProgressLine:
@@ -57,6 +76,8 @@ class CachesShown:
         return bar
 
     def close(self) -> None:
+        if self.builds is not None:
+            self.builds.stop()
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
@@ -87,14 +108,3 @@ class CachesShown:
             click.echo(_safe(f"embedded {summary.embedded} texts for {summary.chunks} chunks "
                              f"({summary.reused} already in the store or repeated) with "
                              f"{summary.embedder}; vectors in {summary.store}"), err=True)
-
-
-def prepare_caches(dirs: list[Path], *, quiet: bool, embed: bool = False) -> None:
-    """Pay freshly built indexes' query-time caches now, with progress (see the workflow)."""
-    from codegold import workflows
-
-    shown = CachesShown(quiet)
-    try:
-        workflows.prepare_caches(dirs, shown, embed=embed)
-    finally:
-        shown.close()

@@ -7,14 +7,10 @@ from pathlib import Path
 import click
 
 from codegold import workflows
-from codegold.cli._common import executor_option, guard, handle_errors, quiet_option, start_executor
+from codegold.cli._common import executor_option, guard, handle_errors, quiet_option
 from codegold.cli._progress import RevisionsBar, build_printer
-from codegold.cli.index_cmd._lines import prepare_caches, written
-from codegold.errors import InputError
+from codegold.cli.index_cmd._lines import CachesShown, say_built
 from codegold.execute import parse_executor
-from codegold.index import load_policy
-from codegold.model import load_cases
-from codegold.plumbing.text import terminal_safe as _safe
 
 
 @click.command("build")
@@ -66,52 +62,18 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
       codegold index clones/ --cases swebench.yaml -o indexes/   # clones/owner+name/
       codegold index ~/src/shop --revisions revisions.txt -o indexes/ --executor ray
     """
-    given = [name for name, value in (("--revision", revision), ("--revisions", revisions_spec),
-                                      ("--cases", cases_file)) if value is not None]
-    if len(given) != 1:
-        raise InputError(f"index needs exactly one of --revision, --revisions or --cases "
-                         f"(got {', '.join(given) or 'none'})")
-    if store is not None and no_store:
-        raise InputError("--store and --no-store contradict each other; give one")
-    where = parse_executor(executor)
-    if revision is not None and where.kind != "local":
-        raise InputError(f"--executor {where} applies to many-revision builds (--revisions "
-                         "or --cases); a single --revision builds here")
+    request = workflows.BuildRequest(
+        repo=repo, output=output, revision=revision, revisions=revisions_spec,
+        cases=cases_file, store=store, no_store=no_store, policy=policy, reuse=reuse,
+        repository=repository, embed=embed, executor=parse_executor(executor))
     inputs = (str(policy) if policy else None, str(cases_file) if cases_file else None)
     guard(str(output), *inputs, directory=True)
-    if store is not None:
-        guard(str(store), *inputs, option="--store", directory=True)
-    loaded = load_policy(policy) if policy is not None else None
-    if revision is not None:
-        manifest = workflows.index(
-            workflows.IndexRequest(repo=repo, revision=revision, output=output, policy=loaded,
-                                   reuse=reuse, repository=repository, store=store),
-            progress=build_printer(quiet))
-        prepare_caches([output], quiet=quiet, embed=embed)
-        click.echo(written(output, manifest))
-        return
-    if reuse is not None:
-        raise InputError("--reuse applies to a single --revision build; many-revision "
-                         "builds share the chunk store instead")
-    if output.resolve() == repo.resolve():
-        raise InputError("-o is the repository being indexed; a folder of indexes goes "
-                         "beside it or below it (say .codegold/indexes), never the "
-                         "repository itself", path=str(output))
-    sources = (workflows.case_revision_sources(repo, load_cases(str(cases_file)).cases)
-               if cases_file is not None else workflows.revision_sources(repo, revisions_spec or ""))
+    guard(str(store) if store else None, *inputs, option="--store", directory=True)
     bar = RevisionsBar(quiet)
+    shown = CachesShown(quiet, builds=bar)
     try:
-        result = workflows.index_many(
-            workflows.IndexManyRequest(sources=sources, output=output, store=store,
-                                       use_store=not no_store, policy=loaded,
-                                       repository=repository),
-            executor=start_executor(where), progress=bar)
+        built = workflows.build_indexes(request, shown, progress=build_printer(quiet),
+                                        many_progress=bar)
     finally:
-        bar.stop()
-    prepare_caches([output / str(m.revision) for m in result.built], quiet=quiet, embed=embed)
-    for manifest in result.built:
-        click.echo(written(output / str(manifest.revision), manifest))
-    store_note = f", chunk store {result.store}" if result.store else ""
-    click.echo(_safe(f"{len(result.built)} indexes built, {len(result.skipped)} already there "
-                     f"in {output}; parsed {result.parsed} files, reused {result.reused}"
-                     f"{store_note}"))
+        shown.close()
+    say_built(built, output)

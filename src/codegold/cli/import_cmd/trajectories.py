@@ -1,27 +1,20 @@
-"""``codegold import``: bring other tools' records in as codegold files."""
+"""``codegold import trajectories``: agent trajectories as attempts, one each."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from codegold.cli._common import handle_errors, index_option, json_option, quiet_option
+from codegold.cli._common import guard, handle_errors, index_option, json_option, quiet_option
+from codegold.cli.import_cmd._lines import say_imported
 
 # the format names, without importing the readers before a command runs
 TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code", "otel",
                       "mapped")
 
 
-@click.group("import")
-def command() -> None:
-    """Import other tools' records as codegold files.
-
-    \b
-    Example:
-      codegold import trajectories runs/ --format swe-agent --cases cases.yaml -o attempts.jsonl
-    """
-
-
-@command.command("trajectories")
+@click.command("trajectories")
 @click.argument("sources", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_name", required=True, type=click.Choice(TRAJECTORY_FORMATS),
               help="The agent that wrote the trajectories.")
@@ -72,52 +65,16 @@ def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, ou
       codegold import trajectories session.jsonl --format claude-code --case session-expiry \\
           --cases cases.yaml -o attempts.jsonl
     """
-    from pathlib import Path
-
-    import msgspec
-
-    from codegold.model import encode_attempt, load_cases
-    from codegold.plumbing.fieldpaths import parse_field_map
-    from codegold.plumbing.outputs import guard_output, write_bytes_atomic, write_text_atomic
-    from codegold.trajectories import import_trajectories
-    from codegold.trajectories.formats.mapped import FIELDS
-
+    from codegold.workflows.importing import TrajectoriesRequest, import_trajectories, report_json
     # a folder of trajectories is read whole: an output inside it would be read next time
-    folders = tuple(s for s in sources if Path(s).is_dir())
-    trees = (*folders, index) if index else folders
-    guard_output(output, inputs=(cases_path, *sources, report_path), trees=trees)
-    if report_path is not None:
-        guard_output(report_path, inputs=(cases_path, *sources, output), trees=trees,
-                     option="--report")
-    mapping = parse_field_map(mappings, FIELDS, example="tool=name")
-    result = import_trajectories(
-        sources, format_name=format_name, cases=load_cases(cases_path), case_id=case_id,
-        mapping=mapping, roots=roots, index=index, resolve=resolve,
-        unknown_cases="skip" if skip_unknown else "error")
-    write_bytes_atomic(output, (encode_attempt(a) + b"\n" for a in result.attempts))
-    report = result.report
-    if report_path is not None:
-        write_text_atomic(report_path, msgspec.json.format(
-            msgspec.json.encode(report), indent=2).decode() + "\n")
+    trees = (*(s for s in sources if Path(s).is_dir()), index)
+    guard(output, cases_path, *sources, report_path, trees=trees)
+    guard(report_path, cases_path, *sources, output, trees=trees, option="--report")
+    report = import_trajectories(TrajectoriesRequest(
+        sources=sources, format=format_name, cases=cases_path, output=output, case_id=case_id,
+        mappings=mappings, roots=roots, index=index, resolve=resolve,
+        skip_unknown=skip_unknown, report=report_path))
     if as_json:
-        click.echo(msgspec.json.format(msgspec.json.encode(report), indent=2))
-        return
-    if quiet:
-        return
-    from codegold.plumbing.text import terminal_safe
-
-    for item in report.trajectories:
-        if item.status == "skipped":
-            click.echo(terminal_safe(f"skipped {item.label}: {item.reason}"), err=True)
-            continue
-        click.echo(terminal_safe(
-            f"{item.label} -> {item.case_id}: {item.steps} steps, {item.reads} reads, "
-            f"{item.search_hits} search hits, {item.lines} lines, {item.tokens} tokens, "
-            f"{item.edits} edits" + (f", {item.outside_repo} outside the repository"
-                                     if item.outside_repo else "")), err=True)
-        for why, count in item.skipped_calls.items():
-            click.echo(terminal_safe(f"  passed over {count}: {why}"), err=True)
-        for note in item.notes:
-            click.echo(terminal_safe(f"  note: {note}"), err=True)
-    click.echo(f"wrote {report.imported} attempt(s) to {output}"
-               + (f" ({report.skipped} skipped)" if report.skipped else ""), err=True)
+        click.echo(report_json(report))
+    elif not quiet:
+        say_imported(report, output)
