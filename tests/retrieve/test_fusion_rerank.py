@@ -222,3 +222,18 @@ def test_a_deprecated_copy_is_demoted_unless_named_or_asked_for() -> None:
     assert multipliers(old, asks_for=frozenset(), **common)["deprecated"] == config.deprecated
     assert "deprecated" not in multipliers(old, asks_for=frozenset(), named=True, **common)
     assert "deprecated" not in multipliers(old, asks_for=frozenset({"legacy"}), **common)
+
+
+def test_release_notes_and_changelogs_are_docs_unless_asked_for() -> None:
+    from codegold.retrieve.config import load_config
+    from codegold.retrieve.query import analyze_query
+    from codegold.retrieve.rerank import Categories
+
+    categories = Categories(load_config().rerank.category_patterns)
+    for path in ("release-notes/VERSION-2.x", "release-notes/CREDITS-2.x", "CHANGELOG.md",
+                 "CHANGES.rst", "HISTORY.md", "changelog/1234.bugfix.rst", "pkg/NEWS"):
+        assert "docs" in categories.of_path(path), path
+    for path in ("src/news_feed.py", "src/changes.py", "lib/history.js"):
+        assert "docs" not in categories.of_path(path), path
+    assert "docs" in analyze_query("what does the changelog say about 2.1").asks_for
+    assert "docs" in analyze_query("which release notes mention the new flag").asks_for

@@ -87,7 +87,7 @@ _ASKS = {
     "generated": re.compile(r"\b(generated|codegen|protobuf|pb2)\b"),
     "vendored": re.compile(r"\b(vendor(?:ed)?|third[- ]party)\b"),
     "migration": re.compile(r"\b(migrations?|schema change)\b"),
-    "docs": re.compile(r"\b(docs?|documentation|readme|docstring)\b"),
+    "docs": re.compile(r"\b(docs?|documentation|readme|docstring|change ?logs?|release notes)\b"),
     "benchmark": re.compile(r"\b(bench(?:mark)?(?:s|ing|ed)?|perf(?:ormance)? (?:tests?|suites?))\b"),
     "translation": re.compile(r"\b(translat(?:ion|ions|ed|e)|locales?|i18n|l10n|gettext|catalogues?)\b"),
 }
