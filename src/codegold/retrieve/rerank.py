@@ -105,6 +105,8 @@ def is_deprecated(chunk: IndexedChunk) -> bool:
     whose replacement is the answer."""
     if not chunk.symbol or chunk.role not in ("definition", "declaration"):
         return False
+    if "eprecat" not in chunk.text and "Obsolete" not in chunk.text:
+        return False  # every marker below holds one of the two (most chunks hold neither)
     name = chunk.symbol.replace("::", ".").rsplit(".", 1)[-1]
     if not name:
         return False
