@@ -237,3 +237,15 @@ def test_release_notes_and_changelogs_are_docs_unless_asked_for() -> None:
         assert "docs" not in categories.of_path(path), path
     assert "docs" in analyze_query("what does the changelog say about 2.1").asks_for
     assert "docs" in analyze_query("which release notes mention the new flag").asks_for
+
+
+def test_a_question_for_examples_does_not_push_tests_down() -> None:
+    config = load_config().rerank
+    test = Scored(chunk=_chunk("t", "tests/test_module.py", "test"), score=1.0)
+    factors = [s.factors for s in rerank([test], config=config, intent="examples",
+                                          asks_for=frozenset(), open_file=None)]
+    assert "path:test" not in factors[0]
+    assert factors[0]["role:test"] == config.role_preference["examples"]["test"]
+    general = rerank([test], config=config, intent="general", asks_for=frozenset(),
+                     open_file=None)
+    assert general[0].factors["path:test"] == config.category_penalty["test"]

@@ -136,6 +136,7 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     no_signature: Weight = 0.9
     forwarder: Weight = 1.0
     deprecated: Weight = 1.0
+    example_categories: list[str] = msgspec.field(default_factory=list)
     domain_word_share: Fraction = 0.25
 
 

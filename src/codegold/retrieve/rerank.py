@@ -142,6 +142,9 @@ def multipliers(chunk: IndexedChunk, *, config: RerankConfig, intent: str,
     if role_factor != 1.0:
         factors[f"role:{chunk.role}"] = role_factor
     found = categories.of(chunk)
+    if intent == "examples":
+        # Tests are usage examples: asking for one does not push them down.
+        asks_for = asks_for | frozenset(config.example_categories)
     for category in sorted(found - asks_for):
         penalty = config.category_penalty.get(category, 1.0)
         if penalty != 1.0:
