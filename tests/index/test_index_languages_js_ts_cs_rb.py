@@ -181,7 +181,8 @@ def test_ecmascript_object_literals_of_data_define_nothing() -> None:
 
 
 def test_commonjs_exported_object_literals_define_their_members() -> None:
-    # koa's lib/context.js and lib/request.js: the module's whole API is one literal.
+    # koa's lib/context.js (bound to a name) and lib/request.js (bare): the module's whole
+    # API is one literal.
     named = (b"const proto = module.exports = {\n  inspect () {\n    return 1\n  },\n"
              b"  onerror (err) {\n    throw new TypeError('non-error thrown')\n  },\n"
              b"  get cookies () {\n    return 2\n  }\n}\n")

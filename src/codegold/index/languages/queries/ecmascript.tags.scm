@@ -239,17 +239,11 @@
 (expression_statement (unary_expression argument: (call_expression
   function: (function_expression body: (statement_block) @body)))) @definition.module
 
-; CommonJS modules that export one object literal: `module.exports = { get() {} }` (members
-; unqualified, as the module's users call them) and `const proto = module.exports = {...}`
-; (members proto.get).
+; A CommonJS module's exported literal also bound to a name: `const proto = module.exports
+; = { get() {} }` (koa's context): members proto.get.
 (lexical_declaration (variable_declarator
   name: (identifier) @name
   value: (assignment_expression right: (object) @body))) @definition.object @literal
 (variable_declaration (variable_declarator
   name: (identifier) @name
   value: (assignment_expression right: (object) @body))) @definition.object @literal
-(expression_statement
-  (assignment_expression
-    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
-    right: (object) @body
-    (#eq? @_module "module") (#eq? @_exports "exports")) @definition.object @literal)
