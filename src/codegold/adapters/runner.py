@@ -30,8 +30,8 @@ from codegold.adapters.protocol import RetrievalRequest, Retriever
 from codegold.errors import CodegoldError, DuplicateIndexError, InputError, RetrieverError
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
-from codegold.model._files import MAX_LINE_BYTES, bounded_lines, open_input
 from codegold.model.attempts import redact_attempt
+from codegold.model.io import MAX_LINE_BYTES, bounded_lines, open_input
 from codegold.model.manifest import Manifest
 from codegold.plumbing.outputs import append_locked
 

@@ -15,7 +15,7 @@ from codegold.index.chunkstore import collect_garbage as _collect_garbage
 from codegold.index.many import read_revisions
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, SymbolDef
 from codegold.model import Manifest
-from codegold.model._files import MAX_LINE_BYTES, read_bytes
+from codegold.model.io import MAX_LINE_BYTES, read_bytes
 
 
 @dataclass(frozen=True)
