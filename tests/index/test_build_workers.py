@@ -25,10 +25,11 @@ MakeRepo = Callable[[str], Repo]
 _HANGING_BUILD = """
 import os, sys, time
 import codegold.index.build as build
+import codegold.index.build.chunking as chunking
 def hang(path, data, **kwargs):
     open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
     time.sleep(120)
-build.chunk_file = hang
+chunking.chunk_file = hang
 build.build_index(sys.argv[2], "HEAD", sys.argv[3], jobs=2)
 """
 
@@ -91,10 +92,10 @@ def test_workers_leave_ctrl_c_to_the_parent() -> None:
 
 def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
         make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import codegold.index.build as build_module
+    import codegold.index.build.chunking as chunking_module
 
     repo = _small_repo(make_repo)
-    monkeypatch.setattr(build_module, "chunk_file", _refuse)
+    monkeypatch.setattr(chunking_module, "chunk_file", _refuse)
     with pytest.raises(RuntimeError, match="refused in worker"):
         build_index(repo.path, "HEAD", tmp_path / "index", jobs=2)
     assert [p.name for p in tmp_path.iterdir()] == ["proj"]  # no index, no temporary
@@ -108,7 +109,7 @@ def test_left_to_itself_a_build_forks_only_a_single_threaded_process(
         make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    import codegold.index.build as build_module
+    import codegold.index.build.batching as build_module
 
     repo = make_repo("many")
     repo.commit({f"pkg/mod_{i}.py": f"def f_{i}():\n    return {i}\n" for i in range(70)})
@@ -150,7 +151,7 @@ class _NoFork(ProcessPoolExecutor):
 
 def test_workers_that_cannot_start(make_repo: MakeRepo, tmp_path: Path,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import codegold.index.build as build_module
+    import codegold.index.build.batching as build_module
     import codegold.index.pool as pool_module
 
     repo = make_repo("many")

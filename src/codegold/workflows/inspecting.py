@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codegold.index import IndexReader, chunk_file
-from codegold.index.build import redact_blob
+from codegold.index.build.redaction import redact_blob
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.chunkstore import collect_garbage as _collect_garbage
 from codegold.index.many import read_revisions
