@@ -34,11 +34,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from codegold.execute import available_cpus
 from codegold.index import PathPolicy, build_index
 from codegold.index.build import driver as build_driver
+from codegold.index.build.batching import default_workers
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot
 from codegold.index.grammars import STRUCTURAL_LANGUAGES, parser
-from codegold.index.pool import available_cpus, default_workers
 from codegold.index.store import IndexWriter
 from codegold.model.languages import language_of
 

@@ -1,5 +1,6 @@
 """Reading blobs and chunking them in order: in this process, or in batches on worker
-processes when there are enough files to repay starting them."""
+processes (:class:`~codegold.execute.processes.ProcessExecutor`, in the build's words)
+when there are enough files to repay starting them."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import threading
 from collections.abc import Generator, Iterator
 
 from codegold.errors import CodeIndexError
+from codegold.execute.processes import PoolWording, ProcessExecutor, available_cpus
 from codegold.index.build.chunking import Job, chunk_batch, chunk_blob
 from codegold.index.chunkstore import StoredFile, decode_stored
 from codegold.index.gitsnap import GitSnapshot, TreeEntry
-from codegold.index.pool import OrderedPool, default_workers
 
 
 def one_blob(snapshot: GitSnapshot, sha: str) -> tuple[str, bytes]:
@@ -30,6 +31,16 @@ def expected(wanted: str, sha: str, data: bytes) -> tuple[str, bytes]:
     return sha, data
 
 
+# More processes than this buy little for one build: the parent (git, SQLite) becomes the
+# bottleneck, and each worker holds its own parsers and caches.
+MAX_WORKERS = 8
+# What the build calls its workers' failures.
+CHUNKING_WORKERS = PoolWording(
+    cannot_start="cannot start {workers} chunking worker processes: {error}; build with "
+                 "fewer workers (jobs=1 uses none)",
+    died="a chunking worker process died (killed, or out of memory?); build again with "
+         "fewer workers (jobs=1 uses none)",
+    error=CodeIndexError)
 # Below this many files to parse, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 64
 # A batch sent to a worker: enough files to amortise the hand-over, few enough files
@@ -37,6 +48,11 @@ PARALLEL_MIN_FILES = 64
 # bounded.
 BATCH_FILES = 32
 BATCH_BYTES = 1 << 20
+
+
+def default_workers() -> int:
+    """Worker processes for a build when the caller names none."""
+    return max(1, min(MAX_WORKERS, available_cpus()))
 
 
 def workers_for(jobs: int | None, files: int) -> int:
@@ -49,20 +65,20 @@ def workers_for(jobs: int | None, files: int) -> int:
     return default_workers()
 
 
-def start_pool(workers: int, *, insisted: bool) -> OrderedPool | None:
+def start_pool(workers: int, *, insisted: bool) -> ProcessExecutor | None:
     """Worker processes, or None to chunk in this process: when one worker would do, or
     when they cannot start and the caller left the number to the build."""
     if workers <= 1:
         return None
     try:
-        return OrderedPool(workers)
+        return ProcessExecutor(workers, wording=CHUNKING_WORKERS)
     except CodeIndexError:
         if insisted:
             raise
         return None
 
 
-def parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | None, *,
+def parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: ProcessExecutor | None, *,
           redact: bool = True) -> Generator[tuple[StoredFile, bytes | None], None, None]:
     """Chunk ``items`` in order: here, or in ``pool``'s workers (then with each result's
     encoded form, ready for the chunk store)."""
@@ -93,7 +109,7 @@ def parse(snapshot: GitSnapshot, items: list[TreeEntry], pool: OrderedPool | Non
             if batch:
                 yield batch
 
-        with contextlib.closing(pool.map(chunk_batch, batches())) as results:
+        with contextlib.closing(pool.ordered(chunk_batch, batches())) as results:
             for payloads in results:
                 for payload in payloads:
                     yield decode_stored(payload), payload
