@@ -34,11 +34,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from codegold.execute import available_cpus
 from codegold.index import PathPolicy, build_index
-from codegold.index import build as build_module
+from codegold.index.build import driver as build_driver
+from codegold.index.build.batching import default_workers
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot
 from codegold.index.grammars import STRUCTURAL_LANGUAGES, parser
-from codegold.index.pool import available_cpus, default_workers
 from codegold.index.store import IndexWriter
 from codegold.model.languages import language_of
 
@@ -187,7 +188,7 @@ def main(argv: list[str]) -> int:
 
         # Re-index after a one-file change: mark one indexed file's blob as changed in the
         # previous index's eyes, so exactly one file is re-parsed and the rest copied.
-        original = build_module._previous_blobs
+        original = build_driver.previous_blobs
 
         def one_changed(source: Path, explicit: bool, redact: bool = True
                         ) -> dict[str, str] | None:
@@ -197,13 +198,13 @@ def main(argv: list[str]) -> int:
                 blobs[victim] = "0" * 40
             return blobs
 
-        build_module._previous_blobs = one_changed  # type: ignore[assignment]
+        build_driver.previous_blobs = one_changed  # type: ignore[assignment]
         try:
             started = time.perf_counter()
             build_index(repo, revision, out)
             again_s = time.perf_counter() - started
         finally:
-            build_module._previous_blobs = original  # type: ignore[assignment]
+            build_driver.previous_blobs = original  # type: ignore[assignment]
         print(f"re-index after one-file change: {again_s:.2f} s = "
               f"{100 * again_s / full_s:.1f} % of full (target <= 10 %)")
         if not ns.skip_lexical:

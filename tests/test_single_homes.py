@@ -1,5 +1,6 @@
 """Shared ideas have one home each, enforced like the layering: running programs,
-replacing files and folders, naming clones, telling identifiers from prose."""
+replacing files and folders, pools of threads and processes, naming clones, telling
+identifiers from prose."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ PROGRAMS = {"plumbing/git.py", "plumbing/process.py"}
 # swap, and the index output folders' build lock and leftover temporaries (outdir only
 # names and removes them; swaps go through plumbing.outputs.swap_folder).
 RENAMES = {"plumbing/outputs.py"}
+# Pools of threads or processes live in codegold.execute (one executor family: local,
+# threads, ordered processes, Ray). Elsewhere nothing imports multiprocessing, and from
+# concurrent.futures only ``Future`` (a one-shot result box one thread fills for another,
+# as the MCP client's event-loop thread does) and nothing that runs work.
+POOLS = "execute/"
+_FUTURE_NAMES = {"Future"}
 _PROGRAM_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "execvp"),
                   ("os", "spawnv"), ("os", "fork"), ("os", "posix_spawn")}
 _RENAME_CALLS = {("os", "replace"), ("os", "rename"), ("os", "renames"), ("shutil", "move")}
@@ -65,6 +72,40 @@ def test_only_plumbing_outputs_renames_into_place() -> None:
                 # str.replace takes two arguments; Path.replace(target) one
                 problems.append(f"{rel}:{node.lineno} replaces a path")
     assert not problems, "\n".join(problems)
+
+
+def _pool_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """``(line, what)`` for each import of a pool: anything from multiprocessing, and
+    anything from concurrent.futures but ``Future``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names
+                      if alias.name.split(".")[0] in ("multiprocessing", "concurrent")]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            top = node.module.split(".")[0]
+            names = {alias.name for alias in node.names}
+            if top == "multiprocessing" or (top == "concurrent" and (
+                    node.module != "concurrent.futures" or names - _FUTURE_NAMES)):
+                found += [(node.lineno, f"{node.module}.{name}") for name in sorted(names)
+                          if top == "multiprocessing" or name not in _FUTURE_NAMES]
+    return found
+
+
+def test_pools_of_threads_and_processes_live_in_execute() -> None:
+    problems = [f"{rel}:{line} imports {what}" for rel, tree in _modules()
+                if not rel.startswith(POOLS) for line, what in _pool_imports(tree)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_pool_rule_tells_a_pool_from_a_future() -> None:
+    sample = ast.parse("from concurrent.futures import Future, ThreadPoolExecutor\n"
+                       "import multiprocessing.pool\n"
+                       "from concurrent.futures import Future\n"
+                       "from multiprocessing import get_context\n")
+    assert _pool_imports(sample) == [(1, "concurrent.futures.ThreadPoolExecutor"),
+                                     (2, "multiprocessing.pool"),
+                                     (4, "multiprocessing.get_context")]
 
 
 def test_identifier_rules_live_in_model_identifiers() -> None:

@@ -65,7 +65,7 @@ def test_awkward_content_in_workers_gives_the_one_process_rows(tmp_path: Path) -
 
 _SLOW_BUILD = CODE.replace("main()", "") + """
 import os, sys, time
-import codegold.index.build as build
+import codegold.index.build.chunking as build
 original = build.chunk_file
 def slow(path, data, **kwargs):
     open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w").close()

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
-import codegold.index.build as build_module
+import codegold.index.build.chunking as chunking_module
+import codegold.index.build.reuse as reuse_module
+import codegold.index.build.stamps as stamps_module
 import codegold.index.chunker as chunker_module
 from codegold.errors import CodeIndexError, InputError
 from codegold.index import build_index
@@ -83,8 +85,10 @@ def _pinned_versions(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real chunker version fingerprints the chunker's sources, so any edit to them
     # would move every digest; pinned, only a change in rows does.
     monkeypatch.setattr(chunker_module, "CHUNKER_VERSION", PINNED)
-    monkeypatch.setattr(build_module, "CHUNKER_VERSION", PINNED)
-    monkeypatch.setattr(build_module, "__version__", PINNED)
+    # the build's homes of both: what it stamps, and what it may reuse
+    monkeypatch.setattr(stamps_module, "CHUNKER_VERSION", PINNED)
+    monkeypatch.setattr(reuse_module, "CHUNKER_VERSION", PINNED)
+    monkeypatch.setattr(stamps_module, "__version__", PINNED)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
 
 
@@ -232,13 +236,13 @@ def _die_on_handlers(path: str, data: bytes, **kwargs: str) -> object:
     return _ORIGINAL_CHUNK_FILE(path, data, **kwargs)
 
 
-_ORIGINAL_CHUNK_FILE = build_module.chunk_file
+_ORIGINAL_CHUNK_FILE = chunking_module.chunk_file
 
 
 def test_a_dead_worker_is_one_clear_error_and_leaves_no_index(
         example_and_awkward: Sources, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Workers fork after the patch, so the one that gets handlers.py kills itself.
-    monkeypatch.setattr(build_module, "chunk_file", _die_on_handlers)
+    monkeypatch.setattr(chunking_module, "chunk_file", _die_on_handlers)
     out = tmp_path / "index"
     with pytest.raises(CodeIndexError, match="worker process died"):
         _build(example_and_awkward, "awkward", "awkward_first", out, jobs=2)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from codegold.errors import CodeIndexError
+from codegold.execute.processes import ProcessExecutor
 from codegold.index import build_index
-from codegold.index.pool import OrderedPool
 from gitrepo import Repo
 
 MakeRepo = Callable[[str], Repo]
@@ -25,10 +25,11 @@ MakeRepo = Callable[[str], Repo]
 _HANGING_BUILD = """
 import os, sys, time
 import codegold.index.build as build
+import codegold.index.build.chunking as chunking
 def hang(path, data, **kwargs):
     open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
     time.sleep(120)
-build.chunk_file = hang
+chunking.chunk_file = hang
 build.build_index(sys.argv[2], "HEAD", sys.argv[3], jobs=2)
 """
 
@@ -76,25 +77,12 @@ def test_workers_exit_when_the_build_process_is_killed(make_repo: MakeRepo,
     assert time.monotonic() - started < 20
 
 
-def test_workers_leave_ctrl_c_to_the_parent() -> None:
-    # Whatever the test runner set, the parent handles Ctrl-C here; forked workers would
-    # inherit that handler unless they ignore the signal themselves.
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with OrderedPool(2) as pool:
-            handlers = list(pool.map(signal.getsignal, [signal.SIGINT, signal.SIGINT]))
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert handlers == [signal.SIG_IGN, signal.SIG_IGN]
-
-
 def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
         make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import codegold.index.build as build_module
+    import codegold.index.build.chunking as chunking_module
 
     repo = _small_repo(make_repo)
-    monkeypatch.setattr(build_module, "chunk_file", _refuse)
+    monkeypatch.setattr(chunking_module, "chunk_file", _refuse)
     with pytest.raises(RuntimeError, match="refused in worker"):
         build_index(repo.path, "HEAD", tmp_path / "index", jobs=2)
     assert [p.name for p in tmp_path.iterdir()] == ["proj"]  # no index, no temporary
@@ -108,18 +96,18 @@ def test_left_to_itself_a_build_forks_only_a_single_threaded_process(
         make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    import codegold.index.build as build_module
+    import codegold.index.build.batching as build_module
 
     repo = make_repo("many")
     repo.commit({f"pkg/mod_{i}.py": f"def f_{i}():\n    return {i}\n" for i in range(70)})
     pools: list[int] = []
-    original = build_module.OrderedPool
+    original = build_module.ProcessExecutor
 
-    def recording(workers: int) -> OrderedPool:
+    def recording(workers: int, **kwargs: Any) -> ProcessExecutor:
         pools.append(workers)
-        return original(workers)
+        return original(workers, **kwargs)
 
-    monkeypatch.setattr(build_module, "OrderedPool", recording)
+    monkeypatch.setattr(build_module, "ProcessExecutor", recording)
     monkeypatch.setattr(build_module, "default_workers", lambda: 2)
     # This process alone: a thread an earlier test in the same worker left (a reader
     # waiting on a pipe, a test server) must not decide this half.
@@ -150,8 +138,8 @@ class _NoFork(ProcessPoolExecutor):
 
 def test_workers_that_cannot_start(make_repo: MakeRepo, tmp_path: Path,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import codegold.index.build as build_module
-    import codegold.index.pool as pool_module
+    import codegold.execute.processes as pool_module
+    import codegold.index.build.batching as build_module
 
     repo = make_repo("many")
     repo.commit({f"pkg/mod_{i}.py": f"def f_{i}():\n    return {i}\n" for i in range(70)})

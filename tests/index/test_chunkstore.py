@@ -12,6 +12,7 @@ import pytest
 from codegold.errors import InputError
 from codegold.index import IndexReader, build_index
 from codegold.index import build as build_module
+from codegold.index.build import chunking as chunking_module
 from codegold.index.chunkstore import ChunkStore, used_keys
 from gitrepo import Repo, git
 
@@ -28,13 +29,13 @@ FILES: dict[str, str | bytes] = {
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     parsed: list[str] = []
-    original = build_module.chunk_file
+    original = chunking_module.chunk_file
 
     def counting(path: str, data: bytes, **kwargs: str) -> object:
         parsed.append(path)
         return original(path, data, **kwargs)
 
-    monkeypatch.setattr(build_module, "chunk_file", counting)
+    monkeypatch.setattr(chunking_module, "chunk_file", counting)
     return parsed
 
 

@@ -15,6 +15,8 @@ from codegold.cli.main import cli
 from codegold.errors import CodeIndexError, InputError
 from codegold.index import IndexReader, PathPolicy, build_index, code_tokens
 from codegold.index import build as build_module
+from codegold.index.build import chunking as chunking_module
+from codegold.index.build import driver as driver_module
 from codegold.index.store import IndexWriter
 from gitrepo import Repo, git
 
@@ -127,7 +129,7 @@ def test_crash_during_rebuild_keeps_previous_index(repo: Repo, tmp_path: Path,
     def failing(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(build_module, "_write_manifest", failing)
+    monkeypatch.setattr(driver_module, "write_manifest", failing)
     with pytest.raises(RuntimeError):
         build_index(repo.path, "main", out, policy=PathPolicy(max_bytes=5))
     with IndexReader.open(out) as reader:
@@ -151,19 +153,19 @@ def test_incremental_build_parses_only_changed_files(repo: Repo, tmp_path: Path,
     build_index(repo.path, "main", old)
     repo.commit({"server/server.go": (FIXTURES / "server.go").read_text() + "\n// more\n"})
     parsed: list[str] = []
-    original = build_module.chunk_file
+    original = chunking_module.chunk_file
 
     def counting(path: str, data: bytes, **kwargs: str) -> object:
         parsed.append(path)
         return original(path, data, **kwargs)
 
-    monkeypatch.setattr(build_module, "chunk_file", counting)
+    monkeypatch.setattr(chunking_module, "chunk_file", counting)
     progress: list[build_module.BuildProgress] = []
     new = tmp_path / "new"
     manifest = build_index(repo.path, "main", new, reuse_from=old, progress=progress.append)
     assert parsed == ["server/server.go"]
     assert progress[-1].stage == "done" and progress[-1].reused > 0
-    monkeypatch.setattr(build_module, "chunk_file", original)
+    monkeypatch.setattr(chunking_module, "chunk_file", original)
     full = build_index(repo.path, "main", tmp_path / "full")
     assert manifest.index_build_id == full.index_build_id
     with IndexReader.open(new) as a, IndexReader.open(tmp_path / "full") as b:

@@ -444,6 +444,33 @@ def test_fingerprint_covers_query_files(monkeypatch: pytest.MonkeyPatch) -> None
     assert fingerprint.chunker_fingerprint() != before
 
 
+
+def test_fingerprint_leaves_out_the_build_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build moves rows around without changing them: none of ``index/build/`` (nor
+    the executors it uses) may move the chunker version when it is edited."""
+    from importlib import resources
+
+    from codegold.index import fingerprint
+
+    read: list[str] = []
+    real = resources.files
+
+    class Recording:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def joinpath(self, name: str) -> object:
+            read.append(name)
+            return self.inner.joinpath(name)  # type: ignore[attr-defined]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(fingerprint.resources, "files", lambda pkg: Recording(real(pkg)))
+    fingerprint.chunker_fingerprint()
+    assert "chunker.py" in read
+    assert not [name for name in read if name.startswith(("build", "pool"))]
+
 class _Bytes:
     def __init__(self, data: bytes) -> None:
         self.data = data

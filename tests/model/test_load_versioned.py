@@ -10,7 +10,7 @@ import pytest
 
 from codegold.errors import SchemaError
 from codegold.model import load_versioned
-from codegold.model._files import MAX_ALIAS_NODES, MAX_DEPTH
+from codegold.model.io import MAX_ALIAS_NODES, MAX_DEPTH
 
 
 class _Item(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

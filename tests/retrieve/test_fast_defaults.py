@@ -110,7 +110,7 @@ def test_reindexing_the_same_build_keeps_every_cache(fixture_repo: tuple[Path, s
 def test_a_planted_cache_link_is_never_carried(fixture_repo: tuple[Path, str],
                                                tmp_path: Path) -> None:
     from codegold.errors import InputError
-    from codegold.index.build import _carry_caches
+    from codegold.index.build.reuse import carry_caches
 
     repo, revision = fixture_repo
     out = tmp_path / "idx"
@@ -127,7 +127,7 @@ def test_a_planted_cache_link_is_never_carried(fixture_repo: tuple[Path, str],
     (out / "dense" / "store").symlink_to(elsewhere, target_is_directory=True)
     built = tmp_path / "built"
     built.mkdir()
-    assert _carry_caches(out, built, "another build") == []
+    assert carry_caches(out, built, "another build") == []
     assert not (built / "dense").exists() and (out / "dense" / "store").is_symlink()
     build_index(repo, revision, out)
     assert not (out / "dense" / "store").exists()  # gone with the old index, target kept

@@ -14,8 +14,8 @@ import msgspec
 
 from codegold.errors import RetrieverError, SchemaError
 from codegold.model import Chunk, Context, Manifest
-from codegold.model._files import MAX_DEPTH, check_depth
 from codegold.model.attempts import MAX_CHUNKS, chunk_count_problem, too_many_chunks
+from codegold.model.io import MAX_DEPTH, check_depth
 
 PROTOCOL_FORMAT = 1
 

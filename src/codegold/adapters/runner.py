@@ -17,9 +17,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -28,10 +27,11 @@ import msgspec
 
 from codegold.adapters.protocol import RetrievalRequest, Retriever
 from codegold.errors import CodegoldError, DuplicateIndexError, InputError, RetrieverError
+from codegold.execute.threads import ThreadExecutor
 from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.model import Attempt, Case, Query, decode_attempt, encode_attempt
-from codegold.model._files import MAX_LINE_BYTES, bounded_lines, open_input
 from codegold.model.attempts import redact_attempt
+from codegold.model.io import MAX_LINE_BYTES, bounded_lines, open_input
 from codegold.model.manifest import Manifest
 from codegold.plumbing.outputs import append_locked
 
@@ -342,14 +342,10 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
             for item in todo:
                 one(item)
         else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                in_flight: deque[Future[None]] = deque()
-                for item in todo:
-                    if len(in_flight) >= workers * 4:
-                        in_flight.popleft().result()
-                    in_flight.append(pool.submit(one, item))
-                while in_flight:
-                    in_flight.popleft().result()
+            # at most four cases per thread in flight; each records its own attempt
+            with ThreadExecutor(workers, window=4 * workers) as threads:
+                for _ in threads.ordered(one, todo):
+                    pass
     return RunSummary(run_id=rid, written=counts["written"],
                       skipped=len(case_list) * repeat - todo_count,
                       errors=counts["errors"], seconds=round(time.perf_counter() - started, 3),

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from codegold.errors import InputError
-from codegold.model._files import MAX_DEPTH, MAX_JSON_BYTES, check_depth, read_bytes
+from codegold.model.io import MAX_DEPTH, MAX_JSON_BYTES, check_depth, read_bytes
 
 
 def _decode(data: bytes, path: str, line: int | None, what: str) -> Any:

@@ -13,7 +13,7 @@ from collections import Counter
 
 from codegold.curate.changes import file_at, git_output
 from codegold.curate.stanza import yaml_comments, yaml_text
-from codegold.index.build import repository_name
+from codegold.index.build.naming import repository_name
 from codegold.index.chunker import chunk_file
 from codegold.index.gitsnap import GitSnapshot
 from codegold.model.languages import language_of

@@ -66,7 +66,7 @@ MAX_NAMES_FILE_BYTES = 1024**2
 def read_names(path: str | None, given: Iterable[str] = ()) -> tuple[str, ...]:
     """User names to scrub: ``given`` and one per line of ``path``, each checked to be a
     name (a short line of text), so a stray file can never become a giant pattern."""
-    from codegold.model._files import decode_text, read_bytes
+    from codegold.model.io import decode_text, read_bytes
 
     lines: list[tuple[str, str | None, int | None]] = [(n, None, None) for n in given]
     if path is not None:

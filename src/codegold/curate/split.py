@@ -11,8 +11,8 @@ import msgspec
 
 from codegold.errors import InputError
 from codegold.model import Case
-from codegold.model._files import load_structured
 from codegold.model.cases import PriorLabel
+from codegold.model.io import load_structured
 
 SPLITS = ("train", "heldout")
 

@@ -41,7 +41,7 @@ from codegold.errors import InputError, SchemaError
 from codegold.index.outdir import remove_stale_temps, temp_name
 from codegold.index.records import InventoryEntry, SymbolDef
 from codegold.model import Attempt, CaseResult, EvidenceGroup, RunResult, iter_attempts
-from codegold.model._files import decode_json
+from codegold.model.io import decode_json
 from codegold.plumbing.outputs import swap_folder
 from codegold.plumbing.secrets import redact_struct
 

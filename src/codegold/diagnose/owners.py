@@ -29,7 +29,7 @@ import msgspec
 from msgspec import Meta
 
 from codegold.diagnose.causes import CAUSE_BY_NAME
-from codegold.model._files import load_versioned
+from codegold.model.io import load_versioned
 
 Team = Annotated[str, Meta(pattern=r"\S", description="a team name")]
 if TYPE_CHECKING:

@@ -1,8 +1,8 @@
-"""The executor interface and the in-process implementation."""
+"""The executor interfaces and the in-process implementation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
 from codegold.errors import (
@@ -40,6 +40,19 @@ class Executor(Protocol):
         ...
 
 
+class OrderedExecutor(Executor, Protocol):
+    """An executor that also streams: :meth:`ordered` takes jobs from a lazy iterable,
+    keeps at most ``window`` in flight (memory bounded however many jobs there are) and
+    yields each result in submission order; a job's exception is raised in the caller
+    and the jobs not yet started are abandoned. :class:`LocalExecutor`,
+    :class:`~codegold.execute.threads.ThreadExecutor` and
+    :class:`~codegold.execute.processes.ProcessExecutor` are ordered executors."""
+
+    def ordered(self, fn: Callable[[T], R], jobs: Iterable[T], *, window: int | None = None
+                ) -> Generator[R, None, None]:
+        ...
+
+
 class LocalExecutor:
     """Each job in this process, one after another, in order."""
 
@@ -50,6 +63,11 @@ class LocalExecutor:
             ) -> Iterator[tuple[int, R]]:
         for position, job in enumerate(jobs):
             yield position, fn(job)
+
+    def ordered(self, fn: Callable[[T], R], jobs: Iterable[T], *, window: int | None = None
+                ) -> Generator[R, None, None]:
+        for job in jobs:
+            yield fn(job)
 
     def close(self) -> None:
         return None

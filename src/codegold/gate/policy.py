@@ -30,7 +30,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import InputError, SchemaError
-from codegold.model._files import LoadedDocument, load_versioned, located_error
+from codegold.model.io import LoadedDocument, load_versioned, located_error
 from codegold.model.metrics import Metric, metric_names, parse_metric
 
 POLICY_FORMAT = 1

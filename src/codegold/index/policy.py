@@ -147,7 +147,7 @@ def load_policy(path: str | Path) -> PathPolicy:
     ``secrets: true`` (the default) to leave secret-bearing files out and redact secret
     values in what is stored.
     """
-    from codegold.model._files import load_versioned
+    from codegold.model.io import load_versioned
 
     loaded = load_versioned(path, PolicyFileSpec, what="path policy",
                             hint="see `codegold schema index-policy`")

@@ -3,7 +3,6 @@
 This package imports no other part of codegold.
 """
 
-from codegold.model._files import Loaded, load_versioned
 from codegold.model.attempts import (
     Attempt,
     Chunk,
@@ -15,6 +14,7 @@ from codegold.model.attempts import (
     iter_attempts,
 )
 from codegold.model.cases import ROLES, Case, CaseSet, Context, EvidenceGroup, Target, load_cases
+from codegold.model.io import Loaded, load_versioned
 from codegold.model.manifest import (
     ChunkerInfo,
     EmbedderInfo,

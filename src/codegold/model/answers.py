@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import MAX_DEPTH, bounded_lines, open_input, split_validation_error
+from codegold.model.io import MAX_DEPTH, bounded_lines, open_input, split_validation_error
 
 ANSWERS_FORMAT = 1
 Verdict = Literal["pass", "fail", "unknown"]

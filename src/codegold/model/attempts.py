@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import (
+from codegold.model.io import (
     MAX_DEPTH,
     bounded_lines,
     check_depth,

@@ -16,7 +16,7 @@ import msgspec
 from msgspec import Meta
 
 from codegold.errors import SchemaError
-from codegold.model._files import Loaded, load_versioned
+from codegold.model.io import Loaded, load_versioned
 
 ROLES: tuple[str, ...] = (
     "definition",

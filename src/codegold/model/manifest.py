@@ -56,7 +56,7 @@ class Manifest(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
 
 def load_manifest(path: str | Path) -> Manifest:
     """Read a ``manifest.json``; any mistake is a SchemaError naming the file and field."""
-    from codegold.model._files import load_versioned
+    from codegold.model.io import load_versioned
 
     return load_versioned(path, Manifest, what="index manifest",
                           hint="see `codegold schema manifest`").value

@@ -224,7 +224,7 @@ def write_results(result: RunResult, path: str) -> None:
 
 def load_results(path: str) -> RunResult:
     from codegold.errors import SchemaError
-    from codegold.model._files import (
+    from codegold.model.io import (
         MAX_JSON_BYTES,
         decode_json,
         read_bytes,

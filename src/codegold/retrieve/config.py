@@ -19,8 +19,8 @@ import yaml
 from msgspec import Meta
 
 from codegold.errors import InputError, SchemaError
-from codegold.model._files import load_versioned, split_validation_error
 from codegold.model.cases import Role
+from codegold.model.io import load_versioned, split_validation_error
 from codegold.model.paths import PathPattern
 
 CONFIG_FORMAT = 1

@@ -23,7 +23,7 @@ import msgspec
 
 from codegold.errors import InputError
 from codegold.model import Attempt, Case, CaseSet, Query
-from codegold.model._files import read_bytes
+from codegold.model.io import read_bytes
 from codegold.plumbing.fieldpaths import dig
 from codegold.plumbing.secrets import redact_struct
 from codegold.trajectories.formats import FORMATS

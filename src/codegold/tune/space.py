@@ -15,7 +15,7 @@ from typing import Any, Literal
 import msgspec
 
 from codegold.errors import InputError
-from codegold.model._files import load_versioned
+from codegold.model.io import load_versioned
 
 SPACE_FORMAT = 1
 

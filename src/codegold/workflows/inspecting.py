@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codegold.index import IndexReader, chunk_file
-from codegold.index.build import redact_blob
+from codegold.index.build.redaction import redact_blob
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.chunkstore import collect_garbage as _collect_garbage
 from codegold.index.many import read_revisions
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, SymbolDef
 from codegold.model import Manifest
-from codegold.model._files import MAX_LINE_BYTES, read_bytes
+from codegold.model.io import MAX_LINE_BYTES, read_bytes
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from codegold.errors import SchemaError
-from codegold.model._files import MAX_DEPTH, check_depth
+from codegold.model.io import MAX_DEPTH, check_depth
 from codegold.trajectories.records import ToolCall
 
 MAX_OBSERVATION_CHARS = 1_000_000

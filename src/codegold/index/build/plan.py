@@ -1,0 +1,86 @@
+"""The build's plan: what happens to each path of the tree, decided before any content
+is read. A path is either *unread* (an inventory entry written as is: excluded by the
+policy or for a secret in its name, an unindexable name, a submodule, a symlink) or one of
+three actions: ``copy`` (its rows come with the previous index), ``store`` (read back from
+the chunk store) or ``read`` (its blob is chunked)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codegold.index.build.naming import display_name, name_problem
+from codegold.index.build.redaction import path_secret
+from codegold.index.categories import categorize
+from codegold.index.chunkstore import ChunkStore
+from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, TreeEntry
+from codegold.index.policy import PathPolicy
+from codegold.index.records import InventoryEntry
+from codegold.model.languages import language_of
+
+
+@dataclass
+class Plan:
+    """``actions`` in tree order, one of ``read``, ``copy`` or ``store`` each; ``unread``
+    the paths decided without reading their content."""
+
+    actions: list[tuple[TreeEntry, str]] = field(default_factory=list)
+    unread: list[InventoryEntry] = field(default_factory=list)
+
+    def paths(self, action: str) -> list[str]:
+        return [item.path for item, which in self.actions if which == action]
+
+    def items(self, action: str) -> list[TreeEntry]:
+        return [item for item, which in self.actions if which == action]
+
+
+def entry_without_content(item: TreeEntry, fate: str, reason: str) -> InventoryEntry:
+    language = language_of(item.path)
+    category = categorize(item.path, b"", language)
+    return InventoryEntry(path=item.path, blob_sha=item.sha, size=item.size, language=language,
+                          category=category, fate=fate, reason=reason, chunker=None, chunks=0)
+
+
+def plan_build(entries: list[TreeEntry], policy: PathPolicy, previous: dict[str, str] | None,
+               store: ChunkStore | None) -> Plan:
+    """Decide each entry of the tree: ``previous`` maps reusable paths to their blob sha,
+    ``store`` is the chunk store consulted (None: none)."""
+    plan = Plan()
+    taken = {item.path for item in entries}
+    for item in entries:
+        problem = name_problem(item.path)
+        hidden = path_secret(item.path) if policy.secrets else None
+        if hidden and problem is None:
+            shown, reason = hidden
+            if shown not in taken:
+                taken.add(shown)
+                plan.unread.append(entry_without_content(
+                    TreeEntry(shown, item.mode, item.object_type, item.sha, item.size),
+                    "excluded", reason))
+        elif problem is not None:
+            shown = display_name(item.path)
+            if shown not in taken:  # an escaped name never shadows a real path
+                taken.add(shown)
+                plan.unread.append(entry_without_content(
+                    TreeEntry(shown, item.mode, item.object_type, item.sha, item.size),
+                    "skipped", f"file name {problem}: not indexed (shown escaped)"))
+        elif item.mode == MODE_GITLINK:
+            plan.unread.append(entry_without_content(
+                item, "skipped", f"submodule (commit {item.sha[:12]}): not followed"))
+        elif item.mode == MODE_SYMLINK:
+            plan.unread.append(entry_without_content(item, "skipped", "symlink: never followed"))
+        elif item.object_type != "blob":
+            plan.unread.append(entry_without_content(item, "skipped",
+                                                     f"{item.object_type} entry"))
+        else:
+            exclusion = policy.exclusion(item.path, item.size)
+            if exclusion is not None:
+                plan.unread.append(entry_without_content(item, "excluded", exclusion))
+                continue
+            reusable = previous is not None and previous.get(item.path) == item.sha
+            if reusable:
+                plan.actions.append((item, "copy"))
+            elif store is not None and store.has(item.path, item.sha):
+                plan.actions.append((item, "store"))
+            else:
+                plan.actions.append((item, "read"))
+    return plan
