@@ -22,8 +22,16 @@ Rules (documented in docs/concepts.md):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from codegold.model import Chunk, Target
-from codegold.model.paths import PathPattern, PatternMode, is_canonical, normalize_path
+from codegold.model.paths import (
+    PathPattern,
+    PatternMode,
+    all_canonical,
+    is_canonical,
+    normalize_path,
+)
 
 
 def file_matches(pattern: str, path: str) -> bool:
@@ -95,6 +103,25 @@ class GroupMatcher:
     def may_match(self, path: str) -> bool:
         """Cheap pre-check on a raw chunk path; False means :meth:`satisfied` is empty."""
         return self.has_globs or path in self._exact or not is_canonical(path)
+
+    def candidates(self, chunks: Sequence[Chunk]) -> Sequence[int]:
+        """Positions (0-based, ascending) of the chunks :meth:`may_match` lets through:
+        :meth:`satisfied` is empty for every other one. Most rankings hold no chunk of a
+        gold file, and then this is a few passes over their paths, not a call per chunk."""
+        if self.has_globs:
+            return range(len(chunks))
+        exact = self._exact
+        paths = [chunk.file for chunk in chunks]
+        if all_canonical(paths):
+            # Each path is as given: the positions of the gold paths among them.
+            positions: list[int] = []
+            for path in exact.keys() & paths:
+                at = -1
+                for _ in range(paths.count(path)):
+                    at = paths.index(path, at + 1)
+                    positions.append(at)
+            return sorted(positions)
+        return [at for at, path in enumerate(paths) if path in exact or not is_canonical(path)]
 
     def satisfied(self, chunk: Chunk) -> set[int]:
         """Indices of the groups this chunk satisfies."""

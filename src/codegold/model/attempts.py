@@ -177,10 +177,18 @@ response) may hold: no answer stage reads more, and millions of tiny chunks in o
 would cost gigabytes to decode."""
 
 
+_CHUNK_KEY = b'"chunk_id"'
+# Shorter than this, a line cannot name more than two answers' worth of chunks.
+_FEWEST_BYTES_OVER = (2 * MAX_CHUNKS + 1) * len(_CHUNK_KEY)
+
+
 def too_many_chunks(raw: bytes) -> int | None:
     """How many chunks the JSON ``raw`` names when that is more than two answers' worth
-    (ranked and candidates, :data:`MAX_CHUNKS` each), counted before decoding; else None."""
-    count = raw.count(b'"chunk_id"')
+    (ranked and candidates, :data:`MAX_CHUNKS` each), counted before decoding; else None.
+    A line too short to hold that many keys is not scanned."""
+    if len(raw) < _FEWEST_BYTES_OVER:
+        return None
+    count = raw.count(_CHUNK_KEY)
     return count if count > 2 * MAX_CHUNKS else None
 
 
@@ -229,6 +237,9 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     # Copied only when a chunk changes: almost none does, and then the list is kept as is.
     cleaned: list[Chunk] | None = None
     for index, chunk in enumerate(chunks):
+        if not chunk.excerpt and chunk.resolved is None and chunk.tool is None \
+                and not chunk.symbols and (chunk.symbol is None or len(chunk.symbol) < 4):
+            continue  # no free text _clean_chunk would scan (ids, paths, numbers only)
         clean = _clean_chunk(chunk)
         if clean is not chunk:
             if cleaned is None:

@@ -70,6 +70,17 @@ def is_canonical(path: str) -> bool:
         and not path.startswith(("/", "."))
 
 
+_SLASH_SLASH_OR_DOT = re.compile(r"/[/.]")
+
+
+def all_canonical(paths: list[str]) -> bool:
+    """Whether every one of ``paths`` is in repository form (:func:`is_canonical` of each),
+    tested in two scans of them joined, each after a ``/``: a path that starts with ``/``
+    or ``.`` then shows ``//`` or ``/.``, and no two paths run into each other."""
+    joined = "/" + "\n/".join(paths)
+    return "\\" not in joined and _SLASH_SLASH_OR_DOT.search(joined) is None
+
+
 def normalize_path(path: str) -> str:
     """Repository form of a path: ``/`` separators, no empty or ``.`` segments, ``..``
     folded into the folder before it, no leading ``/``.
