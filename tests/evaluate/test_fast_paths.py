@@ -3,16 +3,21 @@ what the slow, obvious rule answers: each is checked against that rule here."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+from collections.abc import Callable, Iterator
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegold.errors import SchemaError
+from codegold.evaluate.engine import evaluate_attempts
 from codegold.evaluate.match import GroupMatcher
 from codegold.evaluate.score import CaseScorer
-from codegold.model import Attempt, Case, Chunk, EvidenceGroup, Target
+from codegold.model import Attempt, Case, CaseSet, Chunk, EvidenceGroup, Target, _files
 from codegold.model._files import refuse_duplicate_keys
 from codegold.model.attempts import MAX_CHUNKS, too_many_chunks
 from codegold.model.paths import all_canonical, is_canonical
@@ -88,3 +93,48 @@ def test_the_first_acceptable_chunk_past_the_trend_depth_is_found() -> None:
     assert result.first_relevant_rank is None
     assert result.first_relevant_rank_any_depth == 31
     assert result.group_ranks == [None]  # past the trend depth: not a trend rank
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"\n")),
+       st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=12))
+def test_hashed_lines_are_bounded_lines_and_hash_every_byte(
+        data: bytes, block: int, longest: int) -> None:
+    """Read in blocks on one side and line by line on the other: the same lines, the same
+    error on the same line, and the checksum of every byte."""
+    def run(read: Callable[[io.BytesIO], Iterator[tuple[int, bytes]]]) -> tuple[object, ...]:
+        got: list[tuple[int, bytes]] = []
+        try:
+            for item in read(io.BytesIO(data)):
+                got.append(item)
+        except SchemaError as err:
+            return (*got, err.line)
+        return tuple(got)
+
+    digest = hashlib.sha256()
+    with mock.patch.object(_files, "MAX_LINE_BYTES", longest), \
+            mock.patch.object(_files, "_BLOCK_BYTES", block):
+        slow = run(lambda handle: _files.bounded_lines(handle, "x"))
+        fast = run(lambda handle: _files.hashed_lines(handle, "x", digest))
+    assert fast == slow
+    if not slow or not isinstance(slow[-1], int):  # read to the end: every byte hashed
+        assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize(("attempts", "warned", "chosen", "ids"), [
+    ([("a", None)], False, "a", ["a"]),
+    ([("a", "elsewhere")], False, "a", ["a"]),    # names an attempt not in the file
+    ([("a", "a")], True, "a", ["a"]),             # a retry of itself: none is final
+    ([("a", None), ("b", "a")], False, "b", ["a", "b"]),
+    ([("a", None), ("b", None)], True, "b", ["a", "b"]),
+])
+def test_a_case_with_one_attempt_is_decided_as_one_with_many(
+        attempts: list[tuple[str, str | None]], warned: bool, chosen: str, ids: list[str]) -> None:
+    case = Case(id="c", query="q", repository=None, revision="a" * 40, cutoff=2,
+                query_class="x", groups=(EvidenceGroup(id="g", required=True,
+                                                       any_of=(Target(file="a.py"),)),))
+    result = evaluate_attempts(CaseSet(path="p", sha256="s", cases=(case,)),
+                               [Attempt(attempt_id=a, case_id="c", retry_of=r)
+                                for a, r in attempts])
+    assert bool(result.warnings) == warned, result.warnings
+    assert (result.cases[0].attempt_id, result.cases[0].attempt_ids) == (chosen, ids)

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import re
 import stat
+import threading
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -200,6 +202,84 @@ def bounded_lines(handle: BinaryIO, path: str) -> Iterator[tuple[int, bytes]]:
             raise SchemaError(f"line longer than {MAX_LINE_BYTES // 1024**2} MiB",
                               path=path, line=number)
         yield number, line
+
+
+_BLOCK_BYTES = 4 * 1024**2  # read at a time by hashed_lines
+_BLOCKS_AHEAD = 4  # blocks read but not yet hashed, at most
+
+
+def _too_long(path: str, number: int) -> SchemaError:
+    return SchemaError(f"line longer than {MAX_LINE_BYTES // 1024**2} MiB", path=path,
+                       line=number)
+
+
+def _split_lines(handle: BinaryIO, path: str,
+                 on_block: Callable[[bytes], object]) -> Iterator[tuple[int, bytes]]:
+    """:func:`bounded_lines` read in blocks, each block passed to ``on_block`` first."""
+    number = 0
+    rest: list[bytes] = []  # the start of a line the blocks so far have not ended
+    held = 0
+    read = getattr(handle, "read1", handle.read)
+    while block := read(_BLOCK_BYTES):
+        on_block(block)
+        start = 0
+        end = block.find(b"\n")
+        if rest:
+            if end < 0:
+                rest.append(block)
+                held += len(block)
+                if held > MAX_LINE_BYTES:
+                    raise _too_long(path, number + 1)
+                continue
+            line = b"".join(rest) + block[: end + 1]
+            rest, held = [], 0
+            number += 1
+            if len(line) > MAX_LINE_BYTES:
+                raise _too_long(path, number)
+            yield number, line
+            start = end + 1
+            end = block.find(b"\n", start)
+        while end >= 0:
+            number += 1
+            if end + 1 - start > MAX_LINE_BYTES:
+                raise _too_long(path, number)
+            yield number, block[start : end + 1]
+            start = end + 1
+            end = block.find(b"\n", start)
+        if start < len(block):
+            rest.append(block[start:])
+            held = len(block) - start
+            if held > MAX_LINE_BYTES:
+                raise _too_long(path, number + 1)
+    if rest:
+        yield number + 1, b"".join(rest)
+
+
+def hashed_lines(handle: BinaryIO, path: str, digest: Any) -> Iterator[tuple[int, bytes]]:
+    """:func:`bounded_lines`, with every byte read fed to ``digest`` (a hashlib object)
+    on a worker thread: hashlib lets go of the interpreter lock on large blocks, so the
+    checksum is taken while the lines are decoded, not after. The digest is complete
+    once the iterator is exhausted or closed."""
+    blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=_BLOCKS_AHEAD)
+    failed: list[BaseException] = []
+
+    def feed() -> None:
+        while (block := blocks.get()) is not None:
+            if not failed:  # after a failure, only drained: the reader never waits forever
+                try:
+                    digest.update(block)
+                except BaseException as err:  # raised in the reader, below
+                    failed.append(err)
+
+    worker = threading.Thread(target=feed, name="codegold-digest", daemon=True)
+    worker.start()
+    try:
+        yield from _split_lines(handle, path, blocks.put)
+    finally:
+        blocks.put(None)
+        worker.join()
+    if failed:
+        raise failed[0]
 
 
 def open_input(path: str | Path, what: str) -> BinaryIO:

@@ -17,6 +17,7 @@ from codegold.model._files import (
     bounded_lines,
     check_depth,
     describe_validation_error,
+    hashed_lines,
     open_input,
 )
 from codegold.model.manifest import Manifest
@@ -332,9 +333,9 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     every byte read is fed to it, so the file's checksum costs no second pass.
     """
     with open_input(path, "attempts") as handle:
-        for number, line in bounded_lines(handle, path):
-            if digest is not None:
-                digest.update(line)
+        lines = bounded_lines(handle, path) if digest is None else hashed_lines(handle, path,
+                                                                                 digest)
+        for number, line in lines:
             if line.strip():
                 yield decode_attempt(line, path=path, line_number=number)
 
