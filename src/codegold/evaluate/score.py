@@ -82,11 +82,12 @@ def index_problem(attempt: Attempt, revision: str) -> str | None:
 class CaseScorer:
     """Everything about one case that does not depend on the attempt, computed once."""
 
-    __slots__ = ("case", "forbidden", "gold_lines", "ideal_dcg", "matcher", "required_flags",
-                 "required_ids", "slices")
+    __slots__ = ("budget", "case", "forbidden", "gold_lines", "ideal_dcg", "matcher",
+                 "required_flags", "required_ids", "slices")
 
     def __init__(self, case: Case) -> None:
         self.case = case
+        self.budget = case.budget_or_none
         try:
             self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
         except InputError as err:
@@ -101,7 +102,7 @@ class CaseScorer:
         self.gold_lines = bool(gold_groups(case))  # else line_figures is None for every attempt
         ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in case.groups),
                        reverse=True)
-        if case.budget_or_none is None:
+        if self.budget is None:
             ideal = ideal[: case.cutoff]  # a budget caps lines or steps, not ranks
         self.ideal_dcg = _dcg(ideal)
 
@@ -127,7 +128,7 @@ class CaseScorer:
         ``visible`` may be None for a case judged at a plain cutoff: it is then built here,
         only when one of those fields is written."""
         case = self.case
-        budget = case.budget_or_none
+        budget = self.budget
         if budget is None and not self.gold_lines and not _is_agent(ranked):
             return UNSET, UNSET, UNSET  # a plain cutoff, no gold lines, a one-shot retriever
         if visible is None:
@@ -166,7 +167,7 @@ class CaseScorer:
         # At a plain cutoff the visible prefix is ranked[:cutoff]; its per-chunk record
         # (Visible) is built only for the fields that read it (_context_fields).
         visible: Visible | None = None
-        if case.budget_or_none is None:
+        if self.budget is None:
             head = ranked[: case.cutoff]
         else:
             visible = visible_of(case, ranked)
@@ -266,12 +267,12 @@ class CaseScorer:
             case_id=case.id,
             status=status,
             # At a budget, the cutoff is the number of chunks that fit it in this attempt.
-            cutoff=case.cutoff if case.budget_or_none is None else k,
+            cutoff=case.cutoff if self.budget is None else k,
             first_relevant_rank=first_rank,
             reciprocal_rank=1.0 / first_rank if first_rank else 0.0,
             hit=first_rank is not None,
             group_recall=group_recall,
-            ndcg=_dcg(gains) / self.ideal_dcg,
+            ndcg=(_dcg(gains) if credited else 0) / self.ideal_dcg,
             missing_groups=missing_groups,
             supporting_found=supporting_found,
             forbidden_chunk_ids=forbidden,

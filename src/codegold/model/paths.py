@@ -146,8 +146,11 @@ class PathPattern:
         # A pattern's own spelling is its author's (``/x`` anchors a gitignore pattern,
         # ``.`` and ``//`` mean what the glob rules say); only separators and a leading
         # ``./`` are folded. The paths matched against it are made canonical.
-        object.__setattr__(self, "text", _pattern_text(self.text))
-        object.__setattr__(self, "mode", PatternMode(self.mode))
+        text = _pattern_text(self.text)
+        if text is not self.text:
+            object.__setattr__(self, "text", text)
+        if type(self.mode) is not PatternMode:
+            object.__setattr__(self, "mode", PatternMode(self.mode))
         if not self.text:
             raise InputError("an empty path pattern names no path; expected a path or glob")
         compiled = None
