@@ -15,6 +15,7 @@ naming the file, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import queue
@@ -205,7 +206,7 @@ def bounded_lines(handle: BinaryIO, path: str) -> Iterator[tuple[int, bytes]]:
 
 
 _BLOCK_BYTES = 4 * 1024**2  # read at a time by hashed_lines
-_BLOCKS_AHEAD = 4  # blocks read but not yet hashed, at most
+_BLOCKS_AHEAD = 4  # blocks read but not yet split into lines, at most
 
 
 def _too_long(path: str, number: int) -> SchemaError:
@@ -213,15 +214,12 @@ def _too_long(path: str, number: int) -> SchemaError:
                        line=number)
 
 
-def _split_lines(handle: BinaryIO, path: str,
-                 on_block: Callable[[bytes], object]) -> Iterator[tuple[int, bytes]]:
-    """:func:`bounded_lines` read in blocks, each block passed to ``on_block`` first."""
+def _split_lines(blocks: Iterable[bytes], path: str) -> Iterator[tuple[int, bytes]]:
+    """:func:`bounded_lines` of the bytes that ``blocks`` hold, in order."""
     number = 0
     rest: list[bytes] = []  # the start of a line the blocks so far have not ended
     held = 0
-    read = getattr(handle, "read1", handle.read)
-    while block := read(_BLOCK_BYTES):
-        on_block(block)
+    for block in blocks:
         start = 0
         end = block.find(b"\n")
         if rest:
@@ -256,30 +254,42 @@ def _split_lines(handle: BinaryIO, path: str,
 
 
 def hashed_lines(handle: BinaryIO, path: str, digest: Any) -> Iterator[tuple[int, bytes]]:
-    """:func:`bounded_lines`, with every byte read fed to ``digest`` (a hashlib object)
-    on a worker thread: hashlib lets go of the interpreter lock on large blocks, so the
-    checksum is taken while the lines are decoded, not after. The digest is complete
-    once the iterator is exhausted or closed."""
-    blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=_BLOCKS_AHEAD)
-    failed: list[BaseException] = []
+    """:func:`bounded_lines`, with every byte read fed to ``digest`` (a hashlib object).
 
-    def feed() -> None:
-        while (block := blocks.get()) is not None:
-            if not failed:  # after a failure, only drained: the reader never waits forever
-                try:
-                    digest.update(block)
-                except BaseException as err:  # raised in the reader, below
-                    failed.append(err)
+    A worker thread reads ``handle`` in blocks and hashes each block after handing it
+    over; reading and hashing let go of the interpreter lock, so both happen while the
+    lines are decoded, not before. The digest is complete once the iterator is
+    exhausted; close the iterator (it is a generator) before closing ``handle``."""
+    ready: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=_BLOCKS_AHEAD)
+    stop = threading.Event()
+    read = getattr(handle, "read1", handle.read)
 
-    worker = threading.Thread(target=feed, name="codegold-digest", daemon=True)
+    def work() -> None:
+        try:
+            while not stop.is_set() and (block := read(_BLOCK_BYTES)):
+                ready.put(block)
+                digest.update(block)
+        except BaseException as err:  # raised in the reader, below
+            ready.put(err)
+            return
+        ready.put(None)
+
+    def blocks() -> Iterator[bytes]:
+        while (item := ready.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    worker = threading.Thread(target=work, name="codegold-read", daemon=True)
     worker.start()
     try:
-        yield from _split_lines(handle, path, blocks.put)
+        yield from _split_lines(blocks(), path)
     finally:
-        blocks.put(None)
-        worker.join()
-    if failed:
-        raise failed[0]
+        stop.set()
+        while worker.is_alive():
+            with contextlib.suppress(queue.Empty):  # a worker waiting to hand over is let go
+                ready.get_nowait()
+            worker.join(timeout=0.01)
 
 
 def open_input(path: str | Path, what: str) -> BinaryIO:

@@ -7,6 +7,7 @@ retriever that crashed, hung or answered nonsense; its case is ``invalid``, not 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -332,11 +333,11 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     line may hold at most ``MAX_LINE_BYTES``. When ``digest`` (a hashlib object) is given,
     every byte read is fed to it, so the file's checksum costs no second pass.
     """
-    with open_input(path, "attempts") as handle:
-        lines = bounded_lines(handle, path) if digest is None else hashed_lines(handle, path,
-                                                                                 digest)
+    with open_input(path, "attempts") as handle, \
+            closing(bounded_lines(handle, path) if digest is None
+                    else hashed_lines(handle, path, digest)) as lines:
         for number, line in lines:
-            if line.strip():
+            if not line.isspace():  # a blank line is skipped (strip() would copy each line)
                 yield decode_attempt(line, path=path, line_number=number)
 
 
