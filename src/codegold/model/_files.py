@@ -23,7 +23,7 @@ import re
 import stat
 import threading
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
@@ -193,7 +193,7 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def bounded_lines(handle: BinaryIO, path: str) -> Iterator[tuple[int, bytes]]:
+def bounded_lines(handle: BinaryIO, path: str) -> Generator[tuple[int, bytes], None, None]:
     """``(line number, line)`` of a JSONL file, read line by line with each line bounded
     by :data:`MAX_LINE_BYTES`, so a file without newlines cannot fill memory."""
     number = 0
@@ -253,7 +253,8 @@ def _split_lines(blocks: Iterable[bytes], path: str) -> Iterator[tuple[int, byte
         yield number + 1, b"".join(rest)
 
 
-def hashed_lines(handle: BinaryIO, path: str, digest: Any) -> Iterator[tuple[int, bytes]]:
+def hashed_lines(handle: BinaryIO, path: str,
+                 digest: Any) -> Generator[tuple[int, bytes], None, None]:
     """:func:`bounded_lines`, with every byte read fed to ``digest`` (a hashlib object).
 
     A worker thread reads ``handle`` in blocks and hashes each block after handing it
