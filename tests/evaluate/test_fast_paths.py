@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import threading
 from collections.abc import Callable, Iterator
 from unittest import mock
 
@@ -139,15 +138,6 @@ def test_a_case_with_one_attempt_is_decided_as_one_with_many(
                                 for a, r in attempts])
     assert bool(result.warnings) == warned, result.warnings
     assert (result.cases[0].attempt_id, result.cases[0].attempt_ids) == (chosen, ids)
-
-
-def test_hashed_lines_closed_early_lets_its_reader_go() -> None:
-    data = b"x\n" * 10_000
-    with mock.patch.object(_files, "_BLOCK_BYTES", 16):
-        lines = _files.hashed_lines(io.BytesIO(data), "x", hashlib.sha256())
-        assert next(lines) == (1, b"x\n")
-        lines.close()  # the reader is blocked handing over blocks: it must not hang
-    assert not [t for t in threading.enumerate() if t.name == "codegold-read"]
 
 
 def test_a_read_error_in_hashed_lines_is_raised_to_the_reader() -> None:
