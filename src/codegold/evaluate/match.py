@@ -82,7 +82,7 @@ class GroupMatcher:
     one pass without trying every target on every chunk.
     """
 
-    __slots__ = ("_exact", "_globbed", "group_ids", "has_globs", "required")
+    __slots__ = ("_exact", "_globbed", "_only_path", "group_ids", "has_globs", "required")
 
     def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
         self.group_ids = tuple(g[0] for g in groups)
@@ -99,6 +99,8 @@ class GroupMatcher:
                 else:
                     self._exact.setdefault(pattern.text, []).append((index, target, pattern))
         self.has_globs = bool(self._globbed)
+        # The one exact path when there is one (most cases): counted, not intersected.
+        self._only_path = next(iter(self._exact)) if len(self._exact) == 1 else None
 
     def may_match(self, path: str) -> bool:
         """Cheap pre-check on a raw chunk path; False means :meth:`satisfied` is empty."""
@@ -106,16 +108,19 @@ class GroupMatcher:
 
     def candidates(self, chunks: Sequence[Chunk]) -> Sequence[int]:
         """Positions (0-based, ascending) of the chunks :meth:`may_match` lets through:
-        :meth:`satisfied` is empty for every other one. Most rankings hold no chunk of a
-        gold file, and then this is a few passes over their paths, not a call per chunk."""
+        :meth:`satisfied` is empty for every other one. Where every path is in repository
+        form (as retrievers give them) this is a few passes over the paths, not a call
+        per chunk."""
         if self.has_globs:
             return range(len(chunks))
         exact = self._exact
         paths = [chunk.file for chunk in chunks]
         if all_canonical(paths):
             # Each path is as given: the positions of the gold paths among them.
+            only = self._only_path
+            gold = (only,) if only is not None else exact.keys() & paths
             positions: list[int] = []
-            for path in exact.keys() & paths:
+            for path in gold:
                 at = -1
                 for _ in range(paths.count(path)):
                     at = paths.index(path, at + 1)

@@ -75,10 +75,12 @@ _SLASH_SLASH_OR_DOT = re.compile(r"/[/.]")
 
 def all_canonical(paths: list[str]) -> bool:
     """Whether every one of ``paths`` is in repository form (:func:`is_canonical` of each),
-    tested in two scans of them joined, each after a ``/``: a path that starts with ``/``
-    or ``.`` then shows ``//`` or ``/.``, and no two paths run into each other."""
-    joined = "/" + "\n/".join(paths)
-    return "\\" not in joined and _SLASH_SLASH_OR_DOT.search(joined) is None
+    tested in two scans of them joined by a line break and a ``/``: a later path that
+    starts with ``/`` or ``.`` then shows ``//`` or ``/.``, and no two paths run into each
+    other."""
+    joined = "\n/".join(paths)
+    return "\\" not in joined and _SLASH_SLASH_OR_DOT.search(joined) is None \
+        and not (paths and paths[0].startswith(("/", ".")))
 
 
 def normalize_path(path: str) -> str:
