@@ -118,7 +118,8 @@ def _aggregate(results: Sequence[CaseResult],
 def slice_keys(case: Case) -> list[tuple[str, str]]:
     """(dimension, value) pairs a case belongs to; a case may sit in several of one kind."""
     keys: list[tuple[str, str]] = [("query_class", case.query_class)]
-    keys.extend((f"tag:{name}", value) for name, value in case.tags.items())
+    if case.tags:
+        keys.extend((f"tag:{name}", value) for name, value in case.tags.items())
     languages: set[str] = set()
     roles: set[str] = set()
     for group in case.groups:

@@ -82,11 +82,9 @@ class GroupMatcher:
     one pass without trying every target on every chunk.
     """
 
-    __slots__ = ("_exact", "_globbed", "_only_path", "group_ids", "has_globs", "required")
+    __slots__ = ("_exact", "_globbed", "_only_path", "has_globs")
 
     def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
-        self.group_ids = tuple(g[0] for g in groups)
-        self.required = tuple(g[1] for g in groups)
         # Each target with its pattern, built once here (a case file's thousands of
         # distinct targets would otherwise evict each other from the pattern cache).
         self._exact: dict[str, list[tuple[int, Target, PathPattern]]] = {}

@@ -88,20 +88,20 @@ class CaseScorer:
     def __init__(self, case: Case) -> None:
         self.case = case
         self.budget = case.budget_or_none
+        groups = case.groups
         try:
-            self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
+            self.matcher = GroupMatcher(tuple([(g.id, g.required, g.any_of) for g in groups]))
         except InputError as err:
             raise InputError(err.message, case_id=case.id, field="file") from None
         try:
-            self.forbidden = tuple(PathPattern.forbidden(p) for p in case.forbidden)
+            self.forbidden = tuple([PathPattern.forbidden(p) for p in case.forbidden])
         except InputError as err:
             raise InputError(err.message, case_id=case.id, field="forbidden") from None
-        self.required_flags = tuple(g.required for g in case.groups)
-        self.required_ids = [g.id for g in case.groups if g.required]
+        self.required_flags = required = tuple([g.required for g in groups])
+        self.required_ids = [g.id for g in groups if g.required]
         self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]
         self.gold_lines = bool(gold_groups(case))  # else line_figures is None for every attempt
-        ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in case.groups),
-                       reverse=True)
+        ideal = sorted([REQUIRED_GAIN if r else SUPPORTING_GAIN for r in required], reverse=True)
         if self.budget is None:
             ideal = ideal[: case.cutoff]  # a budget caps lines or steps, not ranks
         self.ideal_dcg = _dcg(ideal)

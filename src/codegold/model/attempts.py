@@ -306,11 +306,13 @@ def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | N
                           f"{MAX_CHUNKS} candidates are taken", path=path, line=line_number)
     try:
         attempt = _DECODER.decode(line)
-        problem = chunk_count_problem(attempt.ranked, attempt.candidates)
-        if problem is not None:
-            raise SchemaError(problem, path=path, line=line_number)
-        for part, depth in untyped_parts(attempt):
-            check_depth(part, path, line_number, start=depth)
+        if len(attempt.ranked) > MAX_CHUNKS or attempt.candidates:  # else within bounds
+            problem = chunk_count_problem(attempt.ranked, attempt.candidates)
+            if problem is not None:
+                raise SchemaError(problem, path=path, line=line_number)
+        if attempt.query is not None and attempt.query.filters:
+            for part, depth in untyped_parts(attempt):
+                check_depth(part, path, line_number, start=depth)
         return redact_attempt(attempt)
     except msgspec.ValidationError as err:
         text = describe_validation_error(str(err), Attempt)
