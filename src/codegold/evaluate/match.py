@@ -68,8 +68,11 @@ def target_matches(chunk: Chunk, target: Target) -> bool:
 
 def _accepts(chunk: Chunk, path: str, target: Target, pattern: PathPattern) -> bool:
     """:func:`target_matches` given the chunk's normalized path and the target's pattern."""
-    if not pattern.matches(path):
-        return False
+    return pattern.matches(path) and _fits(chunk, target)
+
+
+def _fits(chunk: Chunk, target: Target) -> bool:
+    """The rest of :func:`_accepts` once the path matches: the symbol and the roles."""
     if target.symbol is not None and not symbol_matches(target.symbol, chunk.judged_symbols()):
         return False
     return not (target.roles and chunk.judged_role() not in target.roles)
@@ -133,7 +136,11 @@ class GroupMatcher:
         if not candidates and not self._globbed:
             return set()  # the common case deep in a ranking: nothing to check
         found: set[int] = set()
-        for index, target, pattern in (*candidates, *self._globbed):
+        # An exact target's path is the key it was found by: only the rest is checked.
+        for index, target, _ in candidates:
+            if index not in found and _fits(chunk, target):
+                found.add(index)
+        for index, target, pattern in self._globbed:
             if index not in found and _accepts(chunk, path, target, pattern):
                 found.add(index)
         return found
