@@ -9,7 +9,9 @@ qrels, then times, each as its own process, side by side and repeated:
 - ranx: load the TREC qrels and run from disk, compute hit_rate@5 and mrr@5
 - the floor: merely decode every line of attempts.jsonl (msgspec, untyped)
 
-It prints medians, ratios and peak memory (max RSS of each process). With ``--baseline
+It prints medians, ratios and peak memory (max RSS of each process), and the CPU seconds
+of each process (user + system, all its threads): on a machine shared with other work
+they move less than wall seconds do, so their ratios tell a change from the noise. With ``--baseline
 SRC`` (the ``src`` folder of another checkout, e.g. ``git archive main src | tar -x -C
 /tmp/base``) that tree's ``codegold eval`` runs in the same rounds, and its results.json
 must be byte-identical to this tree's.
@@ -97,8 +99,9 @@ print(n)
 """
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MB, and stdout of one child process."""
+def timed(cmd: list[str], env: dict[str, str] | None = None
+          ) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds, peak RSS in MB, and stdout of one child process."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -107,7 +110,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     err = proc.stderr.read().decode() if proc.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"command failed: {' '.join(cmd)}\n{err}")
-    return wall, usage.ru_maxrss / 1024, out
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
 
 
 def main() -> None:
@@ -143,25 +146,29 @@ def main() -> None:
                                                 "-q"]
         envs["baseline eval"] = envs["  baseline no redaction"] = {
             **os.environ, "PYTHONPATH": str(Path(args.baseline).resolve())}
-    rows: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     ranx_out = ""
     for _ in range(args.repeat):  # interleaved so machine noise hits all alike
         for name, cmd in commands.items():
-            wall, rss, out = timed(cmd, envs.get(name))
-            rows[name].append((wall, rss))
+            wall, cpu, rss, out = timed(cmd, envs.get(name))
+            rows[name].append((wall, cpu, rss))
             if name == "ranx":
                 ranx_out = out.strip()
-    med = {name: statistics.median(w for w, _ in runs) for name, runs in rows.items()}
-    peak = {name: max(r for _, r in runs) for name, runs in rows.items()}
-    print(f"{'':24}{'median s':>10}{'peak MB':>10}{'/ floor':>9}{'/ ranx':>8}")
+    med = {name: statistics.median(w for w, _, _ in runs) for name, runs in rows.items()}
+    cpu = {name: statistics.median(c for _, c, _ in runs) for name, runs in rows.items()}
+    peak = {name: max(r for _, _, r in runs) for name, runs in rows.items()}
+    print(f"{'':24}{'median s':>10}{'peak MB':>10}{'/ floor':>9}{'/ ranx':>8}"
+          f"{'cpu s':>8}{'/ floor':>9}")
     for name in rows:
         print(f"{name:24}{med[name]:>10.2f}{peak[name]:>10.0f}"
-              f"{med[name] / med['decode floor']:>9.2f}{med[name] / med['ranx']:>8.2f}")
+              f"{med[name] / med['decode floor']:>9.2f}{med[name] / med['ranx']:>8.2f}"
+              f"{cpu[name]:>8.2f}{cpu[name] / cpu['decode floor']:>9.2f}")
     print(f"runs per row: {args.repeat} (medians)")
     print(f"ratio codegold / ranx        = {med['codegold eval'] / med['ranx']:.2f}  (target ≤ 0.5)")
     print(f"redaction costs               = {med['codegold eval'] - med['  no redaction']:.2f} s")
     print(f"ratio codegold / decode floor = {med['codegold eval'] / med['decode floor']:.2f}  (target ≤ 3)")
     print(f"  no redaction / decode floor = {med['  no redaction'] / med['decode floor']:.2f}")
+    print(f"cpu codegold / decode floor   = {cpu['codegold eval'] / cpu['decode floor']:.2f}")
     if args.baseline:
         same = (work / "results.json").read_bytes() == (work / "results.baseline.json").read_bytes()
         print(f"results.json byte-identical to the baseline's: {'yes' if same else 'NO'}")

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 from codegold.model import Aggregates, Case, CaseResult, SliceResult
 from codegold.model.budget import BUDGET_FACTORS, factor_label
@@ -24,8 +23,7 @@ from codegold.model.metrics import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _CaseFigures:
+class _CaseFigures(NamedTuple):
     """One scored case's value for each figure, read once: a case counts in the overall
     figures and again in each of its slices, and reading it anew each time (a function
     call per metric, per trend depth, per slice) was most of what aggregating cost."""
@@ -36,19 +34,34 @@ class _CaseFigures:
 
 # The trend figures in results.json: (name, metric, depth).
 _TREND: tuple[tuple[str, Metric, int], ...] = tuple(
-    (str(m.at(depth)), m, depth) for m in METRICS if m.per_case_at is not None
+    (str(m.at(depth)), m, depth) for m in METRICS if m.per_ranks_at is not None
     for depth in TREND_CUTOFFS)
+# What each METRICS entry reads of a case: its recorded value (None: not recorded), else
+# its per-case value.
+_READERS: tuple[Callable[[CaseResult], float | None], ...] = tuple(
+    m.recorded if m.recorded is not None and m.reduce is not None else m.per_case
+    for m in METRICS)
+_RanksTrend = dict[tuple[int | None, ...], tuple[float, ...]]
 
 
-def _case_figures(result: CaseResult) -> _CaseFigures | None:
-    """What the aggregates read of ``result``; None when it is not scored (invalid)."""
+def _trend_of(ranks: tuple[int | None, ...]) -> tuple[float, ...]:
+    return tuple(at(ranks, depth) for _, m, depth in _TREND if (at := m.per_ranks_at) is not None)
+
+
+def _case_figures(result: CaseResult, trends: _RanksTrend | None = None) -> _CaseFigures | None:
+    """What the aggregates read of ``result``; None when it is not scored (invalid).
+    ``trends`` remembers the trend values by group ranks (they depend on nothing else,
+    and most cases share a few rank patterns)."""
     if not is_scored(result):
         return None
-    values = tuple(m.recorded(result) if m.recorded is not None and m.reduce is not None
-                   else m.per_case(result) for m in METRICS)
-    trend = tuple(at(result, depth) for _, m, depth in _TREND
-                  if (at := m.per_case_at) is not None)
-    return _CaseFigures(values=values, trend=trend)
+    values = tuple([read(result) for read in _READERS])
+    ranks = tuple(result.group_ranks)
+    if trends is None:
+        return _CaseFigures(values, _trend_of(ranks))
+    trend = trends.get(ranks)
+    if trend is None:
+        trend = trends[ranks] = _trend_of(ranks)
+    return _CaseFigures(values, trend)
 
 
 def _figure(metric: Metric, column: Sequence[float | None]) -> float | None:
@@ -105,7 +118,8 @@ def _aggregate(results: Sequence[CaseResult],
 def slice_keys(case: Case) -> list[tuple[str, str]]:
     """(dimension, value) pairs a case belongs to; a case may sit in several of one kind."""
     keys: list[tuple[str, str]] = [("query_class", case.query_class)]
-    keys.extend((f"tag:{name}", value) for name, value in case.tags.items())
+    if case.tags:
+        keys.extend((f"tag:{name}", value) for name, value in case.tags.items())
     languages: set[str] = set()
     roles: set[str] = set()
     for group in case.groups:
@@ -127,7 +141,8 @@ def slice_results(results: Iterable[CaseResult]) -> list[SliceResult]:
 
 def summarize(results: Sequence[CaseResult]) -> tuple[Aggregates, list[SliceResult]]:
     """The overall aggregates and those of every slice, each case's figures read once."""
-    figures_of = [_case_figures(r) for r in results]
+    trends: _RanksTrend = {}
+    figures_of = [_case_figures(r, trends) for r in results]
     members: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, result in enumerate(results):
         for key in result.slices:

@@ -44,15 +44,20 @@ class _CaseAttempts:
     candidates: dict[str, CaseResult] = field(default_factory=dict)  # not (yet) retried
     repeat_groups: set[str | None] = field(default_factory=set)  # run --repeat groups seen
 
-    def add(self, attempt: Attempt, result: CaseResult) -> None:
-        self.order.append(attempt.attempt_id)
-        self.repeat_groups.add(attempt.repeat_group)
-        if attempt.retry_of is not None:
-            self.retried.add(attempt.retry_of)
-            self.candidates.pop(attempt.retry_of, None)
-        if attempt.attempt_id not in self.retried:
-            self.candidates[attempt.attempt_id] = result
+    def add(self, seen: _Seen) -> None:
+        attempt_id, retry_of, repeat_group, result = seen
+        self.order.append(attempt_id)
+        self.repeat_groups.add(repeat_group)
+        if retry_of is not None:
+            self.retried.add(retry_of)
+            self.candidates.pop(retry_of, None)
+        if attempt_id not in self.retried:
+            self.candidates[attempt_id] = result
         self.last = result
+
+
+# One attempt as deciding its case needs it: its id, retry_of, repeat_group and result.
+_Seen = tuple[str, str | None, str | None, CaseResult]
 
 
 Prepare = Callable[[Attempt, Case], Attempt]
@@ -68,6 +73,9 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
     """
     cases = {case.id: case for case in case_set.cases}
     scorers = {case.id: CaseScorer(case) for case in case_set.cases}
+    # Most cases have one attempt: it is kept as it came (``only``) until a second one of
+    # its case arrives, and then both go into a _CaseAttempts.
+    only: dict[str, _Seen] = {}
     per_case: dict[str, _CaseAttempts] = {}
     unknown_cases: dict[str, int] = {}
     seen_ids: set[str] = set()
@@ -84,19 +92,32 @@ def evaluate_attempts(case_set: CaseSet, attempts: Iterable[Attempt],
             continue
         if prepare is not None:
             attempt = prepare(attempt, case)
-        scored = scorers[case.id].score(attempt)
+        seen: _Seen = (attempt.attempt_id, attempt.retry_of, attempt.repeat_group,
+                       scorers[case.id].score(attempt))
         entry = per_case.get(case.id)
-        if entry is None:  # not setdefault: that would build an entry for every attempt
-            entry = per_case[case.id] = _CaseAttempts(last=scored)
-        entry.add(attempt, scored)
+        if entry is None:
+            first = only.pop(case.id, None)
+            if first is None:
+                only[case.id] = seen
+                continue
+            entry = per_case[case.id] = _CaseAttempts(last=first[3])
+            entry.add(first)
+        entry.add(seen)
 
     warnings: list[str] = []
     results: list[CaseResult] = []
     for case in case_set.cases:
         entry = per_case.get(case.id)
         if entry is None:
-            results.append(scorers[case.id].missing())
-            continue
+            first = only.get(case.id)
+            if first is None:
+                results.append(scorers[case.id].missing())
+                continue
+            if first[1] != first[0]:  # one attempt, not a retry of itself: it is final
+                results.append(first[3])
+                continue
+            entry = _CaseAttempts(last=first[3])
+            entry.add(first)
         finals = [a for a in entry.order if a not in entry.retried]
         # Attempts repeated on purpose (one repeat group, `run --repeat`) are all final:
         # the last one is scored without a warning (`codegold flaky` compares them).

@@ -67,7 +67,8 @@ def target_lines(target: Target) -> set[Line]:
 
 def gold_groups(case: Case) -> list[EvidenceGroup]:
     """The required groups that have gold lines."""
-    return [g for g in case.required_groups if any(t.lines is not None for t in g.any_of)]
+    return [g for g in case.groups
+            if g.required and any(t.lines is not None for t in g.any_of)]
 
 
 def chosen_targets(groups: Sequence[EvidenceGroup], seen: set[Line]) -> list[Target]:

@@ -22,8 +22,16 @@ Rules (documented in docs/concepts.md):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from codegold.model import Chunk, Target
-from codegold.model.paths import PathPattern, PatternMode, is_canonical, normalize_path
+from codegold.model.paths import (
+    PathPattern,
+    PatternMode,
+    all_canonical,
+    is_canonical,
+    normalize_path,
+)
 
 
 def file_matches(pattern: str, path: str) -> bool:
@@ -60,8 +68,11 @@ def target_matches(chunk: Chunk, target: Target) -> bool:
 
 def _accepts(chunk: Chunk, path: str, target: Target, pattern: PathPattern) -> bool:
     """:func:`target_matches` given the chunk's normalized path and the target's pattern."""
-    if not pattern.matches(path):
-        return False
+    return pattern.matches(path) and _fits(chunk, target)
+
+
+def _fits(chunk: Chunk, target: Target) -> bool:
+    """The rest of :func:`_accepts` once the path matches: the symbol and the roles."""
     if target.symbol is not None and not symbol_matches(target.symbol, chunk.judged_symbols()):
         return False
     return not (target.roles and chunk.judged_role() not in target.roles)
@@ -74,11 +85,9 @@ class GroupMatcher:
     one pass without trying every target on every chunk.
     """
 
-    __slots__ = ("_exact", "_globbed", "group_ids", "has_globs", "required")
+    __slots__ = ("_exact", "_globbed", "_only_path", "has_globs")
 
     def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
-        self.group_ids = tuple(g[0] for g in groups)
-        self.required = tuple(g[1] for g in groups)
         # Each target with its pattern, built once here (a case file's thousands of
         # distinct targets would otherwise evict each other from the pattern cache).
         self._exact: dict[str, list[tuple[int, Target, PathPattern]]] = {}
@@ -91,10 +100,34 @@ class GroupMatcher:
                 else:
                     self._exact.setdefault(pattern.text, []).append((index, target, pattern))
         self.has_globs = bool(self._globbed)
+        # The one exact path when there is one (most cases): counted, not intersected.
+        self._only_path = next(iter(self._exact)) if len(self._exact) == 1 else None
 
     def may_match(self, path: str) -> bool:
         """Cheap pre-check on a raw chunk path; False means :meth:`satisfied` is empty."""
         return self.has_globs or path in self._exact or not is_canonical(path)
+
+    def candidates(self, chunks: Sequence[Chunk]) -> Sequence[int]:
+        """Positions (0-based, ascending) of the chunks :meth:`may_match` lets through:
+        :meth:`satisfied` is empty for every other one. Where every path is in repository
+        form (as retrievers give them) this is a few passes over the paths, not a call
+        per chunk."""
+        if self.has_globs:
+            return range(len(chunks))
+        exact = self._exact
+        paths = [chunk.file for chunk in chunks]
+        if all_canonical(paths):
+            # Each path is as given: the positions of the gold paths among them.
+            only = self._only_path
+            gold = (only,) if only is not None else exact.keys() & paths
+            positions: list[int] = []
+            for path in gold:
+                at = -1
+                for _ in range(paths.count(path)):
+                    at = paths.index(path, at + 1)
+                    positions.append(at)
+            return sorted(positions)
+        return [at for at, path in enumerate(paths) if path in exact or not is_canonical(path)]
 
     def satisfied(self, chunk: Chunk) -> set[int]:
         """Indices of the groups this chunk satisfies."""
@@ -103,7 +136,11 @@ class GroupMatcher:
         if not candidates and not self._globbed:
             return set()  # the common case deep in a ranking: nothing to check
         found: set[int] = set()
-        for index, target, pattern in (*candidates, *self._globbed):
+        # An exact target's path is the key it was found by: only the rest is checked.
+        for index, target, _ in candidates:
+            if index not in found and _fits(chunk, target):
+                found.add(index)
+        for index, target, pattern in self._globbed:
             if index not in found and _accepts(chunk, path, target, pattern):
                 found.add(index)
         return found

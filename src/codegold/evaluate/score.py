@@ -40,6 +40,14 @@ def _trim(chunk: Chunk) -> Chunk:
     return chunk
 
 
+def _is_agent(ranked: list[Chunk]) -> bool:
+    """Whether the ranking is an agent's context: some chunk carries a kind or a step."""
+    for chunk in ranked:  # noqa: SIM110 -- a loop: twice as fast as any() over a generator
+        if chunk.kind is not None or chunk.step is not None:
+            return True
+    return False
+
+
 def _moment(text: str | None) -> datetime | None:
     """An ISO 8601 time as aware UTC (naive means UTC); None when absent or unreadable."""
     if not text:
@@ -74,28 +82,29 @@ def index_problem(attempt: Attempt, revision: str) -> str | None:
 class CaseScorer:
     """Everything about one case that does not depend on the attempt, computed once."""
 
-    __slots__ = ("case", "forbidden", "gold_lines", "ideal_dcg", "matcher", "required_flags",
-                 "required_ids", "slices")
+    __slots__ = ("budget", "case", "forbidden", "gold_lines", "ideal_dcg", "matcher",
+                 "required_flags", "required_ids", "slices")
 
     def __init__(self, case: Case) -> None:
         self.case = case
+        self.budget = case.budget_or_none
+        groups = case.groups
         try:
-            self.matcher = GroupMatcher(tuple((g.id, g.required, g.any_of) for g in case.groups))
+            self.matcher = GroupMatcher(tuple([(g.id, g.required, g.any_of) for g in groups]))
         except InputError as err:
             raise InputError(err.message, case_id=case.id, field="file",
                              settings=err.settings) from None
         try:
-            self.forbidden = tuple(PathPattern.forbidden(p) for p in case.forbidden)
+            self.forbidden = tuple([PathPattern.forbidden(p) for p in case.forbidden])
         except InputError as err:
             raise InputError(err.message, case_id=case.id, field="forbidden",
                              settings=err.settings) from None
-        self.required_flags = tuple(g.required for g in case.groups)
-        self.required_ids = [g.id for g in case.groups if g.required]
+        self.required_flags = required = tuple([g.required for g in groups])
+        self.required_ids = [g.id for g in groups if g.required]
         self.slices = [f"{dim}={value}" for dim, value in slice_keys(case)]
         self.gold_lines = bool(gold_groups(case))  # else line_figures is None for every attempt
-        ideal = sorted((REQUIRED_GAIN if g.required else SUPPORTING_GAIN for g in case.groups),
-                       reverse=True)
-        if case.budget_or_none is None:
+        ideal = sorted([REQUIRED_GAIN if r else SUPPORTING_GAIN for r in required], reverse=True)
+        if self.budget is None:
             ideal = ideal[: case.cutoff]  # a budget caps lines or steps, not ranks
         self.ideal_dcg = _dcg(ideal)
 
@@ -114,14 +123,20 @@ class CaseScorer:
             budget=use, lines=lines, reach=reach,
         )
 
-    def _context_fields(self, attempt: Attempt | None, visible: Visible, ranked: list[Chunk],
-                        group_rank: list[int | None]) -> _Context:
+    def _context_fields(self, attempt: Attempt | None, visible: Visible | None,
+                        ranked: list[Chunk], group_rank: list[int | None]) -> _Context:
         """The budget, line-level and reach fields, only where they apply: a case with a
-        budget or gold lines, or an agent's attempt (its chunks carry kind or step)."""
+        budget or gold lines, or an agent's attempt (its chunks carry kind or step).
+        ``visible`` may be None for a case judged at a plain cutoff: it is then built here,
+        only when one of those fields is written."""
         case = self.case
-        budget = case.budget_or_none
+        budget = self.budget
+        if budget is None and not self.gold_lines and not _is_agent(ranked):
+            return UNSET, UNSET, UNSET  # a plain cutoff, no gold lines, a one-shot retriever
+        if visible is None:
+            visible = visible_of(case, ranked)
         figures = line_figures(case, attempt, visible, ranked) if self.gold_lines else None
-        agent = any(c.kind is not None or c.step is not None for c in ranked)
+        agent = _is_agent(ranked)
         use: BudgetUse | UnsetType = UNSET
         reach: list[GroupReach] | UnsetType = UNSET
         if budget is not None:
@@ -151,60 +166,75 @@ class CaseScorer:
     def score(self, attempt: Attempt) -> CaseResult:
         case = self.case
         ranked = attempt.ranked
-        visible = visible_of(case, ranked)
-        k = visible.count
-        satisfied_by = self.matcher.satisfied
-        may_match = self.matcher.may_match
+        # At a plain cutoff the visible prefix is ranked[:cutoff]; its per-chunk record
+        # (Visible) is built only for the fields that read it (_context_fields).
+        visible: Visible | None = None
+        if self.budget is None:
+            head = ranked[: case.cutoff]
+        else:
+            visible = visible_of(case, ranked)
+            head = ranked[: visible.count]
+        k = len(head)
+        matcher = self.matcher
+        satisfied_by = matcher.satisfied
         required = self.required_flags
         credited: set[int] = set()  # groups that already gave gain (nDCG)
         satisfied: set[int] = set()
-        gains: list[int] = []
+        gains = [0] * k  # per visible rank; a chunk that satisfies no group gives none
         first_rank: int | None = None
         group_rank: list[int | None] = [None] * len(required)
+        # Only chunks that may satisfy a group are tried, in rank order: the others
+        # change nothing below. Found once for the whole ranking (the visible prefix and
+        # what lies past it).
+        candidates = matcher.candidates(ranked)
+        beyond = len(candidates)  # where in ``candidates`` the chunks past the cutoff start
+        for index, at in enumerate(candidates):
+            if at >= k:
+                beyond = index
+                break
+            hits = satisfied_by(ranked[at])
+            if not hits:
+                continue
+            rank = at + 1
+            satisfied |= hits
+            for i in hits:
+                if group_rank[i] is None:
+                    group_rank[i] = rank
+            if first_rank is None and any(required[i] for i in hits):
+                first_rank = rank
+            fresh = [i for i in hits if i not in credited]
+            if fresh:
+                # Credit the highest-gain group first; ties go to the earlier group.
+                best = max(fresh, key=lambda i: (required[i], -i))
+                credited.add(best)
+                gains[at] = REQUIRED_GAIN if required[best] else SUPPORTING_GAIN
         forbidden: list[str] = []
-        mismatched: list[str] = []
-        unknown: list[str] = []
-        patterns = self.forbidden
-        revision = case.revision
-        for rank, chunk in enumerate(ranked[:k], start=1):
-            hits = satisfied_by(chunk) if may_match(chunk.file) else None
-            if hits:
-                satisfied |= hits
-                for i in hits:
-                    if group_rank[i] is None:
-                        group_rank[i] = rank
-                if first_rank is None and any(required[i] for i in hits):
-                    first_rank = rank
-                fresh = [i for i in hits if i not in credited]
-                if fresh:
-                    # Credit the highest-gain group first; ties go to the earlier group.
-                    best = max(fresh, key=lambda i: (required[i], -i))
-                    credited.add(best)
-                    gains.append(REQUIRED_GAIN if required[best] else SUPPORTING_GAIN)
-                else:
-                    gains.append(0)
-            else:
-                gains.append(0)
-            if patterns:
+        if self.forbidden:
+            patterns = self.forbidden
+            for chunk in head:
                 path = normalize_path(chunk.file)
                 if any(pattern.matches(path) for pattern in patterns):
                     forbidden.append(chunk.chunk_id)
-            chunk_revision = chunk.judged_revision()
-            if chunk_revision != revision:
-                (unknown if chunk_revision is None else mismatched).append(chunk.chunk_id)
+        mismatched: list[str] = []
+        unknown: list[str] = []
+        revision = case.revision
+        # Most rankings are all of the case's revision, as reported: one count says so.
+        if [chunk.revision for chunk in head].count(revision) != k:
+            for chunk in head:
+                chunk_revision = chunk.judged_revision()
+                if chunk_revision != revision:
+                    (unknown if chunk_revision is None else mismatched).append(chunk.chunk_id)
 
         # Past the cutoff (never deciding the case), one pass: trend figures read the
         # groups' ranks down to TREND_DEPTH, and with no hit within the cutoff diagnosis
         # wants the first acceptable chunk at any depth.
         first_any = first_rank
-        for rank in range(k + 1, len(ranked) + 1):
+        for at in candidates[beyond:]:
+            rank = at + 1
             trend = rank <= TREND_DEPTH
             if not trend and first_any is not None:
                 break
-            chunk = ranked[rank - 1]
-            if not may_match(chunk.file):
-                continue
-            hits = satisfied_by(chunk)
+            hits = satisfied_by(ranked[at])
             if trend:
                 for i in hits:
                     if group_rank[i] is None:
@@ -239,12 +269,12 @@ class CaseScorer:
             case_id=case.id,
             status=status,
             # At a budget, the cutoff is the number of chunks that fit it in this attempt.
-            cutoff=case.cutoff if case.budget_or_none is None else k,
+            cutoff=case.cutoff if self.budget is None else k,
             first_relevant_rank=first_rank,
             reciprocal_rank=1.0 / first_rank if first_rank else 0.0,
             hit=first_rank is not None,
             group_recall=group_recall,
-            ndcg=_dcg(gains) / self.ideal_dcg,
+            ndcg=(_dcg(gains) if credited else 0) / self.ideal_dcg,
             missing_groups=missing_groups,
             supporting_found=supporting_found,
             forbidden_chunk_ids=forbidden,
@@ -258,7 +288,8 @@ class CaseScorer:
             query=attempt.query,
             # Near misses are kept only where they explain something: a passing case
             # shows what the answer stage saw and no more.
-            ranked=[_trim(c) for c in ranked[: k if status == "pass" else k + NEAR_MISS_DEPTH]],
+            ranked=[c if c.excerpt is None or len(c.excerpt) <= EXCERPT_LIMIT else _trim(c)
+                    for c in ranked[: k if status == "pass" else k + NEAR_MISS_DEPTH]],
             first_relevant_rank_any_depth=first_any,
             slices=list(self.slices),
             case=case,

@@ -7,6 +7,7 @@ retriever that crashed, hung or answered nonsense; its case is ``invalid``, not 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -17,6 +18,7 @@ from codegold.model.io import (
     bounded_lines,
     check_depth,
     describe_validation_error,
+    hashed_lines,
     open_input,
 )
 from codegold.model.manifest import Manifest
@@ -177,10 +179,18 @@ response) may hold: no answer stage reads more, and millions of tiny chunks in o
 would cost gigabytes to decode."""
 
 
+_CHUNK_KEY = b'"chunk_id"'
+# Shorter than this, a line cannot name more than two answers' worth of chunks.
+_FEWEST_BYTES_OVER = (2 * MAX_CHUNKS + 1) * len(_CHUNK_KEY)
+
+
 def too_many_chunks(raw: bytes) -> int | None:
     """How many chunks the JSON ``raw`` names when that is more than two answers' worth
-    (ranked and candidates, :data:`MAX_CHUNKS` each), counted before decoding; else None."""
-    count = raw.count(b'"chunk_id"')
+    (ranked and candidates, :data:`MAX_CHUNKS` each), counted before decoding; else None.
+    A line too short to hold that many keys is not scanned."""
+    if len(raw) < _FEWEST_BYTES_OVER:
+        return None
+    count = raw.count(_CHUNK_KEY)
     return count if count > 2 * MAX_CHUNKS else None
 
 
@@ -229,6 +239,9 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     # Copied only when a chunk changes: almost none does, and then the list is kept as is.
     cleaned: list[Chunk] | None = None
     for index, chunk in enumerate(chunks):
+        if not chunk.excerpt and chunk.resolved is None and chunk.tool is None \
+                and not chunk.symbols and (chunk.symbol is None or len(chunk.symbol) < 4):
+            continue  # no free text _clean_chunk would scan (ids, paths, numbers only)
         clean = _clean_chunk(chunk)
         if clean is not chunk:
             if cleaned is None:
@@ -293,11 +306,13 @@ def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | N
                           f"{MAX_CHUNKS} candidates are taken", path=path, line=line_number)
     try:
         attempt = _DECODER.decode(line)
-        problem = chunk_count_problem(attempt.ranked, attempt.candidates)
-        if problem is not None:
-            raise SchemaError(problem, path=path, line=line_number)
-        for part, depth in untyped_parts(attempt):
-            check_depth(part, path, line_number, start=depth)
+        if len(attempt.ranked) > MAX_CHUNKS or attempt.candidates:  # else within bounds
+            problem = chunk_count_problem(attempt.ranked, attempt.candidates)
+            if problem is not None:
+                raise SchemaError(problem, path=path, line=line_number)
+        if attempt.query is not None and attempt.query.filters:
+            for part, depth in untyped_parts(attempt):
+                check_depth(part, path, line_number, start=depth)
         return redact_attempt(attempt)
     except msgspec.ValidationError as err:
         text = describe_validation_error(str(err), Attempt)
@@ -320,11 +335,11 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     line may hold at most ``MAX_LINE_BYTES``. When ``digest`` (a hashlib object) is given,
     every byte read is fed to it, so the file's checksum costs no second pass.
     """
-    with open_input(path, "attempts") as handle:
-        for number, line in bounded_lines(handle, path):
-            if digest is not None:
-                digest.update(line)
-            if line.strip():
+    with open_input(path, "attempts") as handle, \
+            closing(bounded_lines(handle, path) if digest is None
+                    else hashed_lines(handle, path, digest)) as lines:
+        for number, line in lines:
+            if not line.isspace():  # a blank line is skipped (strip() would copy each line)
                 yield decode_attempt(line, path=path, line_number=number)
 
 

@@ -299,9 +299,13 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
             revision=prior.revision, changed_at=prior.changed_at,
             groups=_groups(prior.groups, prior.accepted, fail, where),
             rationale=prior.rationale))
-    forbidden = tuple(dict.fromkeys([*(defaults.forbidden or ()), *(spec.forbidden or ())]))
-    tags = {k: _tag_text(v) for k, v in (defaults.tags or {}).items()}
-    tags.update({k: _tag_text(v) for k, v in (spec.tags or {}).items()})
+    forbidden = tuple(dict.fromkeys([*(defaults.forbidden or ()), *(spec.forbidden or ())])) \
+        if defaults.forbidden or spec.forbidden else ()
+    tags: dict[str, str] = {}
+    if defaults.tags or spec.tags:
+        tags = {k: _tag_text(v) for k, v in (defaults.tags or {}).items()}
+        tags.update({k: _tag_text(v) for k, v in (spec.tags or {}).items()})
+        tags = dict(sorted(tags.items()))
     ctx = spec.context
     context = (Context(open_file=ctx.open_file, language=ctx.language, path_prefix=ctx.path_prefix)
                if ctx is not None else None)
@@ -315,7 +319,7 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
         groups=tuple(groups),
         forbidden=forbidden,
         context=context,
-        tags=dict(sorted(tags.items())),
+        tags=tags,
         rationale=spec.rationale,
         line=line,
         supersedes=tuple(supersedes),

@@ -70,9 +70,10 @@ class Metric:
     culprit: Callable[[CaseResult], bool] = dataclasses.field(repr=False, compare=False)
     trend: bool = False  # a trend figure: shown and compared, gate it knowingly
     cutoff: int | None = None
-    # The case's value at a fixed depth, for the trend figures; None when the metric has
-    # no meaning away from the case's cutoff.
-    per_case_at: Callable[[CaseResult, int], float] | None = dataclasses.field(
+    # The case's value at a fixed depth, for the trend figures, from its required groups'
+    # ranks alone (CaseResult.group_ranks); None when the metric has no meaning away from
+    # the case's cutoff.
+    per_ranks_at: Callable[[Sequence[int | None], int], float] | None = dataclasses.field(
         default=None, repr=False, compare=False)
     # Figures a case may not record (latency, cost): the case's value or None, and how the
     # recorded values are combined. Cases without a value are left out; no value, no figure.
@@ -106,11 +107,11 @@ class Metric:
 
     def aggregate_at(self, cases: Sequence[CaseResult], depth: int) -> float | None:
         """The trend figure at ``depth`` over the scored ones among ``cases``."""
-        if self.per_case_at is None:
+        if self.per_ranks_at is None:
             raise ValueError(f"{self.name} has no trend figure")
-        at = self.per_case_at
+        at = self.per_ranks_at
         scored = [c for c in cases if is_scored(c)]
-        return sum(at(c, depth) for c in scored) / len(scored) if scored else None
+        return sum(at(c.group_ranks, depth) for c in scored) / len(scored) if scored else None
 
     def read(self, aggregates: Aggregates) -> float | None:
         """This metric's figure as results.json stores it (None when left out)."""
@@ -168,12 +169,11 @@ def _flag(value: bool) -> float:
     return 1.0 if value else 0.0
 
 
-def _hit_at(case: CaseResult, depth: int) -> float:
-    return _flag(any(r is not None and r <= depth for r in case.group_ranks))
+def _hit_at(ranks: Sequence[int | None], depth: int) -> float:
+    return _flag(any(r is not None and r <= depth for r in ranks))
 
 
-def _recall_at(case: CaseResult, depth: int) -> float:
-    ranks = case.group_ranks
+def _recall_at(ranks: Sequence[int | None], depth: int) -> float:
     return sum(r is not None and r <= depth for r in ranks) / len(ranks) if ranks else 0.0
 
 
@@ -181,7 +181,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("hit_rate", "hit rate", "hit",
            "share of scored cases with an acceptable chunk for a required group within the cutoff",
            "higher", "share", "rate", "sign_flip",
-           per_case=lambda c: _flag(c.hit), culprit=lambda c: not c.hit, per_case_at=_hit_at),
+           per_case=lambda c: _flag(c.hit), culprit=lambda c: not c.hit, per_ranks_at=_hit_at),
     Metric("pass_rate", "pass rate", "pass rate",
            "share of scored cases that pass: every required group satisfied, nothing forbidden "
            "and no other revision within the cutoff",
@@ -196,7 +196,7 @@ METRICS: tuple[Metric, ...] = (
            "mean share of required evidence groups satisfied within the cutoff",
            "higher", "mean", "rate", "sign_flip",
            per_case=lambda c: c.group_recall, culprit=lambda c: bool(c.missing_groups),
-           per_case_at=_recall_at),
+           per_ranks_at=_recall_at),
     Metric("ndcg", "nDCG@k", "nDCG",
            "graded nDCG at the cutoff over evidence groups (required gain 2, supporting 1)",
            "higher", "mean", "rate", "sign_flip",
@@ -289,7 +289,7 @@ _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*([0-9]+))?\s*$")
 def trend_figures(cases: Sequence[CaseResult]) -> dict[str, float | None]:
     """``{"hit_rate@1": …, "mean_group_recall@20": …}`` over the scored ones among ``cases``."""
     return {str(m.at(depth)): m.aggregate_at(cases, depth)
-            for m in METRICS if m.per_case_at is not None for depth in TREND_CUTOFFS}
+            for m in METRICS if m.per_ranks_at is not None for depth in TREND_CUTOFFS}
 
 
 def metric_names() -> list[str]:

@@ -70,6 +70,19 @@ def is_canonical(path: str) -> bool:
         and not path.startswith(("/", "."))
 
 
+_SLASH_SLASH_OR_DOT = re.compile(r"/[/.]")
+
+
+def all_canonical(paths: list[str]) -> bool:
+    """Whether every one of ``paths`` is in repository form (:func:`is_canonical` of each),
+    tested in two scans of them joined by a line break and a ``/``: a later path that
+    starts with ``/`` or ``.`` then shows ``//`` or ``/.``, and no two paths run into each
+    other."""
+    joined = "\n/".join(paths)
+    return "\\" not in joined and _SLASH_SLASH_OR_DOT.search(joined) is None \
+        and not (paths and paths[0].startswith(("/", ".")))
+
+
 def normalize_path(path: str) -> str:
     """Repository form of a path: ``/`` separators, no empty or ``.`` segments, ``..``
     folded into the folder before it, no leading ``/``.
@@ -135,8 +148,11 @@ class PathPattern:
         # A pattern's own spelling is its author's (``/x`` anchors a gitignore pattern,
         # ``.`` and ``//`` mean what the glob rules say); only separators and a leading
         # ``./`` are folded. The paths matched against it are made canonical.
-        object.__setattr__(self, "text", _pattern_text(self.text))
-        object.__setattr__(self, "mode", PatternMode(self.mode))
+        text = _pattern_text(self.text)
+        if text is not self.text:
+            object.__setattr__(self, "text", text)
+        if type(self.mode) is not PatternMode:
+            object.__setattr__(self, "mode", PatternMode(self.mode))
         if not self.text:
             raise InputError("an empty path pattern names no path; expected a path or glob")
         compiled = None

@@ -38,13 +38,39 @@ from codegold.model.io.messages import (
     located_error,
     split_validation_error,
 )
-from codegold.model.io.reading import bounded_lines, decode_text, iter_jsonl, open_input, read_bytes
+from codegold.model.io.reading import (
+    bounded_lines,
+    decode_text,
+    hashed_lines,
+    iter_jsonl,
+    open_input,
+    read_bytes,
+)
 from codegold.model.io.structured import load_structured
 from codegold.model.io.versioned import Loaded, load_versioned, supported_formats
 
-__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "MAX_JSON_BYTES", "MAX_LINE_BYTES", "MAX_YAML_BYTES",
-           "Loaded", "LoadedDocument", "bounded_lines", "check_depth", "decode_json",
-           "decode_text", "describe_validation_error", "iter_jsonl", "load_structured",
-           "load_versioned", "located_error", "open_input", "read_bytes",
-           "refuse_duplicate_keys", "split_validation_error", "supported_formats",
-           "walk_error_path"]
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_JSON_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_YAML_BYTES",
+    "Loaded",
+    "LoadedDocument",
+    "bounded_lines",
+    "check_depth",
+    "decode_json",
+    "decode_text",
+    "describe_validation_error",
+    "hashed_lines",
+    "iter_jsonl",
+    "load_structured",
+    "load_versioned",
+    "located_error",
+    "open_input",
+    "read_bytes",
+    "refuse_duplicate_keys",
+    "split_validation_error",
+    "supported_formats",
+    "walk_error_path",
+]

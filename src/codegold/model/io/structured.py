@@ -35,7 +35,7 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
             if not isinstance(obj, dict):
                 raise SchemaError(f"each line must be a JSON object, found {kind_name(obj)}",
                                   path=where, line=number)
-            refuse_duplicate_keys(line, where, number)
+            refuse_duplicate_keys(line, where, number, decoded=obj)
             doc.lines[id(obj)] = number
             items.append(obj)
         doc.data = items
@@ -49,7 +49,7 @@ def load_structured(path: str | Path, what: str) -> LoadedDocument:
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as err:
             raise json_error(err, raw, where) from None
         check_depth(doc.data, where)
-        refuse_duplicate_keys(raw, where)
+        refuse_duplicate_keys(raw, where, decoded=doc.data)
         return doc
     try:
         doc.data = yaml.load(text, Loader=make_loader(doc.lines))

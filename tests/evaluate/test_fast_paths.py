@@ -1,0 +1,150 @@
+"""The shortcuts that keep `codegold eval` near the decode floor (issue 26) answer exactly
+what the slow, obvious rule answers: each is checked against that rule here."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Callable, Iterator
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegold.errors import SchemaError
+from codegold.evaluate.engine import evaluate_attempts
+from codegold.evaluate.match import GroupMatcher
+from codegold.evaluate.score import CaseScorer
+from codegold.model import Attempt, Case, CaseSet, Chunk, EvidenceGroup, Target
+from codegold.model.attempts import MAX_CHUNKS, too_many_chunks
+from codegold.model.io import reading as _files
+from codegold.model.io import refuse_duplicate_keys
+from codegold.model.paths import all_canonical, is_canonical
+
+# Paths built from the characters that decide canonical form.
+_PATHS = st.text(alphabet="ab/.\\\n", max_size=8)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_PATHS, max_size=6))
+def test_all_canonical_is_is_canonical_of_each(paths: list[str]) -> None:
+    assert all_canonical(paths) == all(is_canonical(p) for p in paths)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(["src/a.py", "./src/a.py", "src//a.py", "src/b.py", "a.py",
+                                 "/src/a.py", "src/x/../a.py", "lib/a.py"]), max_size=12),
+       st.booleans())
+def test_candidates_are_the_chunks_may_match_lets_through(files: list[str], glob: bool) -> None:
+    targets = [Target(file="src/a.py"), Target(file="a.py")]
+    if glob:
+        targets.append(Target(file="lib/*.py"))
+    matcher = GroupMatcher((("g", True, tuple(targets)),))
+    chunks = [Chunk(chunk_id=f"c{i}", file=f) for i, f in enumerate(files)]
+    expected = [i for i, c in enumerate(chunks) if matcher.may_match(c.file)]
+    assert list(matcher.candidates(chunks)) == expected
+    # and no chunk left out satisfies a group
+    assert all(not matcher.satisfied(c) for i, c in enumerate(chunks) if i not in expected)
+
+
+@pytest.mark.parametrize("line", [
+    '{"a": 1, "a": 2}',                               # colons == keys once decoded + 1
+    '{"a": {"b": 1, "b": 2}}',
+    '{"a": [{"k": "x"}, {"k": "y", "k": "z"}]}',
+    '{"q": "x:y", "a": 1, "a": 2}',                   # a colon in a string as well
+    '{"a\\u003a": 1, "a\\u003a": 2}',                 # an escaped colon in a key
+])
+def test_a_repeated_key_is_refused_with_the_decoded_value_given(line: str) -> None:
+    raw = line.encode()
+    with pytest.raises(SchemaError, match="duplicate key"):
+        refuse_duplicate_keys(raw, "x.jsonl", 1, decoded=json.loads(raw))
+
+
+@pytest.mark.parametrize("line", [
+    '{"a": 1, "b": {"c": [1, {"d": 2}]}}',
+    '{"q": "where: here", "a": 1}',                   # more colons than keys: full check
+    '{"a\\u003a": 1, "b": "\\u003a"}',
+    '[]',
+])
+def test_distinct_keys_pass_with_the_decoded_value_given(line: str) -> None:
+    raw = line.encode()
+    refuse_duplicate_keys(raw, "x.jsonl", 1, decoded=json.loads(raw))
+
+
+def test_too_many_chunks_counts_only_lines_long_enough_to_hold_them() -> None:
+    key = b'"chunk_id"'
+    assert too_many_chunks(key * (2 * MAX_CHUNKS)) is None
+    assert too_many_chunks(key * (2 * MAX_CHUNKS + 1)) == 2 * MAX_CHUNKS + 1
+    assert too_many_chunks(b"x" * 10 * (2 * MAX_CHUNKS + 1)) is None
+
+
+def test_the_first_acceptable_chunk_past_the_trend_depth_is_found() -> None:
+    """The first acceptable chunk at any depth is found past rank 20 and past non-canonical
+    paths, as the chunk-by-chunk rule finds it."""
+    case = Case(id="c", query="q", repository=None, revision="a" * 40, cutoff=2,
+                query_class="x", groups=(EvidenceGroup(id="g", required=True,
+                                                       any_of=(Target(file="src/a.py"),)),))
+    files = ["src/b.py"] * 30 + ["./src/a.py", "src/a.py"]
+    attempt = Attempt(attempt_id="a", case_id="c",
+                      ranked=[Chunk(chunk_id=f"c{i}", file=f, revision="a" * 40)
+                              for i, f in enumerate(files)])
+    result = CaseScorer(case).score(attempt)
+    assert result.first_relevant_rank is None
+    assert result.first_relevant_rank_any_depth == 31
+    assert result.group_ranks == [None]  # past the trend depth: not a trend rank
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"\n")),
+       st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=12))
+def test_hashed_lines_are_bounded_lines_and_hash_every_byte(
+        data: bytes, block: int, longest: int) -> None:
+    """Read in blocks on one side and line by line on the other: the same lines, the same
+    error on the same line, and the checksum of every byte."""
+    def run(read: Callable[[io.BytesIO], Iterator[tuple[int, bytes]]]) -> tuple[object, ...]:
+        got: list[tuple[int, bytes]] = []
+        try:
+            for item in read(io.BytesIO(data)):
+                got.append(item)
+        except SchemaError as err:
+            return (*got, err.line)
+        return tuple(got)
+
+    digest = hashlib.sha256()
+    with mock.patch.object(_files, "MAX_LINE_BYTES", longest), \
+            mock.patch.object(_files, "_BLOCK_BYTES", block):
+        slow = run(lambda handle: _files.bounded_lines(handle, "x"))
+        fast = run(lambda handle: _files.hashed_lines(handle, "x", digest))
+    assert fast == slow
+    if not slow or not isinstance(slow[-1], int):  # read to the end: every byte hashed
+        assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize(("attempts", "warned", "chosen", "ids"), [
+    ([("a", None)], False, "a", ["a"]),
+    ([("a", "elsewhere")], False, "a", ["a"]),    # names an attempt not in the file
+    ([("a", "a")], True, "a", ["a"]),             # a retry of itself: none is final
+    ([("a", None), ("b", "a")], False, "b", ["a", "b"]),
+    ([("a", None), ("b", None)], True, "b", ["a", "b"]),
+])
+def test_a_case_with_one_attempt_is_decided_as_one_with_many(
+        attempts: list[tuple[str, str | None]], warned: bool, chosen: str, ids: list[str]) -> None:
+    case = Case(id="c", query="q", repository=None, revision="a" * 40, cutoff=2,
+                query_class="x", groups=(EvidenceGroup(id="g", required=True,
+                                                       any_of=(Target(file="a.py"),)),))
+    result = evaluate_attempts(CaseSet(path="p", sha256="s", cases=(case,)),
+                               [Attempt(attempt_id=a, case_id="c", retry_of=r)
+                                for a, r in attempts])
+    assert bool(result.warnings) == warned, result.warnings
+    assert (result.cases[0].attempt_id, result.cases[0].attempt_ids) == (chosen, ids)
+
+
+def test_a_read_error_in_hashed_lines_is_raised_to_the_reader() -> None:
+    class Failing(io.BytesIO):
+        def read1(self, size: int = -1) -> bytes:
+            raise OSError(5, "Input/output error")
+
+    with pytest.raises(OSError, match="Input/output error"):
+        list(_files.hashed_lines(Failing(b"a\n"), "x", hashlib.sha256()))
