@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 from codegold.errors import (
@@ -99,3 +101,23 @@ def rebuild_error(kind: str, sentence: str, parts: dict[str, Any] | None = None
         cls = CodegoldError
         parts = {"message": parts["message"], "settings": parts["settings"]} if parts else None
     return cls(**parts) if parts else cls(sentence)
+
+
+def in_submission_order(submit: Callable[[T], Future[R]], jobs: Iterable[T],
+                        window: int) -> Generator[R, None, None]:
+    """Hand each job to ``submit`` and yield the results in submission order, with at
+    most ``window`` handed over and not yet yielded: once that many are, the oldest is
+    waited for before the next job is taken from ``jobs`` (a lazy iterable is read no
+    further ahead). A job's exception is raised here; closing the generator, or an
+    error, cancels the jobs not yet started. The thread and process executors share it."""
+    pending: deque[Future[R]] = deque()
+    try:
+        for job in jobs:
+            pending.append(submit(job))
+            while len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()

@@ -23,14 +23,14 @@ import os
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TypeVar
 
 from codegold.errors import CodegoldError
+from codegold.execute.base import in_submission_order
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -96,20 +96,11 @@ class ProcessExecutor:
 
         ``fn`` must be a module-level function and jobs and results picklable.
         """
-        limit = window or self._window
-        pending: deque[Future[R]] = deque()
         try:
-            for job in jobs:
-                pending.append(self._executor.submit(fn, job))
-                while len(pending) >= limit:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
+            yield from in_submission_order(lambda job: self._executor.submit(fn, job), jobs,
+                                           window or self._window)
         except BrokenProcessPool as err:
             raise self.wording.error(self.wording.died) from err
-        finally:
-            for future in pending:
-                future.cancel()
 
     def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
             ) -> Iterator[tuple[int, R]]:

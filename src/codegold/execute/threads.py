@@ -8,10 +8,11 @@ window allows, so many cases times many repeats never sit in memory at once.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
+
+from codegold.execute.base import in_submission_order
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -37,18 +38,8 @@ class ThreadExecutor:
         """``fn(job)`` for each job, on the threads, yielded in submission order. Before
         a job is handed over while ``window`` are in flight, the oldest is waited for;
         its exception is raised here and the jobs not yet started are cancelled."""
-        limit = window or self._window
-        pending: deque[Future[R]] = deque()
-        try:
-            for job in jobs:
-                if len(pending) >= limit:
-                    yield pending.popleft().result()
-                pending.append(self._executor.submit(fn, job))
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for future in pending:
-                future.cancel()
+        return in_submission_order(lambda job: self._executor.submit(fn, job), jobs,
+                                   window or self._window)
 
     def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
             ) -> Iterator[tuple[int, R]]:
