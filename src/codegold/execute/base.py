@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Executor as FuturesPool
 from concurrent.futures import Future
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from codegold.errors import (
     CodegoldError,
@@ -121,3 +122,34 @@ def in_submission_order(submit: Callable[[T], Future[R]], jobs: Iterable[T],
     finally:
         for future in pending:
             future.cancel()
+
+
+class PooledExecutor:
+    """What the thread and the process executor share: a ``concurrent.futures`` pool
+    (``_executor``) behind :meth:`ordered`, at most ``_window`` jobs in flight unless the
+    caller says otherwise, ``map`` as ``(position, result)`` in submission order (``gpus``
+    is not scheduled), and a context manager whose exit shuts the pool down, cancelling
+    the jobs not started."""
+
+    _executor: FuturesPool
+    _window: int
+
+    def ordered(self, fn: Callable[[T], R], jobs: Iterable[T], *, window: int | None = None
+                ) -> Generator[R, None, None]:
+        """``fn(job)`` for each job, on the pool, yielded in submission order; jobs are
+        taken from ``jobs`` only as the window allows (:func:`in_submission_order`)."""
+        return in_submission_order(lambda job: self._executor.submit(fn, job), jobs,
+                                   window or self._window)
+
+    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
+            ) -> Iterator[tuple[int, R]]:
+        return enumerate(self.ordered(fn, jobs))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

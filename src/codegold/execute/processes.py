@@ -23,14 +23,14 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TypeVar
 
 from codegold.errors import CodegoldError
-from codegold.execute.base import in_submission_order
+from codegold.execute.base import PooledExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -57,7 +57,7 @@ class PoolWording:
     error: type[CodegoldError] = CodegoldError
 
 
-class ProcessExecutor:
+class ProcessExecutor(PooledExecutor):
     """A process pool whose :meth:`ordered` yields results in submission order.
 
     Use as a context manager; leaving it (normally or by an exception) stops the workers.
@@ -97,25 +97,9 @@ class ProcessExecutor:
         ``fn`` must be a module-level function and jobs and results picklable.
         """
         try:
-            yield from in_submission_order(lambda job: self._executor.submit(fn, job), jobs,
-                                           window or self._window)
+            yield from super().ordered(fn, jobs, window=window)
         except BrokenProcessPool as err:
             raise self.wording.error(self.wording.died) from err
-
-    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
-            ) -> Iterator[tuple[int, R]]:
-        """The :class:`~codegold.execute.base.Executor` form: ``(position, result)``
-        pairs, here in submission order (``gpus`` is not scheduled)."""
-        return enumerate(self.ordered(fn, jobs))
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
-
-    def __enter__(self) -> ProcessExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _worker_setup(parent: int) -> None:

@@ -8,17 +8,12 @@ window allows, so many cases times many repeats never sit in memory at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
-from codegold.execute.base import in_submission_order
-
-T = TypeVar("T")
-R = TypeVar("R")
+from codegold.execute.base import PooledExecutor
 
 
-class ThreadExecutor:
+class ThreadExecutor(PooledExecutor):
     """``workers`` threads; :meth:`ordered` keeps at most ``window`` jobs (default four
     per thread) in flight. Use as a context manager; leaving it waits for the jobs
     running and cancels those not started."""
@@ -32,29 +27,6 @@ class ThreadExecutor:
         self.workers = workers
         self._window = window or 4 * workers
         self._executor = ThreadPoolExecutor(max_workers=workers)
-
-    def ordered(self, fn: Callable[[T], R], jobs: Iterable[T], *, window: int | None = None
-                ) -> Generator[R, None, None]:
-        """``fn(job)`` for each job, on the threads, yielded in submission order. Before
-        a job is handed over while ``window`` are in flight, the oldest is waited for;
-        its exception is raised here and the jobs not yet started are cancelled."""
-        return in_submission_order(lambda job: self._executor.submit(fn, job), jobs,
-                                   window or self._window)
-
-    def map(self, fn: Callable[[T], R], jobs: Sequence[T], *, gpus: float = 0.0
-            ) -> Iterator[tuple[int, R]]:
-        """The :class:`~codegold.execute.base.Executor` form: ``(position, result)``
-        pairs, here in submission order (``gpus`` is not scheduled)."""
-        return enumerate(self.ordered(fn, jobs))
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
-
-    def __enter__(self) -> ThreadExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 __all__ = ["ThreadExecutor"]
