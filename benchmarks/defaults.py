@@ -76,6 +76,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def print_table(repo: str, rounds: int, rows: list[tuple[str, ...]]) -> None:
+    """The figures as a Markdown table: figure, measured, ratio, detail."""
+    print(f"repository {repo}; medians of {rounds} round(s)\n")
+    print("| figure | measured | ratio | detail |")
+    print("|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
 def med(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -217,11 +226,7 @@ def main(argv: list[str]) -> int:
                      f"floor {med(floor):.2f} s; CPU {med(built_cpu):.2f} / "
                      f"{med(floor_cpu):.2f} s = {med(built_cpu) / med(floor_cpu):.2f}x"))
 
-    print(f"repository {ns.repo}; medians of {ns.rounds} round(s)\n")
-    print("| figure | measured | ratio | detail |")
-    print("|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(ns.repo, ns.rounds, rows)
     return 0
 
 

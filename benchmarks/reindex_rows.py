@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from defaults import DEFAULT_REPO, codegold, med, timed
+from defaults import DEFAULT_REPO, codegold, med, print_table, timed
 from index_throughput import parse_only
 
 from codegold.index import build_index
@@ -86,11 +86,7 @@ def main(argv: list[str]) -> int:
             rows.append((f"one build, {ns.jobs} workers, vs parse-only floor",
                          f"{m['built']:.2f} s", f"{m['built'] / m['floor']:.2f}x floor",
                          f"floor {m['floor']:.2f} s; " + cpus("built", "floor")))
-    print(f"repository {ns.repo}; medians of {ns.rounds} round(s)\n")
-    print("| figure | measured | ratio | detail |")
-    print("|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(ns.repo, ns.rounds, rows)
     return 0
 
 
