@@ -367,16 +367,19 @@ class LexicalIndex:
         if self.stemmed:
             tokens = [stem(token) for token in tokens]
         for token in dict.fromkeys(tokens):
-            row = self.vocab.get(token)
-            if row is not None:
-                start, end = self.offsets[row], self.offsets[row + 1]
-                scores[self.docs[start:end]] += self.impacts[start:end]
+            self._add(scores, token, None)
         for token in extra:
-            row = self.vocab.get(token)
-            if row is not None:
-                start, end = self.offsets[row], self.offsets[row + 1]
-                scores[self.docs[start:end]] += np.float32(extra_weight) * self.impacts[start:end]
+            self._add(scores, token, extra_weight)
         return scores
+
+    def _add(self, scores: npt.NDArray[np.float32], token: str, weight: float | None) -> None:
+        """Add ``token``'s impacts (times ``weight`` when given) to its documents' scores."""
+        row = self.vocab.get(token)
+        if row is not None:
+            start, end = self.offsets[row], self.offsets[row + 1]
+            impacts = self.impacts[start:end]
+            scores[self.docs[start:end]] += impacts if weight is None \
+                else np.float32(weight) * impacts
 
     def row_of(self, doc_id: str) -> int | None:
         """The row of a document (a chunk id, or a path in the file unit) in ``scores``."""
