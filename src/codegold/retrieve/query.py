@@ -47,8 +47,8 @@ _CODE_NOISE = frozenset(["and", "as", "assert", "async", "await", "break", "case
 
 # English words that are never worth a search term.
 _LETTERS = re.compile(r"[A-Za-z]+")
-_STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "get", "got", "like", "use", "using", "used", "want", "wants", "seems", "seem", "think", "way", "make", "makes", "made", "one", "two", "also", "e", "g", "eg", "ie", "etc", "thanks", "thank", "please", "hi", "hello", "would", "could", "should"])
-STOPWORDS = _STOPWORDS
+# English words that carry no search meaning (also what compounds skip).
+STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "get", "got", "like", "use", "using", "used", "want", "wants", "seems", "seem", "think", "way", "make", "makes", "made", "one", "two", "also", "e", "g", "eg", "ie", "etc", "thanks", "thank", "please", "hi", "hello", "would", "could", "should"])
 
 _DEFINITION = re.compile(
     r"\b(what (?:is|are|does)|where (?:is|are) .{1,60}? (?:defined|declared|implemented)"
@@ -304,7 +304,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
 
     # URLs name hosts and repositories, not code (blob paths were kept as paths above).
     words = _URL.sub(" ", text)
-    counts = Counter(t for t in code_tokens(words) if len(t) > 1 and t not in _STOPWORDS
+    counts = Counter(t for t in code_tokens(words) if len(t) > 1 and t not in STOPWORDS
                      and not t.isdigit())
     first_seen: dict[str, int] = {}
     for index, term in enumerate(code_tokens(words)):
