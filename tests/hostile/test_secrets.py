@@ -262,8 +262,10 @@ class _Answers(BaseHTTPRequestHandler):
         else:
             payload, status = json.dumps({"ranked": [
                 {"chunk_id": "h1", "file": ".env", "start_line": 1, "end_line": 2,
-                 "excerpt": f"AWS_ACCESS_KEY_ID={AWS}\nDB_PASSWORD={ENV_PASSWORD}\n"}],
-                "rewritten": f"token {GITHUB}"}).encode(), 200
+                 "excerpt": f"AWS_ACCESS_KEY_ID={AWS}\nDB_PASSWORD={ENV_PASSWORD}\n",
+                 # fields codegold does not read are kept under ``extra``: redacted too
+                 "text": f"AWS_ACCESS_KEY_ID={AWS}", "meta": {"auth": f"token {GITHUB}"}}],
+                "rewritten": f"token {GITHUB}", "debug": f"password={ENV_PASSWORD}"}).encode(), 200
         self.send_response(status)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
@@ -313,10 +315,12 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
     revision = cases["defaults"]["revision"]
     leak = _leak_text()
     chunk = {"chunk_id": "c1", "file": "src/app/settings.py", "start_line": 8, "end_line": 11,
-             "revision": revision, "excerpt": leak, "symbol": "login_handler"}
+             "revision": revision, "excerpt": leak, "symbol": "login_handler",
+             "extra": {"text": leak, "nested": [{"note": leak}]}}
     lines = [
         {"attempt_id": "a1", "case_id": "login", "ranked": [chunk], "candidates": [chunk],
-         "query": {"raw": "where is the login password checked", "rewritten": leak}},
+         "query": {"raw": "where is the login password checked", "rewritten": leak},
+         "extra": {"trace": leak}},
         {"attempt_id": "a2", "case_id": "stderr", "ranked": [], "error": f"failed: {leak}"},
     ]
     (tmp_path / "attempts.jsonl").write_text(

@@ -230,6 +230,10 @@ def _clean_chunk(chunk: Chunk) -> Chunk:
         clean = redact_once(chunk.resolved.note)
         if clean != chunk.resolved.note:
             changes["resolved"] = msgspec.structs.replace(chunk.resolved, note=clean)
+    if chunk.extra:  # what a retriever sent that codegold keeps unread (its chunk ``text``)
+        extra = redact_data(chunk.extra, file=chunk.file)
+        if extra != chunk.extra:
+            changes["extra"] = extra
     return msgspec.structs.replace(chunk, **changes) if changes else chunk
 
 
@@ -240,7 +244,8 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     cleaned: list[Chunk] | None = None
     for index, chunk in enumerate(chunks):
         if not chunk.excerpt and chunk.resolved is None and chunk.tool is None \
-                and not chunk.symbols and (chunk.symbol is None or len(chunk.symbol) < 4):
+                and not chunk.symbols and not chunk.extra \
+                and (chunk.symbol is None or len(chunk.symbol) < 4):
             continue  # no free text _clean_chunk would scan (ids, paths, numbers only)
         clean = _clean_chunk(chunk)
         if clean is not chunk:
@@ -253,7 +258,8 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
 def redact_attempt(attempt: Attempt) -> Attempt:
     """``attempt`` with every secret value in its free text replaced by ``<SECRET:kind>``:
     the query as sent and rewritten, filters (keys and values), timing names, the error,
-    the final answer, excerpts, symbols and notes of its chunks. The same object when
+    the final answer, what the retriever sent that codegold keeps unread (``extra``, the
+    answer's and each chunk's), excerpts, symbols and notes of its chunks. The same object when
     nothing was found.
 
     This is where text from outside enters, once: attempts are redacted as they are
@@ -276,6 +282,10 @@ def redact_attempt(attempt: Attempt) -> Attempt:
             clean = redact_once(value)
             if clean != value:
                 changes[name] = clean
+    if attempt.extra:
+        extra = redact_data(attempt.extra)
+        if extra != attempt.extra:
+            changes["extra"] = extra
     if attempt.timing_ms:
         timing = {redact_once(key): value for key, value in attempt.timing_ms.items()}
         if timing.keys() != attempt.timing_ms.keys():

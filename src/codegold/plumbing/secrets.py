@@ -517,11 +517,12 @@ def redact_once(text: str, *, code: bool = False) -> str:
     return _redact_cached(text, code)[0]
 
 
-def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
+def redact_data(data: Any, kinds: list[str] | None = None, *, file: str | None = None) -> Any:
     """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted,
     mapping keys included; the kinds replaced are appended to ``kinds``. A mapping with a
     ``file`` and an ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as
-    that file's text. Walked without recursion limits mattering: input is bounded at 100
+    that file's text; ``file`` names the file of a top-level mapping that names none (a
+    chunk's ``extra``). Walked without recursion limits mattering: input is bounded at 100
     levels where it enters."""
     found = kinds if kinds is not None else []
     if isinstance(data, str):
@@ -534,7 +535,9 @@ def redact_data(data: Any, kinds: list[str] | None = None) -> Any:
         return [redact_data(item, found) for item in data]
     if isinstance(data, dict):
         out: dict[Any, Any] = {}
-        code = isinstance(data.get("file"), str) and is_program_text(data["file"])
+        named = data.get("file")
+        of = named if isinstance(named, str) else file
+        code = of is not None and is_program_text(of)
         for key, value in data.items():
             clean_key = redact_data(key, found) if isinstance(key, str) else key
             if clean_key in out:  # two keys redacted alike: keep both, told apart
