@@ -39,6 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import yaml
+from bytecode import compile_package
 from index_throughput import parse_only
 
 from codegold.index import build_index
@@ -115,6 +116,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--next", dest="next_rev", default="8.3.1")
     parser.add_argument("--jobs", type=int, default=2)
     ns = parser.parse_args(argv)
+    print(compile_package())
     rows: list[tuple[str, str, str, str]] = []
     with tempfile.TemporaryDirectory(prefix="cg-defaults-") as scratch:
         root = Path(scratch)

@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bytecode import compile_package
+
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 ROLES = ("definition", "call_site", "test", "docs")
 
@@ -123,6 +125,9 @@ def main() -> None:
                         help="also time codegold eval from this src folder (PYTHONPATH)")
     args = parser.parse_args()
 
+    print(compile_package())
+    if args.baseline:
+        print(compile_package(args.baseline))
     work = Path(args.workdir or tempfile.mkdtemp(prefix="codegold-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bytecode import compile_package
 from defaults import DEFAULT_REPO, codegold, med, print_table, timed
 from index_throughput import parse_only
 
@@ -34,6 +35,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true",
                         help="Print every round's wall and CPU seconds as JSON instead.")
     ns = parser.parse_args(argv)
+    print(compile_package())
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory(prefix="cg-reindex-") as scratch:
         root = Path(scratch)

@@ -51,7 +51,12 @@ class Resolution(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     note: str | None = None
 
 
-class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+# gc=False: a run's chunks are the most numerous objects codegold holds (a million in a
+# 20k-case eval) and never part of a reference cycle (their fields are strings, numbers,
+# tuples and decoded JSON), so the cycle collector need not track them (measured: 9-16 %
+# off decoding the attempts of the eval benchmark).
+class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
+            forbid_unknown_fields=True, gc=False):
     """One ranked chunk as the answer stage would receive it.
 
     ``symbol``/``symbols``/``role``/``revision`` are what the retriever reported;
