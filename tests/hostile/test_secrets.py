@@ -341,3 +341,37 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
     assert {"results.json", "report.html", "summary.md", "junit.xml", "diagnoses.json"} <= {
         p.name for p in written}
     assert "<SECRET:private_key>" in (tmp_path / "results.json").read_text(encoding="utf-8")
+
+
+def test_a_case_files_free_text_is_redacted_where_it_is_read(world: Path, tmp_path: Path) -> None:
+    """A key pasted into a case's query, rationale or tags, or credentials in its
+    repository URL, reach no results file, no JSON on stdout, no warning and no
+    comparison: the attempt's copy of the query is redacted, and so is the case's."""
+    cases = yaml.safe_load((world / "cases.yaml").read_text(encoding="utf-8"))
+    cases["defaults"]["repository"] = f"https://deploy:{URL_PASSWORD}@git.example.com/acme/app"
+    login = cases["cases"][0]
+    login["query"] += f" with token {GITHUB}"
+    login["rationale"] = f"the handler compares against DB_PASSWORD={ENV_PASSWORD}"
+    login["tags"] = {"team": SLACK, f"{AWS}": "key"}
+    login["query_class"] = f"secret {JWT}"
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump(cases), encoding="utf-8")
+    printed = []
+    for args, codes in (
+            (("index", world / "repo", "--revision", "HEAD", "-o", "idx"), (0,)),
+            (("cases", "check", "cases.yaml", "--index", "idx"), (0, 1)),
+            (("run", "cases.yaml", "-o", "attempts.jsonl", "--retriever",
+              f"command:{sys.executable} {world / 'retriever.py'}"), (0, 3)),
+            (("eval", "cases.yaml", "attempts.jsonl", "-o", "results.json"), (0, 1)),
+            (("eval", "cases.yaml", "attempts.jsonl", "--json"), (0, 1)),
+            (("compare", "results.json", "results.json"), (0, 1)),
+            (("export", "trec", "results.json", "-o", "trec/run"), (0,))):
+        proc = run_cli(*args, cwd=tmp_path, timeout=120)
+        assert_no_traceback(proc)
+        assert proc.returncode in codes, (args, proc.stderr[-2000:])
+        printed.append(proc.stdout + proc.stderr)
+    _no_secret_in("\n".join(printed), "the terminal")
+    _no_secret_under(tmp_path, skip={tmp_path / "cases.yaml", tmp_path / "idx"})
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    case = next(c["case"] for c in results["cases"] if c["case_id"] == "login")
+    assert "<SECRET:github_token>" in case["query"] and "<SECRET:" in case["rationale"]
+    assert case["repository"] == "https://<SECRET:url_credentials>@git.example.com/acme/app"
