@@ -316,12 +316,21 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
     leak = _leak_text()
     chunk = {"chunk_id": "c1", "file": "src/app/settings.py", "start_line": 8, "end_line": 11,
              "revision": revision, "excerpt": leak, "symbol": "login_handler",
-             "extra": {"text": leak, "nested": [{"note": leak}]}}
+             "extra": {"text": leak, "nested": [{"note": leak}]},
+             "resolved": {"rule": "span", "symbols": [f"token {GITHUB}"], "note": leak}}
+    # what another tool recorded of its index: credentials in the repository URL, a key
+    # in the embedder's name (both shown by report and compare)
+    manifest = {"repository": f"https://deploy:{URL_PASSWORD}@git.example.com/acme/app",
+                "revision": revision, "index_build_id": "b1", "complete": True,
+                "chunker": {"name": "c", "version": "1"}, "created_at": f"password={ENV_PASSWORD}",
+                "embedder": {"name": f"openai:{SLACK}", "version": f"key {AWS}"},
+                "revision_given": f"token {GITHUB}"}
     lines = [
         {"attempt_id": "a1", "case_id": "login", "ranked": [chunk], "candidates": [chunk],
          "query": {"raw": "where is the login password checked", "rewritten": leak},
-         "extra": {"trace": leak}},
-        {"attempt_id": "a2", "case_id": "stderr", "ranked": [], "error": f"failed: {leak}"},
+         "extra": {"trace": leak}, "manifest": manifest},
+        {"attempt_id": "a2", "case_id": "stderr", "ranked": [], "error": f"failed: {leak}",
+         "manifest": manifest},
     ]
     (tmp_path / "attempts.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -330,6 +339,7 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
             ("eval", world / "cases.yaml", "attempts.jsonl", "-o", "results.json"),
             ("eval", world / "cases.yaml", "attempts.jsonl", "--json"),
             ("diagnose", "results.json", "-o", "diag"),
+            ("compare", "results.json", "results.json"),
             ("report", "results.json", "-o", "report.html", "--md", "summary.md",
              "--junit", "junit.xml", "--diagnosis", "diag")):
         proc = run_cli(*args, cwd=tmp_path, timeout=120)

@@ -231,10 +231,12 @@ def _clean_chunk(chunk: Chunk) -> Chunk:
         clean = redact_once(chunk.tool)
         if clean != chunk.tool:
             changes["tool"] = clean
-    if chunk.resolved is not None and chunk.resolved.note:
-        clean = redact_once(chunk.resolved.note)
-        if clean != chunk.resolved.note:
-            changes["resolved"] = msgspec.structs.replace(chunk.resolved, note=clean)
+    if chunk.resolved is not None and (chunk.resolved.note or chunk.resolved.symbols):
+        resolved = chunk.resolved
+        note = None if resolved.note is None else redact_once(resolved.note)
+        symbols = tuple(redact_once(s) for s in resolved.symbols)
+        if note != resolved.note or symbols != resolved.symbols:
+            changes["resolved"] = msgspec.structs.replace(resolved, note=note, symbols=symbols)
     if chunk.extra:  # what a retriever sent that codegold keeps unread (its chunk ``text``)
         extra = redact_data(chunk.extra, file=chunk.file)
         if extra != chunk.extra:
@@ -260,12 +262,33 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     return chunks if cleaned is None else cleaned
 
 
+def _clean_manifest(manifest: Manifest) -> Manifest:
+    """``manifest`` with its free text redacted: the repository (a URL may hold
+    credentials), dates, version and revision names, the chunker's and the embedder's name
+    and version (an embedder is named by its spec). Ids, shas, globs and counts are kept."""
+    changes: dict[str, Any] = {}
+    for name in ("repository", "created_at", "codegold_version", "revision_given"):
+        value = getattr(manifest, name)
+        if value is not None:
+            clean = redact_once(value)
+            if clean != value:
+                changes[name] = clean
+    for name in ("chunker", "embedder"):
+        part = getattr(manifest, name)
+        if part is not None:
+            label, version = redact_once(part.name), redact_once(part.version)
+            if label != part.name or version != part.version:
+                changes[name] = msgspec.structs.replace(part, name=label, version=version)
+    return msgspec.structs.replace(manifest, **changes) if changes else manifest
+
+
 def redact_attempt(attempt: Attempt) -> Attempt:
     """``attempt`` with every secret value in its free text replaced by ``<SECRET:kind>``:
     the query as sent and rewritten, filters (keys and values), timing names, the error,
     the final answer, what the retriever sent that codegold keeps unread (``extra``, the
-    answer's and each chunk's), excerpts, symbols and notes of its chunks. The same object when
-    nothing was found.
+    answer's and each chunk's), excerpts, symbols (reported and resolved) and notes of its
+    chunks, and the free text of its index manifest (:func:`_clean_manifest`). The same
+    object when nothing was found.
 
     This is where text from outside enters, once: attempts are redacted as they are
     written (``run``) and as they are read (``eval``, ``diagnose``, ``link``…), so what is
@@ -287,6 +310,10 @@ def redact_attempt(attempt: Attempt) -> Attempt:
             clean = redact_once(value)
             if clean != value:
                 changes[name] = clean
+    if attempt.manifest is not None:
+        manifest = _clean_manifest(attempt.manifest)
+        if manifest is not attempt.manifest:
+            changes["manifest"] = manifest
     if attempt.extra:
         extra = redact_data(attempt.extra)
         if extra != attempt.extra:
