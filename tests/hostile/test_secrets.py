@@ -385,3 +385,41 @@ def test_a_case_files_free_text_is_redacted_where_it_is_read(world: Path, tmp_pa
     case = next(c["case"] for c in results["cases"] if c["case_id"] == "login")
     assert "<SECRET:github_token>" in case["query"] and "<SECRET:" in case["rationale"]
     assert case["repository"] == "https://<SECRET:url_credentials>@git.example.com/acme/app"
+
+
+def _agent_step(command: str, output: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": f"```bash\n{command}\n```"},
+            {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{output}\n</output>"}]
+
+
+def test_an_agents_trajectory_leaves_no_secret_in_attempts_or_the_import_report(
+        tmp_path: Path) -> None:
+    """A mini-swe-agent session that read a file full of keys, ran commands quoting them
+    and once ran a pasted key as a command: the attempts, the ``--report`` file, ``--json``
+    and the summary on the terminal hold none (a call passed over is named by its program)."""
+    cases = Path(__file__).resolve().parents[1] / "trajectories" / "fixtures" / "cases.yaml"
+    messages = [{"role": "system", "content": "You are a helpful assistant."},
+                {"role": "user", "content": f"Please fix login; the CI token is {GITHUB}"},
+                *_agent_step("cat src/app/settings.py", SETTINGS),
+                *_agent_step(f"curl -H 'Authorization: Bearer {JWT}' https://api.example.com",
+                             "{}"),
+                *_agent_step(SLACK, "ok"),  # a pasted key run as a command
+                *_agent_step(f"{AWS} --version", "error: no such command")]
+    (tmp_path / "demo__repo-1.traj.json").write_text(json.dumps({
+        "info": {"exit_status": "Submitted", "submission": f"password={ENV_PASSWORD}",
+                 "config": {"environment": {"cwd": "/testbed"}}},
+        "messages": messages}), encoding="utf-8")
+    printed = []
+    for extra in (("--report", "report.json"), ("--json",)):
+        proc = run_cli("import", "trajectories", "demo__repo-1.traj.json", "--format",
+                       "mini-swe-agent", "--cases", cases, "-o", "attempts.jsonl", *extra,
+                       cwd=tmp_path, timeout=120)
+        assert_no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        printed.append(proc.stdout + proc.stderr)
+    _no_secret_in("\n".join(printed), "the terminal")
+    written = _no_secret_under(tmp_path, skip={tmp_path / "demo__repo-1.traj.json"})
+    assert {"attempts.jsonl", "report.json"} <= {p.name for p in written}
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    passed_over = report["trajectories"][0]["skipped_calls"]
+    assert any("<SECRET:slack_token>" in reason for reason in passed_over), passed_over
