@@ -146,6 +146,9 @@ def test_planted_secrets_never_reach_an_output(world: Path) -> None:
     cli("index", "inspect", out / "idx", "--file", "config/app.yaml", "--text")
     cli("index", "parse", world / "repo" / "src/app/settings.py", "--text")
     cli("search", out / "idx", "password token login database aws key")
+    # a query that quotes a key (a pasted log line): the key is not echoed back
+    cli("search", out / "idx", f"login failed with token {GITHUB}", "--json")
+    cli("search", out / "idx", f"login failed with token {GITHUB}", "--explain")
     cli("run", "cases.yaml", "--index", out / "idx", "-o", out / "attempts.jsonl",
         "--retriever", f"command:{sys.executable} retriever.py", codes=(3,))  # 3: error attempts
     cli("run", "cases.yaml", "--index", out / "idx", "-o", out / "ref-attempts.jsonl")
