@@ -320,7 +320,8 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
     chunk = {"chunk_id": "c1", "file": "src/app/settings.py", "start_line": 8, "end_line": 11,
              "revision": revision, "excerpt": leak, "symbol": "login_handler",
              "extra": {"text": leak, "nested": [{"note": leak}]},
-             "resolved": {"rule": "span", "symbols": [f"token {GITHUB}"], "note": leak}}
+             "resolved": {"rule": "span", "symbols": [f"token {GITHUB}"], "note": leak},
+             "role": f"definition (token {GITHUB})", "language": f"secret={ENV_PASSWORD}"}
     # what another tool recorded of its index: credentials in the repository URL, a key
     # in the embedder's name (both shown by report and compare)
     manifest = {"repository": f"https://deploy:{URL_PASSWORD}@git.example.com/acme/app",
