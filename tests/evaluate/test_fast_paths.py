@@ -157,14 +157,16 @@ _SECRETISH = st.sampled_from(["", "ab", "login_handler", "password=hunter2xyz99"
 @settings(max_examples=500, deadline=None)
 @given(symbol=st.none() | _SECRETISH, symbols=st.lists(_SECRETISH, max_size=2),
        excerpt=st.none() | _SECRETISH, tool=st.none() | _SECRETISH,
-       extra=st.none() | st.dictionaries(st.sampled_from(["text", "k"]), _SECRETISH, max_size=2))
+       extra=st.none() | st.dictionaries(st.sampled_from(["text", "k"]), _SECRETISH, max_size=2),
+       role=st.none() | st.sampled_from(["definition", "test"]) | _SECRETISH,
+       language=st.none() | st.sampled_from(["python", "go"]) | _SECRETISH)
 def test_chunks_skipped_by_redaction_hold_nothing_it_would_change(
         symbol: str | None, symbols: list[str], excerpt: str | None, tool: str | None,
-        extra: dict[str, str] | None) -> None:
+        extra: dict[str, str] | None, role: str | None, language: str | None) -> None:
     """Redaction on read skips chunks that hold no free text; the skip never leaves a
     chunk that the full per-chunk redaction would have changed."""
     from codegold.model.attempts import _clean_chunk, _clean_chunks
 
     chunk = Chunk(chunk_id="c", file="src/a.py", symbol=symbol, symbols=tuple(symbols),
-                  excerpt=excerpt, tool=tool, extra=extra)
+                  excerpt=excerpt, tool=tool, extra=extra, role=role, language=language)
     assert _clean_chunks([chunk]) == [_clean_chunk(chunk)]

@@ -146,6 +146,9 @@ def test_planted_secrets_never_reach_an_output(world: Path) -> None:
     cli("index", "inspect", out / "idx", "--file", "config/app.yaml", "--text")
     cli("index", "parse", world / "repo" / "src/app/settings.py", "--text")
     cli("search", out / "idx", "password token login database aws key")
+    # a query that quotes a key (a pasted log line): the key is not echoed back
+    cli("search", out / "idx", f"login failed with token {GITHUB}", "--json")
+    cli("search", out / "idx", f"login failed with token {GITHUB}", "--explain")
     cli("run", "cases.yaml", "--index", out / "idx", "-o", out / "attempts.jsonl",
         "--retriever", f"command:{sys.executable} retriever.py", codes=(3,))  # 3: error attempts
     cli("run", "cases.yaml", "--index", out / "idx", "-o", out / "ref-attempts.jsonl")
@@ -316,12 +319,22 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
     leak = _leak_text()
     chunk = {"chunk_id": "c1", "file": "src/app/settings.py", "start_line": 8, "end_line": 11,
              "revision": revision, "excerpt": leak, "symbol": "login_handler",
-             "extra": {"text": leak, "nested": [{"note": leak}]}}
+             "extra": {"text": leak, "nested": [{"note": leak}]},
+             "resolved": {"rule": "span", "symbols": [f"token {GITHUB}"], "note": leak},
+             "role": f"definition (token {GITHUB})", "language": f"secret={ENV_PASSWORD}"}
+    # what another tool recorded of its index: credentials in the repository URL, a key
+    # in the embedder's name (both shown by report and compare)
+    manifest = {"repository": f"https://deploy:{URL_PASSWORD}@git.example.com/acme/app",
+                "revision": revision, "index_build_id": "b1", "complete": True,
+                "chunker": {"name": "c", "version": "1"}, "created_at": f"password={ENV_PASSWORD}",
+                "embedder": {"name": f"openai:{SLACK}", "version": f"key {AWS}"},
+                "revision_given": f"token {GITHUB}"}
     lines = [
         {"attempt_id": "a1", "case_id": "login", "ranked": [chunk], "candidates": [chunk],
          "query": {"raw": "where is the login password checked", "rewritten": leak},
-         "extra": {"trace": leak}},
-        {"attempt_id": "a2", "case_id": "stderr", "ranked": [], "error": f"failed: {leak}"},
+         "extra": {"trace": leak}, "manifest": manifest},
+        {"attempt_id": "a2", "case_id": "stderr", "ranked": [], "error": f"failed: {leak}",
+         "manifest": manifest},
     ]
     (tmp_path / "attempts.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -330,6 +343,7 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
             ("eval", world / "cases.yaml", "attempts.jsonl", "-o", "results.json"),
             ("eval", world / "cases.yaml", "attempts.jsonl", "--json"),
             ("diagnose", "results.json", "-o", "diag"),
+            ("compare", "results.json", "results.json"),
             ("report", "results.json", "-o", "report.html", "--md", "summary.md",
              "--junit", "junit.xml", "--diagnosis", "diag")):
         proc = run_cli(*args, cwd=tmp_path, timeout=120)
@@ -341,3 +355,81 @@ def test_attempts_written_elsewhere_are_redacted_on_the_way_out(world: Path,
     assert {"results.json", "report.html", "summary.md", "junit.xml", "diagnoses.json"} <= {
         p.name for p in written}
     assert "<SECRET:private_key>" in (tmp_path / "results.json").read_text(encoding="utf-8")
+    # the page and the summaries show each placeholder whole: the second pass over a
+    # rendered page does not take an escaped one for an assignment
+    for path in written:
+        assert "SECRET:<SECRET" not in path.read_text(encoding="utf-8"), path
+    assert "\\u003cSECRET:private_key\\u003e" in (tmp_path / "report.html").read_text(
+        encoding="utf-8")  # the page's data, as JSON escapes it
+
+
+def test_a_case_files_free_text_is_redacted_where_it_is_read(world: Path, tmp_path: Path) -> None:
+    """A key pasted into a case's query, rationale or tags, or credentials in its
+    repository URL, reach no results file, no JSON on stdout, no warning and no
+    comparison: the attempt's copy of the query is redacted, and so is the case's."""
+    cases = yaml.safe_load((world / "cases.yaml").read_text(encoding="utf-8"))
+    cases["defaults"]["repository"] = f"https://deploy:{URL_PASSWORD}@git.example.com/acme/app"
+    login = cases["cases"][0]
+    login["query"] += f" with token {GITHUB}"
+    login["rationale"] = f"the handler compares against DB_PASSWORD={ENV_PASSWORD}"
+    login["tags"] = {"team": SLACK, f"{AWS}": "key"}
+    login["query_class"] = f"secret {JWT}"
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump(cases), encoding="utf-8")
+    printed = []
+    for args, codes in (
+            (("index", world / "repo", "--revision", "HEAD", "-o", "idx"), (0,)),
+            (("cases", "check", "cases.yaml", "--index", "idx"), (0, 1)),
+            (("run", "cases.yaml", "-o", "attempts.jsonl", "--retriever",
+              f"command:{sys.executable} {world / 'retriever.py'}"), (0, 3)),
+            (("eval", "cases.yaml", "attempts.jsonl", "-o", "results.json"), (0, 1)),
+            (("eval", "cases.yaml", "attempts.jsonl", "--json"), (0, 1)),
+            (("compare", "results.json", "results.json"), (0, 1)),
+            (("export", "trec", "results.json", "-o", "trec/run"), (0,))):
+        proc = run_cli(*args, cwd=tmp_path, timeout=120)
+        assert_no_traceback(proc)
+        assert proc.returncode in codes, (args, proc.stderr[-2000:])
+        printed.append(proc.stdout + proc.stderr)
+    _no_secret_in("\n".join(printed), "the terminal")
+    _no_secret_under(tmp_path, skip={tmp_path / "cases.yaml", tmp_path / "idx"})
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    case = next(c["case"] for c in results["cases"] if c["case_id"] == "login")
+    assert "<SECRET:github_token>" in case["query"] and "<SECRET:" in case["rationale"]
+    assert case["repository"] == "https://<SECRET:url_credentials>@git.example.com/acme/app"
+
+
+def _agent_step(command: str, output: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": f"```bash\n{command}\n```"},
+            {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{output}\n</output>"}]
+
+
+def test_an_agents_trajectory_leaves_no_secret_in_attempts_or_the_import_report(
+        tmp_path: Path) -> None:
+    """A mini-swe-agent session that read a file full of keys, ran commands quoting them
+    and once ran a pasted key as a command: the attempts, the ``--report`` file, ``--json``
+    and the summary on the terminal hold none (a call passed over is named by its program)."""
+    cases = Path(__file__).resolve().parents[1] / "trajectories" / "fixtures" / "cases.yaml"
+    messages = [{"role": "system", "content": "You are a helpful assistant."},
+                {"role": "user", "content": f"Please fix login; the CI token is {GITHUB}"},
+                *_agent_step("cat src/app/settings.py", SETTINGS),
+                *_agent_step(f"curl -H 'Authorization: Bearer {JWT}' https://api.example.com",
+                             "{}"),
+                *_agent_step(SLACK, "ok"),  # a pasted key run as a command
+                *_agent_step(f"{AWS} --version", "error: no such command")]
+    (tmp_path / "demo__repo-1.traj.json").write_text(json.dumps({
+        "info": {"exit_status": "Submitted", "submission": f"password={ENV_PASSWORD}",
+                 "config": {"environment": {"cwd": "/testbed"}}},
+        "messages": messages}), encoding="utf-8")
+    printed = []
+    for extra in (("--report", "report.json"), ("--json",)):
+        proc = run_cli("import", "trajectories", "demo__repo-1.traj.json", "--format",
+                       "mini-swe-agent", "--cases", cases, "-o", "attempts.jsonl", *extra,
+                       cwd=tmp_path, timeout=120)
+        assert_no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        printed.append(proc.stdout + proc.stderr)
+    _no_secret_in("\n".join(printed), "the terminal")
+    written = _no_secret_under(tmp_path, skip={tmp_path / "demo__repo-1.traj.json"})
+    assert {"attempts.jsonl", "report.json"} <= {p.name for p in written}
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    passed_over = report["trajectories"][0]["skipped_calls"]
+    assert any("<SECRET:slack_token>" in reason for reason in passed_over), passed_over

@@ -110,3 +110,18 @@ def test_anchored_matching_finds_what_a_full_scan_finds(parts: list[str], code: 
     with patch.dict(secrets._ANCHORS, clear=True):
         scanned = secrets.find_secrets(text, code=code)
     assert anchored == scanned
+
+
+@pytest.mark.parametrize("shown", [
+    "&lt;SECRET:github_token&gt;",              # HTML
+    "\\u003cSECRET:github_token\\u003e",        # JSON in a page
+    "\\u0026lt;SECRET:github_token\\u0026gt;",  # escaped HTML in JSON
+    "&lt;SECRET:github\\_token&gt;",            # Markdown's escaped underscore
+])
+def test_an_escaped_placeholder_survives_a_second_pass(shown: str) -> None:
+    """Reports are redacted again once rendered, where a placeholder is escaped: the
+    second pass leaves it whole (``SECRET:github_token&gt`` is not an assignment)."""
+    for code in (False, True):
+        text = f"retriever error: {shown}; rank 1 {shown}"
+        assert redact(text, code=code) == (text, [])
+    assert redact(f"&lt;b&gt;secret: {GH}")[1] == ["github_token"]  # escaping hides no value

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from codegold.errors import SchemaError
+from codegold.model.cases import ROLES
 from codegold.model.io import (
     MAX_DEPTH,
     bounded_lines,
@@ -21,6 +22,7 @@ from codegold.model.io import (
     hashed_lines,
     open_input,
 )
+from codegold.model.languages import BY_NAME
 from codegold.model.manifest import Manifest
 from codegold.plumbing.secrets import is_program_text, redact_data, redact_once
 
@@ -209,11 +211,19 @@ def chunk_count_problem(ranked: list[Chunk], candidates: list[Chunk] | None) -> 
 
 _DECODER = msgspec.json.Decoder(Attempt)
 _ENCODER = msgspec.json.Encoder()
+# Roles and language names codegold knows: a label that is one of them holds no secret
+# (what most chunks carry, so most are not scanned); any other is text a retriever wrote.
+_KNOWN_LABELS = frozenset((*ROLES, *BY_NAME))
+
+
+def _plain_label(value: str | None) -> bool:
+    return value is None or value in _KNOWN_LABELS
 
 
 def _clean_chunk(chunk: Chunk) -> Chunk:
     # Ids, paths, lines and scores are compared, never shown as prose: only the text a
-    # retriever wrote freely is scanned (most chunks hold none but a symbol name).
+    # retriever wrote freely is scanned (most chunks hold none but a symbol name), roles
+    # and languages too unless codegold knows them.
     changes: dict[str, Any] = {}
     if chunk.excerpt:
         clean = redact_once(chunk.excerpt, code=is_program_text(chunk.file))
@@ -227,14 +237,22 @@ def _clean_chunk(chunk: Chunk) -> Chunk:
         cleaned = tuple(redact_once(s) for s in chunk.symbols)
         if cleaned != chunk.symbols:
             changes["symbols"] = cleaned
-    if chunk.tool is not None:
-        clean = redact_once(chunk.tool)
-        if clean != chunk.tool:
-            changes["tool"] = clean
-    if chunk.resolved is not None and chunk.resolved.note:
-        clean = redact_once(chunk.resolved.note)
-        if clean != chunk.resolved.note:
-            changes["resolved"] = msgspec.structs.replace(chunk.resolved, note=clean)
+    for name in ("tool", "role", "language"):
+        value = getattr(chunk, name)
+        if value is not None and value not in _KNOWN_LABELS:
+            clean = redact_once(value)
+            if clean != value:
+                changes[name] = clean
+    resolved = chunk.resolved
+    if resolved is not None and (resolved.note or resolved.symbols
+                                 or not _plain_label(resolved.role)):
+        note = None if resolved.note is None else redact_once(resolved.note)
+        symbols = tuple(redact_once(s) for s in resolved.symbols)
+        role = resolved.role if resolved.role is None or resolved.role in _KNOWN_LABELS \
+            else redact_once(resolved.role)
+        if note != resolved.note or symbols != resolved.symbols or role != resolved.role:
+            changes["resolved"] = msgspec.structs.replace(resolved, note=note, symbols=symbols,
+                                                          role=role)
     if chunk.extra:  # what a retriever sent that codegold keeps unread (its chunk ``text``)
         extra = redact_data(chunk.extra, file=chunk.file)
         if extra != chunk.extra:
@@ -250,7 +268,8 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     for index, chunk in enumerate(chunks):
         if not chunk.excerpt and chunk.resolved is None and chunk.tool is None \
                 and not chunk.symbols and not chunk.extra \
-                and (chunk.symbol is None or len(chunk.symbol) < 4):
+                and (chunk.symbol is None or len(chunk.symbol) < 4) \
+                and _plain_label(chunk.role) and _plain_label(chunk.language):
             continue  # no free text _clean_chunk would scan (ids, paths, numbers only)
         clean = _clean_chunk(chunk)
         if clean is not chunk:
@@ -260,12 +279,33 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     return chunks if cleaned is None else cleaned
 
 
+def _clean_manifest(manifest: Manifest) -> Manifest:
+    """``manifest`` with its free text redacted: the repository (a URL may hold
+    credentials), dates, version and revision names, the chunker's and the embedder's name
+    and version (an embedder is named by its spec). Ids, shas, globs and counts are kept."""
+    changes: dict[str, Any] = {}
+    for name in ("repository", "created_at", "codegold_version", "revision_given"):
+        value = getattr(manifest, name)
+        if value is not None:
+            clean = redact_once(value)
+            if clean != value:
+                changes[name] = clean
+    for name in ("chunker", "embedder"):
+        part = getattr(manifest, name)
+        if part is not None:
+            label, version = redact_once(part.name), redact_once(part.version)
+            if label != part.name or version != part.version:
+                changes[name] = msgspec.structs.replace(part, name=label, version=version)
+    return msgspec.structs.replace(manifest, **changes) if changes else manifest
+
+
 def redact_attempt(attempt: Attempt) -> Attempt:
     """``attempt`` with every secret value in its free text replaced by ``<SECRET:kind>``:
     the query as sent and rewritten, filters (keys and values), timing names, the error,
     the final answer, what the retriever sent that codegold keeps unread (``extra``, the
-    answer's and each chunk's), excerpts, symbols and notes of its chunks. The same object when
-    nothing was found.
+    answer's and each chunk's), excerpts, symbols (reported and resolved) and notes of its
+    chunks, and the free text of its index manifest (:func:`_clean_manifest`). The same
+    object when nothing was found.
 
     This is where text from outside enters, once: attempts are redacted as they are
     written (``run``) and as they are read (``eval``, ``diagnose``, ``link``…), so what is
@@ -287,6 +327,10 @@ def redact_attempt(attempt: Attempt) -> Attempt:
             clean = redact_once(value)
             if clean != value:
                 changes[name] = clean
+    if attempt.manifest is not None:
+        manifest = _clean_manifest(attempt.manifest)
+        if manifest is not attempt.manifest:
+            changes["manifest"] = manifest
     if attempt.extra:
         extra = redact_data(attempt.extra)
         if extra != attempt.extra:

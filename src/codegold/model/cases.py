@@ -17,6 +17,7 @@ from msgspec import Meta
 
 from codegold.errors import SchemaError
 from codegold.model.io import Loaded, load_versioned
+from codegold.plumbing.secrets import redact_data, redact_once
 
 ROLES: tuple[str, ...] = (
     "definition",
@@ -254,6 +255,12 @@ def load_cases(path: str) -> CaseSet:
     The types of :class:`CaseFileSpec` carry every rule about one value (revision shape,
     cutoff range, roles, non-blank text); the rules across values (unique ids, defaults
     applied, groups or accepted) are checked here, located the same way.
+
+    This is where a case's text enters: its free text (query, rationale, tags, query
+    class, repository) has every secret value replaced by ``<SECRET:kind>`` here, once,
+    so the query sent to a retriever and every output built from the case (results,
+    warnings, comparisons) hold none. Ids, paths, globs and symbols are matched, not read
+    as prose, and stay as written.
     """
     loaded = load_versioned(path, CaseFileSpec, what="cases", from_lines=_from_lines,
                             hint="see `codegold schema cases`")
@@ -273,6 +280,10 @@ def load_cases(path: str) -> CaseSet:
         seen[case_spec.id] = line
         cases.append(_resolve(case_spec, defaults, loaded, index, line))
     return CaseSet(path=path, sha256=loaded.doc.sha256, cases=tuple(cases))
+
+
+def _prose(text: str | None) -> str | None:
+    return None if text is None else redact_once(text)
 
 
 def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec],
@@ -298,29 +309,29 @@ def _resolve(spec: CaseSpec, defaults: DefaultsSpec, loaded: Loaded[CaseFileSpec
         supersedes.append(PriorLabel(
             revision=prior.revision, changed_at=prior.changed_at,
             groups=_groups(prior.groups, prior.accepted, fail, where),
-            rationale=prior.rationale))
+            rationale=_prose(prior.rationale)))
     forbidden = tuple(dict.fromkeys([*(defaults.forbidden or ()), *(spec.forbidden or ())])) \
         if defaults.forbidden or spec.forbidden else ()
     tags: dict[str, str] = {}
     if defaults.tags or spec.tags:
         tags = {k: _tag_text(v) for k, v in (defaults.tags or {}).items()}
         tags.update({k: _tag_text(v) for k, v in (spec.tags or {}).items()})
-        tags = dict(sorted(tags.items()))
+        tags = dict(sorted(redact_data(tags).items()))
     ctx = spec.context
     context = (Context(open_file=ctx.open_file, language=ctx.language, path_prefix=ctx.path_prefix)
                if ctx is not None else None)
     return Case(
         id=spec.id,
-        query=spec.query,
-        repository=spec.repository or defaults.repository,
+        query=redact_once(spec.query),
+        repository=_prose(spec.repository or defaults.repository),
         revision=revision,
         cutoff=cutoff,
-        query_class=spec.query_class or defaults.query_class or "unlabelled",
+        query_class=redact_once(spec.query_class or defaults.query_class or "unlabelled"),
         groups=tuple(groups),
         forbidden=forbidden,
         context=context,
         tags=tags,
-        rationale=spec.rationale,
+        rationale=_prose(spec.rationale),
         line=line,
         supersedes=tuple(supersedes),
         budget=budget if budget is not None else msgspec.UNSET,

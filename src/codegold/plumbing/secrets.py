@@ -265,13 +265,22 @@ def _keylike(token: str) -> bool:
     return switches / len(token) >= 0.3 and _entropy(token) >= 4.0
 
 
+# A placeholder as an output escaped it: HTML (``&lt;SECRET:jwt&gt;``), JSON in a page
+# (``\u003c…\u003e``, ``\u0026lt;…``), Markdown (``github\_token``).
+_ESCAPED_PLACEHOLDER = re.compile(r"(?:&lt;|\\u003c|\\u0026lt;)SECRET:[a-z0-9_\\]+"
+                                  r"(?:&gt;|\\u003e|\\u0026gt;)")
+
+
 def _outside_placeholders(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` less those that touch a placeholder already in ``text``: a second pass
     over redacted text leaves ``<SECRET:password>`` alone (the ``SECRET:password`` in it
-    reads like an assignment)."""
-    if not spans or "<" not in text:
+    reads like an assignment), and so does one over a rendered report, where the
+    placeholder is escaped (``&lt;SECRET:password&gt;``)."""
+    if not spans or ("<" not in text and "SECRET:" not in text):
         return spans
-    holders = [match.span() for match in PLACEHOLDER.finditer(text)]
+    holders = [match.span() for match in PLACEHOLDER.finditer(text)] if "<" in text else []
+    if "SECRET:" in text:
+        holders += [match.span() for match in _ESCAPED_PLACEHOLDER.finditer(text)]
     if not holders:
         return spans
     return [span for span in spans

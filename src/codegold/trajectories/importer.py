@@ -241,9 +241,12 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         attempts = _with_index(attempts, by_id, index, resolve)
     attempts = [redact_struct(attempt) for attempt in attempts]
     reports.sort(key=lambda r: (r.source, r.label))
-    summary = ImportReport(trajectory_format=format_name, imported=len(attempts),
-                          skipped=len(reports) - len(attempts), trajectories=reports,
-                          index=str(index) if index is not None else None, resolved=resolve)
+    # The report quotes the trajectories too (a call passed over is named by its program,
+    # a label is a file name or instance id): redacted like the attempts.
+    summary = redact_struct(ImportReport(
+        trajectory_format=format_name, imported=len(attempts),
+        skipped=len(reports) - len(attempts), trajectories=reports,
+        index=str(index) if index is not None else None, resolved=resolve))
     return ImportResult(attempts=attempts, report=summary)
 
 

@@ -10,6 +10,7 @@ from codegold.curate.stanza import search_case_stanza
 from codegold.errors import InputError
 from codegold.index.store import IndexReader
 from codegold.model.manifest import Manifest
+from codegold.plumbing.secrets import redact_once
 from codegold.retrieve.config import RetrieverConfig, load_config
 from codegold.retrieve.reference import ReferenceRetriever, RetrievalResult
 from codegold.retrieve.warm import missing_engines, warm_lexical
@@ -42,10 +43,15 @@ def search(request: SearchRequest, caches: CacheProgress | None = None) -> Searc
     """The reference retriever's ranking for the query (dense decided as ``run`` does).
 
     BM25 caches the index lacks for this config (an index from before `codegold index`
-    built them, or other BM25 parameters) are built first, and ``caches`` hears of it."""
+    built them, or other BM25 parameters) are built first, and ``caches`` hears of it.
+
+    A secret value in the query (a pasted log line) is redacted first, as a case's query
+    is when its file is read: what is searched, printed and written as a case holds the
+    placeholder, never the value."""
     if request.pick is not None and not request.as_case:
         raise InputError("{pick} needs {as_case}", settings=("pick", "as_case"))
     ranks = parse_pick(request.pick or "1", request.k) if request.as_case else []
+    query = redact_once(request.query)
     config = load_config(request.config)
     _build_missing_caches(request.index, config, caches)
     with IndexReader.open(request.index) as reader:
@@ -53,7 +59,7 @@ def search(request: SearchRequest, caches: CacheProgress | None = None) -> Searc
                                              embedder=request.embedder)
         dense_signal = make_dense(reader) if make_dense is not None else None
         result = ReferenceRetriever(reader, config, dense=dense_signal).retrieve(
-            request.query, k=request.k, open_file=request.open_file)
+            query, k=request.k, open_file=request.open_file)
         manifest = reader.manifest
     stanza = None
     if request.as_case:
@@ -61,7 +67,7 @@ def search(request: SearchRequest, caches: CacheProgress | None = None) -> Searc
         if len(chunks) < max(ranks):
             raise InputError(f"{{pick}} {request.pick or '1'} asks for rank {max(ranks)}, but "
                              f"the search returned {len(chunks)} result(s)", settings=("pick",))
-        stanza = search_case_stanza(request.query, manifest, [chunks[r - 1] for r in ranks])
+        stanza = search_case_stanza(query, manifest, [chunks[r - 1] for r in ranks])
     return Search(result=result, manifest=manifest, stanza=stanza)
 
 
