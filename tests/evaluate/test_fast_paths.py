@@ -170,3 +170,25 @@ def test_chunks_skipped_by_redaction_hold_nothing_it_would_change(
     chunk = Chunk(chunk_id="c", file="src/a.py", symbol=symbol, symbols=tuple(symbols),
                   excerpt=excerpt, tool=tool, extra=extra, role=role, language=language)
     assert _clean_chunks([chunk]) == [_clean_chunk(chunk)]
+
+
+_MANIFESTS = st.sampled_from(["acme/shop", "https://u:ghp_" + "a1" * 18 + "@github.com/acme/shop",
+                              "other/repo", None])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_MANIFESTS, st.sampled_from(["tree-sitter", "AKIAIOSFODNN7EXAMPLE"])),
+                min_size=1, max_size=6))
+def test_a_remembered_manifest_is_cleaned_as_a_fresh_one(
+        manifests: list[tuple[str | None, str]]) -> None:
+    """Attempts carrying the manifest the previous one carried reuse its clean form; the
+    result is always what cleaning that manifest alone gives (the same object when it
+    holds no secret)."""
+    from codegold.model.attempts import _clean_manifest, _cleaned_manifest
+    from codegold.model.manifest import ChunkerInfo, Manifest
+
+    for repository, chunker in manifests:
+        manifest = Manifest(repository=repository, chunker=ChunkerInfo(name=chunker, version="1"))
+        clean, fresh = _clean_manifest(manifest), _cleaned_manifest(manifest)
+        assert clean == fresh
+        assert (clean is manifest) == (fresh is manifest)

@@ -269,7 +269,8 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
         if not chunk.excerpt and chunk.resolved is None and chunk.tool is None \
                 and not chunk.symbols and not chunk.extra \
                 and (chunk.symbol is None or len(chunk.symbol) < 4) \
-                and _plain_label(chunk.role) and _plain_label(chunk.language):
+                and (chunk.role is None or chunk.role in _KNOWN_LABELS) \
+                and (chunk.language is None or chunk.language in _KNOWN_LABELS):
             continue  # no free text _clean_chunk would scan (ids, paths, numbers only)
         clean = _clean_chunk(chunk)
         if clean is not chunk:
@@ -279,10 +280,27 @@ def _clean_chunks(chunks: list[Chunk] | None) -> list[Chunk] | None:
     return chunks if cleaned is None else cleaned
 
 
+# The last manifest cleaned, its clean form, and whether they differ: a run's attempts
+# carry one manifest (or a few), compared in C here instead of rescanning its fields for
+# every attempt. One tuple, replaced whole, so threads never see half of a pair.
+_last_manifest: tuple[Manifest, Manifest, bool] | None = None
+
+
 def _clean_manifest(manifest: Manifest) -> Manifest:
     """``manifest`` with its free text redacted: the repository (a URL may hold
     credentials), dates, version and revision names, the chunker's and the embedder's name
-    and version (an embedder is named by its spec). Ids, shas, globs and counts are kept."""
+    and version (an embedder is named by its spec). Ids, shas, globs and counts are kept;
+    the same object when nothing was found."""
+    global _last_manifest
+    memo = _last_manifest
+    if memo is not None and memo[0] == manifest:
+        return memo[1] if memo[2] else manifest
+    clean = _cleaned_manifest(manifest)
+    _last_manifest = (manifest, clean, clean is not manifest)
+    return clean
+
+
+def _cleaned_manifest(manifest: Manifest) -> Manifest:
     changes: dict[str, Any] = {}
     for name in ("repository", "created_at", "codegold_version", "revision_given"):
         value = getattr(manifest, name)
