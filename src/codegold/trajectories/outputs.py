@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codegold.trajectories.numbers import number
+from codegold.plumbing.numbers import number
 from codegold.trajectories.records import Kind, Seen
 
 # "12:text" (SWE-agent's windowed viewer), "    12\ttext" (cat -n, nl -ba, the

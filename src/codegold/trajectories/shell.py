@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from codegold.trajectories.numbers import number
+from codegold.plumbing.numbers import number
 from codegold.trajectories.outputs import NUMBERED, grep_lines, path_list, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
 

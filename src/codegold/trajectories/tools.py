@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from codegold.trajectories.numbers import as_int
+from codegold.plumbing.numbers import as_int
 from codegold.trajectories.outputs import (
     cat_n_view,
     grep_lines,

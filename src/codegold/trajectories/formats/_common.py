@@ -13,7 +13,7 @@ import msgspec
 
 from codegold.errors import SchemaError
 from codegold.model.io import MAX_DEPTH, check_depth
-from codegold.trajectories.numbers import as_int, number
+from codegold.plumbing.numbers import as_int, number
 from codegold.trajectories.records import ToolCall
 
 MAX_OBSERVATION_CHARS = 1_000_000

@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from codegold.errors import SchemaError
+from codegold.plumbing.numbers import number
 from codegold.trajectories.formats._common import (
     as_args,
     document_from_id,
@@ -29,7 +30,6 @@ from codegold.trajectories.formats._common import (
     read_document,
     stem,
 )
-from codegold.trajectories.numbers import number
 from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "otel"

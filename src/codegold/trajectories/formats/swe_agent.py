@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import Any
 
 from codegold.errors import SchemaError
+from codegold.plumbing.numbers import number
 from codegold.trajectories.formats._common import clip, read_document, stem, text_of
-from codegold.trajectories.numbers import number
 from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "swe-agent"

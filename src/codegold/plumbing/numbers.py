@@ -1,8 +1,8 @@
-"""Numbers read from what an agent's tools printed and its calls held: ASCII digits of a
-plausible size only. ``int()`` refuses a string of more than 4,300 digits and the
-superscripts ``str.isdigit`` takes (``'²'``), each with a ValueError; a trajectory holds
-whatever its agent wrote, so every line number, count and time read from its text goes
-through :func:`number` (or :func:`as_int` for a JSON value) and is None when it is not one."""
+"""Numbers read from untrusted text (what an agent's tools printed, what a retriever
+answered): ASCII digits of a plausible size only. ``int()`` refuses a string of more than
+4,300 digits and the superscripts ``str.isdigit`` takes (``'²'``), each with a ValueError;
+so every line number, count and time read from such text goes through :func:`number` (or
+:func:`as_int` for a JSON value) and is None when it is not one."""
 
 from __future__ import annotations
 
