@@ -94,3 +94,38 @@ def test_query_terms_for_tools_that_take_a_pattern() -> None:
     assert terms == ["Flask.make_response", "unpack", "tuple", "returned", "view"]
     assert terms_regex(terms[:2]) == r"Flask\.make_response|unpack"
 
+
+
+HUGE = "9" * 5000  # past Python's 4,300-digit limit on int(str)
+
+
+@pytest.mark.parametrize("text", [
+    f"src/a.py:{HUGE}:x\nsrc/b.py:3:y", f"src/a.py:{HUGE}-{HUGE}\nbody\nsrc/b.py:3", f"src/a.py:1-{HUGE}",
+    f"src/a.py#L{HUGE}-L{HUGE}", f"- src/a.py (lines {HUGE}-4)", f"## src/a.py:{HUGE}-1\n```\nx\n```\n",
+    f"**src/a.py**\n```\n{HUGE}: x\n```\n", f'[{{"path": "a.py", "line": "{HUGE}"}}]',
+    '[{"path": "a.py", "line": "\u00b2"}]', '{"path": "a.py", "range": ["\u00b2", "4"]}',
+    "[" * 100_000 + "]" * 100_000, "{'a': " * 5000 + "1" + "}" * 5000])
+@pytest.mark.parametrize("parser", ["auto", "grep", "ranges", "markdown", "json"])
+def test_numbers_no_int_can_hold_and_deep_json_read_as_no_line(parser: str, text: str) -> None:
+    """A hostile server's 5,000-digit line number, a superscript that ``str.isdigit``
+    takes, or JSON nested past the recursion limit: no line (or no hit), never a
+    ValueError or RecursionError that ends the whole run."""
+    for start, end in [(h.start_line, h.end_line) for h in get_parser(parser)(ToolAnswer(text=text))]:
+        assert start is None or start < 10**12
+        assert end is None or end < 10**12
+    structured = {"results": [{"path": "a.py", "line": HUGE}, {"path": "b.py", "line": "\u00b2"},
+                              {"path": "c.py", "range": {"start": {"line": "\u00b2"}}}]}
+    assert _spans("structured", "", structured) == [("a.py", None, None), ("b.py", None, None),
+                                                    ("c.py", None, None)]
+
+
+@pytest.mark.parametrize("line", ["(" * 200_000, "a/" * 200_000, "**a" * 200_000,
+                                  "## " + "a." * 200_000, "a " * 200_000])
+def test_a_long_line_is_read_in_linear_time(line: str) -> None:
+    """One line of 400,000+ characters without the colon a hit needs: each parser reads
+    it at once (the grep pattern backtracked over every split of it: minutes here, hours
+    at the 64 MiB answer cap). Timed by the test run's timeout, not asserted."""
+    for name in ("auto", "grep"):
+        assert _spans(name, line + "\nsrc/a.py:3:x\n")[-1] == ("src/a.py", 3, 3)
+    assert _spans("ranges", line + "\nsrc/a.py:3-4\n")[-1] == ("src/a.py", 3, 4)
+    assert _spans("markdown", line + "\n## src/a.py:3-4\n```\nx\n```\n")[-1] == ("src/a.py", 3, 4)

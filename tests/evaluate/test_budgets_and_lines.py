@@ -136,8 +136,10 @@ def test_cutoff_and_budget_rules_are_clear_errors(tmp_path: Path, cases: list[di
 def test_parse_budget() -> None:
     assert parse_budget("lines=400") == Budget(unit="lines", limit=400)
     assert parse_budget("tokens=8000") == Budget(unit="tokens", limit=8000)
-    for bad in ("lines", "pages=3", "lines=-1", "lines=0", "lines=x"):
-        with pytest.raises(InputError):
+    assert parse_budget("steps= 0012") == Budget(unit="steps", limit=12)
+    for bad in ("lines", "pages=3", "lines=-1", "lines=0", "lines=x", "lines=\u00b2",
+                "lines=" + "9" * 5000, "lines=1\u00b2"):  # '²' passes str.isdigit; 5,000
+        with pytest.raises(InputError):                   # digits are past int()'s limit
             parse_budget(bad)
 
 

@@ -117,3 +117,20 @@ def test_persistent_command_that_hangs_floods_or_babbles(tmp_path: Path) -> None
     attempts, seconds, _ = _run(tmp_path / "flood", flood, "--timeout", "20", timeout=90)
     assert all("more than 67108864 bytes on one line" in e for e in _errors(attempts))
     assert seconds < 60
+
+
+def test_answers_no_parser_can_read_cost_nothing_but_their_lines(tmp_path: Path) -> None:
+    """A 5,000-digit line number (past int()'s limit), JSON nested past the recursion
+    limit and a 300,000-character line the grep pattern backtracked over: the run ends
+    at once, with the hits that could be read, never a traceback."""
+    spec = "mcp:stdio:" + _server(tmp_path, (
+        "from mcp.server.mcpserver import MCPServer\napp = MCPServer('x')\n"
+        "@app.tool()\ndef search(query: str) -> str:\n"
+        "    '''Search.'''\n"
+        "    return ('src/a.py:' + '9' * 5000 + ':x\\n' + '[' * 5000 + ']' * 5000 + '\\n'\n"
+        "            + 'a/' * 150_000 + '\\nsrc/login.py:3:def login():\\n')\n"
+        "app.run()\n"))
+    attempts, seconds, _ = _run(tmp_path, spec, "--timeout", "20")
+    assert [a.get("error") for a in attempts] == [None, None]
+    assert [[c["file"] for c in a["ranked"]] for a in attempts] == [["src/login.py"]] * 2
+    assert seconds < 30

@@ -118,3 +118,20 @@ def test_pathological_outputs_take_linear_time(tmp_path: Path) -> None:
         proc = run_cli(*_import(tmp_path / folder, "--format", name, "-o",
                                 tmp_path / f"{folder}.jsonl", "-q"), timeout=TIMEOUT)
         assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_numbers_python_cannot_convert_are_passed_over(tmp_path: Path) -> None:
+    """5,000-digit line numbers (past int()'s limit) and superscripts (which str.isdigit
+    takes) in commands and outputs: imported, never a ValueError traceback."""
+    huge = "9" * 5000
+    steps = [{"action": f"sed -n '{n},+1p' a.py", "observation": f"a.py:{n}:x\n"}
+             for n in (huge, "\u00b2")]
+    steps += [{"action": "head -n \u00b2 a.py", "observation": "x\n"},
+              {"action": "grep -n x a.py", "observation": f"{huge}:x\n2:y\n"}]
+    traj = tmp_path / "demo__repo-1.traj"
+    traj.write_text(json.dumps({"trajectory": steps}), encoding="utf-8")
+    out = tmp_path / "a.jsonl"
+    proc = run_cli(*_import(traj, "--format", "swe-agent", "-o", out), timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (line,) = out.read_text(encoding="utf-8").splitlines()
+    assert [(c["file"], c["start_line"]) for c in json.loads(line)["ranked"]] == [("a.py", 2)]

@@ -200,3 +200,100 @@ def test_a_file_shown_whole_places_a_later_tail(tmp_path: Path, cases: CaseSet) 
     # b.py's length is forgotten once it is edited
     assert result.report.trajectories[0].skipped_calls == {
         "tail -n N of a file whose length the trajectory never showed": 3}
+
+
+HUGE = "9" * 5000  # past Python's 4,300-digit limit on int(str)
+NUMBER_COMMANDS = ["sed -n '{n},{n}p' a.py", "sed -n '1,+{n}p' a.py", "head -n {n} a.py",
+                   "head -{n} a.py", "tail -n +{n} a.py", "tail -n {n} a.py",
+                   "awk 'NR>={n} && NR<={n}' a.py", "awk 'NR=={n}' a.py", "edit {n}:{n}",
+                   "insert {n}", "sed -i '{n}d' a.py", "cat a.py | sed -n {n},{n}p",
+                   "grep -n x a.py", "grep -rn x .", "search_file x a.py", "search_dir x",
+                   "str_replace_editor view /testbed/a.py --view_range {n} {n}", "open a.py {n}",
+                   "patch -p1 < fix.diff"]
+NUMBER_OUTPUT = ("[File: /testbed/a.py ({n} lines total)]\n{n}:x\na.py:{n}:x\na.py:{n}\n"
+                 "Found 1 matches for \"x\" in /testbed/a.py:\nLine {n}:x\n"
+                 "Found 1 matches for \"x\" in /testbed:\n/testbed/a.py:{n}:x\n"
+                 "--- a/a.py\n+++ b/a.py\n@@ -{n},{n} +{n},{n} @@\n-x\n+y\n")
+
+
+@pytest.mark.parametrize("number", [HUGE, "²", "1²"])
+def test_numbers_no_int_can_hold_are_passed_over(tmp_path: Path, cases: CaseSet,
+                                                 number: str) -> None:
+    """A line number of 5,000 digits, or a superscript that ``str.isdigit`` takes, in a
+    command or in what it printed: no ValueError, and no span claims that line."""
+    output = NUMBER_OUTPUT.format(n=number)
+    steps = [(command.format(n=number), output) for command in NUMBER_COMMANDS]
+    result = run(swe(tmp_path, steps), cases)
+    lines = [n for c in result.attempts[0].ranked for n in (c.start_line, c.end_line)
+             if n is not None]
+    assert all(n < 10**12 for n in lines), lines
+
+
+def test_numbers_in_json_fields_that_int_cannot_read(tmp_path: Path, cases: CaseSet) -> None:
+    path = tmp_path / "s.jsonl"
+    rows = [{"type": "assistant", "message": {"content": [
+                {"type": "tool_use", "id": "t1", "name": "Read",
+                 "input": {"file_path": "/repo/a.py", "offset": HUGE, "limit": "²"}}]}},
+            {"type": "user", "toolUseResult": {"file": {"filePath": "/repo/a.py",
+                                                         "content": "x\n", "startLine": "²",
+                                                         "numLines": HUGE, "totalLines": "²"}},
+             "message": {"content": [{"type": "tool_result", "tool_use_id": "t1",
+                                      "content": "     1\u2192x\n"}]}},
+            {"type": "assistant", "message": {"content": [
+                {"type": "tool_use", "id": "t2", "name": "mcp__search__code_search",
+                 "input": {"query": "x"}}]}},
+            {"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t2",
+                 "content": json.dumps([{"id": "a.py:" + HUGE}, {"path": "b.py",
+                                         "start_line": HUGE, "end_line": "²"}])}]}}]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    result = run(path, cases, format_name="claude-code", case_id="session-question")
+    assert [c.file for c in result.attempts[0].ranked] == ["a.py", "b.py"]
+
+
+def _otel(spans: list[Any], resource: Any = None) -> bytes:
+    scope: dict[str, Any] = {"spans": spans}
+    block: dict[str, Any] = {"scopeSpans": [scope]}
+    if resource is not None:
+        block = resource
+    return json.dumps({"resourceSpans": [block]}).encode()
+
+
+def _span(**attributes: Any) -> dict[str, Any]:
+    return {"traceId": "t", "spanId": "s", "name": "execute_tool",
+            "startTimeUnixNano": attributes.pop("start", "1"),
+            "attributes": [{"key": k, "value": v} for k, v in attributes.items()]}
+
+
+@pytest.mark.parametrize("data", [
+    _otel([], {"scopeSpans": 5}), _otel([], {"scopeSpans": [{"spans": True}]}),
+    _otel([_span(**{"gen_ai.operation.name": {"arrayValue": {"values": []}}})]),
+    _otel([_span(**{"gen_ai.operation.name": {"kvlistValue": {"values": []}}})]),
+    _otel([_span(**{"case_id": {"arrayValue": {"values": [{"stringValue": "x"}]}}})]),
+    _otel([_span(start="²")]), _otel([_span(start=HUGE)]),
+    _otel([_span(**{"gen_ai.tool.name": {"stringValue": "read"},
+                    "gen_ai.tool.call.arguments": {"stringValue": '{"path": "a.py"}'},
+                    "count": {"intValue": HUGE}, "other": {"intValue": "²"}})]),
+], ids=["scope-spans-a-number", "spans-a-boolean", "operation-a-list", "operation-a-map",
+        "case-a-list", "start-superscript", "start-huge", "int-values"])
+def test_otel_values_of_the_wrong_type(tmp_path: Path, cases: CaseSet, data: bytes) -> None:
+    """Every OTLP field of the wrong JSON type is passed over or named, never a TypeError."""
+    path = tmp_path / "traces.jsonl"
+    path.write_bytes(data)
+    try:
+        run(path, cases, format_name="otel", case_id="session-question")
+    except SchemaError as err:
+        assert "resourceSpans" in str(err)
+
+
+@pytest.mark.parametrize("ident", [[1], {"a": 1}])
+def test_openhands_ids_of_the_wrong_type(tmp_path: Path, cases: CaseSet, ident: Any) -> None:
+    """An event id or an observation's cause that is a list or an object (unhashable)."""
+    events = [{"id": ident, "action": "run", "source": "agent", "args": {"command": "cat a.py"}},
+              {"id": 2, "observation": "run", "cause": ident, "content": "x = 1\n"},
+              {"id": 3, "action": "run", "source": "agent", "args": {"command": "cat b.py"}},
+              {"id": 4, "observation": "run", "cause": 3, "content": "y = 2\n"}]
+    path = tmp_path / "demo__repo-1.json"
+    path.write_text(json.dumps(events), encoding="utf-8")
+    result = run(path, cases, format_name="openhands")
+    assert "b.py" in [c.file for c in result.attempts[0].ranked]

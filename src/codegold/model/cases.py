@@ -17,6 +17,7 @@ from msgspec import Meta
 
 from codegold.errors import SchemaError
 from codegold.model.io import Loaded, load_versioned
+from codegold.plumbing import numbers
 from codegold.plumbing.secrets import redact_data, redact_once
 
 ROLES: tuple[str, ...] = (
@@ -364,13 +365,13 @@ def parse_budget(text: str) -> Budget:
     """``lines=400`` (also ``tokens=8000``, ``steps=12``) as a :class:`Budget`."""
     from codegold.errors import InputError
 
-    unit, sep, number = text.partition("=")
-    unit = unit.strip()
-    if not sep or unit not in BUDGET_UNITS or not number.strip().isdigit():
+    unit, sep, count = text.partition("=")
+    unit, count = unit.strip(), count.strip()
+    if not sep or unit not in BUDGET_UNITS or not (count.isascii() and count.isdigit()):
         raise InputError(f"budget {text!r} is not UNIT=N; UNIT one of: {', '.join(BUDGET_UNITS)}, "
                          "N a whole number, e.g. lines=400")
-    limit = int(number)
-    if not 1 <= limit <= MAX_BUDGET:
+    limit = numbers.number(count.lstrip("0") or "0", digits=len(str(MAX_BUDGET)))
+    if limit is None or not 1 <= limit <= MAX_BUDGET:
         raise InputError(f"budget {text!r}: N must be between 1 and {MAX_BUDGET}")
     return Budget(unit=unit, limit=limit)
 

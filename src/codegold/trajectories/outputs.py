@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from codegold.plumbing.numbers import number
 from codegold.trajectories.records import Kind, Seen
 
 # "12:text" (SWE-agent's windowed viewer), "    12\ttext" (cat -n, nl -ba, the
@@ -82,15 +83,15 @@ def numbered_runs(lines: list[str], style: str, *, skip: re.Pattern[str] | None 
         if skip is not None and skip.fullmatch(line.strip()):
             continue
         match = None if _ELIDED.fullmatch(line) else pattern.fullmatch(line)
-        number = int(match.group(1)) if match and len(match.group(1)) <= 9 else 0
-        if match and number >= 1:
-            if texts and number == previous + 1:
+        line_no = (number(match.group(1)) or 0) if match else 0
+        if match and line_no >= 1:
+            if texts and line_no == previous + 1:
                 texts.append(match.group(2))
             else:
                 if texts:
                     runs.append(Run(start, tuple(texts)))
-                start, texts = number, [match.group(2)]
-            previous = number
+                start, texts = line_no, [match.group(2)]
+            previous = line_no
             continue
         if texts:
             runs.append(Run(start, tuple(texts)))
@@ -139,8 +140,9 @@ def window_lengths(output: str) -> dict[str, int]:
     for line in output.split("\n"):
         text = line.strip()
         header = _WINDOW_HEADER.fullmatch(text) if len(text) < HEADER_CHARS else None
-        if header:
-            found[header.group(1)] = int(header.group(2))
+        total = number(header.group(2)) if header else None
+        if header and total is not None:
+            found[header.group(1)] = total
     return found
 
 
@@ -180,17 +182,17 @@ def swe_search(output: str, command: str, target: str | None, cwd: str | None) -
             continue
         if command == "search_file":
             hit = _SEARCH_FILE_LINE.match(line)
-            if hit:
-                seen.append(Seen(path=target or where, kind="search_hit", start=int(hit.group(1)),
-                                 lines=(hit.group(2),), cwd=cwd))
+            if hit and number(hit.group(1)) is not None:
+                seen.append(Seen(path=target or where, kind="search_hit",
+                                 start=number(hit.group(1)), lines=(hit.group(2),), cwd=cwd))
         elif command == "search_dir":
             hit = _SEARCH_DIR_LINE.fullmatch(text)
             line_hit = None if hit else _SEARCH_DIR_HIT.fullmatch(text)
             if hit:
                 seen.append(Seen(path=hit.group(1), kind="search_hit", cwd=cwd))
-            elif line_hit:
+            elif line_hit and number(line_hit.group(2)) is not None:
                 seen.append(Seen(path=line_hit.group(1), kind="search_hit",
-                                 start=int(line_hit.group(2)), lines=(line_hit.group(3),),
+                                 start=number(line_hit.group(2)), lines=(line_hit.group(3),),
                                  cwd=cwd))
         elif command == "find_file":
             seen.append(Seen(path=text, kind="search_hit", cwd=cwd))
@@ -219,18 +221,18 @@ def grep_lines(output: str, *, with_names: bool, with_numbers: bool, only_names:
         start, texts = pending.pop(path)
         seen.append(Seen(path=path, kind="search_hit", start=start, lines=tuple(texts), cwd=cwd))
 
-    def add(path: str, number: int, text: str) -> None:
+    def add(path: str, at: int, text: str) -> None:
         if path in pending:
             start, texts = pending[path]
-            if number == start + len(texts):
+            if at == start + len(texts):
                 texts.append(text)
                 return
-            if start <= number < start + len(texts):
+            if start <= at < start + len(texts):
                 return
             close(path)
         for other in [p for p in pending if p != path]:
             close(other)
-        pending[path] = (number, [text])
+        pending[path] = (at, [text])
 
     names: list[str] = []
     for line in split_lines(output):
@@ -246,14 +248,15 @@ def grep_lines(output: str, *, with_names: bool, with_numbers: bool, only_names:
                     _PATH_LINE_CONTEXT.fullmatch(line) if context else None)
                 bare = None if match else _PATH_LINE.fullmatch(line)
                 if bare is not None:  # "path:12", no text
-                    add(bare.group(1), int(bare.group(2)), "")
+                    if (bare_no := number(bare.group(2))) is not None:
+                        add(bare.group(1), bare_no, "")
                     continue
-                if match and int(match.group(2)) >= 1:
-                    add(match.group(1), int(match.group(2)), match.group(3))
+                if match and (line_no := number(match.group(2)) or 0) >= 1:
+                    add(match.group(1), line_no, match.group(3))
             elif single_file is not None:
                 match = _LINE_TEXT.fullmatch(line)
-                if match and int(match.group(1)) >= 1:
-                    add(single_file, int(match.group(1)), match.group(2))
+                if match and (line_no := number(match.group(1)) or 0) >= 1:
+                    add(single_file, line_no, match.group(2))
             continue
         if with_names:
             match = _PATH_TEXT.match(line)

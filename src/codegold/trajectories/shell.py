@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from codegold.plumbing.numbers import number
 from codegold.trajectories.outputs import NUMBERED, grep_lines, path_list, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
 
@@ -176,7 +177,7 @@ def _program(argv: list[str]) -> list[str]:
 
 
 def _count(value: str) -> int | None:
-    return int(value) if value.isdigit() else None
+    return number(value)
 
 
 def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
@@ -243,12 +244,17 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
     match = _SED_RANGE.fullmatch(script)
     if not match:
         return None
-    first = int(match.group(1))
+    first = number(match.group(1))
     last = match.group(2)
-    if last is not None and last.startswith("+"):  # GNU: a,+N is a..a+N
-        last = str(first + int(last[1:]))
-    end = None if last == "$" else int(last) if last else first
-    if first < 1 or (end is not None and end < first):
+    end: int | None = first
+    if last == "$":
+        end = None
+    elif last is not None and last.startswith("+"):  # GNU: a,+N is a..a+N
+        plus = number(last[1:])
+        end = first + plus if first is not None and plus is not None else 0
+    elif last:
+        end = number(last) or 0
+    if first is None or first < 1 or (end is not None and end < first):
         return None
     return Range(first, end), files
 
@@ -342,13 +348,15 @@ def _awk_range(script: str) -> Range | None:
     """``awk 'NR>=a && NR<=b' FILE`` (``>``/``<`` too, ``{print}`` optional), ``NR==a``."""
     match = _AWK_RANGE.fullmatch(script)
     if match:
-        low = int(match.group(1)) + (0 if ">=" in script else 1)
-        high = int(match.group(2)) - (0 if "<=" in script else 1)
+        low, high = number(match.group(1)), number(match.group(2))
+        if low is None or high is None:
+            return None
+        low += 0 if ">=" in script else 1
+        high -= 0 if "<=" in script else 1
         return Range(low, high) if 1 <= low <= high else None
     single = _AWK_LINE.fullmatch(script)
-    if single and int(single.group(1)) >= 1:
-        return Range(int(single.group(1)), int(single.group(1)))
-    return None
+    line = number(single.group(1)) if single else None
+    return Range(line, line) if line is not None and line >= 1 else None
 
 
 def _filter(words: list[str], current: Range, total: int | None) -> Range | None:
@@ -496,9 +504,9 @@ def _changes(words: list[str], stage: Stage, body: str, cwd: str | None) -> list
         operands = [w for w in words[1:] if not w.startswith("-")]
         script, files = (operands[0], operands[1:]) if operands else ("", [])
         address = _SED_ADDRESS.match(script)
-        start = int(address.group(1)) if address and address.group(1) else None
+        start = number(address.group(1)) if address and address.group(1) else None
         last = address.group(2) if address else None
-        end = start if last is None else (None if last == "$" else int(last))
+        end = start if last is None else (None if last == "$" else number(last))
         for path in files:
             changes.append(Change(path, start, end if start is not None else None, cwd=cwd))
     elif name == "tee":
@@ -523,8 +531,8 @@ def patch_changes(text: str, cwd: str | None) -> list[Change]:
         if not hunks:
             changes.append(Change(header.group(1), cwd=cwd))
         for hunk in hunks:
-            start = int(hunk.group(1))
-            length = int(hunk.group(2)) if hunk.group(2) is not None else 1
+            start = number(hunk.group(1)) or 0
+            length = (number(hunk.group(2)) or 0) if hunk.group(2) is not None else 1
             if start >= 1 and length >= 1:
                 changes.append(Change(header.group(1), start, start + length - 1, cwd=cwd))
             else:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from codegold.plumbing.numbers import as_int
 from codegold.trajectories.outputs import (
     cat_n_view,
     grep_lines,
@@ -56,13 +57,7 @@ def _text(value: Any) -> str | None:
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    return None
+    return as_int(value, signed=True)
 
 
 def _bash(call: ToolCall, context: Context) -> Findings:

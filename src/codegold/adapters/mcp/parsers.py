@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codegold.errors import InputError, RetrieverError
+from codegold.plumbing.numbers import as_int, number
 
 
 @dataclass(frozen=True)
@@ -78,16 +79,10 @@ _TEXT_KEYS = ("text", "content", "snippet", "excerpt", "code", "match", "line_te
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value >= 1 else None
-    if isinstance(value, str) and value.strip().isdigit():
-        number = int(value)
-        return number if number >= 1 else None
     if isinstance(value, dict):  # {"line": 12} as LSP-like positions give
         return _int(value.get("line"))
-    return None
+    found = as_int(value) if not isinstance(value, float) else None
+    return found if found is not None and found >= 1 else None
 
 
 def _first(item: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -179,6 +174,8 @@ def parse_json(answer: ToolAnswer) -> list[Hit]:
     for candidate in _json_candidates(text):
         try:
             value = json.loads(candidate)
+        except RecursionError:
+            continue
         except ValueError:
             value = _python_literal(candidate)
             if value is None:
@@ -207,17 +204,22 @@ def _json_candidates(text: str) -> list[str]:
     return out
 
 
-_GREP = re.compile(r"^(?P<path>[^:\n\t]*[^:\s\d][^:\n\t]*):(?P<line>\d+):(?:(?P<col>\d+):)?"
-                   r"(?P<text>.*)$")
+# the path runs to the first colon (one greedy run: linear on a line of any length); that
+# it holds a character that is neither a digit nor a space is checked after the match
+_GREP = re.compile(r"^(?P<path>[^:\n\t]+):(?P<line>\d+):(?:(?P<col>\d+):)?(?P<text>.*)$")
+_NAME_CHARACTER = re.compile(r"[^\s\d]")
+_HEADER_CHARS = 1024
+"""Longest line read as a path header (``ranges``, ``markdown``): a longer one is body text,
+and the header patterns, which backtrack, never see it."""
 
 
 def parse_grep(answer: ToolAnswer) -> list[Hit]:
     spans: list[list[Any]] = []  # [file, start, end, lines]
     for raw in answer.text.splitlines():
         match = _GREP.match(raw.strip("\r"))
-        if not match:
+        if not match or not _NAME_CHARACTER.search(match.group("path")):
             continue
-        path, line = match.group("path").strip(), int(match.group("line"))
+        path, line = match.group("path").strip(), number(match.group("line")) or 0
         if line < 1:
             continue
         last = spans[-1] if spans else None
@@ -246,12 +248,13 @@ def parse_ranges(answer: ToolAnswer) -> list[Hit]:
                             end_line=current["end"], text="\n".join(body).strip("\n") or None))
 
     for raw in answer.text.splitlines():
-        match = _RANGE.match(raw)
+        match = _RANGE.match(raw) if len(raw) <= _HEADER_CHARS else None
         if match:
             close()
-            start = int(match.group("start"))
-            end = int(match.group("end")) if match.group("end") else start
-            current = {"file": match.group("path"), "start": start, "end": max(start, end)}
+            start = number(match.group("start"))
+            end = number(match.group("end")) if match.group("end") else start
+            current = {"file": match.group("path"), "start": start,
+                       "end": max(start, end) if start is not None and end is not None else start}
             body = []
         elif current is not None:
             body.append(raw)
@@ -287,19 +290,20 @@ def parse_markdown(answer: ToolAnswer) -> list[Hit]:
                 continue
             path, start, end = heading
             if start is None:
-                numbers = [int(m.group("line")) for m in map(_NUMBERED.match, block) if m]
+                numbers = [n for m in map(_NUMBERED.match, block)
+                           if m and (n := number(m.group("line"))) is not None]
                 if numbers and len(numbers) >= len([b for b in block if b.strip()]) // 2:
                     start, end = min(numbers), max(numbers)
             hits.append(Hit(file=path, start_line=start, end_line=end if end else start,
                             text="\n".join(block)))
             heading = None
             continue
-        match = _HEADING.match(raw)
+        match = _HEADING.match(raw) if len(raw) <= _HEADER_CHARS else None
         if match:
             found = _HEAD_PATH.search(match.group("rest"))
             if found:
-                start = int(found.group("start")) if found.group("start") else None
-                end = int(found.group("end")) if found.group("end") else start
+                start = number(found.group("start")) if found.group("start") else None
+                end = number(found.group("end")) if found.group("end") else start
                 heading = (found.group("path"), start, max(end, start) if start and end else end)
         index += 1
     return hits

@@ -13,6 +13,7 @@ import msgspec
 
 from codegold.errors import SchemaError
 from codegold.model.io import MAX_DEPTH, check_depth
+from codegold.plumbing.numbers import as_int, number
 from codegold.trajectories.records import ToolCall
 
 MAX_OBSERVATION_CHARS = 1_000_000
@@ -40,12 +41,12 @@ def decode_lines(raw: bytes, path: str) -> tuple[list[tuple[int, Any]], list[str
     pieces = [(n, line) for n, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
     values: list[tuple[int, Any]] = []
     notes: list[str] = []
-    for position, (number, line) in enumerate(pieces):
+    for position, (line_no, line) in enumerate(pieces):
         try:
-            values.append((number, decode_json(line, path, number)))
+            values.append((line_no, decode_json(line, path, line_no)))
         except SchemaError:
             if position == len(pieces) - 1 and values:
-                notes.append(f"line {number} is cut short (a truncated file?) and was skipped")
+                notes.append(f"line {line_no} is cut short (a truncated file?) and was skipped")
                 continue
             raise
     return values, notes
@@ -144,18 +145,6 @@ def _first(args: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
-
-
 def documents_in(value: Any, depth: int = 0) -> list[dict[str, Any]]:
     """Code-search results in a decoded JSON result: dicts naming a file (and lines)."""
     if depth > 6:
@@ -164,9 +153,9 @@ def documents_in(value: Any, depth: int = 0) -> list[dict[str, Any]]:
     if isinstance(value, dict):
         path = _first(value, _DOC_PATH_KEYS)
         if isinstance(path, str) and path.strip():
-            start = _int(_first(value, ("start_line", "line_start", "startLine", "start",
+            start = as_int(_first(value, ("start_line", "line_start", "startLine", "start",
                                         "line", "line_number", "lineNumber")))
-            end = _int(_first(value, ("end_line", "line_end", "endLine", "end")))
+            end = as_int(_first(value, ("end_line", "line_end", "endLine", "end")))
             text = _first(value, ("content", "text", "snippet", "code", "match", "preview"))
             found.append({"path": path, "start": start, "end": end,
                           "text": text if isinstance(text, str) else ""})
@@ -182,9 +171,9 @@ def documents_in(value: Any, depth: int = 0) -> list[dict[str, Any]]:
 def document_from_id(identifier: str) -> dict[str, Any] | None:
     """``src/a.py:10-20`` or ``src/a.py#L10-L20`` as a document (a file and lines)."""
     match = _SPAN_IN_ID.match(identifier.strip())
-    if match:
-        start = int(match.group(2))
-        end = int(match.group(3)) if match.group(3) else start
+    start = number(match.group(2)) if match else None
+    if match and start is not None:
+        end = number(match.group(3)) if match.group(3) else start
         return {"path": match.group(1), "start": start, "end": end, "text": ""}
     return None
 
@@ -245,13 +234,13 @@ def _json_documents(text: str | None) -> list[dict[str, Any]]:
 
 
 def _edit_lines(args: Mapping[str, Any]) -> dict[str, Any]:
-    insert = _int(args.get("insert_line"))
+    insert = as_int(args.get("insert_line"))
     if insert is not None:
         return {"start": insert + 1, "end": insert + 1}
     for start_key, end_key in _LINE_HINTS:
-        start = _int(args.get(start_key))
+        start = as_int(args.get(start_key))
         if start is not None:
-            return {"start": start, "end": _int(args.get(end_key))}
+            return {"start": start, "end": as_int(args.get(end_key))}
     return {}
 
 
@@ -264,12 +253,12 @@ def _read_call(base: ToolCall, args: Mapping[str, Any], path: str | None,
     end: int | None = None
     view_range = args.get("view_range")
     if isinstance(view_range, list) and len(view_range) == 2:
-        start, end = _int(view_range[0]), _int(view_range[1])
+        start, end = as_int(view_range[0]), as_int(view_range[1])
     for start_key, end_key in _LINE_HINTS:
-        if start is None and _int(args.get(start_key)) is not None:
-            start, end = _int(args.get(start_key)), _int(args.get(end_key))
+        if start is None and as_int(args.get(start_key)) is not None:
+            start, end = as_int(args.get(start_key)), as_int(args.get(end_key))
     if start is None and "offset" in args:
-        start = _int(args.get("offset"))
+        start = as_int(args.get("offset"))
     if start is None and not args.get("view_range"):
         start = 1
     return replace(base, handler="view", args={"path": path, "style": style, "start": start,

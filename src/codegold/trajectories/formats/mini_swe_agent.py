@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from codegold.errors import SchemaError
+from codegold.plumbing.numbers import number
 from codegold.trajectories.formats._common import as_args, clip, read_document, stem, text_of
 from codegold.trajectories.records import ToolCall, Trajectory
 
@@ -89,7 +90,7 @@ def _observation(message: dict[str, Any]) -> tuple[str, bool, bool]:
     extra = message.get("extra")
     content = text_of(message.get("content")) or ""
     code_match = _RETURNCODE.search(content)
-    code: Any = int(code_match.group(1)) if code_match else None
+    code: Any = number(code_match.group(1), signed=True) if code_match else None
     if isinstance(extra, dict) and isinstance(extra.get("raw_output"), str):
         code = extra.get("returncode", code)
         output, clipped = clip(extra["raw_output"])

@@ -115,6 +115,12 @@ def _skill_call(step: int, code: Any, output: str, cwd: str | None, failed: bool
     return base
 
 
+def _ident(value: Any) -> str | int | None:
+    """An event id, a cause or an action id as a key: a string or a number; anything else
+    (a list, an object: not a key) is no id."""
+    return value if isinstance(value, (str, int)) else None
+
+
 def _turn(event: dict[str, Any]) -> str | None:
     metadata = event.get("tool_call_metadata")
     response = metadata.get("model_response") if isinstance(metadata, dict) else None
@@ -129,8 +135,9 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
         return _sdk_trajectory(path, label, instance, events, record)
     by_cause: dict[Any, dict[str, Any]] = {}
     for position, event in enumerate(events):
-        if "observation" in event and event.get("cause") is not None:
-            by_cause.setdefault(event["cause"], event)
+        cause = _ident(event.get("cause"))
+        if "observation" in event and cause is not None:
+            by_cause.setdefault(cause, event)
         elif "observation" in event and position > 0 and "action" in events[position - 1]:
             by_cause.setdefault(("follows", position - 1), event)
     calls: list[ToolCall] = []
@@ -156,7 +163,8 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
         # older event streams keep the arguments on the event itself
         args = mapping_at(event, "args") or {k: v for k, v in event.items()
                                               if k not in ("action", "id", "source")}
-        observation = by_cause.get(event.get("id")) if event.get("id") is not None else None
+        ident = _ident(event.get("id"))
+        observation = by_cause.get(ident) if ident is not None else None
         observation = observation or by_cause.get(("follows", position)) or {}
         content = text_of(observation.get("content")) or ""
         failed = observation.get("observation") == "error"
@@ -232,7 +240,7 @@ def _sdk_trajectory(path: str, label: str, instance: str | None, events: list[di
     for event in events:
         if event.get("kind") == "ObservationEvent":
             for key in ("action_id", "tool_call_id"):
-                if event.get(key) is not None:
+                if _ident(event.get(key)) is not None:
                     by_action.setdefault((key, event[key]), event)
     calls: list[ToolCall] = []
     turns: dict[str, int] = {}
@@ -251,8 +259,8 @@ def _sdk_trajectory(path: str, label: str, instance: str | None, events: list[di
         name = str(event.get("tool_name") or mapping_at(event, "tool_call").get("name") or "?")
         args = {k: v for k, v in mapping_at(event, "action").items() if k != "kind"} or \
             as_args(mapping_at(event, "tool_call").get("arguments"))
-        observed = by_action.get(("action_id", event.get("id"))) or \
-            by_action.get(("tool_call_id", event.get("tool_call_id"))) or {}
+        observed = by_action.get(("action_id", _ident(event.get("id")))) or \
+            by_action.get(("tool_call_id", _ident(event.get("tool_call_id")))) or {}
         shown = mapping_at(observed, "observation")
         output = text_of(shown.get("content"))
         output = output if output is not None else text_of(shown.get("output"))

@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from codegold.errors import SchemaError
+from codegold.plumbing.numbers import number
 from codegold.trajectories.formats._common import (
     as_args,
     document_from_id,
@@ -34,6 +35,7 @@ from codegold.trajectories.records import ToolCall, Trajectory
 NAME = "otel"
 SUFFIXES = (".json", ".jsonl")
 CASE_KEYS = ("codegold.case_id", "case_id", "instance_id", "swe.instance_id")
+_INT64_DIGITS = 20
 _MODEL_CALLS = {"chat", "text_completion", "generate_content"}
 _DOCUMENT = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|content|metadata|score)$")
 
@@ -47,7 +49,10 @@ def _value(value: Any) -> Any:
             return value[key]
     if "intValue" in value:
         raw = value["intValue"]
-        return int(raw) if isinstance(raw, (int, str)) and str(raw).lstrip("-").isdigit() else raw
+        if isinstance(raw, str):  # OTLP JSON writes 64-bit integers as strings
+            found = number(raw, signed=True, digits=_INT64_DIGITS)
+            return raw if found is None else found
+        return raw
     if "arrayValue" in value:
         items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
         return [_value(v) for v in items or []]
@@ -67,19 +72,21 @@ def _attributes(items: Any) -> dict[str, Any]:
 
 
 def _nanos(value: Any) -> int:
-    text = str(value) if isinstance(value, (int, str)) else ""
-    return int(text) if text.isdigit() else 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        return max(value, 0)
+    return (number(value, digits=_INT64_DIGITS) or 0) if isinstance(value, str) else 0
 
 
 def _documents(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     by_number: dict[int, dict[str, Any]] = {}
     for key, value in attributes.items():
         match = _DOCUMENT.match(key)
-        if match:
-            by_number.setdefault(int(match.group(1)), {})[match.group(2)] = value
+        position = number(match.group(1)) if match else None
+        if match and position is not None:
+            by_number.setdefault(position, {})[match.group(2)] = value
     documents = []
-    for number in sorted(by_number):
-        parts = by_number[number]
+    for place in sorted(by_number):
+        parts = by_number[place]
         metadata = parts.get("metadata")
         if isinstance(metadata, str):
             try:
@@ -102,6 +109,15 @@ def _documents(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     return documents
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _operation(attributes: dict[str, Any]) -> str | None:
+    operation = attributes.get("gen_ai.operation.name")
+    return operation if isinstance(operation, str) else None
+
+
 def _spans(data: Any, path: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """``(span, resource attributes)`` of every span of every export request."""
     requests = data if isinstance(data, list) else [data]
@@ -115,10 +131,10 @@ def _spans(data: Any, path: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
             resource = resource_spans.get("resource")
             attributes = _attributes(resource.get("attributes")) if isinstance(resource, dict) \
                 else {}
-            for scope in resource_spans.get("scopeSpans") or []:
+            for scope in _list(resource_spans.get("scopeSpans")):
                 if not isinstance(scope, dict):
                     continue
-                for span in scope.get("spans") or []:
+                for span in _list(scope.get("spans")):
                     if isinstance(span, dict):
                         spans.append((span, attributes))
     return spans
@@ -141,7 +157,7 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
     trajectories = []
     for trace in sorted(traces):
         ordered = sorted(traces[trace], key=lambda item: (item[0], str(item[1].get("spanId"))))
-        model_calls = any(a.get("gen_ai.operation.name") in _MODEL_CALLS for _, _, a in ordered)
+        model_calls = any(_operation(a) in _MODEL_CALLS for _, _, a in ordered)
         case_id: str | None = None
         calls: list[ToolCall] = []
         turns = -1
@@ -149,7 +165,7 @@ def read(path: str, raw: bytes, notes: list[str]) -> list[Trajectory]:
         for _, span, attributes in ordered:
             case_id = case_id or next((str(attributes[k]) for k in CASE_KEYS
                                        if isinstance(attributes.get(k), (str, int))), None)
-            operation = attributes.get("gen_ai.operation.name")
+            operation = _operation(attributes)
             span_name = str(span["name"]) if isinstance(span.get("name"), str) else ""
             if operation in _MODEL_CALLS:
                 turns += 1

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from codegold.errors import SchemaError
+from codegold.plumbing.numbers import number
 from codegold.trajectories.formats._common import clip, read_document, stem, text_of
 from codegold.trajectories.records import ToolCall, Trajectory
 
@@ -64,8 +65,9 @@ def _editor_call(step: int, words: list[str], action: str, output: str, clipped:
     start = None
     if "--insert_line" in words:
         position = words.index("--insert_line") + 1
-        if position < len(words) and words[position].isdigit():
-            start = int(words[position]) + 1
+        line = number(words[position]) if position < len(words) else None
+        if line is not None:
+            start = line + 1
     return replace(base, handler="edit", args={"path": path, "start": start, "end": start})
 
 
@@ -92,10 +94,10 @@ def _call(step: int, action: str, observation: str, cwd: str | None,
         start = end = None
         if len(words) > 1 and ":" in words[1]:
             low, _, high = words[1].partition(":")
-            if low.isdigit() and high.isdigit():
-                start, end = int(low), int(high)
-        elif command == "insert" and len(words) > 2 and words[-1].isdigit():
-            start = end = int(words[-1]) + 1
+            if number(low) is not None and number(high) is not None:
+                start, end = number(low), number(high)
+        elif command == "insert" and len(words) > 2 and number(words[-1]) is not None:
+            start = end = (number(words[-1]) or 0) + 1
         return replace(base, handler="edit", args={"path": open_file, "start": start, "end": end})
     if command in _IGNORE:
         return replace(base, handler="ignore")
