@@ -25,6 +25,7 @@ from codegold.index.catalog import IndexSet
 from codegold.index.holding import Held, held_definitions, holding_rules
 from codegold.index.store import IndexReader
 from codegold.model.paths import normalize_path
+from codegold.plumbing import numbers
 from codegold.plumbing.fieldpaths import dig, parse_field_map
 from codegold.plumbing.git import is_full_sha
 
@@ -93,8 +94,9 @@ def _line(item: dict[str, Any], keys: tuple[str, ...]) -> int | None:
         value = item.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
-        if isinstance(value, str) and value.isdigit() and 0 < len(value) <= 7:
-            return int(value)
+        line = numbers.number(value, digits=7) if isinstance(value, str) else None
+        if line is not None and line >= 1:
+            return line
     return None
 
 

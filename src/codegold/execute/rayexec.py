@@ -66,7 +66,8 @@ def _host_port(address: str) -> tuple[str | None, int]:
     """Host and port of ``ray://HOST:PORT`` or ``HOST:PORT`` (None when not of that form)."""
     rest = address.removeprefix("ray://").rsplit("/", 1)[0]
     host, sep, port = rest.rpartition(":")
-    if not sep or not host or not port.isdigit():
+    # ASCII digits only: str.isdigit takes superscripts ('²') that int() refuses
+    if not sep or not host or not (port.isascii() and port.isdigit()) or len(port) > 5:
         return None, 0
     return host.strip("[]"), int(port)
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from codegold.errors import InputError
+from codegold.plumbing.numbers import number
 
 
 def dig(record: Any, path: str) -> Any:
@@ -19,8 +20,7 @@ def dig(record: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(node, dict):
             node = node.get(part)
-        elif isinstance(node, list) and part.lstrip("-").isdigit():
-            index = int(part)
+        elif isinstance(node, list) and (index := number(part, signed=True)) is not None:
             node = node[index] if -len(node) <= index < len(node) else None
         else:
             return None

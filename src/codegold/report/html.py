@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from codegold.model import Check
 from codegold.model.metrics import METRICS, shown_metrics
+from codegold.plumbing import numbers
 from codegold.plumbing.text import html_text as escape
 from codegold.report.model import ReportInput, cause_breakdown, owner_breakdown, rank_histogram
 from codegold.report.payload import build_payload, embed_json
@@ -100,8 +101,9 @@ def _trend(report: ReportInput) -> str:
     names: dict[str, dict[int, float | None]] = {}
     for key, value in trend.items():
         name, _, depth = key.partition("@")
-        if depth.isdigit():
-            names.setdefault(name, {})[int(depth)] = value
+        at = numbers.number(depth)
+        if at is not None:
+            names.setdefault(name, {})[at] = value
     depths = sorted({d for per in names.values() for d in per})
     labels = {m.name: m.label for m in METRICS}
     rows = [[escape(labels.get(n, n)), *(num(per.get(d)) for d in depths)]
