@@ -6,6 +6,7 @@ import math
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -210,3 +211,61 @@ def test_an_index_that_kept_secret_values_never_uses_the_store(
     warm_lexical(tmp_path / "idx", store=store)
     assert len(_lexical_files(tmp_path / "idx")) == 3 * 8
     assert not list(store.root.rglob("*.lexical-*"))
+
+
+def test_terms_counted_in_worker_processes_make_the_same_caches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many files are counted in worker processes, each opening the index itself; the
+    caches are byte for byte those counted in this process, with and without a chunk
+    store (whose side files the workers' counts fill, and a later warm-up reuses)."""
+    from codegold.index import build_index
+    from codegold.index.chunkstore import ChunkStore
+    from codegold.retrieve import lexindex
+    from codegold.retrieve.warm import warm_lexical
+    from gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    files = {f"pkg/mod_{i}.py": f"def handler_{i}(request):\n    return request.values[{i}]\n"
+             f"\n\nclass Service{i}:\n    def redirects(self):\n        return {i}\n"
+             for i in range(3 * lexindex._PARALLEL_FILES)}
+    files["docs/guide.md"] = "# Guide\n\nRedirects are followed by the services.\n"
+    revision = repo.commit(files, "many files")
+    pools: list[int] = []
+    original = lexindex.ProcessExecutor
+
+    def recording(workers: int, **kwargs: Any) -> Any:
+        pools.append(workers)
+        return original(workers, **kwargs)
+
+    monkeypatch.setattr(lexindex, "ProcessExecutor", recording)
+    build_index(repo.path, revision, tmp_path / "serial", jobs=1)
+    shutil.copytree(tmp_path / "serial", tmp_path / "parallel")
+    warm_lexical(tmp_path / "serial", jobs=1)
+    assert pools == []
+    warm_lexical(tmp_path / "parallel", jobs=2)
+    assert pools == [2]
+    assert _lexical_files(tmp_path / "parallel") == _lexical_files(tmp_path / "serial")
+    assert len(_lexical_files(tmp_path / "serial")) == 3 * 8
+
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo.path, revision, tmp_path / "stored", store=store, jobs=1)
+    warm_lexical(tmp_path / "stored", store=store, jobs=2)
+    assert pools == [2, 2]
+    assert _lexical_files(tmp_path / "stored") == _lexical_files(tmp_path / "serial")
+    assert len([p for p in store.root.rglob("*") if ".lexical-" in p.name]) == len(files)
+    counted: list[str] = []
+    monkeypatch.setattr(lexindex, "_counted", lambda file, *args: counted.append(file))
+    shutil.rmtree(tmp_path / "stored" / "lexical")
+    warm_lexical(tmp_path / "stored", store=store, jobs=2)
+    assert counted == [] and pools == [2, 2]  # every file's documents came from the store
+    assert _lexical_files(tmp_path / "stored") == _lexical_files(tmp_path / "serial")
+
+
+def test_files_are_cut_into_runs_of_similar_chunk_counts() -> None:
+    from codegold.retrieve.lexindex import _batches
+
+    chunks = {f"f{i}": ["c"] * (10 if i < 4 else 1) for i in range(20)}
+    batches = _batches(list(chunks), chunks, 4)
+    assert [file for batch in batches for file in batch] == list(chunks)  # order kept
+    assert len(batches) <= 4
+    assert all(batch for batch in batches)

@@ -35,7 +35,7 @@ import json
 import math
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, groupby
 from pathlib import Path
@@ -45,6 +45,8 @@ import numpy as np
 import numpy.typing as npt
 import Stemmer  # type: ignore[import-not-found]  # PyStemmer: no type hints
 
+from codegold.errors import CodeIndexError
+from codegold.execute.processes import PoolWording, ProcessExecutor
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.store import IndexReader
 from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
@@ -225,18 +227,19 @@ class LexicalIndex:
     @classmethod
     def prepare(cls, reader: IndexReader,
                 specs: Sequence[_Spec], *, keep: bool = False,
-                store: ChunkStore | None = None) -> int:
+                store: ChunkStore | None = None, jobs: int | None = 1) -> int:
         """Make sure every engine of ``specs`` (``(weights, k1, b, unit, stemmed)``) is
         cached for this index: those not cached yet are built in one pass
         (:meth:`build_many`, with the chunk ``store`` when given) and saved. ``keep`` also
-        holds them in this process's memory. Returns how many were built."""
+        holds them in this process's memory; ``jobs`` as in :meth:`build_many`. Returns
+        how many were built."""
         build = reader.manifest.index_build_id or ""
         wanted = [spec for spec in dict.fromkeys(specs)
                   if not cls.is_cached(reader, weights=spec[0], k1=spec[1], b=spec[2],
                                        unit=spec[3], stemmed=spec[4])]
         if not wanted:
             return 0
-        engines = cls.build_many(reader, wanted, store=store)
+        engines = cls.build_many(reader, wanted, store=store, jobs=jobs)
         with _LOCK:
             for (weights, k1, b, unit, stemmed), engine in zip(wanted, engines, strict=True):
                 engine._keep(reader, weights, k1, b, unit, build)
@@ -317,15 +320,17 @@ class LexicalIndex:
 
     @classmethod
     def build_many(cls, reader: IndexReader, specs: Sequence[_Spec], *,
-                   store: ChunkStore | None = None) -> list[LexicalIndex]:
+                   store: ChunkStore | None = None, jobs: int | None = 1
+                   ) -> list[LexicalIndex]:
         """One engine per ``(weights, k1, b, unit, stemmed)``, each chunk's term counts made
         once (and stemmed once) for them all; each engine is the one :meth:`build` makes
         alone. With a chunk ``store``, a file whose documents it holds (a side file of the
         file's entry, written by an earlier build of any revision) is not counted again,
         and the documents of every other file are saved there: a second revision costs
-        what changed, plus one vectorised merge."""
+        what changed, plus one vectorised merge. ``jobs``: worker processes that count
+        the files (1: none; None: as a build would choose); the engines are the same."""
         shapes = list(dict.fromkeys(_shape(spec) for spec in specs))
-        return _merged(_file_documents(reader, shapes, store), shapes, specs)
+        return _merged(_file_documents(reader, shapes, store, jobs), shapes, specs)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
         """Write the cache into ``folder`` (a :func:`cache_folder`); ``meta.json`` (with each
@@ -467,11 +472,13 @@ def _side_name(shapes: Sequence[_Shape]) -> str:
     return "lexical-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkStore | None
-                    ) -> list[tuple[str, _FileDocuments]]:
+def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkStore | None,
+                    jobs: int | None = 1) -> list[tuple[str, _FileDocuments]]:
     """Every file's documents, in index order: from ``store`` when it holds them for this
-    file's blob, else counted from the index's tokens (and then saved in ``store``). The
-    store holds redacted chunks only, so an index that kept secret values never uses it."""
+    file's blob, else counted from the index's tokens (and then saved in ``store``), in
+    ``jobs`` worker processes when there are many to count (see :func:`_count_files`).
+    The store holds redacted chunks only, so an index that kept secret values never uses
+    it."""
     chunk_ids = reader.chunk_ids_by_file()
     if store is not None and reader.meta("secrets") == "kept":
         store = None
@@ -488,18 +495,85 @@ def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkS
             if documents is not None:
                 found[file] = documents
     missing = [file for file in chunk_ids if file not in found]
-    groups: Iterable[tuple[str, Iterable[_FieldRow]]]
-    if len(missing) == len(chunk_ids):
-        groups = groupby(reader.iter_lexical_fields(), key=lambda row: row[1])
-    else:
-        groups = ((file, reader.iter_lexical_fields(file)) for file in missing)
-    for file, rows in groups:
-        documents = _counted(file, list(rows), shapes)
+    for file, documents in _count_files(reader, missing, shapes, chunk_ids, jobs):
         found[file] = documents
         if store is not None and file in blobs:
             store.put_side(file, blobs[file], name, _documents_encoder.encode(documents),
                            version)
     return [(file, found[file]) for file in chunk_ids if file in found]
+
+
+# Counting is split among worker processes only from this many files on, in about this
+# many batches per worker (each a run of files in index order, of similar chunk counts).
+_PARALLEL_FILES = 64
+_BATCHES_PER_WORKER = 4
+_COUNTING_WORKERS = PoolWording(
+    cannot_start="cannot start {workers} worker processes to count terms: {error}",
+    died="a worker process counting terms died (killed, or out of memory?)",
+    error=CodeIndexError)
+
+
+def _count_files(reader: IndexReader, files: list[str], shapes: Sequence[_Shape],
+                 chunk_ids: Mapping[str, list[str]], jobs: int | None
+                 ) -> Iterator[tuple[str, _FileDocuments]]:
+    """``(file, documents)`` of each of ``files``, in their order, counted from the
+    index's tokens: here, or for many files in worker processes that each open the index
+    themselves (``jobs``: how many; None lets :func:`workers_for` choose, 1 uses none).
+    The counts are the same either way: each file's documents depend on its rows alone."""
+    workers = 1
+    if len(files) >= _PARALLEL_FILES:
+        # The build's rule for forking (imported here: a query never needs the build).
+        from codegold.index.build.batching import workers_for
+
+        workers = workers_for(jobs, len(files))
+    pool = _start_counting(workers) if workers > 1 else None
+    if pool is None:
+        groups: Iterable[tuple[str, Iterable[_FieldRow]]]
+        if len(files) == len(chunk_ids):  # every file: one pass over the token table
+            groups = groupby(reader.iter_lexical_fields(), key=lambda row: row[1])
+        else:
+            groups = ((file, reader.iter_lexical_fields(file)) for file in files)
+        for file, rows in groups:
+            yield file, _counted(file, list(rows), shapes)
+        return
+    jobs_ = [(str(reader.path), batch, tuple(shapes))
+             for batch in _batches(files, chunk_ids, workers * _BATCHES_PER_WORKER)]
+    with pool:
+        for counted in pool.ordered(_count_batch, jobs_):
+            for file, raw in counted:
+                yield file, _documents_decoder.decode(raw)
+
+
+def _start_counting(workers: int) -> ProcessExecutor | None:
+    try:
+        return ProcessExecutor(workers, wording=_COUNTING_WORKERS)
+    except CodeIndexError:
+        return None  # counted here instead
+
+
+def _batches(files: list[str], chunk_ids: Mapping[str, list[str]], count: int
+             ) -> list[list[str]]:
+    """``files`` cut into at most ``count`` runs (in order) of about equal chunk counts."""
+    total = sum(len(chunk_ids[file]) for file in files)
+    per = max(1, -(-total // count))
+    batches: list[list[str]] = [[]]
+    held = 0
+    for file in files:
+        if held >= per:
+            batches.append([])
+            held = 0
+        batches[-1].append(file)
+        held += len(chunk_ids[file])
+    return batches
+
+
+def _count_batch(job: tuple[str, list[str], tuple[_Shape, ...]]) -> list[tuple[str, bytes]]:
+    """In a worker: the encoded documents of each file of one batch."""
+    path, files, shapes = job
+    with IndexReader.open(path) as reader:
+        return [(file, _documents_encoder.encode(
+                    _counted(file, list(reader.iter_lexical_fields(file)), shapes)))
+                for file in files]
 
 
 def _counted(file: str, rows: Sequence[_FieldRow],

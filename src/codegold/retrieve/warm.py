@@ -87,12 +87,14 @@ def missing_engines(index: str | Path, config: RetrieverConfig | None = None) ->
 
 def warm_lexical(index: str | Path, config: RetrieverConfig | None = None, *,
                  progress: Callable[[WarmProgress], None] | None = None,
-                 keep: bool = False, store: ChunkStore | None = None) -> list[Engine]:
+                 keep: bool = False, store: ChunkStore | None = None,
+                 jobs: int | None = 1) -> list[Engine]:
     """Build every engine of :func:`lexical_engines` that ``index`` has no cache of yet,
     in one pass over its token table, into ``INDEX/lexical/``; returns the engines.
     ``keep`` also holds them in this process's memory (for queries that follow in it).
     With the chunk ``store`` the index was built with, files whose documents an earlier
-    warm-up saved there are not counted again (see :meth:`LexicalIndex.build_many`).
+    warm-up saved there are not counted again (see :meth:`LexicalIndex.build_many`), and
+    the others are counted in ``jobs`` worker processes (None: as a build would choose).
     A read-only index folder loses only the cache."""
     config = config or load_config()
     engines = lexical_engines(config)
@@ -101,7 +103,7 @@ def warm_lexical(index: str | Path, config: RetrieverConfig | None = None, *,
         progress(WarmProgress(0, len(engines), None, 0.0))
     with IndexReader.open(index) as reader:
         specs = [(e.weights, e.k1, e.b, e.unit, e.stemmed) for e in engines]
-        LexicalIndex.prepare(reader, specs, keep=keep, store=store)
+        LexicalIndex.prepare(reader, specs, keep=keep, store=store, jobs=jobs)
         if keep:  # those cached before are loaded (and checked) too
             for engine in engines:
                 LexicalIndex.for_reader(reader, weights=engine.weights, k1=engine.k1,

@@ -154,7 +154,8 @@ def warm_indexes(dirs: Sequence[Path], progress: WarmProgressFn | None = None, *
             if progress is not None:
                 progress(replace(event, done=before + event.done, total=total))
 
-        warm_lexical(folder, config, progress=show, store=chunks)
+        # Counted in worker processes as the build chunked (None: its own choice).
+        warm_lexical(folder, config, progress=show, store=chunks, jobs=None)
 
 
 def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
