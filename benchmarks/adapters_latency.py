@@ -72,36 +72,33 @@ def measure(spec: str, cases: list[Any], out: Path) -> tuple[float, list[float]]
     return seconds, walls
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", required=True, help="a clone, or a folder of clones (owner+name/)")
-    parser.add_argument("--cases", type=Path, default=ROOT / "benchmarks/realcases/flask.yaml")
-    parser.add_argument("--limit", type=int, default=13)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path("/tmp/codegold-adapters-latency"))
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    cases = load_cases(str(args.cases)).cases[: args.limit]
+HTTP = "http (a running server)"
+
+
+def adapter_figures(repo: str, cases: list[Any], rounds_: int, out: Path
+                    ) -> dict[str, dict[str, float]]:
+    """Per adapter, medians over ``rounds_`` interleaved rounds of the first answer, the
+    steady mean, p50 and p95 (ms of wall time per answer) on ``cases`` over ``repo``."""
+    out.mkdir(parents=True, exist_ok=True)
     python = sys.executable
     adapters = {
-        "command (a process per case)": f"command:{python} {WINDOWS} --once {args.repo}",
-        "command+jsonl (one process)": f"command+jsonl:{python} {WINDOWS} --serve {args.repo}",
-        "http (a running server)": "",
+        "command (a process per case)": f"command:{python} {WINDOWS} --once {repo}",
+        "command+jsonl (one process)": f"command+jsonl:{python} {WINDOWS} --serve {repo}",
+        HTTP: "",
     }
     rounds: dict[str, list[list[float]]] = {name: [] for name in adapters}
-    for _ in range(args.rounds):
+    for _ in range(rounds_):
         for n, (name, spec) in enumerate(adapters.items()):
             if spec:
-                rounds[name].append(measure(spec, cases, args.out / f"{n}.jsonl")[1])
+                rounds[name].append(measure(spec, cases, out / f"{n}.jsonl")[1])
                 continue
             port = _free_port()  # a fresh server each round, started before it is timed
-            server = subprocess.Popen([python, str(WINDOWS), "--http", str(port), args.repo],
+            server = subprocess.Popen([python, str(WINDOWS), "--http", str(port), repo],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 _listening(port)
                 rounds[name].append(measure(f"http://127.0.0.1:{port}/", cases,
-                                            args.out / f"{n}.jsonl")[1])
+                                            out / f"{n}.jsonl")[1])
             finally:
                 server.kill()
                 server.wait(timeout=10)
@@ -113,8 +110,22 @@ def main(argv: list[str] | None = None) -> int:
         return {key: float(np.median([f(w) for w in walls_per_round]))
                 for key, f in keys.items()}
 
-    figures = {name: stats(walls) for name, walls in rounds.items()}
-    http = figures["http (a running server)"]
+    return {name: stats(walls) for name, walls in rounds.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repo", required=True, help="a clone, or a folder of clones (owner+name/)")
+    parser.add_argument("--cases", type=Path, default=ROOT / "benchmarks/realcases/flask.yaml")
+    parser.add_argument("--limit", type=int, default=13)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/codegold-adapters-latency"))
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    cases = load_cases(str(args.cases)).cases[: args.limit]
+    figures = adapter_figures(args.repo, cases, args.rounds, args.out)
+    http = figures[HTTP]
     print(f"\n{len(cases)} cases of {args.cases.name}, retriever windows_bm25.py, "
           f"medians of {args.rounds} rounds\n")
     print("| adapter | first ms | steady mean ms | p50 ms | p95 ms | steady / HTTP | p50 / HTTP |")

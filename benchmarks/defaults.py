@@ -17,6 +17,12 @@ Rows (medians of ``--rounds`` interleaved rounds unless noted; each command is a
    process) and ``codegold index`` with its caches.
 5. one build (``build_index``, ``--jobs`` workers) against the tree-sitter parse-only floor
    (``index_throughput.parse_only``).
+6. ``codegold eval`` of ``--eval-cases`` generated cases × 50 chunks against ranx end to
+   end and against merely decoding the attempts file (``eval_throughput.py``'s commands;
+   ranx from the ``bench`` extra, the row says so when it is missing; 0 skips the row).
+7. a retriever behind ``command:`` (a process per case) and ``command+jsonl:`` (one
+   process) against the same retriever behind HTTP, on the same cases
+   (``adapters_latency.py``'s measure): steady mean per answer.
 
 Timings are never asserted; read the ratios. ``REPO`` is a local clone, bare is fine.
 
@@ -27,6 +33,7 @@ Timings are never asserted; read the ratios. ``REPO`` is a local clone, bare is 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import resource
 import shutil
@@ -37,13 +44,17 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import yaml
+from adapters_latency import HTTP, adapter_figures
 from bytecode import compile_package
+from eval_throughput import eval_commands, generate, time_rounds
 from index_throughput import parse_only
 
 from codegold.index import build_index
 from codegold.index.chunkstore import ChunkStore
+from codegold.model import load_cases
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_REPO = "/work/.mirror/pytest-dev+pytest/repo"
@@ -115,6 +126,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--base", default="8.3.0")
     parser.add_argument("--next", dest="next_rev", default="8.3.1")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--eval-cases", type=int, default=20_000)
     ns = parser.parse_args(argv)
     print(compile_package())
     rows: list[tuple[str, str, str, str]] = []
@@ -228,8 +240,43 @@ def main(argv: list[str]) -> int:
                      f"floor {med(floor):.2f} s; CPU {med(built_cpu):.2f} / "
                      f"{med(floor_cpu):.2f} s = {med(built_cpu) / med(floor_cpu):.2f}x"))
 
+        # 6. eval vs ranx vs the decode floor
+        if ns.eval_cases:
+            rows.append(eval_row(root / "eval", ns.eval_cases, ns.rounds))
+        # 7. the command retriever, one-shot and persistent, vs HTTP
+        rows.append(adapters_row(ns.repo, load_cases(str(cases)).cases, ns.rounds,
+                                 root / "adapters"))
+
     print_table(ns.repo, ns.rounds, rows)
     return 0
+
+
+def eval_row(work: Path, count: int, rounds: int) -> tuple[str, str, str, str]:
+    work.mkdir(parents=True)
+    generate(work, count, 50)
+    commands, envs = eval_commands(work)
+    have_ranx = importlib.util.find_spec("ranx") is not None
+    if not have_ranx:
+        del commands["ranx"]
+    runs, _ = time_rounds(commands, envs, rounds)
+    wall = {name: med([w for w, _, _ in values]) for name, values in runs.items()}
+    vs_ranx = f"{wall['codegold eval'] / wall['ranx']:.2f}x ranx, " if have_ranx else ""
+    ranx = f"ranx {wall['ranx']:.2f} s; " if have_ranx else "ranx not installed (bench extra); "
+    return (f"eval, {count:,} cases x 50 chunks", f"{wall['codegold eval']:.2f} s",
+            f"{vs_ranx}{wall['codegold eval'] / wall['decode floor']:.2f}x decode floor",
+            f"{ranx}floor {wall['decode floor']:.2f} s; without redaction "
+            f"{wall['  no redaction']:.2f} s")
+
+
+def adapters_row(repo: str, cases: list[Any], rounds: int, out: Path
+                 ) -> tuple[str, str, str, str]:
+    figures = adapter_figures(repo, cases, rounds, out)
+    http = figures[HTTP]["steady"]
+    once = figures["command (a process per case)"]["steady"]
+    served = figures["command+jsonl (one process)"]["steady"]
+    return (f"command retriever, {len(cases)} cases, steady ms per answer",
+            f"{served:.1f} ms (command+jsonl)", f"{served / http:.2f}x HTTP",
+            f"HTTP {http:.1f} ms; one process per case {once:.1f} ms = {once / http:.0f}x")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,42 @@ def timed(cmd: list[str], env: dict[str, str] | None = None
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
 
 
+def eval_commands(work: Path, baseline: str | None = None
+                  ) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
+    """The timed commands over the data in ``work`` (see the module's docstring), and the
+    environment of those that run another checkout's ``src`` (``baseline``)."""
+    codegold = [sys.executable, "-m", "codegold.cli", "eval", str(work / "cases.jsonl"),
+                str(work / "attempts.jsonl"), "-o", str(work / "results.json"), "-q"]
+    bare = [sys.executable, "-c", NO_REDACTION, *codegold[3:]]
+    ranx = [sys.executable, "-c", RANX, str(work / "qrels.trec"), str(work / "run.trec")]
+    floor = [sys.executable, "-c", FLOOR, str(work / "attempts.jsonl")]
+    commands = {"codegold eval": codegold, "  no redaction": bare, "ranx": ranx,
+                "decode floor": floor}
+    envs: dict[str, dict[str, str]] = {}
+    if baseline:
+        commands["baseline eval"] = [*codegold[:-2], str(work / "results.baseline.json"), "-q"]
+        commands["  baseline no redaction"] = [*bare[:-2], str(work / "results.baseline.json"),
+                                                "-q"]
+        envs["baseline eval"] = envs["  baseline no redaction"] = {
+            **os.environ, "PYTHONPATH": str(Path(baseline).resolve())}
+    return commands, envs
+
+
+def time_rounds(commands: dict[str, list[str]], envs: dict[str, dict[str, str]], repeat: int
+                ) -> tuple[dict[str, list[tuple[float, float, float]]], str]:
+    """Every command's (wall s, CPU s, peak MB) in each of ``repeat`` interleaved rounds, so
+    machine noise hits all alike; and what ranx printed."""
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
+    ranx_out = ""
+    for _ in range(repeat):
+        for name, cmd in commands.items():
+            wall, cpu, rss, out = timed(cmd, envs.get(name))
+            rows[name].append((wall, cpu, rss))
+            if name == "ranx":
+                ranx_out = out.strip()
+    return rows, ranx_out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100_000)
@@ -137,28 +173,8 @@ def main() -> None:
     print(f"data: {args.cases:,} cases × {args.depth} chunks, attempts.jsonl {size_mb:,.0f} MB "
           f"(generated in {time.perf_counter() - t0:.1f} s) in {work}")
 
-    codegold = [sys.executable, "-m", "codegold.cli", "eval", str(work / "cases.jsonl"),
-                str(work / "attempts.jsonl"), "-o", str(work / "results.json"), "-q"]
-    bare = [sys.executable, "-c", NO_REDACTION, *codegold[3:]]
-    ranx = [sys.executable, "-c", RANX, str(work / "qrels.trec"), str(work / "run.trec")]
-    floor = [sys.executable, "-c", FLOOR, str(work / "attempts.jsonl")]
-    commands = {"codegold eval": codegold, "  no redaction": bare, "ranx": ranx,
-                "decode floor": floor}
-    envs: dict[str, dict[str, str]] = {}
-    if args.baseline:
-        commands["baseline eval"] = [*codegold[:-2], str(work / "results.baseline.json"), "-q"]
-        commands["  baseline no redaction"] = [*bare[:-2], str(work / "results.baseline.json"),
-                                                "-q"]
-        envs["baseline eval"] = envs["  baseline no redaction"] = {
-            **os.environ, "PYTHONPATH": str(Path(args.baseline).resolve())}
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
-    ranx_out = ""
-    for _ in range(args.repeat):  # interleaved so machine noise hits all alike
-        for name, cmd in commands.items():
-            wall, cpu, rss, out = timed(cmd, envs.get(name))
-            rows[name].append((wall, cpu, rss))
-            if name == "ranx":
-                ranx_out = out.strip()
+    commands, envs = eval_commands(work, args.baseline)
+    rows, ranx_out = time_rounds(commands, envs, args.repeat)
     med = {name: statistics.median(w for w, _, _ in runs) for name, runs in rows.items()}
     cpu = {name: statistics.median(c for _, c, _ in runs) for name, runs in rows.items()}
     peak = {name: max(r for _, _, r in runs) for name, runs in rows.items()}
