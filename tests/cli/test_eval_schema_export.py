@@ -247,3 +247,35 @@ def test_trec_export_of_attempts_without_cases_is_one_error_line(tmp_path: Path)
     assert res.exit_code == 2
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and "--cases" in lines[0]
+
+
+def test_eval_as_its_own_process_ends_without_teardown_yet_loses_no_output(
+        tmp_path: Path) -> None:
+    """Run as the CLI's own process, eval keeps its results for the exit to drop (no
+    object-by-object teardown): what it printed and wrote is whole, the exit code is its
+    own, and a reader that goes away early costs no traceback. Under CliRunner nothing is
+    held."""
+    from codegold.cli import _common
+
+    cases, attempts = _mixed_inputs(tmp_path)
+    in_process = CliRunner().invoke(cli, ["eval", str(cases), str(attempts), "--json"])
+    assert in_process.exit_code == 0 and _common._HELD is None
+    # stdout to a pipe is block-buffered (unless PYTHONUNBUFFERED, which is dropped here)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    code = "from codegold.cli.main import main; main()"
+
+    def codegold(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              env=env, check=False, timeout=60)
+
+    done = codegold("eval", str(cases), str(attempts), "--json")
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert json.loads(done.stdout) == json.loads(in_process.stdout)  # every byte flushed
+    written = codegold("eval", str(cases), str(attempts), "-o", str(tmp_path / "r.json"))
+    assert written.returncode == 0 and written.stdout.rstrip().endswith(b"r.json")
+    assert b"slice" in written.stdout  # the summary table, printed before it
+    assert load_results(str(tmp_path / "r.json")).summary.cases == 5
+    piped = subprocess.run(f"{sys.executable} -c '{code}' eval {cases} {attempts} --json"
+                           " | head -c 10", shell=True, capture_output=True, timeout=60,
+                           check=False, env=env)
+    assert piped.stdout == done.stdout[:10] and b"Traceback" not in piped.stderr

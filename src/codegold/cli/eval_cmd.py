@@ -10,6 +10,7 @@ import click
 from codegold.cli._common import (
     guard,
     handle_errors,
+    hold_until_exit,
     json_option,
     output_option,
     quiet_option,
@@ -57,12 +58,11 @@ def command(cases: str, attempts: str, output: str | None, as_json: bool, quiet:
     """
     chosen = parse_budget(budget) if budget is not None else None
     guard(output, cases, attempts, trees=tuple(t for t in (resolve, gold_lines) if t))
-    # Scoring allocates many small objects that all live to the end; generational GC
-    # passes over them only cost time.
-    gc.disable()
+    gc.disable()  # scoring's many small objects all live to the end: GC passes only cost
     evaluation = evaluate(EvaluateRequest(cases=cases, attempts=attempts, resolve=resolve,
                                           output=output, budget=chosen,
                                           gold_lines=gold_lines))
+    hold_until_exit(evaluation)  # freed by the exit, not object by object
     for revision, count in evaluation.unresolved:
         click.echo(terminal_safe(f"warning: no index for revision {revision} under {resolve}: "
                                  f"{count} attempt(s) judged on their reported metadata"),

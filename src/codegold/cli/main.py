@@ -112,9 +112,10 @@ def main() -> None:
     exit 2, like every other error, instead of click's two-part message."""
     import sys
 
-    from codegold.cli._common import stop_on_broken_pipe
+    from codegold.cli._common import as_process, exit_now, stop_on_broken_pipe
     from codegold.plumbing.text import terminal_safe
 
+    as_process()
     try:
         code = cli.main(prog_name="codegold", standalone_mode=False)
     except BrokenPipeError:
@@ -129,4 +130,4 @@ def main() -> None:
             hint = f" (see '{ctx.command_path} --help')"
         click.echo(f"error: {terminal_safe(err.format_message())}{hint}", err=True)
         sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+    exit_now(code if isinstance(code, int) else 0)
