@@ -136,3 +136,26 @@ def test_every_chunk_id_is_unique_and_sized(cases: CaseSet, name: str) -> None:
     ids = [c.chunk_id for c in attempt.ranked]
     assert len(ids) == len(set(ids))
     assert all(c.tokens is not None and c.step is not None and c.kind for c in attempt.ranked)
+
+
+@pytest.mark.parametrize(("last", "ending", "skipped"), [
+    (b'{"type":"assistant","x":"ab', b"", True),       # cut short while being written
+    (b'{"type":"assistant","x":"ab', b"\n", True),     # cut short, newline after it
+    (b'{"type":"assistant","x":"\xff\xfe"}', b"\n", False),  # whole, but not UTF-8
+    (b'{"type":"assistant"}}', b"\n", False),          # whole, but not JSON
+])
+def test_only_a_last_line_cut_short_is_skipped(last: bytes, ending: bytes, skipped: bool) -> None:
+    """A trajectory still being written ends mid-line: that line is skipped and noted. A
+    whole last line that is not JSON (or not UTF-8) is an error naming its line, never
+    passed off as a truncated file."""
+    from codegold.errors import SchemaError
+    from codegold.trajectories.formats._common import decode_lines
+
+    raw = b'{"type":"user"}\n' + last + ending
+    if skipped:
+        values, notes = decode_lines(raw, "t.jsonl")
+        assert len(values) == 1 and notes == ["line 2 is cut short (a truncated file?) and was skipped"]
+    else:
+        with pytest.raises(SchemaError) as caught:
+            decode_lines(raw, "t.jsonl")
+        assert caught.value.line == 2

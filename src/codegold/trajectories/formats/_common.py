@@ -35,17 +35,19 @@ def decode_json(raw: bytes, path: str, line: int | None = None) -> Any:
 
 
 def decode_lines(raw: bytes, path: str) -> tuple[list[tuple[int, Any]], list[str]]:
-    """JSON lines: ``(line number, value)`` each, and notes. A broken *last* line is what a
-    trajectory still being written (or cut short) ends with: it is skipped and noted; a
-    broken line before it is an error."""
+    """JSON lines: ``(line number, value)`` each, and notes. A *last* line cut short is
+    what a trajectory still being written ends with: it is skipped and noted. Any other
+    broken line (one before the last, or a whole last line that is not JSON or not
+    UTF-8) is an error naming its line."""
     pieces = [(n, line) for n, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
     values: list[tuple[int, Any]] = []
     notes: list[str] = []
     for position, (line_no, line) in enumerate(pieces):
         try:
             values.append((line_no, decode_json(line, path, line_no)))
-        except SchemaError:
-            if position == len(pieces) - 1 and values:
+        except SchemaError as err:
+            cut = "truncated" in str(err) or not raw.rstrip(b" \t\r").endswith(b"\n")
+            if position == len(pieces) - 1 and values and cut:
                 notes.append(f"line {line_no} is cut short (a truncated file?) and was skipped")
                 continue
             raise
