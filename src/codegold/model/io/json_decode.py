@@ -102,16 +102,21 @@ def _duplicate_line(raw: bytes) -> int | None:
 
 
 def _key_count(data: Any) -> int:
-    """How many mapping keys ``data`` (decoded JSON) holds, nested ones included."""
-    count = 0
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            count += len(node)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+    """How many mapping keys ``data`` (decoded JSON) holds, nested ones included. Only
+    mappings and lists are visited (decoded JSON holds no subclasses of them, so a type
+    check by identity will do); the depth is bounded where JSON is decoded."""
+    values: Iterable[Any]
+    if type(data) is dict:
+        count = len(data)
+        values = data.values()
+    elif type(data) is list:
+        count, values = 0, data
+    else:
+        return 0
+    for value in values:
+        kind = type(value)
+        if kind is dict or kind is list:
+            count += _key_count(value)
     return count
 
 
