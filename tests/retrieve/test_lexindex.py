@@ -219,6 +219,8 @@ def test_terms_counted_in_worker_processes_make_the_same_caches(
     caches are byte for byte those counted in this process, with and without a chunk
     store (whose side files the workers' counts fill, and a later warm-up reuses)."""
     from codegold.index import build_index
+    from codegold.index.build import batching
+    from codegold.index.build.batching import PARALLEL_MIN_FILES
     from codegold.index.chunkstore import ChunkStore
     from codegold.retrieve import lexindex
     from codegold.retrieve.warm import warm_lexical
@@ -227,17 +229,17 @@ def test_terms_counted_in_worker_processes_make_the_same_caches(
     repo = Repo(tmp_path / "repo")
     files = {f"pkg/mod_{i}.py": f"def handler_{i}(request):\n    return request.values[{i}]\n"
              f"\n\nclass Service{i}:\n    def redirects(self):\n        return {i}\n"
-             for i in range(3 * lexindex._PARALLEL_FILES)}
+             for i in range(3 * PARALLEL_MIN_FILES)}
     files["docs/guide.md"] = "# Guide\n\nRedirects are followed by the services.\n"
     revision = repo.commit(files, "many files")
     pools: list[int] = []
-    original = lexindex.ProcessExecutor
+    original = batching.ProcessExecutor
 
     def recording(workers: int, **kwargs: Any) -> Any:
         pools.append(workers)
         return original(workers, **kwargs)
 
-    monkeypatch.setattr(lexindex, "ProcessExecutor", recording)
+    monkeypatch.setattr(batching, "ProcessExecutor", recording)
     build_index(repo.path, revision, tmp_path / "serial", jobs=1)
     shutil.copytree(tmp_path / "serial", tmp_path / "parallel")
     warm_lexical(tmp_path / "serial", jobs=1)

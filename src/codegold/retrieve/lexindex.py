@@ -46,7 +46,7 @@ import numpy.typing as npt
 import Stemmer  # type: ignore[import-not-found]  # PyStemmer: no type hints
 
 from codegold.errors import CodeIndexError
-from codegold.execute.processes import PoolWording, ProcessExecutor
+from codegold.execute.processes import PoolWording
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.store import IndexReader
 from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
@@ -503,9 +503,8 @@ def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkS
     return [(file, found[file]) for file in chunk_ids if file in found]
 
 
-# Counting is split among worker processes only from this many files on, in about this
-# many batches per worker (each a run of files in index order, of similar chunk counts).
-_PARALLEL_FILES = 64
+# Counting in worker processes goes in about this many batches per worker (each a run of
+# files in index order, of similar chunk counts).
 _BATCHES_PER_WORKER = 4
 _COUNTING_WORKERS = PoolWording(
     cannot_start="cannot start {workers} worker processes to count terms: {error}",
@@ -518,15 +517,16 @@ def _count_files(reader: IndexReader, files: list[str], shapes: Sequence[_Shape]
                  ) -> Iterator[tuple[str, _FileDocuments]]:
     """``(file, documents)`` of each of ``files``, in their order, counted from the
     index's tokens: here, or for many files in worker processes that each open the index
-    themselves (``jobs``: how many; None lets :func:`workers_for` choose, 1 uses none).
-    The counts are the same either way: each file's documents depend on its rows alone."""
-    workers = 1
-    if len(files) >= _PARALLEL_FILES:
-        # The build's rule for forking (imported here: a query never needs the build).
-        from codegold.index.build.batching import workers_for
+    themselves (``jobs``: how many; None lets the build's rule choose, which forks for 64
+    files or more and only from a process without other threads; 1 uses none). The
+    counts are the same either way: each file's documents depend on its rows alone."""
+    pool = None
+    if jobs != 1 and len(files) > 1:
+        # The build's rule for forking (imported here: a query, jobs=1, never needs it).
+        from codegold.index.build.batching import start_pool, workers_for
 
-        workers = workers_for(jobs, len(files))
-    pool = _start_counting(workers) if workers > 1 else None
+        pool = start_pool(workers_for(jobs, len(files)), insisted=False,
+                          wording=_COUNTING_WORKERS)
     if pool is None:
         groups: Iterable[tuple[str, Iterable[_FieldRow]]]
         if len(files) == len(chunk_ids):  # every file: one pass over the token table
@@ -537,18 +537,11 @@ def _count_files(reader: IndexReader, files: list[str], shapes: Sequence[_Shape]
             yield file, _counted(file, list(rows), shapes)
         return
     jobs_ = [(str(reader.path), batch, tuple(shapes))
-             for batch in _batches(files, chunk_ids, workers * _BATCHES_PER_WORKER)]
+             for batch in _batches(files, chunk_ids, pool.workers * _BATCHES_PER_WORKER)]
     with pool:
         for counted in pool.ordered(_count_batch, jobs_):
             for file, raw in counted:
                 yield file, _documents_decoder.decode(raw)
-
-
-def _start_counting(workers: int) -> ProcessExecutor | None:
-    try:
-        return ProcessExecutor(workers, wording=_COUNTING_WORKERS)
-    except CodeIndexError:
-        return None  # counted here instead
 
 
 def _batches(files: list[str], chunk_ids: Mapping[str, list[str]], count: int

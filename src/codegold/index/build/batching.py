@@ -65,13 +65,15 @@ def workers_for(jobs: int | None, files: int) -> int:
     return default_workers()
 
 
-def start_pool(workers: int, *, insisted: bool) -> ProcessExecutor | None:
-    """Worker processes, or None to chunk in this process: when one worker would do, or
-    when they cannot start and the caller left the number to the build."""
+def start_pool(workers: int, *, insisted: bool,
+               wording: PoolWording = CHUNKING_WORKERS) -> ProcessExecutor | None:
+    """Worker processes, or None to do the work in this process: when one worker would
+    do, or when they cannot start and the caller left the number to the build (their
+    failures worded by ``wording``)."""
     if workers <= 1:
         return None
     try:
-        return ProcessExecutor(workers, wording=CHUNKING_WORKERS)
+        return ProcessExecutor(workers, wording=wording)
     except CodeIndexError:
         if insisted:
             raise
