@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -192,3 +193,83 @@ def test_a_remembered_manifest_is_cleaned_as_a_fresh_one(
         clean, fresh = _clean_manifest(manifest), _cleaned_manifest(manifest)
         assert clean == fresh
         assert (clean is manifest) == (fresh is manifest)
+
+
+def _attempt_lines(count: int) -> bytes:
+    return b"".join(json.dumps({"attempt_id": f"a{i}", "case_id": f"c{i}"}).encode() + b"\n"
+                    for i in range(count))
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 24])
+def test_the_digest_made_ahead_is_the_files_and_the_lines_are_those_read_in_line(
+        tmp_path: Path, block: int) -> None:
+    """An attempts file hashed on a thread (in blocks of any size) gives the file's
+    SHA-256 and the same attempts as a file hashed as it is read."""
+    from codegold.model.attempts import AttemptsFile, iter_attempts
+
+    path = tmp_path / "attempts.jsonl"
+    path.write_bytes(_attempt_lines(50) + b"\n")  # a blank last line is skipped
+    ahead, inline = hashlib.sha256(), hashlib.sha256()
+    with mock.patch.object(_files, "_AHEAD_BYTES", block), \
+            AttemptsFile(str(path), ahead) as attempts:
+        assert attempts._ahead is not None  # a regular file: hashed on the thread
+        got = list(attempts)
+    assert got == list(iter_attempts(str(path), digest=inline))
+    assert ahead.hexdigest() == inline.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_an_attempts_file_written_to_while_it_is_read_is_refused(tmp_path: Path) -> None:
+    """The digest names the bytes scored: a file appended to between the start of the
+    hash and the end of the reading could be scored on lines the digest never saw."""
+    from codegold.errors import InputError
+    from codegold.model.attempts import AttemptsFile
+
+    path = tmp_path / "attempts.jsonl"
+    path.write_bytes(_attempt_lines(3))
+    with AttemptsFile(str(path), hashlib.sha256()) as attempts:
+        with path.open("ab") as more:
+            more.write(_attempt_lines(1))
+        with pytest.raises(InputError, match="changed while it was read"):
+            list(attempts)
+
+
+def test_a_pipe_of_attempts_is_hashed_as_it_is_read(tmp_path: Path) -> None:
+    """A pipe can be read once: no thread, the digest made from the lines as they pass."""
+    import os
+    import threading
+
+    from codegold.model.attempts import AttemptsFile
+
+    data = _attempt_lines(20)
+    read_end, write_end = os.pipe()
+
+    def feed() -> None:
+        with os.fdopen(write_end, "wb") as out:
+            out.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        digest = hashlib.sha256()
+        with AttemptsFile(f"/dev/fd/{read_end}", digest) as attempts:
+            assert attempts._ahead is None
+            assert [a.attempt_id for a in attempts] == [f"a{i}" for i in range(20)]
+        assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+    finally:
+        writer.join()
+        os.close(read_end)
+
+
+def test_a_bad_case_file_is_reported_before_a_missing_attempts_file(tmp_path: Path) -> None:
+    from codegold.errors import CodegoldError
+    from codegold.evaluate.engine import evaluate_files
+
+    cases = tmp_path / "cases.yaml"
+    cases.write_text("format: 1\ncases: 3\n")
+    with pytest.raises(CodegoldError) as caught:
+        evaluate_files(str(cases), str(tmp_path / "absent.jsonl"))
+    assert caught.value.path == str(cases)
+    cases.write_text("format: 1\ncases:\n  - {id: q, query: w, revision: '%s', "
+                     "cutoff: 5, accepted: [{file: a.py}]}\n" % ("a" * 40))
+    with pytest.raises(CodegoldError, match="attempts file not found"):
+        evaluate_files(str(cases), str(tmp_path / "absent.jsonl"))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from codegold import __version__
+from codegold.errors import InputError
 from codegold.evaluate.aggregate import summarize
 from codegold.evaluate.score import CaseScorer
 from codegold.model import (
@@ -23,9 +24,9 @@ from codegold.model import (
     CaseSet,
     InputRef,
     RunResult,
-    iter_attempts,
     load_cases,
 )
+from codegold.model.attempts import AttemptsFile
 from codegold.model.results import RESULTS_FORMAT
 
 
@@ -166,11 +167,23 @@ def evaluate_files(cases_path: str, attempts_path: str, *,
 
     ``adjust``, when given, rewrites the loaded cases first (``eval --budget`` judges
     every case at one budget; ``--gold-lines`` adds definition spans from an index)."""
-    case_set = load_cases(cases_path)
-    if adjust is not None:
-        case_set = adjust(case_set)
     digest = hashlib.sha256()
-    result = evaluate_attempts(case_set, iter_attempts(attempts_path, digest=digest),
-                               prepare=prepare)
+    attempts: AttemptsFile | None = None
+    unreadable: InputError | None = None
+    try:  # opened first: its digest is made on a thread while the cases load
+        attempts = AttemptsFile(attempts_path, digest)
+    except InputError as err:
+        unreadable = err
+    try:
+        case_set = load_cases(cases_path)  # a bad case file is reported first, as ever
+        if unreadable is not None:
+            raise unreadable
+        assert attempts is not None
+        if adjust is not None:
+            case_set = adjust(case_set)
+        result = evaluate_attempts(case_set, iter(attempts), prepare=prepare)
+    finally:
+        if attempts is not None:
+            attempts.close()
     inputs = {**result.inputs, "attempts": InputRef(path=attempts_path, sha256=digest.hexdigest())}
     return msgspec.structs.replace(result, inputs=inputs)

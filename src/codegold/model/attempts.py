@@ -16,8 +16,10 @@ from codegold.errors import SchemaError
 from codegold.model.cases import ROLES
 from codegold.model.io import (
     MAX_DEPTH,
+    DigestAhead,
     bounded_lines,
     check_depth,
+    counted_lines,
     describe_validation_error,
     hashed_lines,
     open_input,
@@ -418,6 +420,43 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
         for number, line in lines:
             if not line.isspace():  # a blank line is skipped (strip() would copy each line)
                 yield decode_attempt(line, path=path, line_number=number)
+
+
+class AttemptsFile:
+    """An attempts file opened for one pass, its SHA-256 made meanwhile on a thread
+    (:class:`~codegold.model.io.reading.DigestAhead`; a pipe is hashed as it is read):
+    open it, do other work (load the cases), then iterate. The digest is complete, and
+    checked against the bytes read, once the iteration ends; a file written to while it
+    was read is an InputError then. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str, digest: Any) -> None:
+        self.path = path
+        self._digest = digest
+        self._handle = open_input(path, "attempts")
+        self._ahead = DigestAhead.start(self._handle, path, "attempts", digest)
+        self._read = [0]
+
+    def __enter__(self) -> AttemptsFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Attempt]:
+        path, ahead = self.path, self._ahead
+        lines = counted_lines(self._handle, path, self._read) if ahead is not None \
+            else hashed_lines(self._handle, path, self._digest)
+        with closing(lines):
+            for number, line in lines:
+                if not line.isspace():
+                    yield decode_attempt(line, path=path, line_number=number)
+        if ahead is not None:
+            ahead.finish(self._read[0])
+
+    def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.cancel()
+        self._handle.close()
 
 
 def encode_attempt(attempt: Attempt) -> bytes:

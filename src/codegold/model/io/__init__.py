@@ -39,7 +39,9 @@ from codegold.model.io.messages import (
     split_validation_error,
 )
 from codegold.model.io.reading import (
+    DigestAhead,
     bounded_lines,
+    counted_lines,
     decode_text,
     hashed_lines,
     iter_jsonl,
@@ -55,10 +57,12 @@ __all__ = [
     "MAX_JSON_BYTES",
     "MAX_LINE_BYTES",
     "MAX_YAML_BYTES",
+    "DigestAhead",
     "Loaded",
     "LoadedDocument",
     "bounded_lines",
     "check_depth",
+    "counted_lines",
     "decode_json",
     "decode_text",
     "describe_validation_error",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -146,6 +147,94 @@ def hashed_lines(handle: BinaryIO, path: str,
             yield block
 
     yield from _split_lines(blocks(), path)
+
+
+def counted_lines(handle: BinaryIO, path: str,
+                  count: list[int]) -> Generator[tuple[int, bytes], None, None]:
+    """:func:`hashed_lines` without the hashing: ``count[0]`` grows by every byte read
+    (so a :class:`DigestAhead` can check it hashed the same bytes)."""
+    read = getattr(handle, "read1", handle.read)
+
+    def blocks() -> Iterator[bytes]:
+        while block := read(_BLOCK_BYTES):
+            count[0] += len(block)
+            yield block
+
+    yield from _split_lines(blocks(), path)
+
+
+_AHEAD_BYTES = 16 * 1024**2  # hashed at a time by DigestAhead: few hand-overs of the lock
+
+
+class DigestAhead:
+    """A regular file's digest made on a thread, through its own reads at explicit offsets
+    (``pread``: the handle's position is left alone), while the caller does other work (a
+    case file loaded, scorers built) before it reads the same handle line by line. The
+    hashing holds the interpreter lock only between blocks of 16 MiB, so it runs on
+    another core at almost no cost to the caller, which once paid the whole hash in line.
+
+    :meth:`finish` checks that the bytes the caller read are the bytes hashed: the same
+    count, and a file whose size and modification time did not change meanwhile; a file
+    written to while it was read is an InputError (read it again once it is written)."""
+
+    def __init__(self, handle: BinaryIO, path: str, what: str, digest: Any) -> None:
+        self._fd = handle.fileno()
+        self._path = path
+        self._what = what
+        self._digest = digest
+        self._before = _identity(os.fstat(self._fd))
+        self._hashed = 0
+        self._error: OSError | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="codegold-digest", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def start(cls, handle: BinaryIO, path: str, what: str, digest: Any) -> DigestAhead | None:
+        """Hashing under way for a regular file at its start; None for anything else (a
+        pipe is read once: hash it as it is read, with :func:`hashed_lines`)."""
+        try:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or handle.tell() != 0:
+                return None
+        except (OSError, ValueError):
+            return None
+        return cls(handle, path, what, digest)
+
+    def _run(self) -> None:
+        offset = 0
+        try:
+            while not self._stop.is_set() and (
+                    block := os.pread(self._fd, _AHEAD_BYTES, offset)):
+                self._digest.update(block)
+                offset += len(block)
+        except OSError as err:
+            self._error = err
+        self._hashed = offset
+
+    def finish(self, read: int) -> None:
+        """Wait for the hash; InputError when it could not be made or when the ``read``
+        bytes the caller read are not those hashed."""
+        self._thread.join()
+        if self._error is not None:
+            raise InputError(f"cannot read {self._what} file: {self._error.strerror}",
+                             path=self._path)
+        after = _identity(os.fstat(self._fd))
+        if read != self._hashed or after != self._before:
+            raise InputError(f"the {self._what} file changed while it was read (its size or "
+                             "modification time moved); read it again once it is written",
+                             path=self._path)
+
+
+    def cancel(self) -> None:
+        """Stop hashing (the caller gave up reading) and wait for the thread, so the
+        handle can be closed under it."""
+        self._stop.set()
+        self._thread.join()
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def iter_jsonl(raw: bytes) -> Iterator[tuple[int, bytes]]:
