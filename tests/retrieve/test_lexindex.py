@@ -11,6 +11,8 @@ from typing import Any
 import msgspec
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codegold.index.store import IndexReader
 from codegold.index.tokens import code_tokens, path_tokens
@@ -271,3 +273,14 @@ def test_files_are_cut_into_runs_of_similar_chunk_counts() -> None:
     assert [file for batch in batches for file in batch] == list(chunks)  # order kept
     assert len(batches) <= 4
     assert all(batch for batch in batches)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=(1 << 40)), max_size=200)
+       | st.lists(st.integers(min_value=0, max_value=70_000), max_size=300)
+       | st.lists(st.integers(min_value=0, max_value=5), max_size=300))
+def test_the_radix_order_of_postings_is_numpys_stable_argsort(keys: list[int]) -> None:
+    from codegold.retrieve.lexindex import stable_order
+
+    array = np.asarray(keys, dtype=np.int64)
+    assert stable_order(array).tolist() == np.argsort(array, kind="stable").tolist()

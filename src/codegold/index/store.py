@@ -511,8 +511,9 @@ class IndexReader:
         """Each file's chunk ids, files and chunks in :meth:`iter_chunks` order (files
         without chunks left out)."""
         found: dict[str, list[str]] = {}
-        for chunk_id, file in self._conn.execute(
-                "SELECT id, file FROM chunks ORDER BY file, start_line, end_line, rowid"):
+        for chunk_id, file in self._conn.execute(  # fetched whole: one guard, not one a row
+                "SELECT id, file FROM chunks ORDER BY file, start_line, end_line, rowid"
+                ).fetchall():
             ids = found.get(file)
             if ids is None:
                 ids = found[file] = []
