@@ -105,11 +105,12 @@ def test_crash_midway_leaves_no_complete_index(repo: Repo, tmp_path: Path,
     calls = {"n": 0}
     original = IndexWriter.add_file
 
-    def failing(self: IndexWriter, result: object, tokens: object = None) -> None:
+    def failing(self: IndexWriter, result: object, tokens: object = None,
+                digest: bytes = b"") -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
-        original(self, result, tokens)  # type: ignore[arg-type]
+        original(self, result, tokens, digest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(IndexWriter, "add_file", failing)
     with pytest.raises(KeyboardInterrupt):
@@ -321,9 +322,12 @@ def test_a_private_member_is_found_with_or_without_its_hash(make_repo: MakeRepo,
 
 def test_digests_made_while_writing_equal_those_read_back(make_repo: MakeRepo, repo: Repo,
                                                           tmp_path: Path) -> None:
+    import hashlib
     import sqlite3
 
-    from codegold.index.chunkstore import ChunkStore
+    import msgspec
+
+    from codegold.index.chunkstore import ChunkStore, decode_stored, encode_stored
     from codegold.index.store import REUSE_MACS, file_macs
 
     def recorded_and_read_back(index: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -344,6 +348,21 @@ def test_digests_made_while_writing_equal_those_read_back(make_repo: MakeRepo, r
     assert len(recorded) > 10 and recorded == read_back
     build_index(many.path, "main", tmp_path / "stored", store=store)  # rows from the store
     assert recorded_and_read_back(tmp_path / "stored") == (recorded, recorded)
+    # digests of the rows made in worker processes, keyed by the build
+    build_index(many.path, "main", tmp_path / "workers", jobs=2)
+    assert recorded_and_read_back(tmp_path / "workers") == (recorded, recorded)
+    # a store entry written before entries kept the digest: the build makes it
+    old = ChunkStore.open(tmp_path / "old-store")
+    build_index(many.path, "main", tmp_path / "o1", store=old)
+    for _, entry in old.entries():
+        payload = entry.read_bytes().partition(b"\n")[2]
+        stored = decode_stored(payload)
+        assert stored.digest
+        payload = encode_stored(msgspec.structs.replace(stored, digest=b""))
+        entry.write_bytes(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    build_index(many.path, "main", tmp_path / "o2", store=old)
+    assert old.hits > 10 and old.corrupt == 0  # every entry read, digest or none
+    assert recorded_and_read_back(tmp_path / "o2") == (recorded, recorded)
     build_index(repo.path, "main", tmp_path / "copy")
     repo.commit({"server/server.go": (FIXTURES / "server.go").read_text() + "\n// more\n",
                  "docs/guide.md": None, "docs/new.md": "# New\n"})

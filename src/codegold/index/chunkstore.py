@@ -52,11 +52,15 @@ _MARKER = (json.dumps({"format": CHUNKSTORE_FORMAT, "kind": _KIND}) + "\n").enco
 
 
 class StoredFile(msgspec.Struct, frozen=True, array_like=True):
-    """One store entry: a file's chunking result and each chunk's lexical token fields
-    (symbols, path, body), which cost about as much to compute again as the parse."""
+    """One store entry: a file's chunking result, each chunk's lexical token fields
+    (symbols, path, body), which cost about as much to compute again as the parse, and
+    the SHA-256 of the index rows they make (``store.rows_digest``: what a build keys
+    into each file's reuse digest; empty in entries written before it was kept, and
+    then made again by the build)."""
 
     result: FileChunks
     tokens: tuple[tuple[str, str, str], ...]
+    digest: bytes = b""
 
 
 _decoder = msgspec.msgpack.Decoder(StoredFile)

@@ -138,8 +138,9 @@ class IndexWriter:
     def add_entry(self, entry: InventoryEntry) -> None:
         self._insert_entry(entry)
         if self._mac_key is not None:
-            self._record_macs(_row_macs(self._mac_key, [[] for _ in _FILE_ROWS[:4]],
-                                        entry))
+            key = self._mac_key
+            self._record_macs({path: keyed(key, digest) for path, digest in
+                               _rows_digests([[] for _ in _FILE_ROWS[:4]], entry).items()})
 
     def _insert_entry(self, entry: InventoryEntry) -> None:
         self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -151,18 +152,22 @@ class IndexWriter:
                 self._macs_stale = True
             self._macs[path] = mac
 
-    def add_file(self, result: FileChunks, tokens: Sequence[tuple[str, str, str]] | None = None
-                 ) -> list[tuple[str, str, str]]:
+    def add_file(self, result: FileChunks, tokens: Sequence[tuple[str, str, str]] | None = None,
+                 digest: bytes = b"") -> list[tuple[str, str, str]]:
         """Store one chunked file: inventory entry, chunks, their tokens, definitions and
         references. ``tokens`` are the chunks' :func:`token_fields` when already known (a
-        chunk store keeps them); returns the token fields written."""
+        chunk store keeps them), ``digest`` their :func:`rows_digest` when whoever
+        chunked the file made it; returns the token fields written."""
         self._insert_entry(result.entry)
         conn = self._conn
         chunks = result.chunks
         rows = list(tokens) if tokens is not None else [token_fields(c) for c in chunks]
         if self._mac_key is not None:
+            key = self._mac_key
             try:
-                self._record_macs(_file_rows_macs(self._mac_key, result, rows))
+                digests = {result.entry.path: digest} if digest \
+                    else _file_rows_digests(result, rows)
+                self._record_macs({path: keyed(key, found) for path, found in digests.items()})
             except TypeError:  # a row that does not sort (a None where none belongs)
                 self._macs_stale = True
         if chunks:
@@ -325,17 +330,20 @@ costs only the next build's reuse)."""
 
 
 def file_macs(conn: sqlite3.Connection | Any, key: bytes) -> dict[str, str]:
-    """Path → HMAC-SHA256 under ``key`` of every row of that file (chunks and their text,
-    tokens, symbols, references, inventory). A build records them; a later build reuses a
+    """Path → keyed digest under ``key`` of every row of that file (chunks and their text,
+    tokens, symbols, references, inventory): HMAC-SHA256 of the SHA-256 of the rows'
+    canonical bytes (:func:`_rows_digests`). A build records them; a later build reuses a
     file's rows only when they still digest to what was recorded, so text edited into an
     index (or an index made elsewhere, under another key) is parsed again, never copied
-    under a clean build id."""
-    import hmac
+    under a clean build id. The unkeyed inner digest is what whoever chunked a file can
+    make once (a build worker; the chunk store keeps it), leaving the build one short
+    HMAC per file."""
+    import hashlib
 
     import msgspec
 
     encode = msgspec.json.encode
-    macs: dict[str, Any] = {}
+    digests: dict[str, Any] = {}
     for number, query in enumerate(_FILE_ROWS):
         # each row's JSON and a newline, one update per file and query (the same bytes
         # in the same order as one update per row, at a fraction of the calls)
@@ -346,17 +354,33 @@ def file_macs(conn: sqlite3.Connection | Any, key: bytes) -> dict[str, str]:
                 parts = pending[row[0]] = []
             parts.append(encode([number, *row[1:]]))
         for path, parts in pending.items():
-            mac = macs.get(path)
-            if mac is None:
-                mac = macs[path] = hmac.new(key, digestmod="sha256")
+            digest = digests.get(path)
+            if digest is None:
+                digest = digests[path] = hashlib.sha256()
             parts.append(b"")
-            mac.update(b"\n".join(parts))
-    return {path: mac.hexdigest() for path, mac in macs.items()}
+            digest.update(b"\n".join(parts))
+    return {path: keyed(key, digest.digest()) for path, digest in digests.items()}
 
 
-def _file_rows_macs(key: bytes, result: FileChunks, tokens: Sequence[tuple[str, str, str]]
-                    ) -> dict[str, str]:
-    """:func:`file_macs` of the rows :meth:`IndexWriter.add_file` writes for ``result``,
+def keyed(key: bytes, digest: bytes) -> str:
+    """The MAC :func:`file_macs` records for a file whose rows digest to ``digest``."""
+    import hmac
+
+    return hmac.new(key, digest, digestmod="sha256").hexdigest()
+
+
+def rows_digest(result: FileChunks, tokens: Sequence[tuple[str, str, str]]) -> bytes:
+    """The SHA-256 of the rows :meth:`IndexWriter.add_file` writes for ``result`` (what
+    :func:`file_macs` keys), made from the rows in memory; empty when they name more
+    than the one path of its entry (never, from the chunker: then the writer digests
+    them itself)."""
+    digests = _file_rows_digests(result, tokens)
+    return digests.get(result.entry.path, b"") if len(digests) == 1 else b""
+
+
+def _file_rows_digests(result: FileChunks, tokens: Sequence[tuple[str, str, str]]
+                       ) -> dict[str, bytes]:
+    """Path → SHA-256 of the rows :meth:`IndexWriter.add_file` writes for ``result``,
     from the rows in memory: each ``_FILE_ROWS`` query's columns, in its order."""
     chunk_rows = sorted(
         ((c.file, c.id, c.start_line, c.end_line, c.symbol, _json_strings(c.symbols), c.kind,
@@ -367,14 +391,14 @@ def _file_rows_macs(key: bytes, result: FileChunks, tokens: Sequence[tuple[str, 
     symbol_rows = sorted((d.file, d.chunk_id, d.qualified, d.name, d.kind, d.role, d.start_line,
                           d.end_line, d.header_line) for d in result.definitions)
     ref_rows = sorted((r.file, r.line, r.name, r.chunk_id) for r in result.references)
-    return _row_macs(key, [chunk_rows, token_rows, symbol_rows, ref_rows], result.entry)
+    return _rows_digests([chunk_rows, token_rows, symbol_rows, ref_rows], result.entry)
 
 
-def _row_macs(key: bytes, rows: list[list[tuple[Any, ...]]], entry: InventoryEntry
-              ) -> dict[str, str]:
-    """Path → :func:`file_macs` digest of sorted rows of the first four ``_FILE_ROWS``
-    queries (each starting with its path) and one inventory entry."""
-    import hmac
+def _rows_digests(rows: list[list[tuple[Any, ...]]], entry: InventoryEntry
+                  ) -> dict[str, bytes]:
+    """Path → SHA-256 of sorted rows of the first four ``_FILE_ROWS`` queries (each
+    starting with its path) and one inventory entry, as :func:`file_macs` digests them."""
+    import hashlib
 
     import msgspec
 
@@ -386,11 +410,11 @@ def _row_macs(key: bytes, rows: list[list[tuple[Any, ...]]], entry: InventoryEnt
             if parts is None:
                 parts = pending[row[0]] = []
             parts.append(encode([number, *row[1:]]))
-    macs = {}
+    digests = {}
     for path, parts in pending.items():
         parts.append(b"")
-        macs[path] = hmac.new(key, b"\n".join(parts), digestmod="sha256").hexdigest()
-    return macs
+        digests[path] = hashlib.sha256(b"\n".join(parts)).digest()
+    return digests
 
 
 class IndexReader:

@@ -1,5 +1,6 @@
 """One file's work, the same in this process and in a worker: its secrets redacted, its
-chunks cut, the folder rule that decided its category noted, its search tokens made."""
+chunks cut, the folder rule that decided its category noted, its search tokens made and
+the digest of its index rows taken (so the build only keys it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from codegold.index.chunker import chunk_file
 from codegold.index.chunkstore import StoredFile, encode_stored
 from codegold.index.gitsnap import GitSnapshot
 from codegold.index.records import FileChunks
-from codegold.index.store import token_fields
+from codegold.index.store import rows_digest, token_fields
 
 Job = tuple[str, bytes, str, str, bool]  # path, content, revision, blob sha, redact secrets
 
@@ -40,7 +41,8 @@ def chunk_job(job: Job) -> StoredFile:
             entry.reason, redaction_reason(kinds)) if part)
         result = msgspec.structs.replace(
             result, entry=msgspec.structs.replace(entry, reason=reason))
-    return StoredFile(result, tuple(token_fields(chunk) for chunk in result.chunks))
+    tokens = tuple(token_fields(chunk) for chunk in result.chunks)
+    return StoredFile(result, tokens, rows_digest(result, tokens))
 
 
 def chunk_batch(jobs: list[Job]) -> list[bytes]:

@@ -184,7 +184,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                         else None
                     if stored is not None:
                         reused += 1
-                        writer.add_file(stored.result, stored.tokens)
+                        writer.add_file(stored.result, stored.tokens, stored.digest)
                     else:
                         if action == "read":
                             stored, payload = next(parsed)
@@ -193,7 +193,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                                                 *one_blob(snapshot, item.sha),
                                                 policy.secrets)
                             payload = None
-                        writer.add_file(stored.result, stored.tokens)
+                        writer.add_file(stored.result, stored.tokens, stored.digest)
                         if store is not None:
                             store.put_encoded(item.path, item.sha,
                                               payload or encode_stored(stored))
