@@ -33,6 +33,37 @@ def _word_tokens(word: str) -> tuple[str, ...]:
     return lowered
 
 
+# Every ASCII character that is not a word character (``\w``: letters, digits and ``_``)
+# as a space: an ASCII text translated through it splits on whitespace into exactly the
+# runs ``_WORD`` finds, at less than half the cost of the regex (the index build's
+# hottest loop). Other text goes through the regex.
+_NOT_WORD = str.maketrans({chr(i): " " for i in range(128)
+                           if not (chr(i).isalnum() or chr(i) == "_")})
+
+
+def words(text: str) -> list[str]:
+    """The runs of word characters of ``text``: what ``_WORD.findall(text)`` gives."""
+    return text.translate(_NOT_WORD).split() if text.isascii() else _WORD.findall(text)
+
+
+class _Fields(dict[str, str]):
+    """Word → its tokens joined by spaces, made on first lookup. Looked up through the
+    dict's own ``__getitem__`` (a hit never leaves C); cleared when it grows past
+    :data:`_FIELDS_KEPT` words, so memory stays bounded on any repository."""
+
+    __slots__ = ()
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= _FIELDS_KEPT:
+            self.clear()
+        field = self[word] = " ".join(_word_tokens(word))
+        return field
+
+
+_FIELDS_KEPT = 200_000
+_FIELDS = _Fields()
+
+
 def code_tokens(text: str) -> list[str]:
     """Tokens of source text or a query, in order, duplicates kept (BM25 counts them)."""
     return list(iter_code_tokens(text))
@@ -41,18 +72,13 @@ def code_tokens(text: str) -> list[str]:
 def iter_code_tokens(text: str) -> Iterator[str]:
     """:func:`code_tokens` as an iterator (what a join needs, without the list)."""
     # map + chain keep the per-word loop in C; this is the hot path of an index build.
-    return chain.from_iterable(map(_word_tokens, _WORD.findall(text)))
-
-
-@lru_cache(maxsize=200_000)
-def _word_field(word: str) -> str:
-    return " ".join(_word_tokens(word))
+    return chain.from_iterable(map(_word_tokens, words(text)))
 
 
 def code_token_field(text: str) -> str:
     """``" ".join(code_tokens(text))``, one cached string per distinct word (an index
     stores every chunk's tokens in this form)."""
-    return " ".join(filter(None, map(_word_field, _WORD.findall(text))))
+    return " ".join(filter(None, map(_FIELDS.__getitem__, words(text))))
 
 
 def path_tokens(path: str) -> list[str]:
