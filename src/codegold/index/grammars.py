@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -20,7 +21,7 @@ from tree_sitter import Language, Parser, Query, QueryCursor
 from codegold.index.languages import LANGUAGES, STRUCTURAL_LANGUAGES, LanguageSpec
 
 __all__ = ["LANGUAGES", "MAX_QUERY_START_DEPTH", "STRUCTURAL_LANGUAGES", "LanguageSpec",
-           "calls_query", "family", "parse_source", "parser", "query_cursor", "tags_query",
+           "calls_query", "compile_queries", "family", "parse_source", "parser", "query_cursor", "tags_query",
            "test_marker_pattern", "test_name_pattern", "ts_language"]
 
 
@@ -98,4 +99,13 @@ def tags_query(language: str) -> Query:
     """Definitions: ``@definition.<kind>`` / ``@declaration.<kind>`` with ``@name``."""
     source = "\n".join(_query_text(f"{name}.tags.scm") for name in LANGUAGES[language].tags)
     return Query(ts_language(language), source)
+
+
+def compile_queries(languages: Iterable[str | None]) -> None:
+    """Compile the tags and calls queries of each structural language of ``languages``
+    now: a build does this before it forks its workers, which then inherit them instead
+    of each compiling its own (a TypeScript, C++ or Swift query takes 0.2-0.3 s)."""
+    for language in sorted({name for name in languages if name in STRUCTURAL_LANGUAGES}):
+        tags_query(language)
+        calls_query(language)
 

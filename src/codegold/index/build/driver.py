@@ -26,6 +26,7 @@ from codegold.index.build.stamps import created_at as stamp_time
 from codegold.index.build.stamps import stamp, write_manifest
 from codegold.index.chunkstore import ChunkStore, encode_stored
 from codegold.index.gitsnap import GitSnapshot
+from codegold.index.grammars import compile_queries
 from codegold.index.outdir import (
     build_lock,
     check_output,
@@ -36,6 +37,7 @@ from codegold.index.outdir import (
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE, IndexWriter
 from codegold.model import Manifest
+from codegold.model.languages import language_of
 from codegold.plumbing.outputs import swap_folder
 
 
@@ -172,7 +174,10 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
 
     report("listing")
     to_read = plan.items("read")
-    pool = start_pool(workers_for(jobs, len(to_read)), insisted=jobs is not None)
+    workers = workers_for(jobs, len(to_read))
+    if workers > 1:  # compiled once here, inherited by every worker
+        compile_queries(language_of(item.path) for item in to_read)
+    pool = start_pool(workers, insisted=jobs is not None)
     with pool if pool is not None else contextlib.nullcontext():
         parsed = parse(snapshot, to_read, pool, redact=policy.secrets)
         try:
