@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegold.plumbing import secrets
-from codegold.plumbing.secrets import find_secrets, redact, redact_bytes, summary
+from codegold.plumbing.secrets import find_secrets, redact, redact_bytes, redact_text, summary
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -125,3 +125,26 @@ def test_an_escaped_placeholder_survives_a_second_pass(shown: str) -> None:
         text = f"retriever error: {shown}; rank 1 {shown}"
         assert redact(text, code=code) == (text, [])
     assert redact(f"&lt;b&gt;secret: {GH}")[1] == ["github_token"]  # escaping hides no value
+
+
+@pytest.mark.parametrize("dressed", [
+    "token <SECRET:a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0> here",   # a hex key
+    "key <SECRET:ghp_" + "a1" * 18 + ">",                               # a GitHub token
+    "password: <SECRET:hunter2hunter2>",
+])
+def test_a_secret_dressed_as_a_placeholder_is_still_redacted(dressed: str) -> None:
+    """Only a kind name (known, or lower-case words without digits) makes a placeholder:
+    ``<SECRET:…>`` around a key is scanned, and the key goes with its whole shell."""
+    inner = dressed.split("<SECRET:", 1)[1].split(">", 1)[0]
+    clean = redact_text(dressed)
+    assert inner not in clean and "<SECRET:" in clean
+    assert "SECRET:<SECRET" not in clean and "<SECRET:<" not in clean
+    assert redact_text(clean) == clean
+
+
+@pytest.mark.parametrize("kind", ["password", "github_token", "public_ip_ipv4", "api_key",
+                                  "secret_keyword", "detected_secret"])
+def test_real_placeholders_survive_a_second_pass(kind: str) -> None:
+    for text in (f"password: <SECRET:{kind}>", f"x <SECRET:{kind}> y",
+                 f"token &lt;SECRET:{kind.replace('_', chr(92) + '_')}&gt;"):
+        assert redact_text(text) == text

@@ -25,7 +25,12 @@ from dataclasses import dataclass, field
 import msgspec
 
 from codegold.errors import InputError, MissingDependency
-from codegold.plumbing.secrets import find_high_entropy, find_secrets, replace_spans
+from codegold.plumbing.secrets import (
+    DETECT_SECRETS_KINDS,
+    find_high_entropy,
+    find_secrets,
+    replace_spans,
+)
 
 
 class Removal(msgspec.Struct, frozen=True, kw_only=True):
@@ -152,7 +157,10 @@ class Scrubber:
                     # credential (``user:<SECRET:…>@host``): already removed.
                     if len(value) >= 6 and not set(value) & {"<", ">"} and "SECRET" not in value:
                         kind = re.sub(r"\W+", "_", str(secret.type).lower()).strip("_")
-                        values.setdefault(value, kind)
+                        # a type this codegold does not know is named generically: only
+                        # the known kinds make placeholders (PLACEHOLDER_KINDS)
+                        values.setdefault(value, kind if kind in DETECT_SECRETS_KINDS
+                                          else "detected_secret")
         for value, kind in sorted(values.items(), key=lambda item: -len(item[0])):
             count = text.count(value)
             if count:

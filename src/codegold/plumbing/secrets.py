@@ -156,7 +156,31 @@ _ANCHORS: dict[str, tuple[int, int]] = {
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
-PLACEHOLDER = re.compile(r"<(?:SECRET:[a-z0-9_]+|EMAIL|IP|PHONE|CARD|USER|HOME)>")
+# What a placeholder may name: this module's detectors, the detect-secrets plugin types
+# that `cases from-log` also scrubs with (as it spells them; another detect-secrets type is
+# written ``detected_secret``), or any other name of lower-case words without digits
+# (``api_key``). A placeholder protects the text it spans from a second pass, so
+# ``<SECRET:…>`` around a key with digits (a hex token) is not one: it is scanned as text.
+DETECT_SECRETS_KINDS = frozenset((
+    "artifactory_credentials", "aws_access_key", "azure_storage_account_access_key",
+    "base64_high_entropy_string", "basic_auth_credentials", "cloudant_credentials",
+    "discord_bot_token", "github_token", "gitlab_token", "hex_high_entropy_string",
+    "ibm_cloud_iam_key", "ibm_cos_hmac_credentials", "json_web_token", "mailchimp_access_key",
+    "npm_tokens", "openai_token", "private_key", "public_ip_ipv4", "pypi_token",
+    "secret_keyword", "sendgrid_api_key", "slack_token", "softlayer_credentials",
+    "square_oauth_secret", "stripe_access_key", "telegram_bot_token", "twilio_api_key",
+    "detected_secret"))
+PLACEHOLDER_KINDS = frozenset({kind for kind, _ in SECRET_PATTERNS}) | DETECT_SECRETS_KINDS
+
+
+def _kind_pattern(underscore: str) -> str:
+    """The kinds a placeholder may name, as a regex (``underscore`` spells ``_``)."""
+    known = "|".join(re.escape(kind).replace("_", underscore)
+                     for kind in sorted(PLACEHOLDER_KINDS, key=lambda k: (-len(k), k)))
+    return rf"(?:{known}|[a-z]{{1,40}}(?:{underscore}[a-z]{{1,40}}){{0,7}})"
+
+
+PLACEHOLDER = re.compile(rf"<(?:SECRET:{_kind_pattern('_')}|EMAIL|IP|PHONE|CARD|USER|HOME)>")
 # Assignment values in program text that are code, not secrets: format strings and
 # templates when quoted (``{name}``, ``${VAR}``, ``$VAR``, ``%s``, ``%(name)s``, ``<name>``,
 # ``{{ x }}``; a lone ``$`` or ``%`` in a pasted key is not one); calls, subscripts and names (letters, ``_`` and ``.`` only:
@@ -267,8 +291,11 @@ def _keylike(token: str) -> bool:
 
 # A placeholder as an output escaped it: HTML (``&lt;SECRET:jwt&gt;``), JSON in a page
 # (``\u003c…\u003e``, ``\u0026lt;…``), Markdown (``github\_token``).
-_ESCAPED_PLACEHOLDER = re.compile(r"(?:&lt;|\\u003c|\\u0026lt;)SECRET:[a-z0-9_\\]+"
-                                  r"(?:&gt;|\\u003e|\\u0026gt;)")
+_ESCAPED_UNDERSCORE = r"\\*_"  # Markdown escapes it (and JSON its backslash)
+_SHELL = re.compile(r"<SECRET:[^<>\s]{1,200}>")  # placeholder-shaped, its kind not yet checked
+_ESCAPED_PLACEHOLDER = re.compile(r"(?:&lt;|\\u003c|\\u0026lt;)SECRET:"
+                                  + _kind_pattern(_ESCAPED_UNDERSCORE)
+                                  + r"(?:&gt;|\\u003e|\\u0026gt;)")
 
 
 def _outside_placeholders(text: str, spans: list[Span]) -> list[Span]:
@@ -281,6 +308,18 @@ def _outside_placeholders(text: str, spans: list[Span]) -> list[Span]:
     holders = [match.span() for match in PLACEHOLDER.finditer(text)] if "<" in text else []
     if "SECRET:" in text:
         holders += [match.span() for match in _ESCAPED_PLACEHOLDER.finditer(text)]
+    shells = [match.span() for match in _SHELL.finditer(text)
+              if not PLACEHOLDER.fullmatch(match.group())] if "<SECRET:" in text else []
+    if shells:
+        # A value found inside ``<SECRET:…>`` that is no placeholder (a key with digits
+        # dressed as one) takes the whole shell with it, not to leave ``<SECRET:<SECRET:…``.
+        def widened(span: Span) -> Span:
+            for start, end in shells:
+                if span[0] < end and start < span[1]:
+                    return min(span[0], start), max(span[1], end), span[2]
+            return span
+
+        spans = [widened(span) for span in spans]
     if not holders:
         return spans
     return [span for span in spans
@@ -582,7 +621,8 @@ def summary(kinds: list[str]) -> str:
     return f"{len(kinds)} ({', '.join(parts)})"
 
 
-__all__ = ["DATA_SUFFIXES", "PLACEHOLDER", "SECRET_PATTERNS", "Span", "find_high_entropy",
+__all__ = ["DATA_SUFFIXES", "DETECT_SECRETS_KINDS", "PLACEHOLDER", "PLACEHOLDER_KINDS",
+           "SECRET_PATTERNS", "Span", "find_high_entropy",
            "find_secrets", "is_program_text", "looks_random", "merge_spans", "redact",
            "redact_bytes", "redact_data", "redact_once", "redact_struct", "redact_text",
            "replace_spans",
