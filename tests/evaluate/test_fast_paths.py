@@ -273,3 +273,13 @@ def test_a_bad_case_file_is_reported_before_a_missing_attempts_file(tmp_path: Pa
                      "cutoff: 5, accepted: [{file: a.py}]}\n" % ("a" * 40))
     with pytest.raises(CodegoldError, match="attempts file not found"):
         evaluate_files(str(cases), str(tmp_path / "absent.jsonl"))
+
+
+def test_an_attempts_file_with_a_byte_order_mark_says_so(tmp_path: Path) -> None:
+    from codegold.model.attempts import iter_attempts
+
+    path = tmp_path / "attempts.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + _attempt_lines(1))
+    with pytest.raises(SchemaError, match="byte-order mark") as caught:
+        list(iter_attempts(str(path)))
+    assert caught.value.line == 1

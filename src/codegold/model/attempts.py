@@ -401,6 +401,9 @@ def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | N
             text = f"unsupported attempts format; this codegold reads format {ATTEMPTS_FORMAT}"
         raise SchemaError(text, path=path, line=line_number) from None
     except msgspec.DecodeError as err:
+        if line.startswith(b"\xef\xbb\xbf"):
+            raise SchemaError("the line starts with a UTF-8 byte-order mark; save the file "
+                              "as UTF-8 without a BOM", path=path, line=line_number) from None
         raise SchemaError(f"invalid JSON: {err}", path=path, line=line_number) from None
     except RecursionError:
         raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path,
