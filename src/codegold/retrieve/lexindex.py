@@ -75,14 +75,48 @@ def stem(token: str) -> str:
     return str(_STEMMER.stemWord(token))
 
 
+class _Stems(dict[str, str]):
+    """Token → :func:`stem`, filled on a miss and looked up by the dict itself (a hit
+    never leaves C); cleared past ``_STEMS_KEPT`` tokens, so memory stays bounded."""
+
+    __slots__ = ()
+
+    def __missing__(self, token: str) -> str:
+        if len(self) >= _STEMS_KEPT:
+            self.clear()
+        found = self[token] = stem(token)
+        return found
+
+
+_STEMS_KEPT = 200_000
+_STEMS = _Stems()
+
+
 def _stemmed(counts: Mapping[str, int]) -> dict[str, int]:
     """``counts`` by English stem, in order of first appearance (a plain dict: a
     Counter's ``+=`` on a new key costs a Python-level ``__missing__`` call)."""
     out: dict[str, int] = {}
-    for token, n in counts.items():
-        key = stem(token)
-        out[key] = out.get(key, 0) + n
+    get = out.get
+    for token, n in zip(map(_STEMS.__getitem__, counts), counts.values(), strict=True):
+        out[token] = get(token, 0) + n
     return out
+
+
+class _Numbers(dict[str, int]):
+    """Token → its number in a file's ``terms``, the next number given on a miss."""
+
+    __slots__ = ()
+
+    def __missing__(self, token: str) -> int:
+        number = self[token] = len(self)
+        return number
+
+
+def _accumulate(counts: dict[str, float], more: Mapping[str, int], weight: float) -> None:
+    """``counts[t] = counts.get(t, 0.0) + weight * n`` for each ``(t, n)`` of ``more``."""
+    get = counts.get
+    for token, n in more.items():
+        counts[token] = get(token, 0.0) + weight * n
 
 
 def _params(weights: tuple[float, float, float], k1: float, b: float, unit: str,
@@ -123,15 +157,11 @@ class _Documents:
         if self.by_file and self.chunk_ids and self.chunk_ids[-1] == file:
             counts = self.doc_terms[-1]  # chunks of one file come together, in line order
         else:
-            counts = {}
-            for token, n in path.items():
-                counts[token] = counts.get(token, 0.0) + w_path * n
+            counts = {token: 0.0 + w_path * n for token, n in path.items()}
             self.chunk_ids.append(file if self.by_file else chunk_id)
             self.doc_terms.append(counts)
-        for token, n in symbols.items():
-            counts[token] = counts.get(token, 0.0) + w_sym * n
-        for token, n in body.items():
-            counts[token] = counts.get(token, 0.0) + w_body * n
+        _accumulate(counts, symbols, w_sym)
+        _accumulate(counts, body, w_body)
 
 
 def _fingerprint(data: bytes) -> dict[str, object]:
@@ -572,10 +602,22 @@ def _count_batch(job: tuple[str, list[str], tuple[_Shape, ...]]) -> list[tuple[s
 def _counted(file: str, rows: Sequence[_FieldRow],
              shapes: Sequence[_Shape]) -> _FileDocuments:
     """The documents of one file's chunks (``iter_lexical_fields`` rows) for each shape."""
-    plain = [(Counter(symbols), Counter(path), Counter(body)) for _, _, symbols, path, body in rows]
-    folded = [(_stemmed(symbols), _stemmed(path), _stemmed(body))
-              for symbols, path, body in plain] if any(s for *_, s in shapes) else plain
-    numbers: dict[str, int] = {}
+    plain: list[tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]] = []
+    last_path: list[str] | None = None
+    path_counts: Mapping[str, int] = {}
+    for _, _, symbol_tokens, path_tokens, body_tokens in rows:
+        if path_tokens != last_path:  # every chunk of a file has its path's tokens
+            last_path, path_counts = path_tokens, Counter(path_tokens)
+        plain.append((Counter(symbol_tokens), path_counts, Counter(body_tokens)))
+    folded = plain
+    if any(s for *_, s in shapes):
+        folded = []
+        stemmed_path: tuple[Mapping[str, int], dict[str, int]] | None = None
+        for symbols, path_counted, body in plain:
+            if stemmed_path is None or stemmed_path[0] is not path_counted:
+                stemmed_path = (path_counted, _stemmed(path_counted))
+            folded.append((_stemmed(symbols), stemmed_path[1], _stemmed(body)))
+    numbers = _Numbers()
     parts = []
     for weights, by_file, stemmed in shapes:
         documents = _Documents(weights, by_file, stemmed)
@@ -584,7 +626,7 @@ def _counted(file: str, rows: Sequence[_FieldRow],
         ids: list[int] = []
         tfs: list[float] = []
         for counts in documents.doc_terms:
-            ids.extend([numbers.setdefault(token, len(numbers)) for token in counts])
+            ids.extend(map(numbers.__getitem__, counts))
             tfs.extend(counts.values())
         parts.append(_Part(np.asarray(ids, dtype="<i4").tobytes(),
                            np.asarray(tfs, dtype="<f8").tobytes(),
