@@ -283,3 +283,19 @@ def test_an_attempts_file_with_a_byte_order_mark_says_so(tmp_path: Path) -> None
     with pytest.raises(SchemaError, match="byte-order mark") as caught:
         list(iter_attempts(str(path)))
     assert caught.value.line == 1
+
+
+def test_without_pread_the_digest_is_made_as_the_file_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from codegold.model.attempts import AttemptsFile
+
+    path = tmp_path / "attempts.jsonl"
+    path.write_bytes(_attempt_lines(5))
+    monkeypatch.delattr(os, "pread")
+    digest = hashlib.sha256()
+    with AttemptsFile(str(path), digest) as attempts:
+        assert attempts._ahead is None
+        assert len(list(attempts)) == 5
+    assert digest.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -193,6 +193,8 @@ class DigestAhead:
     def start(cls, handle: BinaryIO, path: str, what: str, digest: Any) -> DigestAhead | None:
         """Hashing under way for a regular file at its start; None for anything else (a
         pipe is read once: hash it as it is read, with :func:`hashed_lines`)."""
+        if not hasattr(os, "pread"):  # not on every platform: hash as it is read
+            return None
         try:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or handle.tell() != 0:
