@@ -21,8 +21,9 @@ from tree_sitter import Language, Parser, Query, QueryCursor
 from codegold.index.languages import LANGUAGES, STRUCTURAL_LANGUAGES, LanguageSpec
 
 __all__ = ["LANGUAGES", "MAX_QUERY_START_DEPTH", "STRUCTURAL_LANGUAGES", "LanguageSpec",
-           "calls_query", "compile_queries", "family", "parse_source", "parser", "query_cursor", "tags_query",
-           "test_marker_pattern", "test_name_pattern", "ts_language"]
+           "calls_query", "compile_queries", "family", "parse_source", "parser",
+           "query_cursor", "tags_query", "test_marker_pattern", "test_name_pattern",
+           "ts_language"]
 
 
 def family(language: str) -> str:

@@ -227,7 +227,6 @@ class DigestAhead:
                              "modification time moved); read it again once it is written",
                              path=self._path)
 
-
     def cancel(self) -> None:
         """Stop hashing (the caller gave up reading) and wait for the thread, so the
         handle can be closed under it."""
