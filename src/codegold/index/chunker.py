@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from collections.abc import Iterable
 from dataclasses import replace
 
 from tree_sitter import Node
@@ -25,10 +26,9 @@ from codegold.index.drafts import (
 from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
-    calls_query,
     parse_source,
     parser,
-    query_cursor,
+    structure_matches,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, SymbolSpan, flat_definitions, structural_regions
@@ -107,14 +107,15 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                              "lines fallback")
             else:
                 try:
+                    tags, call_names = structure_matches(root, language)
                     regions = _within(
                         structural_regions(root, language,
                                            declaration_file=is_declaration_file(path),
-                                           test_file=category == "test"),
+                                           test_file=category == "test", matches=tags),
                         len(lines) - 1)
                     drafts = _structural_drafts(regions, lines)
                     chunker = f"tree-sitter:{language}"
-                    calls = _calls(root, language)
+                    calls = _calls(call_names)
                 except (IndexError, ValueError, RecursionError) as err:
                     # Content we did not foresee must cost one file its structure, never
                     # the whole build: fall back to line windows and say why.
@@ -245,13 +246,10 @@ def _error_rows(root: object) -> int:
     return len(rows)
 
 
-def _calls(root: object, language: str) -> list[tuple[str, int]]:
-    from tree_sitter import Node
-
-    if not isinstance(root, Node):
-        return []
+def _calls(names: Iterable[Node]) -> list[tuple[str, int]]:
+    """The called names (``@name`` of the calls query) with their rows, in row order."""
     found: set[tuple[str, int]] = set()
-    for node in query_cursor(calls_query(language)).captures(root).get("name", []):
+    for node in names:
         if node.text:
             found.add((node.text.decode("utf-8", "replace"), node.start_point.row))
     return sorted(found, key=lambda item: (item[1], item[0]))

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
 from codegold.index.grammars import (
     LANGUAGES,
+    Match,
     query_cursor,
     tags_query,
     test_marker_pattern,
@@ -165,13 +167,16 @@ class _Definitions:
     """Every definition the tags query found in a file, keyed by the byte range of the
     node the walker meets (the definition with its wrappers)."""
 
-    def __init__(self, root: Node, language: str) -> None:
+    def __init__(self, root: Node, language: str, matches: Iterable[Match] | None = None
+                 ) -> None:
         wrappers = LANGUAGES[language].wrappers
         named_with_parameters = LANGUAGES[language].names_with_parameters
         found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, dict[str | None, Definition]]]] = {}
         self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
-        for pattern, captures in query_cursor(tags_query(language)).matches(root):
+        if matches is None:
+            matches = query_cursor(tags_query(language)).matches(root)
+        for pattern, captures in matches:
             if "scope" in captures and captures.get("name"):
                 parts = _SCOPE_SEPARATORS.split(_text(captures["name"][0]).strip())
                 self._scopes[_key(captures["scope"][0])] = tuple(p for p in parts if p)
@@ -457,14 +462,16 @@ def _statement_rows(body: Node | None) -> tuple[int, ...]:
 
 
 def structural_regions(root: Node, language: str, *, declaration_file: bool,
-                       test_file: bool = False) -> list[Region]:
+                       test_file: bool = False,
+                       matches: Iterable[Match] | None = None) -> list[Region]:
     """Regions of a parsed file, in source order.
 
     ``test_file``: the file is a test by its path, so definitions named by the
-    language's test convention (``test_*``, ``Test*``) get role ``test``.
+    language's test convention (``test_*``, ``Test*``) get role ``test``. ``matches``:
+    the tags query's matches in ``root`` when already found (``structure_matches``).
     """
     spec = LANGUAGES[language]
-    walk = _Walk(_Definitions(root, language), spec.attached, declaration_file,
+    walk = _Walk(_Definitions(root, language, matches), spec.attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
                  test_marker_pattern(language), _Collector(), spec.flatten, spec.member_lists)
     stack: list[tuple[list[Node], _Context]] = [(_unwrap_errors(root.named_children),
