@@ -369,3 +369,21 @@ def test_digests_made_while_writing_equal_those_read_back(make_repo: MakeRepo, r
     build_index(repo.path, "main", tmp_path / "copy")  # rows copied, three files changed
     recorded, read_back = recorded_and_read_back(tmp_path / "copy")
     assert len(recorded) == len(sample_files()) and recorded == read_back
+
+
+def test_rows_that_do_not_sort_leave_the_digest_to_the_writer() -> None:
+    """A row with a None where a name belongs cannot be sorted into the canonical bytes:
+    the worker's digest is then empty (the writer reads the rows back), never an error
+    that would stop the build."""
+    import msgspec
+
+    from codegold.index.chunker import chunk_file
+    from codegold.index.store import rows_digest, token_fields
+
+    result = chunk_file("a.py", b"def f():\n    return 1\n", revision="r" * 40, blob_sha="b" * 40)
+    tokens = tuple(token_fields(c) for c in result.chunks)
+    assert rows_digest(result, tokens)
+    one = result.definitions[0]
+    broken = msgspec.structs.replace(result, definitions=[
+        one, msgspec.structs.replace(one, name=None)])  # type: ignore[arg-type]
+    assert rows_digest(broken, tokens) == b""

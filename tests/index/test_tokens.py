@@ -35,3 +35,4 @@ def test_the_field_cache_is_bounded() -> None:
             assert fields[word] == " ".join(tokens._word_tokens(word))
             assert len(fields) <= 3
     assert fields["zeta"] == "zeta"
+
