@@ -17,11 +17,10 @@ from codegold.model.cases import ROLES
 from codegold.model.io import (
     MAX_DEPTH,
     DigestAhead,
+    block_lines,
     bounded_lines,
     check_depth,
-    counted_lines,
     describe_validation_error,
-    hashed_lines,
     open_input,
 )
 from codegold.model.languages import BY_NAME
@@ -413,31 +412,30 @@ def decode_attempt(line: bytes, *, path: str = "<attempt>", line_number: int | N
 def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
     """Stream attempts from a JSONL file, naming the line of any malformed one.
 
-    The file is read line by line so memory stays flat however large the run is; one
-    line may hold at most ``MAX_LINE_BYTES``. When ``digest`` (a hashlib object) is given,
-    every byte read is fed to it, so the file's checksum costs no second pass.
+    The file is read in bounded pieces so memory stays flat however large the run is;
+    one line may hold at most ``MAX_LINE_BYTES``. When ``digest`` (a hashlib object) is
+    given it is filled with the file's bytes (see :class:`AttemptsFile`), complete once
+    the last attempt is read.
     """
-    with open_input(path, "attempts") as handle, \
-            closing(bounded_lines(handle, path) if digest is None
-                    else hashed_lines(handle, path, digest)) as lines:
-        for number, line in lines:
-            if not line.isspace():  # a blank line is skipped (strip() would copy each line)
-                yield decode_attempt(line, path=path, line_number=number)
+    with AttemptsFile(path, digest) as attempts:
+        yield from attempts
 
 
 class AttemptsFile:
-    """An attempts file opened for one pass, its SHA-256 made meanwhile on a thread
-    (:class:`~codegold.model.io.reading.DigestAhead`; a pipe is hashed as it is read):
-    open it, do other work (load the cases), then iterate. The digest is complete, and
-    checked against the bytes read, once the iteration ends; a file written to while it
-    was read is an InputError then. Use as a context manager or call :meth:`close`."""
+    """An attempts file opened for one pass. With a ``digest``, the file's SHA-256 is
+    made meanwhile on a thread (:class:`~codegold.model.io.reading.DigestAhead`; a pipe
+    is hashed as it is read): open it, do other work (load the cases), then iterate.
+    The digest is complete, and checked against the bytes read, once the iteration
+    ends; a file written to while it was read is an InputError then. Use as a context
+    manager or call :meth:`close`."""
 
-    def __init__(self, path: str, digest: Any) -> None:
+    def __init__(self, path: str, digest: Any = None) -> None:
         self.path = path
         self._digest = digest
         self._handle = open_input(path, "attempts")
-        self._ahead = DigestAhead.start(self._handle, path, "attempts", digest)
-        self._read = [0]
+        self._ahead = DigestAhead.start(self._handle, path, "attempts", digest) \
+            if digest is not None else None
+        self._read = 0
 
     def __enter__(self) -> AttemptsFile:
         return self
@@ -445,16 +443,23 @@ class AttemptsFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _count(self, block: bytes) -> None:
+        self._read += len(block)
+
     def __iter__(self) -> Iterator[Attempt]:
-        path, ahead = self.path, self._ahead
-        lines = counted_lines(self._handle, path, self._read) if ahead is not None \
-            else hashed_lines(self._handle, path, self._digest)
+        path, ahead, handle = self.path, self._ahead, self._handle
+        if ahead is not None:
+            lines = block_lines(handle, path, self._count)
+        elif self._digest is not None:
+            lines = block_lines(handle, path, self._digest.update)
+        else:
+            lines = bounded_lines(handle, path)
         with closing(lines):
             for number, line in lines:
-                if not line.isspace():
+                if not line.isspace():  # a blank line is skipped (strip() would copy it)
                     yield decode_attempt(line, path=path, line_number=number)
         if ahead is not None:
-            ahead.finish(self._read[0])
+            ahead.finish(self._read)
 
     def close(self) -> None:
         if self._ahead is not None:

@@ -40,8 +40,8 @@ from codegold.model.io.messages import (
 )
 from codegold.model.io.reading import (
     DigestAhead,
+    block_lines,
     bounded_lines,
-    counted_lines,
     decode_text,
     hashed_lines,
     iter_jsonl,
@@ -60,9 +60,9 @@ __all__ = [
     "DigestAhead",
     "Loaded",
     "LoadedDocument",
+    "block_lines",
     "bounded_lines",
     "check_depth",
-    "counted_lines",
     "decode_json",
     "decode_text",
     "describe_validation_error",

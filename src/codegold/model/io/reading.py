@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -136,28 +136,19 @@ def hashed_lines(handle: BinaryIO, path: str,
                  digest: Any) -> Generator[tuple[int, bytes], None, None]:
     """:func:`bounded_lines`, with every byte read fed to ``digest`` (a hashlib object):
     the file is read and hashed in blocks and the lines cut out of them, which costs
-    less than a read and a hash per line. (A worker thread reading and hashing ahead was
-    tried: on a machine shared with other work, handing the interpreter lock back and
-    forth cost more than it saved.)"""
+    less than a read and a hash per line."""
+    return block_lines(handle, path, digest.update)
+
+
+def block_lines(handle: BinaryIO, path: str, seen: Callable[[bytes], object]
+                ) -> Generator[tuple[int, bytes], None, None]:
+    """:func:`bounded_lines` of ``handle`` read in blocks, each block handed to ``seen``
+    (a digest's ``update``, a byte count) before its lines are cut out of it."""
     read = getattr(handle, "read1", handle.read)
 
     def blocks() -> Iterator[bytes]:
         while block := read(_BLOCK_BYTES):
-            digest.update(block)
-            yield block
-
-    yield from _split_lines(blocks(), path)
-
-
-def counted_lines(handle: BinaryIO, path: str,
-                  count: list[int]) -> Generator[tuple[int, bytes], None, None]:
-    """:func:`hashed_lines` without the hashing: ``count[0]`` grows by every byte read
-    (so a :class:`DigestAhead` can check it hashed the same bytes)."""
-    read = getattr(handle, "read1", handle.read)
-
-    def blocks() -> Iterator[bytes]:
-        while block := read(_BLOCK_BYTES):
-            count[0] += len(block)
+            seen(block)
             yield block
 
     yield from _split_lines(blocks(), path)
