@@ -148,3 +148,9 @@ def test_real_placeholders_survive_a_second_pass(kind: str) -> None:
     for text in (f"password: <SECRET:{kind}>", f"x <SECRET:{kind}> y",
                  f"token &lt;SECRET:{kind.replace('_', chr(92) + '_')}&gt;"):
         assert redact_text(text) == text
+
+
+def test_every_kind_codegold_or_detect_secrets_writes_is_a_placeholder() -> None:
+    for kind in secrets.PLACEHOLDER_KINDS:
+        assert secrets.PLACEHOLDER.fullmatch(f"<SECRET:{kind}>"), kind
+        assert redact_text(f"token: <SECRET:{kind}>") == f"token: <SECRET:{kind}>", kind

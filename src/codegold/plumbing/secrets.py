@@ -174,10 +174,12 @@ PLACEHOLDER_KINDS = frozenset({kind for kind, _ in SECRET_PATTERNS}) | DETECT_SE
 
 
 def _kind_pattern(underscore: str) -> str:
-    """The kinds a placeholder may name, as a regex (``underscore`` spells ``_``)."""
-    known = "|".join(re.escape(kind).replace("_", underscore)
-                     for kind in sorted(PLACEHOLDER_KINDS, key=lambda k: (-len(k), k)))
-    return rf"(?:{known}|[a-z]{{1,40}}(?:{underscore}[a-z]{{1,40}}){{0,7}})"
+    """The kinds a placeholder may name, as a regex (``underscore`` spells ``_``): the
+    known kinds with a digit (``public_ip_ipv4``) by name, every other by its shape."""
+    named = sorted((kind for kind in PLACEHOLDER_KINDS if not re.fullmatch(r"[a-z_]+", kind)),
+                   key=lambda k: (-len(k), k))
+    known = "".join(re.escape(kind).replace("_", underscore) + "|" for kind in named)
+    return rf"(?:{known}[a-z]{{1,40}}(?:{underscore}[a-z]{{1,40}}){{0,7}})"
 
 
 PLACEHOLDER = re.compile(rf"<(?:SECRET:{_kind_pattern('_')}|EMAIL|IP|PHONE|CARD|USER|HOME)>")
