@@ -154,3 +154,22 @@ def test_every_kind_codegold_or_detect_secrets_writes_is_a_placeholder() -> None
     for kind in secrets.PLACEHOLDER_KINDS:
         assert secrets.PLACEHOLDER.fullmatch(f"<SECRET:{kind}>"), kind
         assert redact_text(f"token: <SECRET:{kind}>") == f"token: <SECRET:{kind}>", kind
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("owner_ghp_" + "a1" * 18, "github_token"),
+    ("KEY_AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
+    ("x_hf_" + "a1" * 16, "huggingface_token"),
+    ("ci_glpat-" + "a" * 20, "gitlab_token"),
+    ("tok_xoxb-1234567890-abcdef", "slack_token"),
+])
+def test_a_prefixed_token_glued_to_a_word_by_an_underscore_is_found(text: str, kind: str) -> None:
+    """An underscore joins a token to the name before it (``owner_ghp_…``); only a letter
+    or digit before the prefix means the prefix is inside another word."""
+    assert [found[2] for found in find_secrets(text)] == [kind]
+
+
+@pytest.mark.parametrize("text", ["graph_ghp_short", "disk_live_" + "a" * 20,
+                                  "aghp_" + "a1" * 18, "tasks_list"])
+def test_a_prefix_inside_a_word_is_not_a_token(text: str) -> None:
+    assert find_secrets(text) == []
