@@ -100,7 +100,7 @@ def test_the_first_acceptable_chunk_past_the_trend_depth_is_found() -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"\n")),
        st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=12))
-def test_hashed_lines_are_bounded_lines_and_hash_every_byte(
+def test_block_lines_are_bounded_lines_and_hash_every_byte(
         data: bytes, block: int, longest: int) -> None:
     """Read in blocks on one side and line by line on the other: the same lines, the same
     error on the same line, and the checksum of every byte."""
@@ -117,7 +117,7 @@ def test_hashed_lines_are_bounded_lines_and_hash_every_byte(
     with mock.patch.object(_files, "MAX_LINE_BYTES", longest), \
             mock.patch.object(_files, "_BLOCK_BYTES", block):
         slow = run(lambda handle: _files.bounded_lines(handle, "x"))
-        fast = run(lambda handle: _files.hashed_lines(handle, "x", digest))
+        fast = run(lambda handle: _files.block_lines(handle, "x", digest.update))
     assert fast == slow
     if not slow or not isinstance(slow[-1], int):  # read to the end: every byte hashed
         assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
@@ -142,13 +142,13 @@ def test_a_case_with_one_attempt_is_decided_as_one_with_many(
     assert (result.cases[0].attempt_id, result.cases[0].attempt_ids) == (chosen, ids)
 
 
-def test_a_read_error_in_hashed_lines_is_raised_to_the_reader() -> None:
+def test_a_read_error_in_block_lines_is_raised_to_the_reader() -> None:
     class Failing(io.BytesIO):
         def read1(self, size: int = -1) -> bytes:
             raise OSError(5, "Input/output error")
 
     with pytest.raises(OSError, match="Input/output error"):
-        list(_files.hashed_lines(Failing(b"a\n"), "x", hashlib.sha256()))
+        list(_files.block_lines(Failing(b"a\n"), "x", hashlib.sha256().update))
 
 
 _SECRETISH = st.sampled_from(["", "ab", "login_handler", "password=hunter2xyz99",

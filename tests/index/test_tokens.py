@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegold.index import tokens
+from codegold.plumbing.memo import MissCache
 
 # ASCII (every control character and separator included) with some non-ASCII letters,
 # digits and spaces, so both paths of the split are taken.
@@ -29,10 +29,9 @@ def test_a_token_field_is_its_tokens_joined(text: str) -> None:
 
 
 def test_the_field_cache_is_bounded() -> None:
-    fields = tokens._Fields()
-    with mock.patch.object(tokens, "_FIELDS_KEPT", 3):
-        for word in ("alphaBeta", "gamma", "delta_one", "epsilon", "zeta"):
-            assert fields[word] == " ".join(tokens._word_tokens(word))
-            assert len(fields) <= 3
+    fields = MissCache(tokens._word_field, 3)
+    for word in ("alphaBeta", "gamma", "delta_one", "epsilon", "zeta"):
+        assert fields[word] == " ".join(tokens._word_tokens(word))
+        assert len(fields) <= 3
     assert fields["zeta"] == "zeta"
 

@@ -109,9 +109,9 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                 try:
                     tags, call_names = structure_matches(root, language)
                     regions = _within(
-                        structural_regions(root, language,
+                        structural_regions(root, language, tags,
                                            declaration_file=is_declaration_file(path),
-                                           test_file=category == "test", matches=tags),
+                                           test_file=category == "test"),
                         len(lines) - 1)
                     drafts = _structural_drafts(regions, lines)
                     chunker = f"tree-sitter:{language}"

@@ -138,19 +138,20 @@ class IndexWriter:
     def add_entry(self, entry: InventoryEntry) -> None:
         self._insert_entry(entry)
         if self._mac_key is not None:
-            key = self._mac_key
-            self._record_macs({path: keyed(key, digest) for path, digest in
-                               _rows_digests([[] for _ in _FILE_ROWS[:4]], entry).items()})
+            self._record_digests(_rows_digests([[] for _ in _FILE_ROWS[:4]], entry))
 
     def _insert_entry(self, entry: InventoryEntry) -> None:
         self._conn.execute(f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                            _entry_row(entry))
 
-    def _record_macs(self, macs: dict[str, str]) -> None:
-        for path, mac in macs.items():
+    def _record_digests(self, digests: dict[str, bytes]) -> None:
+        """Each path's rows digest, keyed into its MAC (call only with a ``mac_key``)."""
+        key = self._mac_key
+        assert key is not None
+        for path, digest in digests.items():
             if path in self._macs:
                 self._macs_stale = True
-            self._macs[path] = mac
+            self._macs[path] = _keyed(key, digest)
 
     def add_file(self, result: FileChunks, tokens: Sequence[tuple[str, str, str]] | None = None,
                  digest: bytes = b"") -> list[tuple[str, str, str]]:
@@ -163,11 +164,9 @@ class IndexWriter:
         chunks = result.chunks
         rows = list(tokens) if tokens is not None else [token_fields(c) for c in chunks]
         if self._mac_key is not None:
-            key = self._mac_key
             try:
-                digests = {result.entry.path: digest} if digest \
-                    else _file_rows_digests(result, rows)
-                self._record_macs({path: keyed(key, found) for path, found in digests.items()})
+                self._record_digests({result.entry.path: digest} if digest
+                                     else _file_rows_digests(result, rows))
             except TypeError:  # a row that does not sort (a None where none belongs)
                 self._macs_stale = True
         if chunks:
@@ -359,10 +358,10 @@ def file_macs(conn: sqlite3.Connection | Any, key: bytes) -> dict[str, str]:
                 digest = digests[path] = hashlib.sha256()
             parts.append(b"")
             digest.update(b"\n".join(parts))
-    return {path: keyed(key, digest.digest()) for path, digest in digests.items()}
+    return {path: _keyed(key, digest.digest()) for path, digest in digests.items()}
 
 
-def keyed(key: bytes, digest: bytes) -> str:
+def _keyed(key: bytes, digest: bytes) -> str:
     """The MAC :func:`file_macs` records for a file whose rows digest to ``digest``."""
     import hmac
 

@@ -167,15 +167,12 @@ class _Definitions:
     """Every definition the tags query found in a file, keyed by the byte range of the
     node the walker meets (the definition with its wrappers)."""
 
-    def __init__(self, root: Node, language: str, matches: Iterable[Match] | None = None
-                 ) -> None:
+    def __init__(self, language: str, matches: Iterable[Match]) -> None:
         wrappers = LANGUAGES[language].wrappers
         named_with_parameters = LANGUAGES[language].names_with_parameters
         found: dict[tuple[int, int], dict[tuple[int, int], tuple[int, dict[str | None, Definition]]]] = {}
         self._names: dict[tuple[int, int], dict[str, int]] = {}
         self._scopes: dict[tuple[int, int], tuple[str, ...]] = {}
-        if matches is None:
-            matches = query_cursor(tags_query(language)).matches(root)
         for pattern, captures in matches:
             if "scope" in captures and captures.get("name"):
                 parts = _SCOPE_SEPARATORS.split(_text(captures["name"][0]).strip())
@@ -461,17 +458,16 @@ def _statement_rows(body: Node | None) -> tuple[int, ...]:
     return tuple(sorted({child.start_point.row for child in node.named_children}))
 
 
-def structural_regions(root: Node, language: str, *, declaration_file: bool,
-                       test_file: bool = False,
-                       matches: Iterable[Match] | None = None) -> list[Region]:
-    """Regions of a parsed file, in source order.
+def structural_regions(root: Node, language: str, matches: Iterable[Match], *,
+                       declaration_file: bool, test_file: bool = False) -> list[Region]:
+    """Regions of a parsed file, in source order; ``matches`` are the tags query's
+    matches in ``root`` (``grammars.structure_matches``).
 
     ``test_file``: the file is a test by its path, so definitions named by the
-    language's test convention (``test_*``, ``Test*``) get role ``test``. ``matches``:
-    the tags query's matches in ``root`` when already found (``structure_matches``).
+    language's test convention (``test_*``, ``Test*``) get role ``test``.
     """
     spec = LANGUAGES[language]
-    walk = _Walk(_Definitions(root, language, matches), spec.attached, declaration_file,
+    walk = _Walk(_Definitions(language, matches), spec.attached, declaration_file,
                  test_name_pattern(language) if test_file else None,
                  test_marker_pattern(language), _Collector(), spec.flatten, spec.member_lists)
     stack: list[tuple[list[Node], _Context]] = [(_unwrap_errors(root.named_children),

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
+from codegold.plumbing.memo import MissCache
+
 _WORD = re.compile(r"\w+")
 # An acronym before a capitalised word (HTTPServer → HTTP, Server), a capitalised or
 # lower-case run, a bare upper-case run, or digits.
@@ -46,22 +48,12 @@ def words(text: str) -> list[str]:
     return text.translate(_NOT_WORD).split() if text.isascii() else _WORD.findall(text)
 
 
-class _Fields(dict[str, str]):
-    """Word → its tokens joined by spaces, made on first lookup. Looked up through the
-    dict's own ``__getitem__`` (a hit never leaves C); cleared when it grows past
-    :data:`_FIELDS_KEPT` words, so memory stays bounded on any repository."""
-
-    __slots__ = ()
-
-    def __missing__(self, word: str) -> str:
-        if len(self) >= _FIELDS_KEPT:
-            self.clear()
-        field = self[word] = " ".join(_word_tokens(word))
-        return field
+def _word_field(word: str) -> str:
+    return " ".join(_word_tokens(word))
 
 
-_FIELDS_KEPT = 200_000
-_FIELDS = _Fields()
+# Word → its tokens joined by spaces (the index's hottest lookup).
+_FIELDS: MissCache[str, str] = MissCache(_word_field, 200_000)
 
 
 def code_tokens(text: str) -> list[str]:

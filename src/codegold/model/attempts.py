@@ -18,7 +18,6 @@ from codegold.model.io import (
     MAX_DEPTH,
     DigestAhead,
     block_lines,
-    bounded_lines,
     check_depth,
     describe_validation_error,
     open_input,
@@ -421,6 +420,10 @@ def iter_attempts(path: str, *, digest: Any = None) -> Iterator[Attempt]:
         yield from attempts
 
 
+def _unseen(block: bytes) -> None:
+    """What :class:`AttemptsFile` does with a block when no digest is asked for."""
+
+
 class AttemptsFile:
     """An attempts file opened for one pass. With a ``digest``, the file's SHA-256 is
     made meanwhile on a thread (:class:`~codegold.model.io.reading.DigestAhead`; a pipe
@@ -447,13 +450,11 @@ class AttemptsFile:
         self._read += len(block)
 
     def __iter__(self) -> Iterator[Attempt]:
-        path, ahead, handle = self.path, self._ahead, self._handle
-        if ahead is not None:
-            lines = block_lines(handle, path, self._count)
-        elif self._digest is not None:
-            lines = block_lines(handle, path, self._digest.update)
-        else:
-            lines = bounded_lines(handle, path)
+        path, ahead = self.path, self._ahead
+        # each block read is counted (hashed ahead), hashed here (a pipe), or let pass
+        seen = self._count if ahead is not None else \
+            self._digest.update if self._digest is not None else _unseen
+        lines = block_lines(self._handle, path, seen)
         with closing(lines):
             for number, line in lines:
                 if not line.isspace():  # a blank line is skipped (strip() would copy it)

@@ -49,6 +49,7 @@ from codegold.errors import CodeIndexError
 from codegold.execute.processes import PoolWording
 from codegold.index.chunkstore import ChunkStore
 from codegold.index.store import IndexReader
+from codegold.plumbing.memo import MissCache
 from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
 from codegold.retrieve.compounds import Vocabulary, compound_terms
 
@@ -75,21 +76,8 @@ def stem(token: str) -> str:
     return str(_STEMMER.stemWord(token))
 
 
-class _Stems(dict[str, str]):
-    """Token → :func:`stem`, filled on a miss and looked up by the dict itself (a hit
-    never leaves C); cleared past ``_STEMS_KEPT`` tokens, so memory stays bounded."""
-
-    __slots__ = ()
-
-    def __missing__(self, token: str) -> str:
-        if len(self) >= _STEMS_KEPT:
-            self.clear()
-        found = self[token] = stem(token)
-        return found
-
-
-_STEMS_KEPT = 200_000
-_STEMS = _Stems()
+# Token → its stem, for counting (a dict lookup per token, not an lru_cache call).
+_STEMS: MissCache[str, str] = MissCache(stem, 200_000)
 
 
 def _stemmed(counts: Mapping[str, int]) -> dict[str, int]:
@@ -602,21 +590,22 @@ def _count_batch(job: tuple[str, list[str], tuple[_Shape, ...]]) -> list[tuple[s
 def _counted(file: str, rows: Sequence[_FieldRow],
              shapes: Sequence[_Shape]) -> _FileDocuments:
     """The documents of one file's chunks (``iter_lexical_fields`` rows) for each shape."""
+    stemming = any(s for *_, s in shapes)
     plain: list[tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]] = []
+    folded: list[tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]] = []
     last_path: list[str] | None = None
     path_counts: Mapping[str, int] = {}
+    stemmed_path: Mapping[str, int] = {}
     for _, _, symbol_tokens, path_tokens, body_tokens in rows:
         if path_tokens != last_path:  # every chunk of a file has its path's tokens
             last_path, path_counts = path_tokens, Counter(path_tokens)
-        plain.append((Counter(symbol_tokens), path_counts, Counter(body_tokens)))
-    folded = plain
-    if any(s for *_, s in shapes):
-        folded = []
-        stemmed_path: tuple[Mapping[str, int], dict[str, int]] | None = None
-        for symbols, path_counted, body in plain:
-            if stemmed_path is None or stemmed_path[0] is not path_counted:
-                stemmed_path = (path_counted, _stemmed(path_counted))
-            folded.append((_stemmed(symbols), stemmed_path[1], _stemmed(body)))
+            stemmed_path = _stemmed(path_counts) if stemming else path_counts
+        symbols, body = Counter(symbol_tokens), Counter(body_tokens)
+        plain.append((symbols, path_counts, body))
+        if stemming:
+            folded.append((_stemmed(symbols), stemmed_path, _stemmed(body)))
+    if not stemming:
+        folded = plain
     numbers = _Numbers()
     parts = []
     for weights, by_file, stemmed in shapes:

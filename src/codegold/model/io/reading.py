@@ -85,7 +85,7 @@ def bounded_lines(handle: BinaryIO, path: str) -> Generator[tuple[int, bytes], N
         yield number, line
 
 
-_BLOCK_BYTES = 1024**2  # read at a time by hashed_lines (measured: 1 MiB beats 256 KiB and 4 MiB)
+_BLOCK_BYTES = 1024**2  # read at a time by block_lines (measured: 1 MiB beats 256 KiB and 4 MiB)
 
 
 def _too_long(path: str, number: int) -> SchemaError:
@@ -132,18 +132,11 @@ def _split_lines(blocks: Iterable[bytes], path: str) -> Iterator[tuple[int, byte
         yield number + 1, b"".join(rest)
 
 
-def hashed_lines(handle: BinaryIO, path: str,
-                 digest: Any) -> Generator[tuple[int, bytes], None, None]:
-    """:func:`bounded_lines`, with every byte read fed to ``digest`` (a hashlib object):
-    the file is read and hashed in blocks and the lines cut out of them, which costs
-    less than a read and a hash per line."""
-    return block_lines(handle, path, digest.update)
-
-
 def block_lines(handle: BinaryIO, path: str, seen: Callable[[bytes], object]
                 ) -> Generator[tuple[int, bytes], None, None]:
     """:func:`bounded_lines` of ``handle`` read in blocks, each block handed to ``seen``
-    (a digest's ``update``, a byte count) before its lines are cut out of it."""
+    (a digest's ``update``, a byte count) before its lines are cut out of it: a file is
+    read (and hashed) in blocks at less cost than a read and a hash per line."""
     read = getattr(handle, "read1", handle.read)
 
     def blocks() -> Iterator[bytes]:
@@ -183,7 +176,7 @@ class DigestAhead:
     @classmethod
     def start(cls, handle: BinaryIO, path: str, what: str, digest: Any) -> DigestAhead | None:
         """Hashing under way for a regular file at its start; None for anything else (a
-        pipe is read once: hash it as it is read, with :func:`hashed_lines`)."""
+        pipe is read once: hash it as it is read, with :func:`block_lines`)."""
         if not hasattr(os, "pread"):  # not on every platform: hash as it is read
             return None
         try:
