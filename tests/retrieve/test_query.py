@@ -48,6 +48,85 @@ def test_js_and_java_frames() -> None:
     assert "src/server/app.ts" in {f.file for f in a.frames}
 
 
+def _frames_of(text: str) -> list[tuple[str, int | None, str | None]]:
+    return [(f.file, f.line, f.function) for f in analyze_query(text).frames]
+
+
+def test_ruby_frames_old_and_new_quoting() -> None:
+    frames = _frames_of(
+        "Rack::Multipart::MultipartPartLimitError: Maximum file multiparts\n"
+        "/gems/rack-3.2.0/lib/rack/multipart/parser.rb:241:in "
+        "'Rack::Multipart::Parser::Collector#check_file_part_limit'\n"
+        "/gems/rack-3.2.0/lib/rack/lint.rb:750:in `block in check_headers'\n"
+        "app.rb:3:in `<main>'\n")
+    assert frames == [
+        ("/gems/rack-3.2.0/lib/rack/multipart/parser.rb", 241,
+         "Rack::Multipart::Parser::Collector.check_file_part_limit"),
+        ("/gems/rack-3.2.0/lib/rack/lint.rb", 750, "check_headers"),
+        ("app.rb", 3, None)]
+
+
+def test_php_frames_and_the_throw_site() -> None:
+    frames = _frames_of(
+        "PHP Fatal error:  Uncaught GuzzleHttp\\Exception\\ConnectException: cURL error 7 in "
+        "/app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php:210\n"
+        "#0 /app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php(158): "
+        "GuzzleHttp\\Handler\\CurlFactory::createRejection(Object(EasyHandle), Array)\n"
+        "#1 /app/src/Client.php(40): GuzzleHttp\\Client->request('GET', '/x')\n")
+    assert frames == [
+        ("/app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php", 210, None),
+        ("/app/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php", 158,
+         "GuzzleHttp.Handler.CurlFactory::createRejection"),
+        ("/app/src/Client.php", 40, "GuzzleHttp.Client.request")]
+
+
+def test_dotnet_frames_drop_generic_arguments_and_async_state_machines() -> None:
+    frames = _frames_of(
+        "System.ArgumentOutOfRangeException: no scheme\n"
+        "   at RestSharp.BuildUriExtensions.DoBuildUriValidations(IRestClient client, "
+        "RestRequest request) in /_/src/RestSharp/BuildUriExtensions.cs:line 93\n"
+        "   at RestSharp.RestClientExtensions.ExecuteAsync[T](IRestClient client) in "
+        "/_/src/RestSharp/RestClient.Extensions.cs:line 47\n"
+        "   at RestSharp.RestClient.<ExecuteAsync>d__10.MoveNext() in "
+        "C:\\src\\RestSharp\\RestClient.Async.cs:line 27\n")
+    assert [(line, function) for _, line, function in frames] == [
+        (93, "RestSharp.BuildUriExtensions.DoBuildUriValidations"),
+        (47, "RestSharp.RestClientExtensions.ExecuteAsync"),
+        (27, "RestSharp.RestClient.ExecuteAsync")]
+
+
+def test_native_backtraces_gdb_lldb_and_sanitizers() -> None:
+    frames = _frames_of(
+        "#3  0x00007ffff7e4bb9e in ?? () from /lib/x86_64-linux-gnu/libstdc++.so.6\n"
+        "#7  0x000055555558c4e2 in spdlog::details::file_helper::open (this=0x1, "
+        "fname=\"/var/log/a.log\", truncate=false) at /usr/include/spdlog/details/file_helper-inl.h:62\n"
+        "#8  0x0000555555591b07 in spdlog::sinks::basic_file_sink<std::mutex>::basic_file_sink "
+        "(this=0x2) at /usr/include/spdlog/sinks/basic_file_sink-inl.h:20\n"
+        "  * frame #1: 0x0000000100003f5c app`Parser::next(this=0x3) at parser.cpp:88:5\n"
+        "    #2 0x4f2a1c in Lexer::scan(char const*) /src/lexer.cc:120:9\n")
+    assert frames == [
+        ("/usr/include/spdlog/details/file_helper-inl.h", 62, "spdlog::details::file_helper::open"),
+        ("/usr/include/spdlog/sinks/basic_file_sink-inl.h", 20,
+         "spdlog::sinks::basic_file_sink::basic_file_sink"),
+        ("parser.cpp", 88, "Parser::next"),
+        ("/src/lexer.cc", 120, "Lexer::scan")]
+
+
+def test_any_path_with_a_line_is_a_frame_and_absolute_paths_are_paths() -> None:
+    a = analyze_query("src/codec/huff.c:212:14: error: 'len' undeclared; also see "
+                      "/home/dev/app/Sources/App/Router.swift:40 and /srv/app/lib/util.rb")
+    assert [(f.file, f.line) for f in a.frames] == [
+        ("src/codec/huff.c", 212), ("/home/dev/app/Sources/App/Router.swift", 40)]
+    assert "/srv/app/lib/util.rb" in a.paths
+
+
+def test_member_notations_read_as_qualified_names() -> None:
+    a = analyze_query("Rack::Request#params differs from Builder#use; GuzzleHttp\\Client::send "
+                      "calls $stack->resolve(), and a\\nb is an escape")
+    assert {"Rack::Request.params", "Builder.use", "GuzzleHttp.Client::send"} <= set(a.qualified)
+    assert not any("nb" in name for name in a.identifiers)
+
+
 @pytest.mark.parametrize("extension", sorted({*RECOGNISED_BEFORE,
                                               *(e[1:] for e in LANGUAGE_BY_EXTENSION)}))
 def test_a_bare_file_name_of_every_known_extension_is_a_path(extension: str) -> None:

@@ -33,14 +33,42 @@ _JS_FRAME = re.compile(
     r"\bat (?:(?P<func>[\w$.<>\[\]]+(?: \[as [\w$]+\])?) \()?(?P<file>[^\s()]+?\.(?:[cm]?[jt]sx?)):(?P<line>\d+)(?::\d+)?\)?")
 _GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
 _RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
+# Ruby: ``lib/rack/parser.rb:241:in 'Rack::Parser#check'`` (3.4), or `` `check' `` before.
+_RUBY_FRAME = re.compile(
+    r"(?P<file>[^\s:'\"`]+\.(?:rb|rake)):(?P<line>\d+):in [`'](?:(?:block|rescue|ensure)"
+    r"(?: \(\d+ levels\))? in )?(?P<func>[^'`\s]+)'")
+# PHP: ``#3 /app/vendor/x/src/Client.php(123): GuzzleHttp\Client->send()``.
+_PHP_FRAME = re.compile(
+    r"#\d+ (?P<file>[^\s()]+\.php)\((?P<line>\d+)\): (?P<func>[\w\\]+(?:->|::)\w+)\(")
+# .NET: ``at RestSharp.RestClient.ExecuteAsync(RestRequest r) in /_/src/RestClient.cs:line 27``.
+_DOTNET_FRAME = re.compile(
+    r"\bat (?P<func>[\w.`<>\[\],+]+?)\((?:[^()\n]|\([^()\n]*\))*\) in "
+    r"(?P<file>[^\n]+?\.(?:cs|fs|vb)):line (?P<line>\d+)")
+# Native backtraces: gdb (``#7 0x55… in ns::cls::open (this=…) at /src/file-inl.h:62``),
+# lldb (``frame #7: 0x55… lib`ns::cls::open(this=…) at file-inl.h:62:5``) and the
+# sanitizers (``#3 0x4f2 in ns::cls::open(int) /src/file.cc:62:5``).
+_NATIVE_FRAME = re.compile(
+    r"^[ \t]*(?:#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?|(?:\*[ \t]*)?frame #\d+: 0x[0-9a-fA-F]+ [^`\s]*`)"
+    r"(?P<func>[^\n]+?)(?: at |[ \t])(?P<file>[^\s:()]+\.[\w+]+):(?P<line>\d+)(?::\d+)?[ \t]*$",
+    re.M)
 # The extensions of the language table, longest first (``c++`` before ``c``: the match
 # must take the whole extension, and ``+`` is no word character the lookahead would stop).
 _FILE_EXT = "|".join(re.escape(ext.removeprefix("."))
                      for ext in sorted(FILE_NAME_EXTENSIONS, key=lambda ext: (-len(ext), ext)))
-_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*\.?[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
+_PATH = re.compile(r"(?<![\w/.-])(/?(?:[\w.-]+/)*\.?[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
 _EXT_END = re.compile(r"\.(?:" + _FILE_EXT + r")\Z")
 _SLASH_PATH = re.compile(r"(?<![\w/.:-])((?:[\w-]+/){1,}[\w.-]+)")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+# A name and its qualifiers: ``a.b``, ``A::b``; a member written ``Class#method`` (Ruby,
+# Javadoc, JSDoc) or ``$obj->method`` (PHP, C++); a PHP namespace ``Vendor\\Package``
+# (capitalised on both sides, so ``\\n`` in pasted text is no separator).
+_FILE_LINE = re.compile(
+    r"(?<![\w/.@+-])(?P<file>(?:/|\.\.?/)?(?:[\w.@+-]+/)*[\w.@+-]*\w\.(?:" + _FILE_EXT + r"))"
+    r"(?::(?P<colon>\d+)|\((?P<paren>\d+)\)|:line (?P<dotnet>\d+)|,? (?:on )?line (?P<words>\d+))"
+    r"(?!\d)")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|#|->|(?<=[A-Za-z0-9_])\\(?=[A-Z]))"
+                    r"[A-Za-z_][A-Za-z0-9_]*)*")
+# Member separators read as ``.``, as the index qualifies names.
+_MEMBER_SEPARATOR = re.compile(r"#|->|\\")
 
 # Words that look like identifiers in code blocks but say nothing about location.
 _CODE_NOISE = frozenset(["and", "as", "assert", "async", "await", "break", "case", "catch", "class", "const", "continue", "def", "del", "elif", "else", "except", "export", "extends", "false", "finally", "for", "from", "function", "global", "if", "import", "in", "is", "lambda", "let", "new", "none", "nonlocal", "not", "null", "or", "pass", "print", "raise", "return", "self", "super", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "len", "range", "type", "object", "true", "false", "none", "nan", "inf", "error", "exception", "traceback", "warning", "most", "recent", "call", "last", "line", "file", "module"])
@@ -160,18 +188,53 @@ def _code_spans(text: str) -> list[str]:
 
 def _frames(text: str) -> list[Frame]:
     found: list[tuple[int, Frame]] = []
-    for pattern in (_PY_FRAME, _JAVA_FRAME, _JS_FRAME, _GO_FRAME, _RUST_FRAME):
+    taken: list[tuple[int, int]] = []
+    for pattern in (_PY_FRAME, _JAVA_FRAME, _JS_FRAME, _GO_FRAME, _RUST_FRAME, _RUBY_FRAME,
+                    _PHP_FRAME, _DOTNET_FRAME, _NATIVE_FRAME):
         for m in pattern.finditer(text):
             groups = m.groupdict()
-            func = groups.get("func")
-            if func and func.startswith("<"):  # <module>, <lambda>: no symbol to find
-                func = None
-            if func and pattern is _JAVA_FRAME:
-                func = ".".join(func.split(".")[-2:])  # Class.method
+            func = _frame_function(groups.get("func"), pattern)
+            taken.append(m.span("file"))
             found.append((m.start(), Frame(file=groups["file"], line=int(groups["line"]),
                                            function=func)))
+    # Any other ``path:line`` (a compiler's ``src/a.c:12:5: error``, a Swift or Elixir
+    # trace, a log line): the file and line, where no pattern above read a frame.
+    for m in _FILE_LINE.finditer(text):
+        start, end = m.span("file")
+        if any(start < t_end and t_start < end for t_start, t_end in taken):
+            continue
+        line = next(g for g in m.group("colon", "paren", "dotnet", "words") if g)
+        found.append((m.start(), Frame(file=m.group("file"), line=int(line))))
     found.sort(key=lambda item: item[0])
     return list(dict.fromkeys(frame for _, frame in found))
+
+
+_DOTNET_STATE_MACHINE = re.compile(r"\.<(\w+)>[\w$]*\.MoveNext\Z")  # an async method's frame
+_TYPE_ARGUMENTS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]|`\d+")
+
+
+def _frame_function(func: str | None, pattern: re.Pattern[str]) -> str | None:
+    """The name a frame's function is defined under, as the index qualifies it (members
+    joined by ``.``, no template or generic arguments, no parameter list); None for what
+    names nothing (``<module>``, ``<main>``, ``??``)."""
+    if not func:
+        return None
+    if pattern is _DOTNET_FRAME:
+        func = _DOTNET_STATE_MACHINE.sub(r".\1", func)
+    if pattern is _NATIVE_FRAME or pattern is _DOTNET_FRAME:
+        for _ in range(8):  # nested arguments (``f<a<b>>``), innermost first
+            stripped = _TYPE_ARGUMENTS.sub("", func)
+            if stripped == func:
+                break
+            func = stripped
+        func = func.split("(", 1)[0].strip()
+        if not re.fullmatch(r"[\w:.~$]+", func):
+            return None
+    if func.startswith("<"):  # <module>, <lambda>: no symbol to find
+        return None
+    if pattern is _JAVA_FRAME:
+        return ".".join(func.split(".")[-2:])  # Class.method
+    return _MEMBER_SEPARATOR.sub(".", func)
 
 
 _NAME_PAIR = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)[ \t]+(?=([A-Za-z_$][\w$]*)(?![\w.$(]))")
@@ -282,12 +345,12 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
             add(frame.function, 5)
     prose = _FENCE.sub(" ", _URL.sub(" ", text))
     for m in _IDENT.finditer(prose):
-        word = m.group(0)
+        word = _MEMBER_SEPARATOR.sub(".", m.group(0))
         if looks_like_code(word) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", word):
             followed_by_call = text[m.end():m.end() + 1] == "("
             add(word, 3 if followed_by_call else 2)
     for m in _IDENT.finditer(code_text):
-        word = m.group(0)
+        word = _MEMBER_SEPARATOR.sub(".", m.group(0))
         if looks_like_code(word):
             add(word, 2)
         elif len(word) >= 3 and (code_text[m.end():m.end() + 1] == "("
