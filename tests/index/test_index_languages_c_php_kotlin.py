@@ -488,3 +488,49 @@ def test_kotlin_keywords_as_names_and_multi_dollar_strings_keep_the_class() -> N
     assert defs["Tabs.last"][:4] == ("method", "definition", 11, 11)
     assert {"Tabs.goTo", "Tabs.apply", "Tabs.fill", "Tabs.json"} <= set(defs)
     assert "syntax error" not in (result.entry.reason or "")
+
+
+def test_cpp_members_defined_under_their_full_scope_behind_macros() -> None:
+    source = b"""#include "store/cache.h"
+
+template <typename Lock>
+INLINE_API store::detail::cache<Lock>::cache() : size_{0} {}
+
+template <typename Lock>
+void INLINE_API store::detail::cache<Lock>::evict(const key &k) {
+    drop(k);
+}
+
+template <typename Lock>
+void INLINE_API
+store::detail::cache<Lock>::resize(int n) {
+    size_ = n;
+}
+
+INLINE_API store::pool &store::pool::operator=(pool other) NO_EXCEPT {
+    swap(other);
+    return *this;
+}
+
+namespace store {
+static const char *names[] STORE_NAMES;
+
+INLINE_API void pool::clear() { items_.clear(); }
+}  // namespace store
+"""
+    result = chunk_file("include/store/cache-inl.h", source, revision="r" * 40)
+    assert result.entry.reason is None  # no syntax error left
+    defs = found(result)
+    for name in ("cache", "evict", "resize"):
+        assert defs[f"store.detail.cache.{name}"][:2] == ("method", "definition")
+    assert defs["store.pool.operator="][:2] == ("method", "definition")
+    # inside the namespace block the written scope is the class alone: the same name
+    assert defs["store.pool.clear"][:2] == ("method", "definition")
+
+
+def test_bundled_copies_and_top_level_dependency_folders_are_vendored() -> None:
+    for path in ("include/spd/fmt/bundled/format.h", "deps/lua/src/lapi.c",
+                 "Pods/Alamofire/Source/Session.swift", "lib/3rdparty/zlib/inflate.c"):
+        assert categorize(path, b"int x;\n", language_of(path)) == "vendored", path
+    # a folder named deps below the top is a project's own
+    assert categorize("src/deps/graph.py", b"x = 1\n", "python") == "source"

@@ -50,11 +50,14 @@ _GENERATED_PATHS = re.compile(
     r"(^|/)(__generated__|generated|gen-client|generated-client|generated_client)/|"
     r"(_pb2(_grpc)?\.py|\.pb\.go|\.pb\.gw\.go|_grpc\.pb\.go|\.generated\.\w+|\.g\.dart|"
     r"_generated\.\w+|\.gen\.go)$")
+# ``bundled``: a library's copy of another (spdlog's ``fmt/bundled/``).
 _VENDORED_DIRS = re.compile(
-    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|"
-    r"node_modules|bower_components)/")
-# Too common a word inside source trees to mean vendored anywhere but the top level.
-_TOP_VENDORED_DIRS = re.compile(r"^(external|externals)/")
+    r"(^|/)(vendor|vendored|_vendor|bundled|third_party|third-party|thirdparty|3rdparty|"
+    r"3rd_party|3rd-party|node_modules|bower_components)/")
+# Too common a word inside source trees to mean vendored anywhere but the top level
+# (``deps/``: the libraries a C project builds from its own copies; ``Pods/``,
+# ``Carthage/``: an Apple project's checked-in dependencies).
+_TOP_VENDORED_DIRS = re.compile(r"^(external|externals|deps|Pods|Carthage)/")
 _MIGRATION_DIRS = re.compile(
     r"(^|/)(migrations|alembic/versions|db/migrate|migrate|schema_migrations)/")
 _TEST_DIRS = re.compile(r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|test_data|e2e)/")

@@ -289,7 +289,7 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str],
         # A name node that holds a parameter list too (C++ `operator bool() const`).
         name = " ".join(_before_parameters(name).split()) or None
     qualifier_nodes = captures.get("qualifier", [])
-    qualifier = _type_name(qualifier_nodes[0]) if qualifier_nodes else None
+    qualifier = _written_scope(qualifier_nodes[0]) if qualifier_nodes else None
     if kind == "module" and name:
         # A namespace's own path (``namespace A\\B {``, ``namespace a::b {``) qualifies
         # like nested namespaces do.
@@ -314,6 +314,25 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str],
                       body=body, container=kind in _CONTAINER_KINDS and body is not None,
                       declaration=declaration, header_row=header_row, qualifier=qualifier,
                       test="test" in captures, literal="literal" in captures)
+
+
+def _written_scope(node: Node) -> str | None:
+    """The type name of a qualifier node, after the scopes written before it when it is
+    one step of a C++ qualified name (``ns::detail::Foo<T>::bar`` qualifies ``bar`` by
+    ``ns.detail.Foo``, not by ``Foo`` alone)."""
+    name = _type_name(node)
+    step = node.parent
+    parts = [name] if name else []
+    while (name and step is not None and step.type == "qualified_identifier"
+           and step.parent is not None and step.parent.type == "qualified_identifier"
+           and step.parent.child_by_field_name("name") == step):
+        outer = step.parent.child_by_field_name("scope")
+        written = _type_name(outer) if outer is not None else None
+        if not written:
+            break
+        parts.insert(0, written)
+        step = step.parent
+    return ".".join(parts) if parts else None
 
 
 def _before_parameters(text: str) -> str:

@@ -33,6 +33,7 @@ _LONE_MACRO_LINE = re.compile(
 # (``if FMT_CONSTEXPR20 (...)``), before a block (``FMT_TRY {``, or ``JSON_TRY`` with
 # its brace on the next line), after a parameter list
 # (``bool f(int x) GTEST_LOCK_EXCLUDED_(mu) {``), after a parameter (``value(int x FMT_BUILTIN)``),
+# as an array's initializer (``names[] SPDLOG_LEVEL_NAMES;``),
 # and a macro call in a template parameter list (``template <typename T,
 # FMT_ENABLE_IF(...)>``). Not a macro but as fatal: ``unsigned(x)``, a cast the grammar
 # cannot read, loses its ``unsigned`` (``(x)`` is the same expression to a reader).
@@ -52,6 +53,8 @@ _ATTRIBUTE_MACROS = (
                + rb")+)\s*(?=;)"),
     re.compile(rb"(?m)^[ \t]*([A-Z][A-Z0-9]*_[A-Z0-9_]*)[ \t]*(?=(?:\r?\n[ \t]*)?\{)"),
     re.compile(rb"(?<=\w)([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*[),])"),
+    # An array whose initializer is a macro (``static const char *names[] LEVEL_NAMES;``).
+    re.compile(rb"(?<=\])([ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]*;)"),
     re.compile(rb"\b(unsigned|signed)(?=\()"),
     re.compile(rb"(,\s*[A-Z][A-Z0-9]*_[A-Z0-9_]*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))\s*(?=>)"),
     # An access specifier behind a macro (``JSON_PRIVATE_UNLESS_TESTED:`` alone on its
@@ -75,11 +78,13 @@ _TOP_LEVEL_MACRO_STATEMENT = re.compile(
 _C_TYPE_MACRO = re.compile(rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*\([\w \t*&,]+\)[ \t]+$")
 _NAME_AND_PARAMETERS = re.compile(rb"[A-Za-z_]\w*[ \t]*\(")
 # A calling-convention or attribute macro between a return type and the function's name
-# (``int CJSON_CDECL main(void)``, ``DWORD WINAPI worker(void* arg)``): read as the name,
+# (``int CJSON_CDECL main(void)``, ``DWORD WINAPI worker(void* arg)``, a qualified one's
+# ``void SPDLOG_INLINE ns::sink<M>::log(...)``, the name on the next line): read as the name,
 # it leaves the real name a syntax error. Blanked in C and C++.
 _CALLING_CONVENTION = re.compile(
     rb"(?<=[\w*][ \t])([A-Z][A-Z0-9]*_[A-Z0-9_]*|WINAPI|CALLBACK|APIENTRY|WSAAPI|NTAPI)"
-    rb"(?=[ \t]+[A-Za-z_]\w*[ \t]*\()")
+    rb"(?=(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:[A-Za-z_]\w*(?:<[^<>;{}()\n]*>)?::)*~?[A-Za-z_]\w*"
+    rb"[ \t]*\()")
 # C: a C++ linkage block opened or closed under ``#ifdef __cplusplus`` (``extern "C" {``
 # or its ``}``) is no C; the C grammar cannot close it, so the conditional becomes blank.
 _CPLUSPLUS_LINKAGE = re.compile(

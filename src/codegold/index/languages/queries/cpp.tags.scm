@@ -1,5 +1,6 @@
-; Definitions for C++ on top of c.tags.scm. Out-of-class members (`int Foo::bar()`) are
-; qualified by the scope right before their name; gtest's TEST(Suite, Name) macros are
+; Definitions for C++ on top of c.tags.scm. Out-of-class members (`int Foo::bar()`,
+; `void ns::detail::Foo<T>::bar()`) are qualified by the scope right before their name, and
+; structure.py adds the scopes written before it (`ns.detail.Foo.bar`); gtest's TEST(Suite, Name) macros are
 ; tests named Suite.Name (listed first so they win over the plain function pattern).
 (function_definition
   declarator: (function_declarator
@@ -26,10 +27,23 @@
                (function_declarator declarator: (qualified_identifier
                  name: (qualified_identifier scope: (_) @qualifier
                    name: [(identifier) (destructor_name) (operator_name)] @name)))
+               (function_declarator declarator: (qualified_identifier
+                 name: (qualified_identifier name: (qualified_identifier scope: (_) @qualifier
+                   name: [(identifier) (destructor_name) (operator_name)] @name))))
+               (function_declarator declarator: (qualified_identifier
+                 name: (qualified_identifier name: (qualified_identifier
+                   name: (qualified_identifier scope: (_) @qualifier
+                     name: [(identifier) (destructor_name) (operator_name)] @name)))))
                (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier
-                 scope: (_) @qualifier name: (identifier) @name)))
+                 scope: (_) @qualifier name: [(identifier) (operator_name)] @name)))
                (reference_declarator (function_declarator declarator: (qualified_identifier
-                 scope: (_) @qualifier name: (identifier) @name)))]
+                 scope: (_) @qualifier name: [(identifier) (operator_name)] @name)))
+               (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier
+                 name: (qualified_identifier scope: (_) @qualifier
+                   name: [(identifier) (operator_name)] @name))))
+               (reference_declarator (function_declarator declarator: (qualified_identifier
+                 name: (qualified_identifier scope: (_) @qualifier
+                   name: [(identifier) (operator_name)] @name))))]
   body: (_) @body) @definition.method
 (field_declaration
   declarator: [(function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
