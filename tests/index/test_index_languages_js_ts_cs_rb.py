@@ -347,3 +347,33 @@ def test_csharp_test_attributes_in_any_place_of_an_attribute_list() -> None:
     defs = found(chunk_file("tests/T.cs", source))
     assert {name: d[1] for name, d in defs.items()} == {
         "T": "definition", "T.A": "test", "T.B": "test", "T.C": "definition", "T.D": "test"}
+
+
+def test_csharp_extension_block_members_are_members_of_the_static_class() -> None:
+    source = b"""namespace Shop;
+
+public static class CartExtensions {
+    /// <param name="cart">the cart</param>
+    extension(Cart cart) {
+        /// <summary>The total, with "{braces}" in a string and a '}' char.</summary>
+        public decimal Total() => cart.Lines.Sum(l => l.Price); // }
+        public bool IsEmpty { get { return cart.Lines.Count == 0; } }
+        public string Describe() {
+            var text = $"{cart.Id}: {Total()}";
+            return text;
+        }
+    }
+
+    extension<T>(IList<T> items) where T : class {
+        public T? FirstOrNone() => items.Count > 0 ? items[0] : null;
+    }
+
+    public static int Count(Cart cart) => cart.Lines.Count;
+}
+"""
+    result = chunk_file("src/Shop/CartExtensions.cs", source, revision="r" * 40)
+    names = {d.qualified for d in result.definitions}
+    assert {"Shop.CartExtensions.Total", "Shop.CartExtensions.Describe",
+            "Shop.CartExtensions.FirstOrNone", "Shop.CartExtensions.Count"} <= names
+    assert not any(name.endswith(".extension") for name in names)
+    assert result.entry.reason is None

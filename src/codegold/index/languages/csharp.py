@@ -18,11 +18,55 @@ def _blank_directives(match: re.Match[bytes]) -> bytes:
     return b" " * len(match.group(1)) + b"\n" + match.group(2) + b" " * len(match.group(3))
 
 
+# C# 14's extension block (``extension(IRestClient client) { public Uri BuildUri() ... }``
+# inside a static class): a grammar that predates it reads a method named ``extension``
+# whose members are statements. The header and its braces become blanks, so the members
+# are members of the static class, which is where C# puts them (``BuildUriExtensions.
+# BuildUri``, called as ``client.BuildUri()``).
+_EXTENSION_HEADER = re.compile(
+    rb"(?m)^[ \t]*extension[ \t]*(?:<[^<>{};\n]*>)?[ \t]*\([^(){};]*\)"
+    rb"(?:\s*where\b[^{};]*)?\s*\{")
+# What the braces of a block are counted without: verbatim, raw and plain strings (an
+# interpolated one's holes hold no unbalanced brace), characters, comments.
+_NOT_CODE = re.compile(rb'"""[\s\S]*?"""|@"(?:[^"]|"")*"|"(?:[^"\\\n]|\\.)*"'
+                       rb"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*[\s\S]*?\*/")
+
+
+def _spaces(data: bytes) -> bytes:
+    return bytes(32 if b != 10 else 10 for b in data)
+
+
+def _unwrap_extension_blocks(data: bytes) -> bytes:
+    """``_EXTENSION_HEADER`` and the brace that closes its block blanked (a block whose
+    end is not found is left alone)."""
+    if b"extension" not in data:
+        return data
+    out = bytearray(data)
+    for match in _EXTENSION_HEADER.finditer(data):
+        depth, at = 1, match.end()
+        while depth and at < len(data):
+            skipped = _NOT_CODE.match(data, at)
+            if skipped is not None and skipped.end() > at:
+                at = skipped.end()
+                continue
+            if data[at] == 0x7B:  # {
+                depth += 1
+            elif data[at] == 0x7D:  # }
+                depth -= 1
+            at += 1
+        if depth == 0:
+            out[match.start():match.end()] = _spaces(data[match.start():match.end()])
+            out[at - 1] = 32
+    return bytes(out)
+
+
 def _prepare_csharp(data: bytes) -> bytes:
     """C#: a conditional base list's directives (``_CONDITIONAL_BASE_LIST``) become blanks,
     and so do the other branches of a conditional whose branches open and close braces
-    differently (``_first_branch_only``)."""
-    return _first_branch_only(_CONDITIONAL_BASE_LIST.sub(_blank_directives, data),
+    differently (``_first_branch_only``) and the header and braces of an extension block
+    (``_unwrap_extension_blocks``)."""
+    return _first_branch_only(_CONDITIONAL_BASE_LIST.sub(_blank_directives,
+                                                         _unwrap_extension_blocks(data)),
                               declarations=True)
 
 
