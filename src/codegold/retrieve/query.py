@@ -35,7 +35,7 @@ _GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
 _RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
 # Ruby: ``lib/rack/parser.rb:241:in 'Rack::Parser#check'`` (3.4), or `` `check' `` before.
 _RUBY_FRAME = re.compile(
-    r"(?P<file>[^\s:'\"`]+\.(?:rb|rake)):(?P<line>\d+):in [`'](?:(?:block|rescue|ensure)"
+    r"(?<![^\s:'\"`])(?P<file>[^\s:'\"`]+\.(?:rb|rake)):(?P<line>\d+):in [`'](?:(?:block|rescue|ensure)"
     r"(?: \(\d+ levels\))? in )?(?P<func>[^'`\s]+)'")
 # PHP: ``#3 /app/vendor/x/src/Client.php(123): GuzzleHttp\Client->send()``.
 _PHP_FRAME = re.compile(
