@@ -70,6 +70,14 @@ def test_code_mode_ignores_expressions_but_not_literals() -> None:
     assert redact("password: hunter2hunter2", code=False)[1] == ["password"]
 
 
+def test_optional_and_unwrapped_type_annotations_are_code() -> None:
+    # Swift, Kotlin and TypeScript mark an optional or force-unwrapped type after its name
+    for annotation in ("    let credential: URLCredential?\n", "var password: String! = nil",
+                       "private val token: Token?", "secret?: SecretRef;"):
+        assert find_secrets(annotation, code=True) == [], annotation
+    assert redact("password: hunter2secret!", code=True)[1] == ["password"]
+
+
 def test_program_text_templates_are_code_but_a_key_with_symbols_is_not() -> None:
     for template in ('token = "${TOKEN}"', 'password = "{password}"', 'token = "$TOKEN"',
                      'password = "%s"', 'msg = "password: %(pw)s"', 'password = "{{ pw }}"',

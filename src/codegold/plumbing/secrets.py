@@ -190,7 +190,9 @@ PLACEHOLDER = re.compile(rf"<(?:SECRET:{_kind_pattern('_')}|EMAIL|IP|PHONE|CARD|
 _CODE_VALUE = re.compile(r"\{[^{}\s]*\}|\$\{|\$[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|%\(\w+\)[sd]|"
                          r"%[-0-9.]*[sdrfi](?![A-Za-z0-9])|<[A-Za-z_][A-Za-z0-9_ -]*>|\{\{|^\s*$")
 _TYPE_NAME = re.compile(r"[A-Z][A-Za-z_.]*")
-_CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[:,;]?$")
+# A name may end in Swift's, Kotlin's or TypeScript's optional or unwrapping mark
+# (``credential: URLCredential?``, ``password: String!``): a type annotation, not a value.
+_CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[?!]?[:,;]?$")
 
 
 @lru_cache(maxsize=1)
