@@ -1,4 +1,4 @@
-"""Hand-written real cases: the reference retriever on seventeen repositories at pinned revisions.
+"""Hand-written real cases: the reference retriever on twenty repositories at pinned revisions.
 
 The cases in ``benchmarks/realcases/*.yaml`` were written by hand (queries and labels)
 by reading each repository at its revision; every case names its query class

@@ -534,3 +534,45 @@ def test_bundled_copies_and_top_level_dependency_folders_are_vendored() -> None:
         assert categorize(path, b"int x;\n", language_of(path)) == "vendored", path
     # a folder named deps below the top is a project's own
     assert categorize("src/deps/graph.py", b"x = 1\n", "python") == "source"
+
+
+def test_c_file_level_tables_are_definitions_and_a_root_test_c_is_a_test() -> None:
+    source = b"""#include "net.h"
+
+static netFuncs defaultFuncs = {
+    .close = netClose,
+    .read = netRead,
+};
+
+const char *levelNames[] = {"debug", "info"};
+
+int counter = 0;
+
+static int netRead(int fd) { return 0; }
+"""
+    defs = found(chunk_file("net.c", source, revision="r" * 40))
+    assert defs["defaultFuncs"][:2] == ("variable", "definition")
+    assert defs["levelNames"][:2] == ("variable", "definition")
+    assert "counter" not in defs  # a plain scalar is no table
+    assert categorize("test.c", source, "c") == "test"
+    assert categorize("src/tests.cpp", source, "cpp") == "test"
+    assert categorize("latest.c", source, "c") == "source"
+
+
+def test_kotlin_call_of_get_with_arguments_after_a_val_is_no_getter() -> None:
+    source = b"""package okay
+
+class Wrapper(val data: ByteArray) {
+  fun ByteBuffer.toWrapper(): Wrapper {
+    val copy = ByteArray(remaining())
+    get(copy)
+    return Wrapper(copy)
+  }
+
+  fun size(): Int = data.size
+}
+"""
+    result = chunk_file("src/main/kotlin/okay/Wrapper.kt", source, revision="r" * 40)
+    assert result.entry.reason is None
+    assert {"okay.Wrapper.size", "okay.Wrapper.toWrapper"} <= set(found(result)) or \
+        {"Wrapper.size", "Wrapper.toWrapper"} <= set(found(result))

@@ -225,3 +225,14 @@ def test_a_code_like_type_and_a_name_after_it_make_a_member_pair() -> None:
     assert analyze_query("how does Router nest work").member_pairs == ()
     assert analyze_query("SessionService create() fails").member_pairs == ()
     assert analyze_query("SessionService auth.login").member_pairs == ()
+
+
+def test_swift_lldb_frames_name_the_method_a_closure_runs_in() -> None:
+    frames = _frames_of(
+        "  * frame #1: 0x0000000104b2d1f0 Alamofire`closure #1 (inout Alamofire.Request.State)"
+        " -> () in Alamofire.Request.redirect(using: Alamofire.RedirectHandler) -> Self at "
+        "Request.swift:869:13\n"
+        "    frame #2: 0x0000000104b0a6c4 Alamofire`Alamofire.Protected.write<A>((inout A) "
+        "throws -> B) rethrows -> B at Protected.swift:115:13\n")
+    assert frames == [("Request.swift", 869, "Alamofire.Request.redirect"),
+                      ("Protected.swift", 115, "Alamofire.Protected.write")]

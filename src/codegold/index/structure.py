@@ -319,7 +319,10 @@ def _definition(captures: dict[str, list[Node]], wrappers: frozenset[str],
 def _written_scope(node: Node) -> str | None:
     """The type name of a qualifier node, after the scopes written before it when it is
     one step of a C++ qualified name (``ns::detail::Foo<T>::bar`` qualifies ``bar`` by
-    ``ns.detail.Foo``, not by ``Foo`` alone)."""
+    ``ns.detail.Foo``, not by ``Foo`` alone); a Swift type path whole."""
+    if node.type == "user_type":  # Swift's nested type path (``AFError.Reason``)
+        path = [_text(c) for c in node.named_children if c.type == "type_identifier"]
+        return ".".join(path) if path else None
     name = _type_name(node)
     step = node.parent
     parts = [name] if name else []

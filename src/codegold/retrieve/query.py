@@ -227,6 +227,8 @@ def _frame_function(func: str | None, pattern: re.Pattern[str]) -> str | None:
             if stripped == func:
                 break
             func = stripped
+        if " in " in func:  # Swift's ``closure #1 (...) -> () in Module.Type.method(...)``
+            func = func.rsplit(" in ", 1)[1]
         func = func.split("(", 1)[0].strip()
         if not re.fullmatch(r"[\w:.~$]+", func):
             return None

@@ -61,6 +61,10 @@ _KOTLIN_MODIFIER_CALL = re.compile(
     rb"|protected|inline|suspend|infix|lateinit|external|tailrec|vararg)(?=\(|[ \t]*+(?:,[^\n{}]*?)?->)")
 _KOTLIN_ACCESSOR_NAMED_LOCAL = re.compile(
     rb"(?m)^[ \t]*+(get|set)(?=[ \t]*+(?:[-+*/%]?=(?!=)|\.|\?\.|\[|!!|\+\+|--))")
+# A call of a function named `get` with arguments at a line's start (`val copy = ...` then
+# `get(copy)`, ByteBuffer's bulk get) reads as that val's getter, which takes none: the
+# rest of the file becomes one syntax error.
+_KOTLIN_GET_CALL = re.compile(rb"(?m)^[ \t]*+(get)(?=\([ \t]*+[^)\s])")
 
 
 def _respell(match: re.Match[bytes]) -> bytes:
@@ -91,6 +95,7 @@ def _prepare_kotlin(data: bytes) -> bytes:
     source = _KOTLIN_MULTI_DOLLAR.sub(_blank, source)
     source = _KOTLIN_MODIFIER_CALL.sub(_respell, source)
     source = _KOTLIN_ACCESSOR_NAMED_LOCAL.sub(_respell, source)
+    source = _KOTLIN_GET_CALL.sub(_respell, source)
     return _KOTLIN_ACCESSOR_ANNOTATION.sub(_blank, source)
 
 

@@ -34,6 +34,17 @@
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
 (type_definition declarator: (function_declarator declarator: (parenthesized_declarator
   [(type_identifier) @name (pointer_declarator declarator: (type_identifier) @name)]))) @definition.type
+; A file-level variable initialised with a brace list: a table of functions or constants
+; that code points at by name (`static redisContextFuncs defaultFuncs = { .close = ... };`,
+; `const char *names[] = {...};`), at the top or in a C++ namespace.
+(translation_unit (declaration declarator: (init_declarator
+  declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)
+               (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))]
+  value: (initializer_list))) @definition.variable)
+(declaration_list (declaration declarator: (init_declarator
+  declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)
+               (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))]
+  value: (initializer_list))) @definition.variable)
 (preproc_function_def name: (identifier) @name) @definition.macro
 ; Conditional compilation (include guards, #ifdef blocks) holds definitions without
 ; naming them.
