@@ -70,6 +70,19 @@ def test_code_mode_ignores_expressions_but_not_literals() -> None:
     assert redact("password: hunter2hunter2", code=False)[1] == ["password"]
 
 
+def test_basic_credentials_are_base64_of_a_user_and_password_not_prose() -> None:
+    import base64
+
+    for prose in ("Commands are the basic building block of interfaces",
+                  "// type adapters for basic types", " * Basic container for information",
+                  "A basic collector does the following"):
+        assert find_secrets(prose) == [], prose
+        assert find_secrets(prose, code=True) == [], prose
+    token = base64.b64encode(b"alice:s3cret!").decode()
+    assert redact(f"Authorization: Basic {token}")[1] == ["basic_auth"]
+    assert redact("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA'")[1] == ["basic_auth"]
+
+
 def test_optional_and_unwrapped_type_annotations_are_code() -> None:
     # Swift, Kotlin and TypeScript mark an optional or force-unwrapped type after its name
     for annotation in ("    let credential: URLCredential?\n", "var password: String! = nil",

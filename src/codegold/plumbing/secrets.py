@@ -275,10 +275,26 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
                 continue
             if kind == "high_entropy" and not _keylike(text[start:end]):
                 continue
+            if kind == "basic_auth" and not _basic_credentials(text[start:end]):
+                continue
             spans.append((start, end, kind))
     if _deep:
         spans.extend(_hidden(text, code, exact))
     return merge_spans(_outside_placeholders(text, spans))
+
+
+def _basic_credentials(token: str) -> bool:
+    """Whether the word after ``Basic`` is HTTP Basic credentials: base64 of ``user:pass``
+    (printable, with a colon), not prose ("the basic building block", "basic types")."""
+    import base64
+    import binascii
+
+    body = token.rstrip("=")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in raw and not any(byte < 32 or byte == 127 for byte in raw)
 
 
 def _keylike(token: str) -> bool:
