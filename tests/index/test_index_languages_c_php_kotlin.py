@@ -576,3 +576,25 @@ class Wrapper(val data: ByteArray) {
     assert result.entry.reason is None
     assert {"okay.Wrapper.size", "okay.Wrapper.toWrapper"} <= set(found(result)) or \
         {"Wrapper.size", "Wrapper.toWrapper"} <= set(found(result))
+
+
+def test_a_c_header_the_cpp_grammar_cannot_read_is_read_as_c() -> None:
+    source = b"""#ifndef QUEUE_H
+#define QUEUE_H
+
+typedef struct node { struct node *new; int class; } node;
+
+static inline int push(node *restrict this, int template) {
+    this->class = template;
+    return 0;
+}
+
+int pop(node *queue);
+
+#endif
+"""
+    result = chunk_file("include/queue.h", source, revision="r" * 40)
+    assert result.entry.language == "c" and result.entry.reason is None
+    assert {"push", "pop", "node"} <= set(found(result))
+    cpp = b"namespace q {\nclass Queue { public: int size() const; };\n}\n"
+    assert chunk_file("include/q.h", cpp, revision="r" * 40).entry.language == "cpp"
