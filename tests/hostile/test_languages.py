@@ -5,6 +5,8 @@ never a traceback, whatever the bytes; the files next to the input survive."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -75,6 +77,16 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
                     + b"function g() {}\n" + b"});\n" * 3_000),
     "js-conditionals": ("lib/i.js", lambda: b"if (a) {\n" * 5_000 + b"f = function () {};\n"
                         + b"} else {\n}\n" * 5_000),
+    # C# 14 extension blocks are unwrapped by a brace scan: an unclosed comment, string or
+    # header flood must not make it rescan the rest of the file from each one (an unclosed
+    # comment per line took 11 s for 100 kB).
+    "csharp-extension-unclosed-comments": ("src/E.cs", lambda: b"static class E {\n"
+                                           b"extension(A a) {\n" + b"/* x\n" * 10_000),
+    "csharp-extension-headers": ("src/H.cs", lambda: b"extension(A a) {\n" * 30_000),
+    "csharp-extension-open": ("src/O.cs", lambda: b"extension(\n" * 30_000 + b"a" * 100_000),
+    "cpp-qualified-macro": ("include/q.h", lambda: b"void API_X " + b"a<b>::" * 30_000 + b"\n"),
+    "kotlin-get-calls": ("src/G.kt", lambda: b"fun f() {\n  val a = 1\n" + b"  get(a)\n" * 30_000
+                         + b"}\n"),
 }
 
 
@@ -96,3 +108,13 @@ def test_hostile_source_parses_within_bounds(case: str, tmp_path: Path) -> None:
     for definition in result["definitions"]:
         assert definition["start_line"] <= definition["header_line"] <= definition["end_line"]
     assert_sentinels(planted)
+
+
+def test_extension_block_scan_is_linear_in_unclosed_comments() -> None:
+    """The C# rewrite alone (the grammar is slow on unclosed comments by itself): 200,000
+    unclosed comments in an extension block, in a child process with a timeout."""
+    code = ("from codegold.index.languages.csharp import _prepare_csharp; "
+            "_prepare_csharp(b'static class E {\\nextension(A a) {\\n' + b'/* x\\n' * 200_000)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -22,41 +22,79 @@ def _blank_directives(match: re.Match[bytes]) -> bytes:
 # inside a static class): a grammar that predates it reads a method named ``extension``
 # whose members are statements. The header and its braces become blanks, so the members
 # are members of the static class, which is where C# puts them (``BuildUriExtensions.
-# BuildUri``, called as ``client.BuildUri()``).
+# BuildUri``, called as ``client.BuildUri()``). Bounded: a header's parameter list and
+# constraints are read up to a length, so a flood of unclosed headers stays linear.
 _EXTENSION_HEADER = re.compile(
-    rb"(?m)^[ \t]*extension[ \t]*(?:<[^<>{};\n]*>)?[ \t]*\([^(){};]*\)"
-    rb"(?:\s*where\b[^{};]*)?\s*\{")
-# What the braces of a block are counted without: verbatim, raw and plain strings (an
-# interpolated one's holes hold no unbalanced brace), characters, comments.
-_NOT_CODE = re.compile(rb'"""[\s\S]*?"""|@"(?:[^"]|"")*"|"(?:[^"\\\n]|\\.)*"'
-                       rb"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*[\s\S]*?\*/")
+    rb"(?m)^[ \t]*extension[ \t]*(?:<[^<>{};\n]{0,300}>)?[ \t]*\([^(){};]{0,1000}\)"
+    rb"(?:[ \t\r\n]{0,100}where\b[^{};]{0,500})?[ \t\r\n]{0,100}\{")
+# One-line strings and characters (their braces are no block's); an interpolated string's
+# holes hold no unbalanced brace.
+_LINE_LITERAL = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_VERBATIM = re.compile(rb'@"(?:[^"]|"")*"')
 
 
 def _spaces(data: bytes) -> bytes:
     return bytes(32 if b != 10 else 10 for b in data)
 
 
+def _block_end(data: bytes, at: int) -> int | None:
+    """The offset just past the brace that closes the block open at ``at`` (after its
+    ``{``), skipping comments, raw, verbatim and one-line strings and characters; None
+    when the file ends first or a comment or string never closes (left to the grammar)."""
+    depth, size = 1, len(data)
+    while at < size:
+        byte = data[at]
+        if byte == 0x7B:  # {
+            depth += 1
+        elif byte == 0x7D:  # }
+            depth -= 1
+            if depth == 0:
+                return at + 1
+        elif byte == 0x2F and data[at + 1:at + 2] == b"/":  # // to the line's end
+            newline = data.find(b"\n", at)
+            at = size if newline < 0 else newline
+            continue
+        elif byte == 0x2F and data[at + 1:at + 2] == b"*":  # /* ... */
+            close = data.find(b"*/", at + 2)
+            if close < 0:
+                return None
+            at = close + 2
+            continue
+        elif data.startswith(b'"""', at):
+            close = data.find(b'"""', at + 3)
+            if close < 0:
+                return None
+            at = close + 3
+            continue
+        elif byte == 0x40 and data[at + 1:at + 2] == b'"':  # @"..." (quotes doubled)
+            verbatim = _VERBATIM.match(data, at)
+            if verbatim is None:
+                return None
+            at = verbatim.end()
+            continue
+        elif byte in (0x22, 0x27):  # " or '
+            literal = _LINE_LITERAL.match(data, at)
+            if literal is not None:
+                at = literal.end()
+                continue
+        at += 1
+    return None
+
+
 def _unwrap_extension_blocks(data: bytes) -> bytes:
-    """``_EXTENSION_HEADER`` and the brace that closes its block blanked (a block whose
-    end is not found is left alone)."""
+    """``_EXTENSION_HEADER`` and the brace that closes its block blanked; a block whose
+    end is not found, and every header after it, are left alone."""
     if b"extension" not in data:
         return data
     out = bytearray(data)
-    for match in _EXTENSION_HEADER.finditer(data):
-        depth, at = 1, match.end()
-        while depth and at < len(data):
-            skipped = _NOT_CODE.match(data, at)
-            if skipped is not None and skipped.end() > at:
-                at = skipped.end()
-                continue
-            if data[at] == 0x7B:  # {
-                depth += 1
-            elif data[at] == 0x7D:  # }
-                depth -= 1
-            at += 1
-        if depth == 0:
-            out[match.start():match.end()] = _spaces(data[match.start():match.end()])
-            out[at - 1] = 32
+    position = 0
+    while (match := _EXTENSION_HEADER.search(data, position)) is not None:
+        end = _block_end(data, match.end())
+        if end is None:
+            break
+        out[match.start():match.end()] = _spaces(data[match.start():match.end()])
+        out[end - 1] = 32
+        position = match.end()  # a header inside the block is another block, not one
     return bytes(out)
 
 
