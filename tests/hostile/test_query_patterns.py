@@ -1,7 +1,8 @@
 """Queries built to make the query analysis backtrack: long runs of what a frame, a path
 or a qualified name is made of, with the piece that would complete it missing. Each is
 analysed in a child process that must finish within the timeout (a pattern that tries
-every start over the rest of the line takes minutes on these)."""
+every start over the rest of the line, or each frame against all the others, takes
+minutes on these)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ HOSTILE = {
     "PHP namespace run": "A\\" * (SIZE // 2) + "b",
     "member arrows": "a->" * (SIZE // 3),
     "hash members": "a#" * (SIZE // 2),
+    # every Go frame is also a path:line: each was compared with every frame read before
+    "Go frames flood": "main.go:12\n" * (SIZE // 5),
 }
 CODE = ("import sys; from codegold.retrieve.query import analyze_query; "
         "analyze_query(sys.stdin.read())")

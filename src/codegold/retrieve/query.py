@@ -12,6 +12,8 @@ Nothing here reads an index: the result is a plain record the signals consume.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections import Counter
 
@@ -58,13 +60,15 @@ _FILE_EXT = "|".join(re.escape(ext.removeprefix("."))
 _PATH = re.compile(r"(?<![\w/.-])(/?(?:[\w.-]+/)*\.?[\w-]+(?:\.[\w-]+)*\.(?:" + _FILE_EXT + r"))(?![\w/])")
 _EXT_END = re.compile(r"\.(?:" + _FILE_EXT + r")\Z")
 _SLASH_PATH = re.compile(r"(?<![\w/.:-])((?:[\w-]+/){1,}[\w.-]+)")
-# A name and its qualifiers: ``a.b``, ``A::b``; a member written ``Class#method`` (Ruby,
-# Javadoc, JSDoc) or ``$obj->method`` (PHP, C++); a PHP namespace ``Vendor\\Package``
-# (capitalised on both sides, so ``\\n`` in pasted text is no separator).
+# A file and its line in any other form: ``a.c:12``, ``a.php(12)``, ``a.cs:line 12``,
+# ``a.php on line 12``, ``"a.py", line 12``.
 _FILE_LINE = re.compile(
     r"(?<![\w/.@+-])(?P<file>(?:/|\.\.?/)?(?:[\w.@+-]+/)*[\w.@+-]*\w\.(?:" + _FILE_EXT + r"))"
     r"(?::(?P<colon>\d+)|\((?P<paren>\d+)\)|:line (?P<dotnet>\d+)|,? (?:on )?line (?P<words>\d+))"
     r"(?!\d)")
+# A name and its qualifiers: ``a.b``, ``A::b``; a member written ``Class#method`` (Ruby,
+# Javadoc, JSDoc) or ``$obj->method`` (PHP, C++); a PHP namespace ``Vendor\\Package``
+# (capitalised on both sides, so ``\\n`` in pasted text is no separator).
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|#|->|(?<=[A-Za-z0-9_])\\(?=[A-Z]))"
                     r"[A-Za-z_][A-Za-z0-9_]*)*")
 # Member separators read as ``.``, as the index qualifies names.
@@ -199,9 +203,14 @@ def _frames(text: str) -> list[Frame]:
                                            function=func)))
     # Any other ``path:line`` (a compiler's ``src/a.c:12:5: error``, a Swift or Elixir
     # trace, a log line): the file and line, where no pattern above read a frame.
+    taken.sort()
+    starts = [t_start for t_start, _ in taken]
+    reach = list(itertools.accumulate((t_end for _, t_end in taken), max))
     for m in _FILE_LINE.finditer(text):
         start, end = m.span("file")
-        if any(start < t_end and t_start < end for t_start, t_end in taken):
+        # read already: a taken span starts before this one ends and reaches past its start
+        before = bisect.bisect_left(starts, end)
+        if before and reach[before - 1] > start:
             continue
         line = next(g for g in m.group("colon", "paren", "dotnet", "words") if g)
         found.append((m.start(), Frame(file=m.group("file"), line=int(line))))
