@@ -81,6 +81,10 @@ def test_basic_credentials_are_base64_of_a_user_and_password_not_prose() -> None
     token = base64.b64encode(b"alice:s3cret!").decode()
     assert redact(f"Authorization: Basic {token}")[1] == ["basic_auth"]
     assert redact("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA'")[1] == ["basic_auth"]
+    # in an authorization header any value is the credential, base64 of a pair or not
+    assert redact("Authorization: Basic opaqueValue1234abc")[1] == ["basic_auth"]
+    assert redact('headers = {"Authorization": "Basic abcdefghijkl"}', code=True)[1] == [
+        "basic_auth"]
 
 
 def test_optional_and_unwrapped_type_annotations_are_code() -> None:

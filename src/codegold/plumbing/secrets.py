@@ -275,7 +275,8 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
                 continue
             if kind == "high_entropy" and not _keylike(text[start:end]):
                 continue
-            if kind == "basic_auth" and not _basic_credentials(text[start:end]):
+            if (kind == "basic_auth" and not _basic_credentials(text[start:end])
+                    and not _AUTHORIZATION_BEFORE.search(text[max(0, start - 40):start])):
                 continue
             spans.append((start, end, kind))
     if _deep:
@@ -283,9 +284,14 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
     return merge_spans(_outside_placeholders(text, spans))
 
 
+# An authorization header right before ``Basic``: whatever follows is the credential.
+_AUTHORIZATION_BEFORE = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?basic\s+\Z")
+
+
 def _basic_credentials(token: str) -> bool:
     """Whether the word after ``Basic`` is HTTP Basic credentials: base64 of ``user:pass``
-    (printable, with a colon), not prose ("the basic building block", "basic types")."""
+    (printable, with a colon), not prose ("the basic building block", "basic types").
+    After an ``Authorization:`` header any value is (the caller checks)."""
     import base64
     import binascii
 
