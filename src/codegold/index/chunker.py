@@ -94,20 +94,24 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     calls: list[tuple[str, int]] = []
     if language in STRUCTURAL_LANGUAGES:
         root = parser(language).parse(parse_source(language, data)).root_node
+        error_rows: int | None = None  # counted when needed (never for minified code)
         if language == "cpp" and root.has_error and path.endswith(".h"):
+            error_rows = _error_rows(root)
             # A ``.h`` file is C or C++; read as C++ first, a C header the C++ grammar
             # cannot read (C99 designated initializers, ``restrict``, C keywords as
             # names) is read as C when the C grammar finds fewer error rows.
             as_c = parser("c").parse(parse_source("c", data)).root_node
-            if _error_rows(as_c) < _error_rows(root):
-                language, root = "c", as_c
+            c_rows = _error_rows(as_c)
+            if c_rows < error_rows:
+                language, root, error_rows = "c", as_c, c_rows
         if is_minified(lines) and _packed_outside_literals(lines, root):
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
                          "code): lines fallback")
             drafts = _minified_definitions(drafts, language, root)
         else:
-            error_rows = _error_rows(root) if root.has_error else 0
+            if error_rows is None:
+                error_rows = _error_rows(root) if root.has_error else 0
             if error_rows > SYNTAX_ERROR_SHARE * len(lines):
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
                 notes.append(f"syntax error on {error_rows} of {len(lines)} lines: "

@@ -324,9 +324,10 @@ def _written_scope(node: Node) -> str | None:
         path = [_text(c) for c in node.named_children if c.type == "type_identifier"]
         return ".".join(path) if path else None
     name = _type_name(node)
-    step = node.parent
-    parts = [name] if name else []
-    while (name and step is not None and step.type == "qualified_identifier"
+    if not name:
+        return None
+    parts, step = [name], node.parent
+    while (step is not None and step.type == "qualified_identifier"
            and step.parent is not None and step.parent.type == "qualified_identifier"
            and step.parent.child_by_field_name("name") == step):
         outer = step.parent.child_by_field_name("scope")
@@ -335,7 +336,7 @@ def _written_scope(node: Node) -> str | None:
             break
         parts.insert(0, written)
         step = step.parent
-    return ".".join(parts) if parts else None
+    return ".".join(parts)
 
 
 def _before_parameters(text: str) -> str:

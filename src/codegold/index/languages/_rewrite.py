@@ -6,12 +6,17 @@ from __future__ import annotations
 import re
 
 
+def spaces(data: bytes) -> bytes:
+    """``data`` as spaces, its newlines kept (rows stay put)."""
+    return re.sub(rb"[^\n]", b" ", data)
+
+
 def blank(match: re.Match[bytes], group: int | str = 0) -> bytes:
     """``match`` with ``group`` turned into spaces (newlines kept: rows stay put)."""
     start, end = match.span(group)
     text = match.group(0)
     offset = match.start(0)
-    return (text[:start - offset] + re.sub(rb"[^\n]", b" ", text[start - offset:end - offset])
+    return (text[:start - offset] + spaces(text[start - offset:end - offset])
             + text[end - offset:])
 
 
@@ -19,8 +24,13 @@ def blank(match: re.Match[bytes], group: int | str = 0) -> bytes:
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif|else|endif)\b")
 _OPENING_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef"})
 _BRANCH_DIRECTIVES = frozenset({b"elif", b"elifdef", b"elifndef", b"else"})
+# C-family literals whose braces are no block's: a verbatim string (``@"..."``, quotes
+# doubled, over lines), a one-line string or character (an interpolated string's holes
+# hold no unbalanced brace).
+VERBATIM_STRING = rb'@"(?:[^"]|"")*"'
+LINE_LITERAL = rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 # What a line's braces are counted without: strings, characters and line comments.
-_NOT_BRACES = re.compile(rb"@\"(?:[^\"]|\"\")*\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*")
+_NOT_BRACES = re.compile(VERBATIM_STRING + b"|" + LINE_LITERAL + rb"|//.*")
 
 
 # A line of code after which a declaration goes on: a signature (``)``), a generic

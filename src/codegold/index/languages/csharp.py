@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import re
 
+from codegold.index.languages._rewrite import (
+    LINE_LITERAL,
+    VERBATIM_STRING,
+    spaces,
+)
 from codegold.index.languages._rewrite import first_branch_only as _first_branch_only
 from codegold.index.languages.spec import LanguageSpec
 
@@ -27,14 +32,8 @@ def _blank_directives(match: re.Match[bytes]) -> bytes:
 _EXTENSION_HEADER = re.compile(
     rb"(?m)^[ \t]*extension[ \t]*(?:<[^<>{};\n]{0,300}>)?[ \t]*\([^(){};]{0,1000}\)"
     rb"(?:[ \t\r\n]{0,100}where\b[^{};]{0,500})?[ \t\r\n]{0,100}\{")
-# One-line strings and characters (their braces are no block's); an interpolated string's
-# holes hold no unbalanced brace.
-_LINE_LITERAL = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_VERBATIM = re.compile(rb'@"(?:[^"]|"")*"')
-
-
-def _spaces(data: bytes) -> bytes:
-    return bytes(32 if b != 10 else 10 for b in data)
+_LINE_LITERAL = re.compile(LINE_LITERAL)
+_VERBATIM = re.compile(VERBATIM_STRING)
 
 
 def _block_end(data: bytes, at: int) -> int | None:
@@ -92,7 +91,7 @@ def _unwrap_extension_blocks(data: bytes) -> bytes:
         end = _block_end(data, match.end())
         if end is None:
             break
-        out[match.start():match.end()] = _spaces(data[match.start():match.end()])
+        out[match.start():match.end()] = spaces(data[match.start():match.end()])
         out[end - 1] = 32
         position = match.end()  # a header inside the block is another block, not one
     return bytes(out)
