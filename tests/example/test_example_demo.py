@@ -201,6 +201,7 @@ def test_quoted_demo_output_in_readme_and_docs_is_current(
     if outcome.skipped:
         pytest.skip("the demo skipped " + ", ".join(s.name for s in outcome.skipped)
                     + ": README quotes the whole demo (make install)")
-    gen.remember(outcome.out, outcome.examples)
-    assert "<!-- demo:eval -->" in (root / "README.md").read_text(encoding="utf-8")
+    gen.remember(outcome.out, outcome.examples, outcome.fix)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "<!-- demo:eval -->" in readme and "<!-- demo:fix -->" in readme
     assert gen.stale(outcome.out) == [], "run: .venv/bin/python scripts/gen_demo_docs.py"

@@ -126,7 +126,7 @@ def measure_fix(before: RunResult, after: RunResult, *, policy: str, excluded: t
                         evidence=found.evidence[0] if found and found.evidence else None)
 
     shared = [c.case_id for c in after.cases if c.case_id in old]
-    revision = next(reversed(sizes_before), "")
+    revision = list(sizes_before)[-1] if sizes_before else ""  # the newest tag
     files_before, chunks_before = sizes_before.get(revision, (0, 0))
     files_after, chunks_after = state.sizes.get(revision, (0, 0))
     verdict = state.verdict
@@ -157,6 +157,10 @@ def _new_failures(verdict: Verdict | None) -> tuple[str, ...] | None:
     return None
 
 
+def _cases(n: int) -> str:
+    return f"{n} case" if n == 1 else f"{n} cases"
+
+
 def _ids(moves: tuple[CaseMove, ...]) -> str:
     return ", ".join(m.case_id for m in moves) or "none"
 
@@ -169,19 +173,25 @@ def fix_text(fix: FixOutcome) -> list[str]:
     out += [f"  {m.case_id:34} {m.before:8} {m.after}" for m in fix.classic]
     out.append(f"  gain  pass {fix.passed[0]} -> {fix.passed[1]} of {fix.cases} cases; a forbidden "
                f"source inside the cutoff in {fix.forbidden[0]} -> {fix.forbidden[1]} cases")
-    out.append(f"        {len(fix.gained)} now pass: {_ids(fix.gained)}")
+    out.append(f"        {_cases(len(fix.gained))} now "
+               f"{'passes' if len(fix.gained) == 1 else 'pass'}: {_ids(fix.gained)}")
     # "By design" only when the diagnosis says so for every case the fix cost.
     designed = bool(fix.lost) and all(m.cause == "excluded_by_policy" for m in fix.lost)
-    out.append(f"  cost  {len(fix.lost)} passed before and fail now"
+    out.append(f"  cost  {_cases(len(fix.lost))} passed before and "
+               f"{'fails' if len(fix.lost) == 1 else 'fail'} now"
                + (": the fix left their only answer out of the index" if designed else ""))
     for m in fix.lost:
         diagnosed = f"cause {m.cause}, owner {m.owner or '?'}" if m.cause else "not diagnosed"
         out.append(f"        {m.case_id:28} {diagnosed}")
         if m.evidence:
             out.append(f"        {'':28} {m.evidence}")
-    if fix.baseline_new is not None:
+    if fix.baseline_new:
         out.append(f"        a gate with the default run as baseline (max_new_failures: 0) names "
-                   f"{len(fix.baseline_new)} new failures: accepting them is the reviewer's call")
+                   f"{_cases(len(fix.baseline_new))} as new failures: accepting them is the "
+                   f"reviewer's call")
+    elif fix.baseline_new is not None:
+        out.append("        a gate with the default run as baseline (max_new_failures: 0) names "
+                   "no new failure")
     out.append(f"  size  searchable at {fix.revision}: {fix.files[0]} -> {fix.files[1]} files, "
                f"{fix.chunks[0]} -> {fix.chunks[1]} chunks; context at the cutoff "
                f"{fix.tokens[0]:.0f} -> {fix.tokens[1]:.0f} tokens per case "
