@@ -2,7 +2,9 @@
 """Fill the quoted demo output in README.md and docs/ from a run of the demo.
 
 Every block between ``<!-- demo:NAME -->`` and ``<!-- /demo -->`` is generated here from
-what ``codegold demo`` produced, so a quoted figure cannot drift from the demo:
+what ``codegold demo`` produced (``eval``: the default run scored and gated; ``classic``:
+the three classic failures; ``fix``: the fix's gain, cost and the same gate passing on it;
+``config-digest``), so a quoted figure cannot drift from the demo:
 
     .venv/bin/python scripts/gen_demo_docs.py              # run the demo, rewrite the blocks
     .venv/bin/python scripts/gen_demo_docs.py --check      # exit 1 if a block is stale

@@ -312,7 +312,7 @@ def _render_report(state: DemoState, result: RunResult, results_name: str, verdi
         results=result, html=folder / "report.html", markdown=folder / "summary.md",
         junit=folder / "junit.xml", title=title, results_name=results_name, verdict=verdict,
         policy_name=display(state.policy_path), diagnosis=diagnosis_dir,
-        baseline=str(baseline) if baseline is not None else None))
+        baseline=display(baseline) if baseline is not None else None))
 
 
 def run_demo(out: Path, *, example: Path | None = None, trust_example: bool = False,
