@@ -54,8 +54,8 @@ from codegold.workflows.demo_fix import (
 from codegold.workflows.steps import Done, Step, Steps
 
 __all__ = ["BROKEN_ANSWER_ID", "FIX_POLICY", "CaseLine", "DemoOutcome", "FixOutcome", "Step",
-           "default_example_dir", "examples_text", "fix_text", "next_steps_text", "prepare_out", "run_demo",
-           "scripted_answers"]
+           "default_example_dir", "examples_text", "fix_text", "next_steps_text", "prepare_out",
+           "run_demo", "scripted_answers"]
 
 Work = Callable[[DemoState], Done]
 
