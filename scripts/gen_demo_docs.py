@@ -2,7 +2,9 @@
 """Fill the quoted demo output in README.md and docs/ from a run of the demo.
 
 Every block between ``<!-- demo:NAME -->`` and ``<!-- /demo -->`` is generated here from
-what ``codegold demo`` produced, so a quoted figure cannot drift from the demo:
+what ``codegold demo`` produced (``eval``: the default run scored and gated; ``classic``:
+the three classic failures; ``fix``: the fix's gain, cost and the same gate passing on it;
+``config-digest``), so a quoted figure cannot drift from the demo:
 
     .venv/bin/python scripts/gen_demo_docs.py              # run the demo, rewrite the blocks
     .venv/bin/python scripts/gen_demo_docs.py --check      # exit 1 if a block is stale
@@ -13,6 +15,7 @@ tests/example/test_example_demo.py runs the check against the demo it runs anywa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import tempfile
@@ -23,7 +26,7 @@ from click.testing import CliRunner
 
 from codegold.cli.main import cli
 from codegold.model import Aggregates, RunResult, load_results
-from codegold.workflows.demo import CaseLine, examples_text, run_demo
+from codegold.workflows.demo import CaseLine, FixOutcome, examples_text, fix_text, run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "examples" / "acme-shop" / "policy.yaml"
@@ -61,8 +64,30 @@ def eval_block(out: Path) -> str:
 
 
 def classic_block(out: Path) -> str:
-    outcome = _outcomes[out]
-    return "```text\n" + "\n".join(line.rstrip() for line in examples_text(outcome)) + "\n```\n"
+    examples, _ = _outcomes[out]
+    return "```text\n" + "\n".join(line.rstrip() for line in examples_text(examples)) + "\n```\n"
+
+
+def _from_root(path: str) -> str:
+    """``path`` (as the demo showed it, relative to where it ran) relative to the checkout."""
+    try:
+        return Path(path).resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return path
+
+
+def fix_block(out: Path) -> str:
+    """The closing "The fix" lines, then the same gate on the fixed run, with its exit code."""
+    _, fix = _outcomes[out]
+    if fix is None:
+        raise SystemExit(f"the demo in {out} did not measure the fix; see its output")
+    fix = dataclasses.replace(fix, policy=_from_root(fix.policy))
+    gate = CliRunner().invoke(cli, ["gate", str(out / "fixed" / "results.json"),
+                                    "--policy", str(POLICY)])
+    lines = ["```text", *fix_text(fix),
+             "$ codegold gate demo-out/fixed/results.json --policy examples/acme-shop/policy.yaml",
+             *gate.output.rstrip("\n").splitlines(), "$ echo $?", str(gate.exit_code), "```"]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 def config_digest_block(out: Path) -> str:
@@ -76,9 +101,10 @@ def config_digest_block(out: Path) -> str:
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "eval": eval_block,
     "classic": classic_block,
+    "fix": fix_block,
     "config-digest": config_digest_block,
 }
-_outcomes: dict[Path, tuple[CaseLine, ...]] = {}
+_outcomes: dict[Path, tuple[tuple[CaseLine, ...], FixOutcome | None]] = {}
 
 
 def fill(text: str, out: Path) -> str:
@@ -100,13 +126,13 @@ def run(out: Path | None) -> Path:
     if out is None:
         out = Path(tempfile.mkdtemp(prefix="codegold-demo-")) / "out"
     outcome = run_demo(out)
-    _outcomes[out] = outcome.examples
+    _outcomes[out] = outcome.examples, outcome.fix
     return out
 
 
-def remember(out: Path, examples: tuple[CaseLine, ...]) -> None:
-    """Use a demo already run (its closing examples) instead of running it here."""
-    _outcomes[out] = examples
+def remember(out: Path, examples: tuple[CaseLine, ...], fix: FixOutcome | None = None) -> None:
+    """Use a demo already run (its closing examples and fix) instead of running it here."""
+    _outcomes[out] = examples, fix
 
 
 def stale(out: Path) -> list[str]:

@@ -17,7 +17,7 @@ def _example_copy(tmp_path: Path) -> Path:
     return example
 
 
-def test_a_bad_policy_fails_the_gate_step_only(tmp_path: Path) -> None:
+def test_a_bad_policy_fails_the_gate_steps_only(tmp_path: Path) -> None:
     example = _example_copy(tmp_path)
     (example / "policy.yaml").write_text("format: 1\nrules: [{nonsense: true}]\n", encoding="utf-8")
     seen: list[Step] = []
@@ -28,7 +28,37 @@ def test_a_bad_policy_fails_the_gate_step_only(tmp_path: Path) -> None:
     assert "policy.yaml" in next(s.detail for s in seen if s.name.startswith("gate"))
     assert status["report"] == "done" and status["diagnose"] == "done"
     assert outcome.gate_passed is None and outcome.report is not None and outcome.report.exists()
-    assert [s.name for s in outcome.failed] == [next(s.name for s in seen if s.name.startswith("gate"))]
+    # Both runs are judged by the same policy: the default run's gate and the fixed run's.
+    assert [s.name for s in outcome.failed] == [s.name for s in seen if "gate" in s.name.split(" (")[0]]
+    assert len(outcome.failed) == 2 and status["fix: report"] == "done"
+    assert outcome.fix is not None and outcome.fix.gate_passed is None
+
+
+def test_an_example_without_a_fix_skips_the_second_half_and_says_why(tmp_path: Path) -> None:
+    example = _example_copy(tmp_path)
+    shutil.rmtree(example / "fix")
+    seen: list[Step] = []
+    outcome = run_demo(tmp_path / "out", example=example, trust_example=True,
+                       on_step=seen.append)
+    fix_steps = [s for s in seen if s.name.startswith("fix: ")]
+    assert fix_steps and all(s.status == "skipped" for s in fix_steps), fix_steps
+    assert "fix/index-policy.yaml" in fix_steps[0].detail
+    assert outcome.failed == () and outcome.fix is None and outcome.gate_passed is False
+
+
+def test_a_bad_fix_policy_fails_its_index_steps_and_skips_the_rest_of_the_fix(tmp_path: Path) -> None:
+    example = _example_copy(tmp_path)
+    (example / "fix" / "index-policy.yaml").write_text("format: 1\nexclude: ['[z-a]']\n",
+                                                        encoding="utf-8")
+    seen: list[Step] = []
+    outcome = run_demo(tmp_path / "out", example=example, trust_example=True,
+                       on_step=seen.append)
+    by_name = {s.name: s for s in seen}
+    assert by_name["fix: index v1 with fix/index-policy.yaml"].status == "failed"
+    assert "index-policy.yaml" in by_name["fix: index v1 with fix/index-policy.yaml"].detail
+    assert by_name["fix: run cases (reference retriever)"].status == "skipped"
+    assert by_name["fix: gain and cost"].status == "skipped"
+    assert by_name["report"].status == "done" and outcome.fix is None
 
 
 def test_missing_recorded_run_fails_its_step_and_skips_its_diagnosis(tmp_path: Path) -> None:

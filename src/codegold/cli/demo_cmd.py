@@ -30,7 +30,10 @@ def command(out: str, example: str | None, trust_example: bool, workers: int) ->
     Builds the acme-shop example repository (two pinned revisions), indexes both,
     runs its gold cases through the reference retriever, evaluates, replays the
     recorded run of the three classic retrieval failures, diagnoses failures, gates
-    against examples/acme-shop/policy.yaml and writes OUT/report.html. Offline.
+    against examples/acme-shop/policy.yaml and writes OUT/report.html. Then the fix
+    a team would commit (examples/acme-shop/fix/index-policy.yaml, a searchable-path
+    policy): both revisions indexed with it, the same cases run, diagnosed and gated
+    with the same policy (OUT/fixed/), and what it gained and cost printed. Offline.
     A failing gate is part of the story, so the demo exits 0 once every step ran;
     it exits 1 when a step failed.
 

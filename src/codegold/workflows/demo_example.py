@@ -15,13 +15,14 @@ from codegold.errors import InputError
 from codegold.gate import Verdict
 from codegold.model import RunResult
 from codegold.plumbing.outputs import write_text_atomic
+from codegold.workflows.demo_fix import FIX_POLICY, FixOutcome, FixState
 from codegold.workflows.steps import Step
 
 MARKER = ".codegold-demo"
 # What the demo writes inside OUT; only these are removed when a demo folder is reused.
 OWNED = ("repo", "indexes", "attempts.jsonl", "results.json", "recorded", "diagnosis",
          "gate.json", "report.html", "summary.md", "junit.xml", "answers.jsonl",
-         "answer-results.json", "agents")
+         "answer-results.json", "agents", "fixed")
 SPEC_EXAMPLES = ("session-expiry", "webhook-parse-signature", "retry-policy-definition")
 
 
@@ -48,6 +49,9 @@ class DemoOutcome:
     gate_passed: bool | None
     live: bool
     examples: tuple[CaseLine, ...] = field(default=())
+    fix: FixOutcome | None = None  # the fixed configuration's gain, cost and gate
+    fixed_report: Path | None = None
+    policy: str = "policy.yaml"  # the gate policy both runs are judged by, as a person types it
 
     @property
     def skipped(self) -> tuple[Step, ...]:
@@ -115,12 +119,15 @@ class DemoState:
     workers: int
     shas: dict[str, str] = field(default_factory=dict)  # tag -> sha, in build order
     indexes: dict[str, Path] = field(default_factory=dict)  # sha -> index folder
+    sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # tag -> files, chunks
     live: RunResult | None = None
     recorded: RunResult | None = None
     diagnoses: dict[str, tuple[str, str]] = field(default_factory=dict)  # "run:case" -> cause, owner
     diagnosis_dirs: dict[str, Path] = field(default_factory=dict)  # "live"/"recorded" -> folder
     verdict: Verdict | None = None
     report: Path | None = None
+    fix: FixState = field(default_factory=FixState)  # the second half: the fixed configuration
+    fix_outcome: FixOutcome | None = None
 
     @property
     def repo(self) -> Path:
@@ -129,6 +136,10 @@ class DemoState:
     @property
     def policy_path(self) -> Path:
         return self.example / "policy.yaml"
+
+    @property
+    def fix_path(self) -> Path:
+        return self.example / FIX_POLICY
 
     @property
     def main(self) -> tuple[str, RunResult] | None:
