@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -125,10 +125,10 @@ def _case_of(trajectory: Trajectory, case_id: str | None, mapping: Mapping[str, 
 
 
 def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequence[str],
-             digest: str) -> tuple[Attempt, TrajectoryReport]:
+             digest: str, files: Set[str] | None = None) -> tuple[Attempt, TrajectoryReport]:
     placer = PathPlacer([*roots, *trajectory.roots])
     ledger = Ledger(placer=placer, revision=case.revision, label=trajectory.label)
-    context = Context(placer)
+    context = Context(placer, files)
     skipped: Counter[str] = Counter()
     noted: Counter[str] = Counter()
     for call in trajectory.calls:
@@ -226,8 +226,10 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
                          settings=("case", "map", "skip_unknown"))
     attempts: list[Attempt] = []
     ids: set[str] = set()
+    files_of = _files_by_revision(index) if index is not None else None
     for trajectory, digest, case in matched:
-        attempt, report = _attempt(trajectory, case, format_name, roots, digest)
+        files = files_of(case.revision) if files_of is not None else None
+        attempt, report = _attempt(trajectory, case, format_name, roots, digest, files)
         if attempt.attempt_id in ids:  # the same file under two folders
             serial = 2
             while f"{attempt.attempt_id}.{serial}" in ids:
@@ -248,6 +250,34 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         skipped=len(reports) - len(attempts), trajectories=reports,
         index=str(index) if index is not None else None, resolved=resolve))
     return ImportResult(attempts=attempts, report=summary)
+
+
+KEPT_FILE_LISTS = 4
+"""Revisions whose file lists are kept at once (trajectories come in any order)."""
+
+
+def _files_by_revision(index: str | Path) -> Callable[[str], frozenset[str] | None]:
+    """The paths of each revision's index, so that a search's file name is taken only
+    when the revision has that file (None: no index of that revision)."""
+    from codegold.index.catalog import IndexSet
+    from codegold.index.store import IndexReader
+
+    indexes = IndexSet.from_path(index)
+    kept: dict[str, frozenset[str] | None] = {}
+
+    def files(revision: str) -> frozenset[str] | None:
+        if revision not in kept:
+            index_dir = indexes.for_revision(revision)
+            found = None
+            if index_dir is not None:
+                with IndexReader.open(index_dir) as reader:
+                    found = frozenset(entry.path for entry in reader.iter_inventory())
+            while len(kept) >= KEPT_FILE_LISTS:
+                kept.pop(next(iter(kept)))
+            kept[revision] = found
+        return kept[revision]
+
+    return files
 
 
 def _with_index(attempts: list[Attempt], by_id: Mapping[str, Case], index: str | Path,

@@ -83,6 +83,7 @@ class Ledger:
         path, outside = self.placer.place(seen.path, seen.cwd)
         if not path or path in (".", "/"):
             return 0
+        outside = outside or seen.outside
         if seen.start is None or not seen.lines:
             if path in self._files:
                 return 0

@@ -60,6 +60,7 @@ class Seen:
     start: int | None = None
     lines: tuple[str, ...] = ()     # the text of lines start, start+1, ... as shown
     cwd: str | None = None
+    outside: bool = False           # a search named it, but the revision has no such file
 
     @property
     def end(self) -> int | None:
