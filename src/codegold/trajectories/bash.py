@@ -88,8 +88,11 @@ def _tree_root(data: bytes) -> Node:
         return checks > PARSE_BUDGET
 
     parser = _parser()
-    tree = parser.parse(lambda offset, _point: data[offset:offset + _CHUNK],
-                        progress_callback=progress)
+    try:
+        tree = parser.parse(lambda offset, _point: data[offset:offset + _CHUNK],
+                            progress_callback=progress)
+    except ValueError:  # the budget ran out (0.26 raises; earlier versions return None)
+        tree = None
     if tree is None:
         parser.reset()
         raise Unreadable("shell command too long or intricate to parse")

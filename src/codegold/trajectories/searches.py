@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import islice
 
 from codegold.plumbing.numbers import number
 from codegold.trajectories.outputs import split_lines
@@ -98,10 +99,8 @@ def _numbered_readings(line: str, context: bool) -> list[tuple[str, int, str]]:
     with context), shortest path first."""
     found: list[tuple[str, int, str]] = []
     patterns = (_MATCH_NUMBERED, _CONTEXT_NUMBERED) if context else (_MATCH_NUMBERED,)
-    for pattern in patterns:
-        for match in pattern.finditer(line):
-            if len(found) >= MAX_READINGS:
-                break
+    for pattern in patterns:  # the first readings of each kind, so that neither hides
+        for match in islice(pattern.finditer(line), MAX_READINGS):
             at = number(match.group(1))
             if match.start() > 0 and at is not None and at >= 1:
                 found.append((line[:match.start()], at, line[match.end():]))
