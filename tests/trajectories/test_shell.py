@@ -3,11 +3,18 @@ length (or the numbers printed), and which commands change files."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from codegold.index.build import build_index
+from codegold.model import load_cases
+from codegold.trajectories import import_trajectories
 from codegold.trajectories.outputs import numbered_runs, split_lines, swe_window
 from codegold.trajectories.paths import PathPlacer
 from codegold.trajectories.shell import interpret
+from gitrepo import Repo
 
 FILE = [f"line {n}" for n in range(1, 101)]
 PLACER = PathPlacer(["/testbed"])
@@ -273,3 +280,36 @@ def test_changes_inside_loops_and_here_documents_on_a_line_with_more() -> None:
                        "", "/testbed", length_of=lambda path, cwd: None)
     assert [(c.path, c.start, c.end) for c in result.changes] == [
         ("$f", None, None), ("new.py", None, None), ("c.py", 7, 8)]
+
+
+def test_the_import_reads_the_revisions_files_from_the_index(tmp_path: Path) -> None:
+    """With --index, a search's file names are checked against the revision: a file the
+    agent made is kept marked outside, a lone line is read where it names a real file."""
+    repo = Repo(tmp_path / "repo")
+    sha = repo.commit({"src/my-app/session.py": "def create_session():\n    pass\n",
+                       "src/my-app/other.py": "def test_it():\n    pass\n",
+                       "tests/test_session.py": "def test_it():\n    pass\n"})
+    build_index(repo.path, sha, tmp_path / "index", repository="demo/repo", jobs=1)
+    (tmp_path / "cases.yaml").write_text(
+        f"format: 1\ncases:\n  - id: demo__repo-1\n    repository: demo/repo\n"
+        f"    revision: {sha}\n    cutoff: 10\n    query: Where is create_session defined?\n"
+        f"    groups:\n      - {{id: d, any_of: [{{file: src/my-app/session.py}}]}}\n",
+        encoding="utf-8")
+    steps = [("grep -rn create_session .", "./src/my-app/session.py:1:def create_session():\n"
+              "./reproduce.py:3:create_session()\n"),
+             ("grep -r -A1 'def test_it' .", "./tests/test_session.py:def test_it():\n"
+              "./tests/test_session.py-    pass\n--\n./src/my-app/other.py:def test_it():\n")]
+    doc = {"trajectory": [{"action": a, "observation": o, "state": {"working_dir": "/testbed"}}
+                          for a, o in steps], "info": {"submission": ""}}
+    traj = tmp_path / "demo__repo-1.traj"
+    traj.write_text(json.dumps(doc), encoding="utf-8")
+    cases = load_cases(str(tmp_path / "cases.yaml"))
+    (attempt,) = import_trajectories([traj], format_name="swe-agent", cases=cases,
+                                     index=tmp_path / "index").attempts
+    assert [(c.file, c.start_line, c.outside_repo) for c in attempt.ranked] == [
+        ("src/my-app/session.py", 1, False), ("reproduce.py", 3, True),
+        ("tests/test_session.py", None, False), ("src/my-app/other.py", None, False)]
+    (plain,) = import_trajectories([traj], format_name="swe-agent", cases=cases).attempts
+    assert [(c.file, c.outside_repo) for c in plain.ranked] == [
+        ("src/my-app/session.py", False), ("reproduce.py", False),
+        ("tests/test_session.py", False)]
