@@ -1,17 +1,21 @@
 """What a shell command showed the model: file reads and searches deduced from the
 command and the length of its output.
 
-Only commands whose output can be attributed are read: one command that prints (``cd``,
-``export`` and the like may precede it), optionally piped through line filters. A file
-source is ``cat [-n] F``, ``nl [-ba] F``, ``head -n N F``, ``tail -n +K F`` (``tail -n N F``
-when the file's length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``, ``git show REV:PATH``; the
-filters after it are ``head``, ``tail`` (``-n N`` only with the length known: a range's
-end is a cap, the file may end sooner), ``sed -n 'a,bp'`` and, for numbered output (``cat -n``, ``nl -ba``), anything
-that keeps lines whole (``grep``). Numbered output is read by its numbers; otherwise the
-lines are those of the range the command names, as many as were printed. Searches are
-``grep``/``egrep``/``rg``/``git grep`` (hits with lines when ``-n`` was given), ``find``.
-Changes are ``sed -i``, a redirection into a file, ``tee``, ``git apply``/``patch`` of a
-here-document, ``mv``/``cp``/``rm``/``touch`` of a file.
+The command is read from its parse (:mod:`codegold.trajectories.bash`). Only output that
+can be attributed is read: that of one pipeline, the others printing nothing (``cd``,
+``cp``, ``grep -q``, ``git apply``, a redirection into a file), or several told apart by
+the known output of ``echo`` of plain words between them. A file source is ``cat [-n]
+F``, ``nl [-ba] F``, ``head -n N F``, ``tail -n +K F`` (``tail -n N F`` when the file's
+length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``, ``git show REV:PATH``;
+the filters after it are ``head``, ``tail`` (``-n N`` only with the length known: a
+range's end is a cap, the file may end sooner), ``sed -n 'a,bp'`` and, for numbered
+output (``cat -n``, ``nl -ba``), anything that keeps lines whole (``grep``). Numbered
+output is read by its numbers; otherwise the lines are those of the range the command
+names, as many as were printed. Searches are ``grep``/``egrep``/``rg``/``git grep``
+(hits with lines when ``-n`` was given; :mod:`codegold.trajectories.searches` reads
+them), ``find`` (and the grep its ``-exec`` runs). Changes are ``sed -i``, a redirection
+into a file, ``tee``, ``git apply``/``patch`` of a here-document, ``mv``/``cp``/``rm``/
+``touch`` of a file, inside loops and conditions too.
 """
 
 from __future__ import annotations
@@ -589,8 +593,9 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
     printers = _collect(segments, cwd, found)
     if output is None or not output.strip():
         return found
-    readers = [p for p in printers if p.echoed is None]
-    if not readers:
+    if all(p.echoed is not None for p in printers):
+        if printers:
+            found.skipped.append("output of `echo` is not a file read or search")
         return found
     if len(printers) == 1:
         pieces: list[tuple[_Printer, str]] | None = [(printers[0], output)]
