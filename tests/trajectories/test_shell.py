@@ -313,3 +313,9 @@ def test_the_import_reads_the_revisions_files_from_the_index(tmp_path: Path) -> 
     assert [(c.file, c.outside_repo) for c in plain.ranked] == [
         ("src/my-app/session.py", False), ("reproduce.py", False),
         ("tests/test_session.py", False)]
+
+
+@pytest.mark.parametrize("command", ["cat \ud800", "cat a\ud800b.py | head", "x\ud800",
+                                     "echo \x00; cat a.py", "cat <<EOF\n\ud800\nEOF"])
+def test_a_command_holding_a_lone_surrogate_or_nul_is_read_or_passed_over(command: str) -> None:
+    interpret(command, "x\n", "/testbed", length_of=lambda path, cwd: None)

@@ -100,7 +100,11 @@ def _tree_root(data: bytes) -> Node:
 
 
 def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "surrogatepass")
+    data = node.text or b""
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:  # a lone surrogate, which the grammar may cut through
+        return data.decode("utf-8", "replace")
 
 
 def _word(node: Node) -> tuple[str, bool]:
