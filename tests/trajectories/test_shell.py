@@ -241,6 +241,7 @@ def test_the_revisions_files_choose_the_reading_and_mark_the_rest_outside() -> N
     # a subshell's cd ends with it
     ("(cd src && true); cat a.py", text(1, 2), [("a.py", 1, 2, False)]),
     ("(cd src; cat a.py)", text(1, 2), [("src/a.py", 1, 2, False)]),
+    ("(cd $D); cd src && cat a.py", text(1, 2), [("src/a.py", 1, 2, False)]),
     # echo of literal words between them tells the commands' outputs apart
     ("echo '=== a.py'; cat a.py; echo '=== b.py' && head -n 2 b.py",
      "=== a.py\n" + text(1, 3) + "=== b.py\n" + text(1, 2),
@@ -264,6 +265,8 @@ def test_commands_read_from_their_parse(command: str, output: str,
     ("echo '=== a'; cat a.py", "something else\nx\n", "cannot be told apart"),
     ("for f in a.py b.py; do cat $f; done", "x\ny\n", "output of a for statement"),
     ("cat $FILE", "x\n", "a path the shell expands"),
+    ("cd $(git rev-parse --show-toplevel) && grep -rn foo .", "./a.py:1:foo\n",
+     "after a cd to a directory the shell expands"),
     ("cat 'unbalanced", "x\n", "cannot parse"),
 ])
 def test_what_cannot_be_attributed_says_why(command: str, output: str, reason: str) -> None:

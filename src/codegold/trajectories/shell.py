@@ -480,6 +480,7 @@ class _Printer:
     cwd: str | None
     echoed: str | None = None  # what it prints, when that is known (echo of literal words)
     compound: str | None = None  # a loop or condition (its output is not attributed)
+    lost: bool = False  # it ran in a directory the shell expanded (`cd $DIR`)
 
 
 def _echoed(stage: Stage, words: list[str]) -> str | None:
@@ -531,13 +532,14 @@ def _pieces(printers: list[_Printer], output: str) -> list[tuple[_Printer, str]]
 def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[_Printer]:
     """The changes every command makes (into ``found``) and the pipelines that print."""
     printers: list[_Printer] = []
-    scopes: list[str | None] = []
+    scopes: list[tuple[str | None, bool]] = []
+    lost = False  # after `cd $DIR`: where relative paths lead is not known
     for segment in segments:
         if segment.scope:
             if segment.scope > 0:
-                scopes.append(cwd)
+                scopes.append((cwd, lost))
             elif scopes:
-                cwd = scopes.pop()  # a subshell's cd ends with it
+                cwd, lost = scopes.pop()  # a subshell's cd ends with it
             continue
         for stage in segment.stages:
             for part in [stage, *stage.inner]:
@@ -555,12 +557,15 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
             if target and target != "-" and first.literal:
                 cwd = posixpath.normpath(posixpath.join(cwd or "", target)) if not \
                     target.startswith("/") else posixpath.normpath(target)
+                lost = False
+            elif target and target != "-":
+                lost = True
             continue
         if not words or words[0] in _QUIET or _silent(words):
             continue
         pipeline = [_program(s.argv) for s in segment.stages]
         echoed = _echoed(first, words) if len(segment.stages) == 1 else None
-        printers.append(_Printer(pipeline, cwd, echoed))
+        printers.append(_Printer(pipeline, cwd, echoed, lost=lost))
     return printers
 
 
@@ -616,6 +621,9 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
     pipeline, cwd = printer.pipeline, printer.cwd
     if printer.compound is not None:
         found.skipped.append(f"output of a {printer.compound} statement")
+        return
+    if printer.lost:
+        found.skipped.append("output after a cd to a directory the shell expands")
         return
     lines = split_lines(output)
     if lines and _ERROR_LINE.match(lines[0]):
