@@ -36,6 +36,8 @@ _MATCH_NUMBERED = re.compile(r":(\d++):")
 _CONTEXT_NUMBERED = re.compile(r"-(\d++)-")
 _BARE = re.compile(r"([^\s:][^:]*+):(\d++)")  # "path:12", no text (rg --vimgrep-like tools)
 _LINE_TEXT = re.compile(r"(\d++)[:-](.*)", re.S)
+# what the search tool itself says on stderr ("grep: x: No such file or directory")
+_COMPLAINT = re.compile(r"(?:grep|egrep|fgrep|rg|ag|git|find|xargs): ")
 
 
 def _unknown(path: str, cwd: str | None) -> bool | None:
@@ -194,8 +196,8 @@ def _separators(line: str, marks: str) -> list[int]:
 
 def _groups(lines: list[str], context: bool) -> list[list[str]]:
     """Lines between ``--`` separators (each line alone without context)."""
-    kept = [line for line in lines
-            if (line.strip() and not line.startswith("Binary file ")) or line == "--"]
+    kept = [line for line in lines if line == "--" or (
+        line.strip() and not line.startswith("Binary file ") and not _COMPLAINT.match(line))]
     if not context:
         return [[line] for line in kept if line != "--"]
     groups: list[list[str]] = [[]]
