@@ -50,6 +50,12 @@ CASES = {
         "run('a | ' * n + 'cat f', 'x\\n')",
         lambda n: "0 output of `a` is not a file read or search" if n < 10_000
         else "0 shell command too long or intricate to parse"),
+    # groups in groups: the reader walks the tree to a bounded depth, never to a
+    # RecursionError
+    "nested-groups": (
+        "run('{ ' * (4 * n) + 'cat a.py; ' + '}; ' * (4 * n), 'x\\n')",
+        lambda n: "0 shell command nested too deeply" if n < 1_000
+        else "0 shell command longer than 1,000,000 characters"),
     # one grep group of n lines whose context lines hold ':N:'
     "context-group-of-many-lines": (
         "run('grep -rn -C1 x .', ''.join(f'a.py-{i}-d[1:{i}:2]\\n' if i % 2 else "

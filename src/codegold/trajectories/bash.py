@@ -24,8 +24,6 @@ PARSE_BUDGET = 300
 """Most progress checks one parse may take (a 20 kB command of plain words takes ~200)."""
 MAX_DEPTH = 64
 """Deepest nesting of subshells, groups and lists read."""
-MAX_WORDS = 100_000
-"""Most words of one command kept (the rest of a longer command is not read)."""
 
 _CHUNK = 1 << 16
 _STATEMENT_LISTS = {"program", "list", "compound_statement", "subshell", "do_group",
@@ -164,7 +162,6 @@ def _redirect(node: Node, stage: Stage) -> None:
 
 class _Reader:
     def __init__(self) -> None:
-        self.words = 0
         self.compound = 0  # inside a loop or condition: only its commands' changes count
 
     def command(self, node: Node) -> Stage:
@@ -173,9 +170,6 @@ class _Reader:
         for index, child in enumerate(node.children):
             name = node.field_name_for_child(index)
             if name in ("name", "argument"):
-                self.words += 1
-                if self.words > MAX_WORDS:
-                    raise Unreadable(f"shell command of more than {MAX_WORDS} words")
                 value, literal = _word(child)
                 stage.argv.append(value)
                 stage.literal = stage.literal and literal
