@@ -279,7 +279,7 @@ def test_what_cannot_be_attributed_says_why(command: str, output: str, reason: s
 
 
 def test_changes_inside_loops_and_here_documents_on_a_line_with_more() -> None:
-    result = interpret("for f in a.py b.py; do sed -i 's/x/y/' $f; done\n"
+    result = interpret("for f in a.py b.py; do if true; then sed -i 's/x/y/' $f; fi; done\n"
                        "cat > new.py <<'EOF' && python new.py\nx = 1\nEOF\n"
                        "git apply <<'PATCH'\n--- a/c.py\n+++ b/c.py\n@@ -7,2 +7,2 @@\n x\n"
                        "PATCH\n",

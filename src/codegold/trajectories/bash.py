@@ -214,8 +214,10 @@ class _Reader:
             for child in node.named_children:
                 self.walk(child, inner, depth + 1)
             self.compound -= 1
-            out.append(Stage(argv=[], compound=kind.removesuffix("_statement"),
-                             inner=[t for t in inner if isinstance(t, Stage)]))
+            # a loop in a loop: its commands' changes count too, so they are flattened
+            flat = [part for token in inner if isinstance(token, Stage)
+                    for part in (token, *token.inner)]
+            out.append(Stage(argv=[], compound=kind.removesuffix("_statement"), inner=flat))
         elif kind in _SILENT or not node.is_named:
             return
         elif kind in ("word", "string", "raw_string", "concatenation", "simple_expansion",
