@@ -36,6 +36,7 @@ _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "
           "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap",
           # print nothing when they succeed (an error goes to stderr and shows as one)
           "cp", "mv", "rm", "touch", "chmod", "ln", "sleep", "wait"}
+_FILE_COMMANDS = {"cp", "mv", "rm", "touch", "chmod", "ln", "mkdir"}
 _WRAPPERS = {"sudo", "command", "builtin", "exec", "time", "nice", "nohup"}
 # possessive quantifiers: a script of many spaces must not make the match backtrack
 _SED_RANGE = re.compile(r"(\d++)\s*+(?:,\s*+(\+?\d++|\$)\s*+)?p\s*+;?+")
@@ -561,12 +562,19 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
             elif target and target != "-":
                 lost = True
             continue
-        if not words or words[0] in _QUIET or _silent(words):
+        if not words or (words[0] in _QUIET and not _verbose(words)) or _silent(words):
             continue
         pipeline = [_program(s.argv) for s in segment.stages]
         echoed = _echoed(first, words) if len(segment.stages) == 1 else None
         printers.append(_Printer(pipeline, cwd, echoed, lost=lost))
     return printers
+
+
+def _verbose(words: list[str]) -> bool:
+    """``cp -v``, ``rm --verbose``, ``mkdir -pv``: a quiet command told to say what it did."""
+    return words[0] in _FILE_COMMANDS and any(
+        w == "--verbose" or (w.startswith("-") and not w.startswith("--") and "v" in w)
+        for w in words[1:])
 
 
 def _silent(words: list[str]) -> bool:
