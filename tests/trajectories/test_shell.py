@@ -206,6 +206,8 @@ def test_a_lone_line_of_a_context_search_is_read_only_as_a_match_line() -> None:
     # head cut the group before its match: a context line alone names no file
     assert found("grep -rn -B3 foo . | head -n 1", "./a.py-7-    x = d[1:2:3]\n")[0] == []
     assert found("grep -r -B3 foo . | head -n 1", "./a.py-    def f(self) -> None:\n")[0] == []
+    # a lone context line whose text holds many colons is still not a match line
+    assert found("grep -r -B3 foo . | head -n 1", "./a.py-" + "x:" * 40 + "\n")[0] == []
     # what grep says of itself is not a hit
     assert found("grep -r foo src missing", "src/a.py:foo\ngrep: missing: No such file or "
                  "directory\n")[0] == [("src/a.py", None, None, False)]

@@ -186,10 +186,12 @@ def _place_line(line: str, numbers: bool, context: bool, hits: _Hits) -> None:
 def _separators(line: str, marks: str) -> list[int]:
     """Positions of the first ``MAX_READINGS`` of ``marks`` in ``line``."""
     found: list[int] = []
-    for mark in marks:
+    for mark in marks:  # the first of each mark, so that neither hides the other
         position = line.find(mark)
-        while position >= 0 and len(found) < 2 * MAX_READINGS:
+        taken = 0
+        while position >= 0 and taken < MAX_READINGS:
             found.append(position)
+            taken += 1
             position = line.find(mark, position + 1)
     return sorted(found)[:MAX_READINGS]
 
