@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -125,7 +125,8 @@ def _case_of(trajectory: Trajectory, case_id: str | None, mapping: Mapping[str, 
 
 
 def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequence[str],
-             digest: str, files: Set[str] | None = None) -> tuple[Attempt, TrajectoryReport]:
+             digest: str, files: frozenset[str] | None = None,
+             ) -> tuple[Attempt, TrajectoryReport]:
     placer = PathPlacer([*roots, *trajectory.roots])
     ledger = Ledger(placer=placer, revision=case.revision, label=trajectory.label)
     context = Context(placer, files)
@@ -226,9 +227,9 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
                          settings=("case", "map", "skip_unknown"))
     attempts: list[Attempt] = []
     ids: set[str] = set()
-    files_of = _files_by_revision(index) if index is not None else None
+    files_of = _RevisionFiles(index) if index is not None else None
     for trajectory, digest, case in matched:
-        files = files_of(case.revision) if files_of is not None else None
+        files = files_of.get(case.revision) if files_of is not None else None
         attempt, report = _attempt(trajectory, case, format_name, roots, digest, files)
         if attempt.attempt_id in ids:  # the same file under two folders
             serial = 2
@@ -252,34 +253,6 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
     return ImportResult(attempts=attempts, report=summary)
 
 
-KEPT_FILE_LISTS = 4
-"""Revisions whose file lists are kept at once (trajectories come in any order)."""
-
-
-def _files_by_revision(index: str | Path) -> Callable[[str], frozenset[str] | None]:
-    """The paths of each revision's index, so that a search's file name is taken only
-    when the revision has that file (None: no index of that revision)."""
-    from codegold.index.catalog import IndexSet
-    from codegold.index.store import IndexReader
-
-    indexes = IndexSet.from_path(index)
-    kept: dict[str, frozenset[str] | None] = {}
-
-    def files(revision: str) -> frozenset[str] | None:
-        if revision not in kept:
-            index_dir = indexes.for_revision(revision)
-            found = None
-            if index_dir is not None:
-                with IndexReader.open(index_dir) as reader:
-                    found = frozenset(entry.path for entry in reader.iter_inventory())
-            while len(kept) >= KEPT_FILE_LISTS:
-                kept.pop(next(iter(kept)))
-            kept[revision] = found
-        return kept[revision]
-
-    return files
-
-
 def _with_index(attempts: list[Attempt], by_id: Mapping[str, Case], index: str | Path,
                 resolve: bool) -> list[Attempt]:
     """Each attempt with the manifest of its case's index (and its spans resolved)."""
@@ -299,3 +272,31 @@ def _with_index(attempts: list[Attempt], by_id: Mapping[str, Case], index: str |
             attempt = msgspec.structs.replace(attempt, manifest=read_manifest(index_dir))
             out.append(resolver.resolve(attempt, revision) if resolve else attempt)
     return out
+
+
+class _RevisionFiles:
+    """The paths of each revision's index, so that a search's file name is taken only
+    when the revision has that file (None: no index of that revision). The lists of the
+    last few revisions asked for are kept (trajectories come in any order)."""
+
+    KEPT = 4
+
+    def __init__(self, index: str | Path) -> None:
+        from codegold.index.catalog import IndexSet
+
+        self.indexes = IndexSet.from_path(index)
+        self.kept: dict[str, frozenset[str] | None] = {}
+
+    def get(self, revision: str) -> frozenset[str] | None:
+        from codegold.index.store import IndexReader
+
+        if revision not in self.kept:
+            index_dir = self.indexes.for_revision(revision)
+            found = None
+            if index_dir is not None:
+                with IndexReader.open(index_dir) as reader:
+                    found = frozenset(entry.path for entry in reader.iter_inventory())
+            while len(self.kept) >= self.KEPT:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[revision] = found
+        return self.kept[revision]

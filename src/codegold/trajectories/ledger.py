@@ -81,9 +81,9 @@ class Ledger:
     def see(self, seen: Seen, step: int, tool: str) -> int:
         """Record what ``seen`` adds; returns the number of chunks added."""
         path, outside = self.placer.place(seen.path, seen.cwd)
+        outside = outside or seen.outside
         if not path or path in (".", "/"):
             return 0
-        outside = outside or seen.outside
         if seen.start is None or not seen.lines:
             if path in self._files:
                 return 0

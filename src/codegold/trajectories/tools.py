@@ -8,7 +8,7 @@ format.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -34,7 +34,7 @@ class Context:
     the path relative to the repository (so ``/testbed/a.py`` and ``a.py`` agree); and,
     when known, the files of the revision (``files``, paths from the repository root)."""
 
-    def __init__(self, placer: PathPlacer, files: Set[str] | None = None) -> None:
+    def __init__(self, placer: PathPlacer, files: frozenset[str] | None = None) -> None:
         self.placer = placer
         self.lengths: dict[str, int] = {}
         self.files = files
