@@ -3,11 +3,18 @@ length (or the numbers printed), and which commands change files."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from codegold.index.build import build_index
+from codegold.model import load_cases
+from codegold.trajectories import import_trajectories
 from codegold.trajectories.outputs import numbered_runs, split_lines, swe_window
 from codegold.trajectories.paths import PathPlacer
 from codegold.trajectories.shell import interpret
+from gitrepo import Repo
 
 FILE = [f"line {n}" for n in range(1, 101)]
 PLACER = PathPlacer(["/testbed"])
@@ -155,3 +162,169 @@ def test_the_abbreviated_view_of_a_large_file_shows_only_its_unelided_lines() ->
               "<IMPORTANT><NOTE>The above file has been abbreviated.</NOTE></IMPORTANT>\n")
     assert [(s.start, s.end) for s in cat_n_view(output, "/testbed/a.py", None)] == [
         (1, 3), (21, 23)]
+
+
+def found(command: str, output: str, *, files: set[str] | None = None,
+          ) -> tuple[list[tuple[str, int | None, int | None, bool]], list[str]]:
+    """``(path, start, end, marked outside)`` of every hit or read, and the skip reasons;
+    ``files`` are the revision's files (None: not known)."""
+    def at_revision(path: str, cwd: str | None) -> bool | None:
+        placed, outside = PLACER.place(path, cwd)
+        return None if files is None else outside or placed in files
+
+    result = interpret(command, output, "/testbed", length_of=lambda path, cwd: None,
+                       at_revision=at_revision)
+    return ([(PLACER.place(s.path, s.cwd)[0], s.start, s.end, s.outside) for s in result.seen],
+            result.skipped)
+
+
+# grep -B1 -A1 without -n, as astroid-1268's agent ran it: the context lines hold a colon
+CONTEXT_NO_NUMBERS = """\
+tests/unittest_transforms.py-    def test_predicates(self) -> None:
+tests/unittest_transforms.py:        def transform_call(node: Call) -> Const:
+tests/unittest_transforms.py-            return node
+--
+astroid/my-nodes.py-class Call(NodeNG): # node: a call
+astroid/my-nodes.py:    transform_call = None
+"""
+
+
+def test_grep_context_lines_are_never_files() -> None:
+    assert found("grep -r transform_call tests astroid -B1 -A1", CONTEXT_NO_NUMBERS)[0] == [
+        ("tests/unittest_transforms.py", None, None, False),
+        ("astroid/my-nodes.py", None, None, False)]
+
+
+def test_numbered_context_lines_holding_line_number_shapes_are_not_files() -> None:
+    output = ("./y-1-z.py-1-c\n./y-1-z.py:2:foo\n./y-1-z.py-3-d = x[1:2:3]\n--\n"
+              "./x.py-9-a\n./x.py:10:foo\n")
+    assert found("grep -rn -C1 foo .", output)[0] == [
+        ("y-1-z.py", 1, 3, False), ("x.py", 9, 10, False)]
+
+
+def test_a_lone_line_of_a_context_search_is_read_only_as_a_match_line() -> None:
+    # head cut the group before its match: a context line alone names no file
+    assert found("grep -rn -B3 foo . | head -n 1", "./a.py-7-    x = d[1:2:3]\n")[0] == []
+    assert found("grep -r -B3 foo . | head -n 1", "./a.py-    def f(self) -> None:\n")[0] == []
+    # a lone context line whose text holds many colons is still not a match line
+    assert found("grep -r -B3 foo . | head -n 1", "./a.py-" + "x:" * 40 + "\n")[0] == []
+    # what grep says of itself is not a hit
+    assert found("grep -r foo src missing", "src/a.py:foo\ngrep: missing: No such file or "
+                 "directory\n")[0] == [("src/a.py", None, None, False)]
+    # a match line alone still names its file
+    assert found("grep -rn -A1 foo .", "./a.py:12:foo\n")[0] == [("a.py", 12, 12, False)]
+
+
+def test_the_revisions_files_choose_the_reading_and_mark_the_rest_outside() -> None:
+    files = {"my-dir/a.py", "src/b.py"}
+    # a lone line whose path holds a dash: ambiguous without the list, read with it
+    assert found("grep -r -A1 foo .", "./my-dir/a.py:foo\n")[0] == []
+    assert found("grep -r -A1 foo .", "./my-dir/a.py:foo\n", files=files)[0] == [
+        ("my-dir/a.py", None, None, False)]
+    # a file the revision lacks (the agent made it) is kept, marked outside
+    assert found("grep -rn foo .", "./src/b.py:3:foo\n./reproduce.py:1:foo\n",
+                 files=files)[0] == [("src/b.py", 3, 3, False), ("reproduce.py", 1, 1, True)]
+    assert found("grep -rl foo .", "./src/b.py\n./build/x.py\n", files=files)[0] == [
+        ("src/b.py", None, None, False), ("build/x.py", None, None, True)]
+    assert found("find . -name '*.py'", "./src/b.py\n./tests\n", files=files)[0] == [
+        ("src/b.py", None, None, False), ("tests", None, None, True)]
+    # a path outside the repository is outside already: the list says nothing of it
+    assert found("grep -rn foo /usr/lib", "/usr/lib/x.py:1:foo\n", files=files)[0] == [
+        ("/usr/lib/x.py", 1, 1, False)]
+
+
+@pytest.mark.parametrize(("command", "output", "expected"), [
+    ("find . -name '*.py' -exec grep -l X {} \\; | head -5", "./a.py\n./b/c.py\n./d.py\n",
+     [("a.py", None, None, False), ("b/c.py", None, None, False), ("d.py", None, None, False)]),
+    ("find src -exec grep -n X {} +", "src/a.py:3:X\n", [("src/a.py", 3, 3, False)]),
+    ("find src -exec grep -Hn X {} \\;", "src/a.py:3:X\n", [("src/a.py", 3, 3, False)]),
+    # a quoted pipe and && are the pattern's, not the shell's
+    ("grep -rn 'a | b && c' src", "src/a.py:4:a | b && c\n", [("src/a.py", 4, 4, False)]),
+    # `a && b 2>/dev/null | c`: the redirection is b's, the pipe b's output
+    ("cd /testbed/src && grep -rn foo . 2>/dev/null | head -n 5", "./a.py:1:foo\n",
+     [("src/a.py", 1, 1, False)]),
+    # a subshell's cd ends with it
+    ("(cd src && true); cat a.py", text(1, 2), [("a.py", 1, 2, False)]),
+    ("(cd src; cat a.py)", text(1, 2), [("src/a.py", 1, 2, False)]),
+    ("(cd $D); cd src && cat a.py", text(1, 2), [("src/a.py", 1, 2, False)]),
+    # echo of literal words between them tells the commands' outputs apart
+    ("echo '=== a.py'; cat a.py; echo '=== b.py' && head -n 2 b.py",
+     "=== a.py\n" + text(1, 3) + "=== b.py\n" + text(1, 2),
+     [("a.py", 1, 3, False), ("b.py", 1, 2, False)]),
+    # commands that print nothing when they succeed leave the output to the one that does
+    ("git apply <<'EOF' && sed -n '3,4p' a.py\n--- a/a.py\n+++ b/a.py\n@@ -3,1 +3,1 @@\n-x\n+y\n"
+     "EOF", text(3, 4), [("a.py", 3, 4, False)]),
+    ("cp a.py b.py && grep -q foo b.py && cat -n b.py", text(1, 2, "tab"),
+     [("b.py", 1, 2, False)]),
+])
+def test_commands_read_from_their_parse(command: str, output: str,
+                                        expected: list[tuple[str, int, int, bool]]) -> None:
+    assert found(command, output)[0] == expected
+
+
+@pytest.mark.parametrize(("command", "output", "reason"), [
+    ("find . -exec grep -n X {} \\;", "3:X\n", "prints no file names"),
+    ("find . -exec cat {} \\;", "x\n", "not a search"),
+    ("find . -name '*.py' -print -exec grep -l X {} \\;", "./a.py\n./a.py\n", "several actions"),
+    ("cat a.py; echo '---'; cat b.py; cat c.py", "x\n---\ny\nz\n", "cannot be told apart"),
+    ("cp -v a.py b.py && cat b.py", "'a.py' -> 'b.py'\nx\n", "cannot be told apart"),
+    ("echo '=== a'; cat a.py", "something else\nx\n", "cannot be told apart"),
+    ("for f in a.py b.py; do cat $f; done", "x\ny\n", "output of a for statement"),
+    ("cat $FILE", "x\n", "a path the shell expands"),
+    ("cd $(git rev-parse --show-toplevel) && grep -rn foo .", "./a.py:1:foo\n",
+     "after a cd to a directory the shell expands"),
+    ("cat 'unbalanced", "x\n", "cannot parse"),
+])
+def test_what_cannot_be_attributed_says_why(command: str, output: str, reason: str) -> None:
+    seen, skipped = found(command, output)
+    assert seen == []
+    assert any(reason in why for why in skipped), skipped
+
+
+def test_changes_inside_loops_and_here_documents_on_a_line_with_more() -> None:
+    result = interpret("for f in a.py b.py; do if true; then sed -i 's/x/y/' $f; fi; done\n"
+                       "cat > new.py <<'EOF' && python new.py\nx = 1\nEOF\n"
+                       "git apply <<'PATCH'\n--- a/c.py\n+++ b/c.py\n@@ -7,2 +7,2 @@\n x\n"
+                       "PATCH\n",
+                       "", "/testbed", length_of=lambda path, cwd: None)
+    assert [(c.path, c.start, c.end) for c in result.changes] == [
+        ("$f", None, None), ("new.py", None, None), ("c.py", 7, 8)]
+
+
+def test_the_import_reads_the_revisions_files_from_the_index(tmp_path: Path) -> None:
+    """With --index, a search's file names are checked against the revision: a file the
+    agent made is kept marked outside, a lone line is read where it names a real file."""
+    repo = Repo(tmp_path / "repo")
+    sha = repo.commit({"src/my-app/session.py": "def create_session():\n    pass\n",
+                       "src/my-app/other.py": "def test_it():\n    pass\n",
+                       "tests/test_session.py": "def test_it():\n    pass\n"})
+    build_index(repo.path, sha, tmp_path / "index", repository="demo/repo", jobs=1)
+    (tmp_path / "cases.yaml").write_text(
+        f"format: 1\ncases:\n  - id: demo__repo-1\n    repository: demo/repo\n"
+        f"    revision: {sha}\n    cutoff: 10\n    query: Where is create_session defined?\n"
+        f"    groups:\n      - {{id: d, any_of: [{{file: src/my-app/session.py}}]}}\n",
+        encoding="utf-8")
+    steps = [("grep -rn create_session .", "./src/my-app/session.py:1:def create_session():\n"
+              "./reproduce.py:3:create_session()\n"),
+             ("grep -r -A1 'def test_it' .", "./tests/test_session.py:def test_it():\n"
+              "./tests/test_session.py-    pass\n--\n./src/my-app/other.py:def test_it():\n")]
+    doc = {"trajectory": [{"action": a, "observation": o, "state": {"working_dir": "/testbed"}}
+                          for a, o in steps], "info": {"submission": ""}}
+    traj = tmp_path / "demo__repo-1.traj"
+    traj.write_text(json.dumps(doc), encoding="utf-8")
+    cases = load_cases(str(tmp_path / "cases.yaml"))
+    (attempt,) = import_trajectories([traj], format_name="swe-agent", cases=cases,
+                                     index=tmp_path / "index").attempts
+    assert [(c.file, c.start_line, c.outside_repo) for c in attempt.ranked] == [
+        ("src/my-app/session.py", 1, False), ("reproduce.py", 3, True),
+        ("tests/test_session.py", None, False), ("src/my-app/other.py", None, False)]
+    (plain,) = import_trajectories([traj], format_name="swe-agent", cases=cases).attempts
+    assert [(c.file, c.outside_repo) for c in plain.ranked] == [
+        ("src/my-app/session.py", False), ("reproduce.py", False),
+        ("tests/test_session.py", False)]
+
+
+@pytest.mark.parametrize("command", ["cat \ud800", "cat a\ud800b.py | head", "x\ud800",
+                                     "echo \x00; cat a.py", "cat <<EOF\n\ud800\nEOF"])
+def test_a_command_holding_a_lone_surrogate_or_nul_is_read_or_passed_over(command: str) -> None:
+    interpret(command, "x\n", "/testbed", length_of=lambda path, cwd: None)

@@ -125,10 +125,11 @@ def _case_of(trajectory: Trajectory, case_id: str | None, mapping: Mapping[str, 
 
 
 def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequence[str],
-             digest: str) -> tuple[Attempt, TrajectoryReport]:
+             digest: str, files: frozenset[str] | None = None,
+             ) -> tuple[Attempt, TrajectoryReport]:
     placer = PathPlacer([*roots, *trajectory.roots])
     ledger = Ledger(placer=placer, revision=case.revision, label=trajectory.label)
-    context = Context(placer)
+    context = Context(placer, files)
     skipped: Counter[str] = Counter()
     noted: Counter[str] = Counter()
     for call in trajectory.calls:
@@ -226,8 +227,10 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
                          settings=("case", "map", "skip_unknown"))
     attempts: list[Attempt] = []
     ids: set[str] = set()
+    files_of = _RevisionFiles(index) if index is not None else None
     for trajectory, digest, case in matched:
-        attempt, report = _attempt(trajectory, case, format_name, roots, digest)
+        files = files_of.get(case.revision) if files_of is not None else None
+        attempt, report = _attempt(trajectory, case, format_name, roots, digest, files)
         if attempt.attempt_id in ids:  # the same file under two folders
             serial = 2
             while f"{attempt.attempt_id}.{serial}" in ids:
@@ -269,3 +272,31 @@ def _with_index(attempts: list[Attempt], by_id: Mapping[str, Case], index: str |
             attempt = msgspec.structs.replace(attempt, manifest=read_manifest(index_dir))
             out.append(resolver.resolve(attempt, revision) if resolve else attempt)
     return out
+
+
+class _RevisionFiles:
+    """The paths of each revision's index, so that a search's file name is taken only
+    when the revision has that file (None: no index of that revision). The lists of the
+    last few revisions asked for are kept (trajectories come in any order)."""
+
+    KEPT = 4
+
+    def __init__(self, index: str | Path) -> None:
+        from codegold.index.catalog import IndexSet
+
+        self.indexes = IndexSet.from_path(index)
+        self.kept: dict[str, frozenset[str] | None] = {}
+
+    def get(self, revision: str) -> frozenset[str] | None:
+        from codegold.index.store import IndexReader
+
+        if revision not in self.kept:
+            index_dir = self.indexes.for_revision(revision)
+            found = None
+            if index_dir is not None:
+                with IndexReader.open(index_dir) as reader:
+                    found = frozenset(entry.path for entry in reader.iter_inventory())
+            while len(self.kept) >= self.KEPT:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[revision] = found
+        return self.kept[revision]

@@ -81,6 +81,7 @@ class Ledger:
     def see(self, seen: Seen, step: int, tool: str) -> int:
         """Record what ``seen`` adds; returns the number of chunks added."""
         path, outside = self.placer.place(seen.path, seen.cwd)
+        outside = outside or seen.outside
         if not path or path in (".", "/"):
             return 0
         if seen.start is None or not seen.lines:

@@ -57,6 +57,7 @@ class Seen:
 
     path: str                       # as the tool showed it: absolute, or relative to ``cwd``
     kind: Kind
+    outside: bool = False           # a search named it, but the revision has no such file
     start: int | None = None
     lines: tuple[str, ...] = ()     # the text of lines start, start+1, ... as shown
     cwd: str | None = None

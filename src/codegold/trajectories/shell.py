@@ -1,42 +1,50 @@
 """What a shell command showed the model: file reads and searches deduced from the
 command and the length of its output.
 
-Only commands whose output can be attributed are read: one command that prints (``cd``,
-``export`` and the like may precede it), optionally piped through line filters. A file
-source is ``cat [-n] F``, ``nl [-ba] F``, ``head -n N F``, ``tail -n +K F`` (``tail -n N F``
-when the file's length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``, ``git show REV:PATH``; the
-filters after it are ``head``, ``tail`` (``-n N`` only with the length known: a range's
-end is a cap, the file may end sooner), ``sed -n 'a,bp'`` and, for numbered output (``cat -n``, ``nl -ba``), anything
-that keeps lines whole (``grep``). Numbered output is read by its numbers; otherwise the
-lines are those of the range the command names, as many as were printed. Searches are
-``grep``/``egrep``/``rg``/``git grep`` (hits with lines when ``-n`` was given), ``find``.
-Changes are ``sed -i``, a redirection into a file, ``tee``, ``git apply``/``patch`` of a
-here-document, ``mv``/``cp``/``rm``/``touch`` of a file.
+The command is read from its parse (:mod:`codegold.trajectories.bash`). Only output that
+can be attributed is read: that of one pipeline, the others printing nothing (``cd``,
+``cp``, ``grep -q``, ``git apply``, a redirection into a file), or several told apart by
+the known output of ``echo`` of plain words between them. A file source is ``cat [-n]
+F``, ``nl [-ba] F``, ``head -n N F``, ``tail -n +K F`` (``tail -n N F`` when the file's
+length is known), ``sed -n 'a,bp' F``, ``awk 'NR>=a && NR<=b' F``, ``git show REV:PATH``;
+the filters after it are ``head``, ``tail`` (``-n N`` only with the length known: a
+range's end is a cap, the file may end sooner), ``sed -n 'a,bp'`` and, for numbered
+output (``cat -n``, ``nl -ba``), anything that keeps lines whole (``grep``). Numbered
+output is read by its numbers; otherwise the lines are those of the range the command
+names, as many as were printed. Searches are ``grep``/``egrep``/``rg``/``git grep``
+(hits with lines when ``-n`` was given; :mod:`codegold.trajectories.searches` reads
+them), ``find`` (and the grep its ``-exec`` runs). Changes are ``sed -i``, a redirection
+into a file, ``tee``, ``git apply``/``patch`` of a here-document, ``mv``/``cp``/``rm``/
+``touch`` of a file, inside loops and conditions too.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
 from codegold.plumbing.numbers import number
-from codegold.trajectories.outputs import NUMBERED, grep_lines, path_list, split_lines
+from codegold.trajectories.bash import Segment, Stage, Unreadable, parse_command
+from codegold.trajectories.outputs import NUMBERED, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
+from codegold.trajectories.searches import AtRevision, listed_paths, search_hits
 
 _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "pushd",
-          "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap"}
+          "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap",
+          # print nothing when they succeed (an error goes to stderr and shows as one)
+          "cp", "mv", "rm", "touch", "chmod", "ln", "sleep", "wait"}
+_FILE_COMMANDS = {"cp", "mv", "rm", "touch", "chmod", "ln", "mkdir"}
 _WRAPPERS = {"sudo", "command", "builtin", "exec", "time", "nice", "nohup"}
-_SEPARATORS = {"&&", "||", ";", "\n", "&", ";;"}
-_SED_RANGE = re.compile(r"\s*(\d+)\s*(?:,\s*(\+?\d+|\$))?\s*p\s*;?\s*")
-_SED_ADDRESS = re.compile(r"\s*(\d+)\s*(?:,\s*(\d+|\$))?")
+# possessive quantifiers: a script of many spaces must not make the match backtrack
+_SED_RANGE = re.compile(r"(\d++)\s*+(?:,\s*+(\+?\d++|\$)\s*+)?p\s*+;?+")
+_SED_ADDRESS = re.compile(r"\s*+(\d++)\s*+(?:,\s*+(\d++|\$))?")
 _ERROR_LINE = re.compile(r"(cat|head|tail|sed|nl|grep|rg|git|find|ls|awk): ")
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _DIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.M)
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.M)
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+=.*", re.S)
 _GREP_VALUE_OPTIONS = set("ABCefmd") | {"--max-count", "--context", "--after-context",
                                          "--before-context", "--include", "--exclude",
                                          "--exclude-dir", "-g", "--glob", "-t", "--type",
@@ -44,20 +52,6 @@ _GREP_VALUE_OPTIONS = set("ABCefmd") | {"--max-count", "--context", "--after-con
 
 
 LengthOf = Callable[[str, "str | None"], "int | None"]
-
-
-@dataclass
-class Stage:
-    """One command of a pipeline: its words and where its stdout goes."""
-
-    argv: list[str]
-    stdout_to: str | None = None
-    appends: bool = False
-
-
-@dataclass
-class Segment:
-    stages: list[Stage] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -69,108 +63,27 @@ class Range:
     from_end: int | None = None  # tail -n N: the last N lines
 
 
-def _unfold(text: str) -> str:
-    """``text`` with unquoted newlines as ``;``, comments (``#`` starting a word) dropped
-    and backslash-newline continuations joined, as bash reads a script."""
-    out: list[str] = []
-    quote = ""
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if quote:
-            if char == "\\" and quote == '"' and index + 1 < len(text):
-                out.append(text[index:index + 2])
-                index += 2
-                continue
-            if char == quote:
-                quote = ""
-            out.append(char)
-        elif char == "\\" and index + 1 < len(text):
-            if text[index + 1] != "\n":
-                out.append(text[index:index + 2])
-            index += 2
-            continue
-        elif char in "'\"":
-            quote = char
-            out.append(char)
-        elif char == "\n":
-            out.append(" ; ")
-        elif char == "#" and (not out or out[-1][-1:] in (" ", "\t", ";", "|", "&", "(")):
-            end = text.find("\n", index)
-            index = len(text) if end < 0 else end
-            continue
-        else:
-            out.append(char)
-        index += 1
-    return "".join(out)
-
-
-def split_command(command: str) -> tuple[list[Segment], str]:
-    """Segments (``a && b; c``) of pipelines of stages, and the here-document body."""
-    head, body = command, ""
-    heredoc = _HEREDOC.search(command)
-    if heredoc:
-        newline = command.find("\n", heredoc.end())
-        if newline >= 0:
-            head, body = command[:newline], command[newline + 1:]
-    lexer = shlex.shlex(_unfold(head), posix=True, punctuation_chars=";&|<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    tokens = list(lexer)
-    segments: list[Segment] = [Segment()]
-    stage = Stage(argv=[])
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        if token in _SEPARATORS or token == "|":
-            segments[-1].stages.append(stage)
-            stage = Stage(argv=[])
-            if token != "|":
-                segments.append(Segment())
-        elif token in (">", ">>", ">|", "&>", "&>>", ">&"):
-            target = tokens[index + 1] if index + 1 < len(tokens) else ""
-            fd = stage.argv.pop() if stage.argv and stage.argv[-1] in ("1", "2") else "1"
-            index += 1
-            if target.startswith("&") or token == ">&":
-                if target in ("&", "&1", "&2") and index + 1 < len(tokens) \
-                        and tokens[index + 1].isdigit():
-                    index += 1
-            elif fd == "1" or token.startswith("&"):
-                stage.stdout_to, stage.appends = target, token.endswith(">>")
-        elif token in ("<", "<<", "<<<", "<<-"):
-            index += 1  # the input file or here-document word
-        else:
-            stage.argv.append(token)
-        index += 1
-    segments[-1].stages.append(stage)
-    kept = []
-    for segment in segments:
-        segment.stages = [s for s in segment.stages if s.argv or s.stdout_to]
-        if segment.stages:
-            kept.append(segment)
-    return kept, body
-
-
 def _program(argv: list[str]) -> list[str]:
     """``argv`` without ``sudo``/``env X=1``/``timeout 5`` wrappers and assignments."""
-    words = list(argv)
-    while words:
-        first = posixpath.basename(words[0])
+    at = 0
+    while at < len(argv):  # an index, not a copy of the words per word dropped
+        first = posixpath.basename(argv[at])
         if first in _WRAPPERS:
-            words = words[1:]
+            at += 1
         elif first == "env":
-            words = words[1:]
-            while words and ("=" in words[0] or words[0].startswith("-")):
-                words = words[1:]
+            at += 1
+            while at < len(argv) and ("=" in argv[at] or argv[at].startswith("-")):
+                at += 1
         elif first == "timeout":
-            words = words[1:]
-            while words and words[0].startswith("-"):
-                words = words[1:]
-            words = words[1:]
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
-            words = words[1:]
+            at += 1
+            while at < len(argv) and argv[at].startswith("-"):
+                at += 1
+            at += 1
+        elif _ASSIGNMENT.fullmatch(argv[at]):
+            at += 1
         else:
             break
+    words = argv[at:]
     if words:
         words[0] = posixpath.basename(words[0])
     return words
@@ -241,7 +154,7 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
         index += 1
     if not quiet or script is None:
         return None
-    match = _SED_RANGE.fullmatch(script)
+    match = _SED_RANGE.fullmatch(script.strip())
     if not match:
         return None
     first = number(match.group(1))
@@ -339,9 +252,10 @@ def _file_source(words: list[str]) -> Source | None:
     return None
 
 
-_AWK_RANGE = re.compile(r"\s*NR\s*>=?\s*(\d+)\s*&&\s*NR\s*<=?\s*(\d+)\s*"
-                        r"(?:\{\s*print(?:\s+\$0)?\s*;?\s*\})?\s*")
-_AWK_LINE = re.compile(r"\s*NR\s*==\s*(\d+)\s*(?:\{\s*print(?:\s+\$0)?\s*;?\s*\})?\s*")
+_AWK_PRINT = r"(?:\{\s*+print(?:\s++\$0)?+\s*+;?+\s*+\})?+"
+_AWK_RANGE = re.compile(r"\s*+NR\s*+>=?+\s*+(\d++)\s*+&&\s*+NR\s*+<=?+\s*+(\d++)\s*+"
+                        + _AWK_PRINT + r"\s*+")
+_AWK_LINE = re.compile(r"\s*+NR\s*+==\s*+(\d++)\s*+" + _AWK_PRINT + r"\s*+")
 
 
 def _awk_range(script: str) -> Range | None:
@@ -490,7 +404,7 @@ def _search(words: list[str]) -> Search | None:
                   files[0] if single and files else None, context)
 
 
-def _changes(words: list[str], stage: Stage, body: str, cwd: str | None) -> list[Change]:
+def _changes(words: list[str], stage: Stage, cwd: str | None) -> list[Change]:
     """Files a stage writes: ``sed -i``, ``> FILE``, ``tee``, patches, ``mv``/``cp``/..."""
     changes: list[Change] = []
     if stage.stdout_to and stage.stdout_to not in ("/dev/null", "/dev/stdout", "/dev/stderr"):
@@ -512,7 +426,7 @@ def _changes(words: list[str], stage: Stage, body: str, cwd: str | None) -> list
     elif name == "tee":
         changes.extend(Change(w, cwd=cwd) for w in words[1:] if not w.startswith("-"))
     elif name in ("patch",) or (name == "git" and len(words) > 1 and words[1] == "apply"):
-        changes.extend(patch_changes(body, cwd))
+        changes.extend(patch_changes(stage.stdin or "", cwd))
     elif name in ("mv", "cp", "rm", "touch", "truncate", "chmod", "ln"):
         operands = [w for w in words[1:] if not w.startswith("-")]
         targets = operands[-1:] if name in ("mv", "cp", "ln") else operands
@@ -559,68 +473,200 @@ def _lines_of(source: Source, lines: list[str], length_of: LengthOf, cwd: str | 
     return current.first, lines
 
 
-def interpret(command: str, output: str | None, cwd: str | None, *,
-              length_of: LengthOf) -> Findings:
-    """What ``command`` showed (from ``output``) and changed. ``length_of(path, cwd)`` is
-    a file's length when the trajectory showed it earlier (for ``tail -n N``). Output cut
-    at its end (too long) still shows its first lines, so it is placed as it is: every
-    range here is anchored at its first line."""
-    found = Findings()
-    try:
-        segments, body = split_command(command)
-    except ValueError:
-        found.skipped.append("shell command codegold cannot split (unbalanced quotes)")
-        return found
-    printers: list[tuple[list[list[str]], str | None]] = []
+@dataclass(frozen=True)
+class _Printer:
+    """A pipeline whose output reaches the model, and the directory it ran in."""
+
+    pipeline: list[list[str]]
+    cwd: str | None
+    echoed: str | None = None  # what it prints, when that is known (echo of literal words)
+    compound: str | None = None  # a loop or condition (its output is not attributed)
+    lost: bool = False  # it ran in a directory the shell expanded (`cd $DIR`)
+
+
+def _echoed(stage: Stage, words: list[str]) -> str | None:
+    """The output of ``echo`` of literal words (``-n``: without the newline)."""
+    if not words or words[0] != "echo" or not stage.literal:
+        return None
+    rest = words[1:]
+    newline = "\n"
+    while rest and rest[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        if "e" in rest[0] and any("\\" in w for w in rest[1:]):
+            return None  # escapes interpreted
+        newline = "" if "n" in rest[0] else newline
+        rest = rest[1:]
+    return " ".join(rest) + newline
+
+
+def _pieces(printers: list[_Printer], output: str) -> list[tuple[_Printer, str]] | None:
+    """Each printer's part of ``output``, told apart by the known output of the ``echo``
+    commands between them (``echo '--- a.py'; cat a.py; echo '--- b.py'; cat b.py``);
+    None when two printers of unknown output follow each other, or an echo is not where
+    it must be."""
+    pieces: list[tuple[_Printer, str]] = []
+    at = 0
+    for index, printer in enumerate(printers):
+        if printer.echoed is not None:
+            if not output.startswith(printer.echoed, at):
+                return None
+            at += len(printer.echoed)
+            continue
+        following = printers[index + 1] if index + 1 < len(printers) else None
+        if following is None:
+            pieces.append((printer, output[at:]))
+            at = len(output)
+            continue
+        if following.echoed is None or not following.echoed.strip():
+            return None
+        # the marker starts a line: the printer's output ends with a newline before it
+        if output.startswith(following.echoed, at):
+            end = at
+        else:
+            end = output.find("\n" + following.echoed, at) + 1
+            if end <= 0:
+                return None
+        pieces.append((printer, output[at:end]))
+        at = end
+    return pieces if output[at:].strip() == "" else None
+
+
+def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[_Printer]:
+    """The changes every command makes (into ``found``) and the pipelines that print."""
+    printers: list[_Printer] = []
+    scopes: list[tuple[str | None, bool]] = []
+    lost = False  # after `cd $DIR`: where relative paths lead is not known
     for segment in segments:
+        if segment.scope:
+            if segment.scope > 0:
+                scopes.append((cwd, lost))
+            elif scopes:
+                cwd, lost = scopes.pop()  # a subshell's cd ends with it
+            continue
         for stage in segment.stages:
-            words = _program(stage.argv)
-            found.changes.extend(_changes(words, stage, body, cwd))
-        words = _program(segment.stages[0].argv) if segment.stages else []
-        if words and words[0] == "cd":
+            for part in [stage, *stage.inner]:
+                found.changes.extend(_changes(_program(part.argv), part, cwd))
+        first = segment.stages[0]
+        last = segment.stages[-1]
+        if last.stdout_to:
+            continue  # its output went to a file, not to the model
+        if first.compound is not None:
+            printers.append(_Printer([[]], cwd, compound=first.compound))
+            continue
+        words = _program(first.argv)
+        if words and words[0] in ("cd", "pushd"):
             target = words[1] if len(words) > 1 else None
-            if target and target != "-":
+            if target and target != "-" and first.literal:
                 cwd = posixpath.normpath(posixpath.join(cwd or "", target)) if not \
                     target.startswith("/") else posixpath.normpath(target)
+                lost = False
+            elif target and target != "-":
+                lost = True
             continue
-        if not words or words[0] in _QUIET:
+        if not words or (words[0] in _QUIET and not _verbose(words)) or _silent(words):
             continue
-        if segment.stages[-1].stdout_to:
-            continue  # its output went to a file, not to the model
-        if words[0] == "sed" and any(w.startswith("-i") for w in words[1:]):
-            continue
-        printers.append(([_program(s.argv) for s in segment.stages], cwd))
-    if output is None or not output.strip() or not printers:
+        pipeline = [_program(s.argv) for s in segment.stages]
+        echoed = _echoed(first, words) if len(segment.stages) == 1 else None
+        printers.append(_Printer(pipeline, cwd, echoed, lost=lost))
+    return printers
+
+
+def _verbose(words: list[str]) -> bool:
+    """``cp -v``, ``rm --verbose``, ``mkdir -pv``: a quiet command told to say what it did."""
+    return words[0] in _FILE_COMMANDS and any(
+        w == "--verbose" or (w.startswith("-") and not w.startswith("--") and "v" in w)
+        for w in words[1:])
+
+
+def _silent(words: list[str]) -> bool:
+    """``sed -i``, ``grep -q`` and ``git apply`` print nothing (when they succeed)."""
+    if words[0] == "git":
+        reports = {"--stat", "--numstat", "--summary", "-v", "--verbose", "-n", "--dry-run"}
+        return len(words) > 1 and words[1] in ("apply", "add") and not reports & set(words)
+    if words[0] == "sed":
+        return any(w.startswith("-i") or w.startswith("--in-place") for w in words[1:])
+    if words[0] in ("grep", "egrep", "fgrep"):
+        options, _ = _options_and_files(words)
+        return bool(options & {"-q", "--quiet", "--silent"})
+    return False
+
+
+def interpret(command: str, output: str | None, cwd: str | None, *,
+              length_of: LengthOf, at_revision: AtRevision | None = None) -> Findings:
+    """What ``command`` showed (from ``output``) and changed. ``length_of(path, cwd)`` is
+    a file's length when the trajectory showed it earlier (for ``tail -n N``);
+    ``at_revision(path, cwd)`` whether a file a search named is at the revision (None:
+    not known). Output cut at its end (too long) still shows its first lines, so it is
+    placed as it is: every range here is anchored at its first line."""
+    found = Findings()
+    try:
+        segments = parse_command(command)
+    except Unreadable as unreadable:
+        found.skipped.append(str(unreadable))
         return found
-    if len(printers) > 1:
+    printers = _collect(segments, cwd, found)
+    if output is None or not output.strip():
+        return found
+    if all(p.echoed is not None for p in printers):
+        if printers:
+            found.skipped.append("output of `echo` is not a file read or search")
+        return found
+    if len(printers) == 1:
+        pieces: list[tuple[_Printer, str]] | None = [(printers[0], output)]
+    else:
+        pieces = _pieces(printers, output)
+    if pieces is None:
         found.skipped.append("output of several commands that cannot be told apart")
         return found
-    pipeline, cwd = printers[0]
+    for printer, piece in pieces:
+        if piece.strip():
+            _read(printer, piece, found, length_of, at_revision)
+    return found
+
+
+def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
+          at_revision: AtRevision | None) -> None:
+    """What one printing pipeline showed, from its part of the output."""
+    pipeline, cwd = printer.pipeline, printer.cwd
+    if printer.compound is not None:
+        found.skipped.append(f"output of a {printer.compound} statement")
+        return
+    if printer.lost:
+        found.skipped.append("output after a cd to a directory the shell expands")
+        return
     lines = split_lines(output)
     if lines and _ERROR_LINE.match(lines[0]):
         found.skipped.append(f"{pipeline[0][0]} reported an error")
-        return found
+        return
     source = _file_source(pipeline[0]) if pipeline[0] else None
+    if source is not None and _expands(source.path):
+        found.skipped.append(f"{pipeline[0][0]} of a path the shell expands")
+        return
     if source is not None:
         where = None if source.from_root else cwd
         runs = _numbered(lines) if source.numbered else []
         if runs and all(_lines_keep_numbers(w) for w in pipeline[1:] if w):
             found.seen.extend(Seen(path=source.path, kind="read", start=start, lines=texts,
                                    cwd=where) for start, texts in runs)
-            return found
+            return
         source = Source(source.path, source.range, numbered=False, from_root=source.from_root)
         placed = _lines_of(source, lines, length_of, cwd, [w for w in pipeline[1:] if w])
         if isinstance(placed, str):
             found.skipped.append(placed)
-            return found
+            return
         first, texts = placed
         if texts:
             found.seen.append(Seen(path=source.path, kind="read", start=first,
                                    lines=tuple(texts), cwd=where))
             if source.range == Range(1) and len(pipeline) == 1:  # the whole file
                 found.lengths.append((source.path, where, len(texts)))
-        return found
+        return
     search = _search(pipeline[0]) if pipeline[0] else None
+    if search is not None and search.listing:
+        executed = _find_exec(pipeline[0])
+        if isinstance(executed, str):
+            found.skipped.append(executed)
+            return
+        search = executed or search
     xargs = next((i for i, w in enumerate(pipeline) if w and w[0] == "xargs"), None)
     if xargs is not None and xargs > 0:
         # find ... | xargs grep -n X: the grep's output, file names included
@@ -631,17 +677,50 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
         pipeline = [pipeline[0], *pipeline[xargs + 1:]]
     if search is not None and all(_keeps_search_lines(w) for w in pipeline[1:] if w):
         if search.listing:
-            found.seen.extend(path_list(output, cwd))
+            found.seen.extend(listed_paths(output, cwd, at_revision))
         else:
-            found.seen.extend(grep_lines(output, with_names=search.with_names,
-                                         with_numbers=search.with_numbers,
-                                         only_names=search.only_names,
-                                         single_file=search.single_file,
-                                         context=search.context, cwd=cwd))
-        return found
+            found.seen.extend(search_hits(output, with_names=search.with_names,
+                                          with_numbers=search.with_numbers,
+                                          only_names=search.only_names,
+                                          single_file=search.single_file,
+                                          context=search.context, cwd=cwd,
+                                          at_revision=at_revision))
+        return
     if pipeline[0]:
-        found.skipped.append(f"output of `{pipeline[0][0]}` is not a file read or search")
-    return found
+        found.skipped.append(f"output of `{pipeline[0][0][:60]}` is not a file read or search")
+
+
+def _expands(path: str) -> bool:
+    return any(mark in path for mark in ("$", "`", "*", "?"))
+
+
+_FIND_ACTIONS = {"-print", "-print0", "-printf", "-ls", "-fprint", "-fprintf", "-fls",
+                 "-ok", "-okdir", "-delete"}
+
+
+def _find_exec(words: list[str]) -> Search | str | None:
+    """The search ``find … -exec grep … {} \\;`` (or ``{} +``) runs: its output is the
+    grep's; None without ``-exec``; why not, when the output cannot be read."""
+    starts = [i for i, w in enumerate(words) if w in ("-exec", "-execdir")]
+    if not starts:
+        return None
+    if len(starts) > 1 or _FIND_ACTIONS & set(words):
+        return "find with several actions: their output cannot be told apart"
+    begin = starts[0] + 1
+    end = next((i for i in range(begin, len(words)) if words[i] in (";", "+")), len(words))
+    executed = _program(words[begin:end])
+    batched = end < len(words) and words[end] == "+"
+    if not executed or "{}" not in executed:
+        return f"find -exec {executed[0][:60] if executed else ''} is not a search"
+    arguments = [w for w in executed if w != "{}"]
+    if words[starts[0]] == "-execdir":
+        return "find -execdir names files relative to each directory"
+    search = _search([*arguments[:1], *(["-H"] if batched else []), *arguments[1:]])
+    if search is None or search.listing:
+        return f"find -exec {executed[0][:60]} is not a search"
+    if not search.with_names and not search.only_names:
+        return "find -exec grep prints no file names (one file at a time, without -H)"
+    return search
 
 
 def _keeps_search_lines(words: list[str]) -> bool:
@@ -660,4 +739,4 @@ def _numbered(lines: list[str]) -> list[tuple[int, tuple[str, ...]]]:
     return [(run.start, run.lines) for run in numbered_runs(lines, "tab")]
 
 
-__all__ = ["NUMBERED", "interpret", "patch_changes", "split_command"]
+__all__ = ["NUMBERED", "interpret", "patch_changes"]

@@ -15,10 +15,8 @@ from typing import Any
 from codegold.plumbing.numbers import as_int
 from codegold.trajectories.outputs import (
     cat_n_view,
-    grep_lines,
     looks_binary,
     numbered_runs,
-    path_list,
     split_lines,
     swe_search,
     swe_window,
@@ -27,16 +25,19 @@ from codegold.trajectories.outputs import (
 )
 from codegold.trajectories.paths import PathPlacer
 from codegold.trajectories.records import Change, Findings, Seen, ToolCall
+from codegold.trajectories.searches import listed_paths, search_hits
 from codegold.trajectories.shell import interpret, patch_changes
 
 
 class Context:
     """What earlier calls of the trajectory told about files: their lengths in lines, by
-    the path relative to the repository (so ``/testbed/a.py`` and ``a.py`` agree)."""
+    the path relative to the repository (so ``/testbed/a.py`` and ``a.py`` agree); and,
+    when known, the files of the revision (``files``, paths from the repository root)."""
 
-    def __init__(self, placer: PathPlacer) -> None:
+    def __init__(self, placer: PathPlacer, files: frozenset[str] | None = None) -> None:
         self.placer = placer
         self.lengths: dict[str, int] = {}
+        self.files = files
 
     def remember(self, path: str, cwd: str | None, total: int) -> None:
         self.lengths[self.placer.place(path, cwd)[0]] = total
@@ -47,6 +48,14 @@ class Context:
 
     def length_of(self, path: str, cwd: str | None) -> int | None:
         return self.lengths.get(self.placer.place(path, cwd)[0])
+
+    def at_revision(self, path: str, cwd: str | None) -> bool | None:
+        """Whether a file a search named is at the revision (or outside the repository,
+        where the revision says nothing); None when its files are not known."""
+        if self.files is None:
+            return None
+        placed, outside = self.placer.place(path, cwd)
+        return outside or placed in self.files
 
 
 Handler = Callable[[ToolCall, Context], Findings]
@@ -64,7 +73,8 @@ def _bash(call: ToolCall, context: Context) -> Findings:
     command = _text(call.args.get("command"))
     if command is None:
         return Findings(skipped=["shell call without a command"])
-    found = interpret(command, call.output, call.cwd, length_of=context.length_of)
+    found = interpret(command, call.output, call.cwd, length_of=context.length_of,
+                      at_revision=context.at_revision)
     if not call.clipped:  # a cut output is not the whole file
         for path, cwd, total in found.lengths:
             context.remember(path, cwd, total)
@@ -127,23 +137,25 @@ def _search_lines(call: ToolCall, context: Context) -> Findings:
     numbers = bool(call.args.get("numbers", True))
     single = _text(call.args.get("single_file"))
     context_lines = bool(call.args.get("context"))
-    seen = grep_lines(output, with_names=single is None, with_numbers=numbers,
-                      only_names=names_only, single_file=single, context=context_lines,
-                      cwd=call.cwd)
+    seen = search_hits(output, with_names=single is None, with_numbers=numbers,
+                       only_names=names_only, single_file=single, context=context_lines,
+                       cwd=call.cwd, at_revision=context.at_revision)
     fallback = _text(call.args.get("fallback_file"))
     if not seen and fallback is not None and single is None:
         # one file searched: the tool printed "12:text" without the file name
-        seen = grep_lines(output, with_names=False, with_numbers=numbers, only_names=False,
-                          single_file=fallback, context=context_lines, cwd=call.cwd)
+        seen = search_hits(output, with_names=False, with_numbers=numbers, only_names=False,
+                           single_file=fallback, context=context_lines, cwd=call.cwd,
+                           at_revision=context.at_revision)
     return Findings(seen=seen)
 
 
 def _paths(call: ToolCall, context: Context) -> Findings:
     listed = call.args.get("paths")
     if isinstance(listed, list):
-        return Findings(seen=[Seen(path=p, kind="search_hit", cwd=call.cwd)
+        return Findings(seen=[Seen(path=p, kind="search_hit", cwd=call.cwd,
+                                   outside=context.at_revision(p, call.cwd) is False)
                               for p in listed if isinstance(p, str) and p.strip()])
-    return Findings(seen=path_list(call.output or "", call.cwd))
+    return Findings(seen=listed_paths(call.output or "", call.cwd, context.at_revision))
 
 
 def _edit(call: ToolCall, context: Context) -> Findings:
