@@ -34,7 +34,8 @@ def is_agent(chunks: Sequence[Chunk]) -> bool:
 
 
 def _in_file(chunk: Chunk, target: Target) -> bool:
-    return file_matches(target.file, normalize_path(chunk.file))
+    # A read outside the repository is never the target's file, whatever its path reads.
+    return not chunk.outside_repo and file_matches(target.file, normalize_path(chunk.file))
 
 
 def _touches_lines(chunk: Chunk, target: Target) -> bool:

@@ -15,6 +15,9 @@ Rules (documented in docs/concepts.md):
   (``module:func``) all read as ``.``, so ``Svc#create`` and ``Svc::create`` name
   ``Svc.create``. A bare name against a qualified one keeps the dotted-suffix rule.
 - A target's ``roles``, when given, must contain the chunk's role.
+- A chunk read outside the repository (``outside_repo``: an agent's ``/src/a.ts`` beside
+  the checkout at ``/testbed``, an MCP server's path outside its checkout) never
+  satisfies a target, whatever its path reads once normalised.
 - A forbidden pattern is a glob when it holds glob characters, else a literal string
   prefix (:meth:`PathPattern.forbidden`): ``src/legacy`` also forbids
   ``src/legacy_old.py``.
@@ -63,6 +66,8 @@ def symbol_matches(wanted: str, symbols: tuple[str, ...]) -> bool:
 
 def target_matches(chunk: Chunk, target: Target) -> bool:
     """The acceptance rule for one chunk and one target."""
+    if chunk.outside_repo:
+        return False
     return _accepts(chunk, normalize_path(chunk.file), target, PathPattern.target(target.file))
 
 
@@ -131,6 +136,8 @@ class GroupMatcher:
 
     def satisfied(self, chunk: Chunk) -> set[int]:
         """Indices of the groups this chunk satisfies."""
+        if chunk.outside_repo:
+            return set()
         path = normalize_path(chunk.file)
         candidates = self._exact.get(path, ())
         if not candidates and not self._globbed:
