@@ -138,8 +138,9 @@ def _localization_groups(item: dict[str, Any], repo: str, base: str
         if not isinstance(file, str) or file_at(repo, base, file) is None:
             continue
         targets = [{"file": file, "symbol": s} for s in symbols.get(file, [])][:MAX_ALTERNATIVES]
+        # the gold files are the ones the gold patch changes: a fix must change them
         groups.append({"id": unique_id(slug(file, limit=60), seen),
-                       "any_of": targets or [{"file": file}]})
+                       "any_of": targets or [{"file": file}], "edit": True})
     return (groups, None) if groups else ([], "no gold file exists at the base revision")
 
 

@@ -167,6 +167,12 @@ def render_summary_text(summary: DiagnosisSet) -> str:
     lines += ["", *plain_table(("case", "cause", "owner", "summary"),
                                [(d.case_id, d.cause, d.owner, d.summary)
                                 for d in summary.diagnoses])]
+    if summary.passing:
+        lines += ["", f"Agent-stage findings on {len(summary.passing)} passing case(s) "
+                  "(not failures):", "",
+                  *plain_table(("case", "cause", "owner", "summary"),
+                               [(d.case_id, d.cause, d.owner, d.summary)
+                                for d in summary.passing])]
     if summary.warnings:
         lines += ["", "Warnings:", *(f"- {terminal_safe(w)}" for w in summary.warnings)]
     return redact_text("\n".join(lines) + "\n", code=True)
@@ -184,6 +190,11 @@ def render_summary_markdown(summary: DiagnosisSet) -> str:
     lines += ["", "| case | cause | owner | summary |", "|---|---|---|---|"]
     lines += [f"| {_cell(d.case_id)} | {d.cause} | {_cell(d.owner)} | {_cell(d.summary)} |"
               for d in summary.diagnoses]
+    if summary.passing:
+        lines += ["", f"Agent-stage findings on {len(summary.passing)} passing case(s) "
+                  "(not failures):", "", "| case | cause | owner | summary |", "|---|---|---|---|"]
+        lines += [f"| {_cell(d.case_id)} | {d.cause} | {_cell(d.owner)} | {_cell(d.summary)} |"
+                  for d in summary.passing]
     if summary.warnings:
         lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in summary.warnings]
     return redact_text("\n".join(lines) + "\n", code=True)
