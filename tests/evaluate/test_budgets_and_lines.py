@@ -168,6 +168,70 @@ def test_plain_cases_carry_no_budget_or_line_fields(tmp_path: Path) -> None:
         assert key not in text, key
 
 
+# --- budgets cut reads: the part past the budget is not seen ------------------------------------
+
+WHOLE_FILE = {"rule": "span", "symbols": ["ponyint_early", "ponyint_sched_start"],
+              "role": "definition"}
+
+
+def _cut_read(target: dict[str, Any], budget: int) -> Any:
+    """An agent that read 123 lines elsewhere, then `cat` the whole of src/sched.c (1-400),
+    whose span resolution found two definitions in it."""
+    ranked = [span("o", "src/other.c", 1, 123, kind="read", step=0),
+              span("f", "src/sched.c", 1, 400, kind="read", step=1, resolved=WHOLE_FILE)]
+    return ranked, case("c1", [target], budget={"lines": budget})
+
+
+@pytest.mark.parametrize(("target", "budget", "status"), [
+    # the definition at 300-320 is past line 77, where the budget cut the read
+    ({"file": "src/sched.c", "symbol": "ponyint_sched_start", "lines": [300, 320]}, 200, "fail"),
+    ({"file": "src/sched.c", "symbol": "ponyint_sched_start", "lines": [300, 320]}, 600, "pass"),
+    # a definition the cut part holds by its first line
+    ({"file": "src/sched.c", "symbol": "ponyint_early", "lines": [60, 90]}, 200, "pass"),
+    # no lines given: only the definition the read starts with is held by its first lines
+    ({"file": "src/sched.c", "symbol": "ponyint_sched_start"}, 200, "fail"),
+    ({"file": "src/sched.c", "symbol": "ponyint_early"}, 200, "pass"),
+    # a file target is satisfied by any line of the file
+    ({"file": "src/sched.c"}, 200, "pass"),
+])
+def test_a_read_cut_at_the_budget_satisfies_groups_only_by_its_part(
+        tmp_path: Path, target: dict[str, Any], budget: int, status: str) -> None:
+    ranked, the_case = _cut_read(target, budget)
+    r = run_eval(tmp_path, [the_case], [attempt("x", "c1", ranked)]).by_id()["c1"]
+    assert r.status == status, r
+    if status == "fail":
+        assert r.budget_use is not None and r.budget_use.cut_lines == 77
+        assert r.first_relevant_rank is None and r.first_relevant_rank_any_depth == 2
+        if "lines" in target:
+            assert r.line_figures is not None and r.line_figures.recall == 0.0
+        assert r.group_reach is not None and r.group_reach[0].rank is None
+
+
+def test_a_retriever_window_cut_at_the_budget_keeps_the_definition_it_starts_with(
+        tmp_path: Path) -> None:
+    ranked = [span("a", "src/a.py", 1, 10), span("w", "src/b.py", 10, 50, symbol="handle")]
+    r = run_eval(tmp_path, [case("c1", [{"file": "src/b.py", "symbol": "handle"}],
+                                 budget={"lines": 30})],
+                 [attempt("x", "c1", ranked)]).by_id()["c1"]
+    assert r.status == "pass" and r.budget_use is not None and r.budget_use.cut_lines == 20
+
+
+def test_diagnosis_sees_a_cut_read_as_read_past_the_budget(tmp_path: Path) -> None:
+    from codegold.diagnose import diagnose_run
+
+    target = {"file": "src/sched.c", "symbol": "ponyint_sched_start", "lines": [300, 320]}
+    ranked, the_case = _cut_read(target, 200)
+    run = run_eval(tmp_path, [the_case], [attempt("x", "c1", ranked)])
+    summary, _ = diagnose_run(run)
+    (d,) = summary.diagnoses
+    assert d.cause == "read_past_budget", d
+    assert any("lines 1-77" in e for e in d.evidence)
+    plain = [{k: v for k, v in c.items() if k not in ("kind", "step")} for c in ranked]
+    run = run_eval(tmp_path, [the_case], [attempt("x", "c1", plain)])
+    summary, _ = diagnose_run(run)
+    assert summary.diagnoses[0].cause == "below_cutoff", summary.diagnoses[0]
+
+
 # --- line-level figures: hand-computed --------------------------------------------------------
 
 

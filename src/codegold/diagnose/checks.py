@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.evaluate.match import target_matches
+from codegold.evaluate.match import cut_part, part_satisfies, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.labels import LabelSource, forbidding_pattern, judge_target
 from codegold.labels import TargetFacts as TargetFacts
@@ -401,6 +401,11 @@ def below_cutoff(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
     k, final = facts.cutoff, facts.final()
     hit = _first(final, group)
     if hit is not None:
+        part = cut_part(facts.result, hit[0], hit[1]) if hit[0] == k else None
+        if part is not None and not any(part_satisfies(hit[1], t, *part) for t in group.any_of):
+            return Finding("below_cutoff", f"{hit[1].chunk_id} is rank {k}, cut at the budget: "
+                           f"only lines {part[0]}-{part[1]} of it fit, the evidence lies further "
+                           "down", (f"rank {k}: {_describe(hit[1])}",))
         if hit[0] <= k:
             return None
         return Finding("below_cutoff", f"{hit[1].chunk_id} is rank {hit[0]}, past the cutoff {k}",

@@ -77,9 +77,9 @@ def _read(final: str) -> dict[str, _FileChange] | None:
             current = files.setdefault(path, _FileChange())
             continue
         if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
-            path = _path(lines[index + 1][4:]) or _path(line[4:])
-            if path is not None:
-                current = files.setdefault(path, _FileChange())
+            named = _path(lines[index + 1][4:]) or _path(line[4:])
+            if named is not None:
+                current = files.setdefault(named, _FileChange())
             continue
         hunk = _HUNK.match(line)
         if hunk and current is not None:

@@ -169,11 +169,16 @@ class CaseScorer:
         # At a plain cutoff the visible prefix is ranked[:cutoff]; its per-chunk record
         # (Visible) is built only for the fields that read it (_context_fields).
         visible: Visible | None = None
+        cut_at = -1  # the position of a chunk cut at the budget: only its part counts
+        cut_first = cut_last = 0
         if self.budget is None:
             head = ranked[: case.cutoff]
         else:
             visible = visible_of(case, ranked)
             head = ranked[: visible.count]
+            cut = visible.cut
+            if cut is not None:
+                cut_at, cut_first, cut_last = visible.count - 1, cut.first, cut.last
         k = len(head)
         matcher = self.matcher
         satisfied_by = matcher.satisfied
@@ -182,6 +187,7 @@ class CaseScorer:
         satisfied: set[int] = set()
         gains = [0] * k  # per visible rank; a chunk that satisfies no group gives none
         first_rank: int | None = None
+        first_any: int | None = None  # a cut chunk's whole, when its part holds no group
         group_rank: list[int | None] = [None] * len(required)
         # Only chunks that may satisfy a group are tried, in rank order: the others
         # change nothing below. Found once for the whole ranking (the visible prefix and
@@ -192,7 +198,12 @@ class CaseScorer:
             if at >= k:
                 beyond = index
                 break
-            hits = satisfied_by(ranked[at])
+            if at == cut_at:
+                hits = matcher.satisfied_part(ranked[at], cut_first, cut_last)
+                if first_any is None and any(required[i] for i in satisfied_by(ranked[at])):
+                    first_any = at + 1  # held past the cut: read, but after the budget
+            else:
+                hits = satisfied_by(ranked[at])
             if not hits:
                 continue
             rank = at + 1
@@ -228,7 +239,7 @@ class CaseScorer:
         # Past the cutoff (never deciding the case), one pass: trend figures read the
         # groups' ranks down to TREND_DEPTH, and with no hit within the cutoff diagnosis
         # wants the first acceptable chunk at any depth.
-        first_any = first_rank
+        first_any = first_rank if first_rank is not None else first_any
         for at in candidates[beyond:]:
             rank = at + 1
             trend = rank <= TREND_DEPTH
