@@ -59,6 +59,27 @@ def _moment(text: str | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
+_AGENT_HINT = ("an imported trajectory records the manifest of its case's index when "
+               "imported with `codegold import trajectories --index INDEX`")
+_REFERENCE_HINT = "`codegold run --index INDEX` records the manifest of the index it searched"
+_EXTERNAL_HINT = ("a retriever's answer may carry its own `manifest`, or `codegold run --index "
+                  "INDEX --retriever ...` records the manifest of the index it hands the "
+                  "retriever (`--resolve` judges the spans against it)")
+
+
+def manifest_hint(attempt: Attempt) -> str:
+    """How to get an index manifest into an attempt of this kind (an imported trajectory,
+    a reference run, an external retriever), for the ``invalid`` reason of one without."""
+    retriever = attempt.retriever or ""
+    if retriever.startswith("agent:") or _is_agent(attempt.ranked):
+        return _AGENT_HINT
+    if retriever == "reference":
+        return _REFERENCE_HINT
+    if retriever:
+        return _EXTERNAL_HINT
+    return "; ".join((_REFERENCE_HINT, _EXTERNAL_HINT, _AGENT_HINT))
+
+
 def index_problem(attempt: Attempt, revision: str) -> str | None:
     """Why the attempt's index cannot vouch for a case pinned to ``revision`` (None when it
     can). ``index_stale: ...`` when the index is of another revision; ``index_not_ready:
@@ -66,9 +87,11 @@ def index_problem(attempt: Attempt, revision: str) -> str | None:
     ``created_at``, compared to the second)."""
     manifest = attempt.manifest
     problem = manifest_problem(manifest, revision)
-    if manifest is None or problem is not None:
-        if manifest is not None and manifest.revision is not None \
-                and manifest.revision != revision and problem is not None:
+    if manifest is None:
+        return f"{problem} ({manifest_hint(attempt)}; `eval --resolve` reads spans, it "\
+               "records no manifest)"
+    if problem is not None:
+        if manifest.revision is not None and manifest.revision != revision:
             return "index_stale: " + problem
         return problem
     queried, built = _moment(attempt.queried_at), _moment(manifest.created_at)
