@@ -119,7 +119,7 @@ def test_a_bundle_shows_resolved_symbols_and_no_none_lines(tmp_path: Path) -> No
               entry("h", "src/auth/other.py", 10, 20, 1, "read", resolved=RESOLVED)]
     run = run_eval(tmp_path, [case("agent", [{"file": "src/auth/x.py"}], cutoff=5)],
                    [attempt("t", "agent", ranked)])
-    summary, diagnosed = diagnose_run(run)
+    _, diagnosed = diagnose_run(run)
     text = render_bundle_markdown(diagnosed[0].bundle, diagnosed[0].diagnosis)
     assert "None-None" not in text and "rank: None" not in text
     assert "| src/auth/session.py | \\- |" in text
