@@ -36,12 +36,24 @@ def _case(result: dict[str, object]) -> dict[str, object]:
 def test_a_chunk_of_ten_million_lines_is_counted_in_bounded_memory(tmp_path: Path) -> None:
     ranked = [chunk("big", "src/a.py", start_line=1, end_line=10_000_000),
               chunk("b", "src/b.py", start_line=5, end_line=60_000_000)]
-    result = _eval(tmp_path, [case("c1", [{"file": "src/a.py", "lines": [3, 7]}])],
-                   [attempt("x", "c1", ranked)])
+    # an agent's case that fails: diagnosis reads the same spans
+    agent = [chunk("r", "src/c.py", start_line=100, end_line=50_000_000, kind="read", step=0),
+             chunk("s", "src/c.py", start_line=1, end_line=90_000_000, kind="search_hit",
+                   step=1)]
+    result = _eval(tmp_path, [case("c1", [{"file": "src/a.py", "lines": [3, 7]}]),
+                              case("c2", [{"file": "src/c.py", "symbol": "f",
+                                           "lines": [1, 5]}])],
+                   [attempt("x", "c1", ranked), attempt("y", "c2", agent)])
     lines = _case(result)["lines"]
     assert isinstance(lines, dict)
     assert lines["gold_seen"] == 5 and lines["seen"] == 10_000_000 + 59_999_996
     assert lines["read"] == lines["seen"]
+    # the report and diagnosis read the same spans within the same bound
+    for args in (("diagnose", tmp_path / "results.json", "-o", tmp_path / "diag"),
+                 ("report", tmp_path / "results.json", "--md", tmp_path / "r.md")):
+        proc = run_cli(*args, timeout=120, memory=MEMORY)
+        assert_no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 def test_a_gold_span_of_twenty_million_lines_is_counted_in_bounded_memory(
