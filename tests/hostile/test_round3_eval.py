@@ -92,3 +92,40 @@ def test_a_read_outside_the_repository_never_satisfies_a_target(tmp_path: Path) 
     assert_no_traceback(proc)
     diagnoses = json.loads((tmp_path / "diag" / "diagnoses.json").read_text())["diagnoses"]
     assert [d["cause"] for d in diagnoses] == ["never_searched", "never_searched"]
+
+
+def test_diagnose_on_a_terminal_prints_no_markdown_escapes(tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from hostilekit import CODE
+
+    ranked = [chunk("c", "src/other_[x].py", kind="read", step=0)]
+    _eval(tmp_path, [case("my_case*one", [{"file": "src/a_b.py", "symbol": "Foo.__init__"}])],
+          [attempt("x", "my_case*one", ranked)])
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-c", CODE, "diagnose", str(tmp_path / "results.json")],
+                              stdout=follower, stderr=subprocess.PIPE, timeout=120, check=False,
+                              env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+        os.close(follower)
+        follower = -1
+        out = b""
+        while True:
+            try:
+                block = os.read(leader, 65536)
+            except OSError:
+                break
+            if not block:
+                break
+            out += block
+    finally:
+        os.close(leader)
+        if follower != -1:
+            os.close(follower)
+    text = out.decode()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "my_case*one" in text and "never_searched" in text
+    assert "\\" not in text and "|---" not in text, text
