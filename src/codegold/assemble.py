@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codegold.diagnose import load_diagnoses
-from codegold.evaluate import target_matches
+from codegold.evaluate.match import seen_satisfies
 from codegold.model import RunResult, Verdict
 from codegold.model.comparison import Comparison
 from codegold.model.diagnoses import Diagnosis
@@ -23,9 +23,10 @@ def chunk_matches(run: RunResult) -> dict[str, dict[str, tuple[str, ...]]]:
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for case in run.cases:
         per_chunk: dict[str, tuple[str, ...]] = {}
-        for chunk in case.ranked:
+        for rank, chunk in enumerate(case.ranked, 1):
+            # a chunk cut at the budget satisfies a group only by the part that fit
             groups = tuple(g.id for g in case.case.groups
-                           if any(target_matches(chunk, t) for t in g.any_of))
+                           if any(seen_satisfies(case, rank, chunk, t) for t in g.any_of))
             if groups:
                 per_chunk[chunk.chunk_id] = groups
         out[case.case_id] = per_chunk

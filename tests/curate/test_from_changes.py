@@ -92,6 +92,7 @@ def test_import_swebench_then_check_has_no_errors(tmp_path: Path) -> None:
     assert case.id == "acme__shop-12" and case.revision == fix_base
     assert [g.any_of[0].file for g in case.groups] == ["shop/parser.py"]  # new file left out
     assert case.groups[0].any_of[0].symbol == "parse_line"
+    assert [g.edit for g in case.groups] == [True]  # the gold patch changes it
     build_index(str(repo.path), fix_base, tmp_path / "idx" / fix_base)
     checked = CliRunner().invoke(cli, ["cases", "check", str(out), "--index",
                                        str(tmp_path / "idx")])
@@ -114,3 +115,4 @@ def test_import_reads_the_localisation_format_too(tmp_path: Path) -> None:
     case = load_cases(str(out)).cases[0]
     assert [(t.file, t.symbol) for g in case.groups for t in g.any_of] == [
         ("shop/parser.py", "Totals.add")]
+    assert [g.edit for g in case.groups] == [True]

@@ -22,6 +22,9 @@ def entry(chunk_id: str, file: str, first: int, last: int, step: int, kind: str,
                  tool=tool, **extra)
 
 
+EDIT_GROUPS = [{"id": "accepted", "edit": True, "any_of": [TARGET]}]
+
+
 def hit(chunk_id: str, step: int) -> dict[str, Any]:
     return entry(chunk_id, TARGET["file"], 10, 20, step, "read", symbol="createSession")
 
@@ -43,10 +46,10 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]
 
 def _diagnose(tmp_path: Path, name: str, owners: Owners | None = None) -> tuple[str, str, list[str]]:
     fields, ranked, extra = SCENARIOS[name]
-    run = run_eval(tmp_path, [case(name, [TARGET], **fields)],
+    run = run_eval(tmp_path, [case(name, groups=EDIT_GROUPS, **fields)],
                    [attempt("t1", name, ranked, **extra)])
     summary, _ = diagnose_run(run, owners=owners)
-    by_id = {d.case_id: d for d in summary.diagnoses}
+    by_id = {d.case_id: d for d in summary.diagnoses + summary.passing}
     d = by_id[name]
     return d.cause, d.owner, d.evidence
 
@@ -66,17 +69,57 @@ def test_evidence_lines_name_steps_and_tools(tmp_path: Path) -> None:
     assert any("budget of 40 lines" in e for e in evidence)
 
 
-def test_a_passing_agent_case_that_dropped_evidence_is_diagnosed(tmp_path: Path) -> None:
-    run = run_eval(tmp_path, [case("c", [TARGET])],
+def test_a_passing_agent_case_that_dropped_evidence_is_listed_apart(tmp_path: Path) -> None:
+    run = run_eval(tmp_path, [case("c", groups=EDIT_GROUPS)],
                    [attempt("t1", "c", [hit("h", 0)], final="I changed createSession.")])
     summary, _ = diagnose_run(run)
-    assert summary.diagnoses == []  # the answer names the symbol: nothing dropped
+    assert summary.diagnoses == summary.passing == []  # the answer names the symbol
     _, ranked, extra = SCENARIOS["evidence_dropped"]
-    run2 = run_eval(tmp_path, [case("c", [TARGET])], [attempt("t1", "c", ranked, **extra)])
+    run2 = run_eval(tmp_path, [case("c", groups=EDIT_GROUPS)],
+                    [attempt("t1", "c", ranked, **extra)])
     assert run2.cases[0].status == "pass"
     summary, _ = diagnose_run(run2)
-    assert [(d.case_id, d.status, d.cause) for d in summary.diagnoses] == [
+    assert summary.diagnoses == [] and summary.by_cause == {}  # a pass is no failure
+    assert [(d.case_id, d.status, d.cause) for d in summary.passing] == [
         ("c", "pass", "evidence_dropped")]
+
+
+CALLEE = {"file": "src/auth/tokens.py", "symbol": "sign", "lines": [1, 8]}
+FIX = ("diff --git a/src/auth/session.py b/src/auth/session.py\n--- a/src/auth/session.py\n"
+       "+++ b/src/auth/session.py\n@@ -12,1 +12,1 @@\n-    return None\n+    return token\n")
+COMMENT_ONLY = FIX.replace("-    return None\n+    return token\n",
+                           " x = 1\n+    # TODO: return the token here\n").replace(
+    "@@ -12,1 +12,1 @@", "@@ -12,1 +12,2 @@")
+
+
+def _fix_case(tmp_path: Path, final: str) -> Any:
+    groups = [{"id": "session", "edit": True, "any_of": [TARGET]},
+              {"id": "callee", "any_of": [CALLEE]}]  # read-only: the fix only calls it
+    ranked = [hit("h", 0), entry("t", CALLEE["file"], 1, 8, 1, "read", symbol="sign")]
+    return run_eval(tmp_path, [case("fix", groups=groups), case("other", [{"file": "x.py"}])],
+                    [attempt("t1", "fix", ranked, final=final),
+                     attempt("t2", "other", [entry("o", "y.py", 1, 3, 0, "read")])])
+
+
+def test_the_upstream_fix_drops_no_evidence_a_comment_only_patch_drops_all(
+        tmp_path: Path) -> None:
+    from codegold.diagnose.bundle import render_summary_markdown, render_summary_text
+
+    run = _fix_case(tmp_path, FIX)
+    figures = run.by_id()["fix"].line_figures
+    assert figures is not None and figures.evidence_drop == 0.0  # the callee is read-only
+    summary, _ = diagnose_run(run)
+    assert [d.case_id for d in summary.diagnoses] == ["other"] and summary.passing == []
+    run = _fix_case(tmp_path, COMMENT_ONLY)
+    figures = run.by_id()["fix"].line_figures
+    assert figures is not None and figures.evidence_drop == 1.0
+    assert run.by_id()["fix"].status == "pass"
+    summary, _ = diagnose_run(run)
+    assert [d.case_id for d in summary.diagnoses] == ["other"]  # eval's one failure
+    assert [(d.case_id, d.cause) for d in summary.passing] == [("fix", "evidence_dropped")]
+    for text in (render_summary_text(summary), render_summary_markdown(summary)):
+        assert "1 case(s) did not pass" in text
+        assert "findings on 1 passing case(s)" in text
 
 
 def test_agent_causes_apply_only_to_agent_attempts(tmp_path: Path) -> None:

@@ -182,14 +182,14 @@ def test_each_planted_cause(planted: Planted, tmp_path: Path) -> None:
     assert "e.g" not in found["rewrite"].summary
 
 
-def test_split_needs_the_whole_span_inside_the_cutoff(planted: Planted, tmp_path: Path) -> None:
+def test_split_needs_two_parts_inside_the_cutoff(planted: Planted, tmp_path: Path) -> None:
     rev = planted.revision
     start, end = line_of(BIG, "def process_order"), last_line(BIG)
     middle = start + 15
     cases = [_case("gap", BIG, "process_order", DEF), _case("second-half-deep", BIG, "process_order", DEF),
              _case("index-splits-nothing-returned", BIG, "process_order", DEF)]
     attempts = [
-        # the two windows leave lines out: they do not hold the definition together
+        # the two windows leave lines out: parts of it, none whole, still a split
         _attempt("gap", [window(BIG, start, middle - 8, rev=rev), window(BIG, middle + 1, end, rev=rev),
                          *filler(3, rev)]),
         _attempt("second-half-deep", [window(BIG, start, middle, rev=rev), *filler(5, rev),
@@ -197,7 +197,7 @@ def test_split_needs_the_whole_span_inside_the_cutoff(planted: Planted, tmp_path
         _attempt("index-splits-nothing-returned", filler(5, rev)),
     ]
     causes = {cid: d.cause for cid, d in _diagnose(planted, tmp_path, cases, attempts).items()}
-    assert causes == {"gap": "retrieval_miss", "second-half-deep": "retrieval_miss",
+    assert causes == {"gap": "split_context", "second-half-deep": "retrieval_miss",
                       "index-splits-nothing-returned": "retrieval_miss"}
 
 
@@ -223,17 +223,27 @@ def test_body_windows_cut_off_from_the_signature_are_a_split(planted: Planted,
     start, end = line_of(BIG, "def process_order"), last_line(BIG)
     cut = start + 6  # the signature and first lines went to a window not returned
     middle = (cut + end) // 2
+    quarter = cut + (end - cut) // 4
     cases = [_case("headless", BIG, "process_order", DEF),
-             _case("tail-only", BIG, "process_order", DEF)]
+             _case("tail-only", BIG, "process_order", DEF),
+             _case("two-short", BIG, "process_order", DEF),
+             _case("one-window", BIG, "process_order", DEF)]
     attempts = [
         _attempt("headless", [window(BIG, cut, middle, rev=rev), *filler(2, rev),
                               window(BIG, middle + 1, end + 20, rev=rev)]),
-        # only the last few lines, in two windows: not most of the function
+        # only the last few lines, in two windows: parts of it all the same
         _attempt("tail-only", [window(BIG, end - 3, end - 2, rev=rev),
                                window(BIG, end - 1, end, rev=rev), *filler(3, rev)]),
+        # two short body windows, far from covering most of the function
+        _attempt("two-short", [window(BIG, cut, cut + 2, rev=rev), *filler(2, rev),
+                               window(BIG, quarter, quarter + 2, rev=rev)]),
+        # one part is no split: what else came back says nothing of the rest
+        _attempt("one-window", [window(BIG, cut, cut + 2, rev=rev), *filler(4, rev)]),
     ]
     found = _diagnose(planted, tmp_path, cases, attempts)
     assert {cid: d.cause for cid, d in found.items()} == {
-        "headless": "split_context", "tail-only": "retrieval_miss"}
+        "headless": "split_context", "tail-only": "split_context",
+        "two-short": "split_context", "one-window": "retrieval_miss"}
     evidence = " ".join(found["headless"].evidence)
     assert "cut off from its signature" in evidence
+    assert "the parts hold 6 of its" in " ".join(found["two-short"].evidence)

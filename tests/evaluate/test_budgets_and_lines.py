@@ -168,6 +168,70 @@ def test_plain_cases_carry_no_budget_or_line_fields(tmp_path: Path) -> None:
         assert key not in text, key
 
 
+# --- budgets cut reads: the part past the budget is not seen ------------------------------------
+
+WHOLE_FILE = {"rule": "span", "symbols": ["ponyint_early", "ponyint_sched_start"],
+              "role": "definition"}
+
+
+def _cut_read(target: dict[str, Any], budget: int) -> Any:
+    """An agent that read 123 lines elsewhere, then `cat` the whole of src/sched.c (1-400),
+    whose span resolution found two definitions in it."""
+    ranked = [span("o", "src/other.c", 1, 123, kind="read", step=0),
+              span("f", "src/sched.c", 1, 400, kind="read", step=1, resolved=WHOLE_FILE)]
+    return ranked, case("c1", [target], budget={"lines": budget})
+
+
+@pytest.mark.parametrize(("target", "budget", "status"), [
+    # the definition at 300-320 is past line 77, where the budget cut the read
+    ({"file": "src/sched.c", "symbol": "ponyint_sched_start", "lines": [300, 320]}, 200, "fail"),
+    ({"file": "src/sched.c", "symbol": "ponyint_sched_start", "lines": [300, 320]}, 600, "pass"),
+    # a definition the cut part holds by its first line
+    ({"file": "src/sched.c", "symbol": "ponyint_early", "lines": [60, 90]}, 200, "pass"),
+    # no lines given: only the definition the read starts with is held by its first lines
+    ({"file": "src/sched.c", "symbol": "ponyint_sched_start"}, 200, "fail"),
+    ({"file": "src/sched.c", "symbol": "ponyint_early"}, 200, "pass"),
+    # a file target is satisfied by any line of the file
+    ({"file": "src/sched.c"}, 200, "pass"),
+])
+def test_a_read_cut_at_the_budget_satisfies_groups_only_by_its_part(
+        tmp_path: Path, target: dict[str, Any], budget: int, status: str) -> None:
+    ranked, the_case = _cut_read(target, budget)
+    r = run_eval(tmp_path, [the_case], [attempt("x", "c1", ranked)]).by_id()["c1"]
+    assert r.status == status, r
+    if status == "fail":
+        assert r.budget_use is not None and r.budget_use.cut_lines == 77
+        assert r.first_relevant_rank is None and r.first_relevant_rank_any_depth == 2
+        if "lines" in target:
+            assert r.line_figures is not None and r.line_figures.recall == 0.0
+        assert r.group_reach is not None and r.group_reach[0].rank is None
+
+
+def test_a_retriever_window_cut_at_the_budget_keeps_the_definition_it_starts_with(
+        tmp_path: Path) -> None:
+    ranked = [span("a", "src/a.py", 1, 10), span("w", "src/b.py", 10, 50, symbol="handle")]
+    r = run_eval(tmp_path, [case("c1", [{"file": "src/b.py", "symbol": "handle"}],
+                                 budget={"lines": 30})],
+                 [attempt("x", "c1", ranked)]).by_id()["c1"]
+    assert r.status == "pass" and r.budget_use is not None and r.budget_use.cut_lines == 20
+
+
+def test_diagnosis_sees_a_cut_read_as_read_past_the_budget(tmp_path: Path) -> None:
+    from codegold.diagnose import diagnose_run
+
+    target = {"file": "src/sched.c", "symbol": "ponyint_sched_start", "lines": [300, 320]}
+    ranked, the_case = _cut_read(target, 200)
+    run = run_eval(tmp_path, [the_case], [attempt("x", "c1", ranked)])
+    summary, _ = diagnose_run(run)
+    (d,) = summary.diagnoses
+    assert d.cause == "read_past_budget", d
+    assert any("lines 1-77" in e for e in d.evidence)
+    plain = [{k: v for k, v in c.items() if k not in ("kind", "step")} for c in ranked]
+    run = run_eval(tmp_path, [the_case], [attempt("x", "c1", plain)])
+    summary, _ = diagnose_run(run)
+    assert summary.diagnoses[0].cause == "below_cutoff", summary.diagnoses[0]
+
+
 # --- line-level figures: hand-computed --------------------------------------------------------
 
 
@@ -238,13 +302,98 @@ PATCH_B = """diff --git a/src/b.py b/src/b.py
     ("nothing useful", 1.0, ["src/a.py:1-2 (login)", "src/b.py:1-2"]),
 ])
 def test_evidence_drop(tmp_path: Path, final: str, drop: float, dropped: list[str]) -> None:
-    groups = [{"id": "a", "any_of": [{"file": "src/a.py", "symbol": "login", "lines": [1, 2]}]},
-              {"id": "b", "any_of": [{"file": "src/b.py", "lines": [1, 2]}]}]
+    groups = [{"id": "a", "edit": True,
+               "any_of": [{"file": "src/a.py", "symbol": "login", "lines": [1, 2]}]},
+              {"id": "b", "edit": True, "any_of": [{"file": "src/b.py", "lines": [1, 2]}]}]
     ranked = [span("1", "src/a.py", 1, 2, symbol="login"), span("2", "src/b.py", 1, 2)]
     r = run_eval(tmp_path, [case("c1", groups=groups)],
                  [attempt("x", "c1", ranked, final=final)]).by_id()["c1"]
     f = r.line_figures
     assert f is not None and f.evidence_drop == pytest.approx(drop) and f.dropped == dropped
+
+
+PATCH_A_CODE = """diff --git a/src/a.py b/src/a.py
+--- a/src/a.py
++++ b/src/a.py
+@@ -1,2 +1,3 @@
+ def login():
+-    return 1
++    # the fix
++    return 2
+"""
+PATCH_A_COMMENT = """diff --git a/src/a.py b/src/a.py
+--- a/src/a.py
++++ b/src/a.py
+@@ -1,2 +1,4 @@
+ def login():
+-    return 1
++    # a note about the bug
++
++    return   1
+"""
+PATCH_C_COMMENT = """diff --git a/src/x.c b/src/x.c
+--- a/src/x.c
++++ b/src/x.c
+@@ -10,2 +10,6 @@ static int f(void)
+ {
+-  return 1;
++  /* the bug is
++     somewhere below */
++  // TODO: fix
++   return 1;
+ }
+"""
+PATCH_C_CODE = PATCH_C_COMMENT.replace("+   return 1;", "+   return 2;")
+PATCH_C_INCLUDE = """diff --git a/src/x.c b/src/x.c
+--- a/src/x.c
++++ b/src/x.c
+@@ -1,1 +1,2 @@
+ #include <a.h>
++#include <b.h>
+"""
+
+
+@pytest.mark.parametrize(("final", "drop"), [
+    (PATCH_A_CODE, 0.0),      # the upstream fix: the read-only callee b is never dropped
+    (PATCH_A_COMMENT, 1.0),   # a comment and whitespace change no code: the edit group drops
+    (PATCH_B, 1.0),           # a patch of the read-only file leaves the edit group out
+    ("I changed login in src/a.py", 0.0),
+])
+def test_evidence_drop_concerns_only_the_groups_a_fix_must_change(
+        tmp_path: Path, final: str, drop: float) -> None:
+    groups = [{"id": "a", "edit": True,
+               "any_of": [{"file": "src/a.py", "symbol": "login", "lines": [1, 2]}]},
+              {"id": "b", "any_of": [{"file": "src/b.py", "lines": [1, 2]}]}]
+    ranked = [span("1", "src/a.py", 1, 2, symbol="login"), span("2", "src/b.py", 1, 2)]
+    r = run_eval(tmp_path, [case("c1", groups=groups)],
+                 [attempt("x", "c1", ranked, final=final)]).by_id()["c1"]
+    f = r.line_figures
+    assert f is not None and f.evidence_drop == pytest.approx(drop)
+    assert all("src/b.py" not in d for d in f.dropped)
+
+
+def test_no_edit_group_no_evidence_drop(tmp_path: Path) -> None:
+    ranked = [span("1", "src/a.py", 1, 2)]
+    r = run_eval(tmp_path, [case("c1", [{"file": "src/a.py", "lines": [1, 2]}])],
+                 [attempt("x", "c1", ranked, final="nothing")]).by_id()["c1"]
+    assert r.line_figures is not None and r.line_figures.evidence_drop is None
+
+
+def test_code_changed_files_tell_comments_from_code() -> None:
+    from codegold.evaluate.patches import code_changed_files
+
+    assert code_changed_files(PATCH_C_COMMENT) == set()
+    assert code_changed_files(PATCH_C_CODE) == {"src/x.c"}
+    assert code_changed_files(PATCH_C_INCLUDE) == {"src/x.c"}  # '#' is code in C
+    assert code_changed_files(PATCH_A_COMMENT) == set()
+    assert code_changed_files(PATCH_A_CODE) == {"src/a.py"}
+    assert code_changed_files("no patch at all") is None
+    # a removed line that reads "-- x" is hunk content, not a file header
+    sql = ("diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n"
+           "--- old note\n select 1;\n")
+    assert code_changed_files(sql) == set()
+    docs = "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n"
+    assert code_changed_files(docs) == set()
 
 
 # --- the independent implementation -----------------------------------------------------------
@@ -304,7 +453,7 @@ BUDGETS = st.one_of(st.none(), st.tuples(st.sampled_from(["lines", "tokens"]),
 
 def _score(budget: tuple[str, int] | None, cutoff: int, chunks: list[tuple[str, int, int, int]],
            gold: list[list[tuple[str, int, int]]], final: str | None = None) -> Any:
-    groups = tuple(EvidenceGroup(id=f"g{i}", required=True,
+    groups = tuple(EvidenceGroup(id=f"g{i}", required=True, edit=True,
                                  any_of=tuple(Target(file=f, lines=(a, b)) for f, a, b in alts))
                    for i, alts in enumerate(gold))
     the_case = Case(id="c", query="q", repository=None, revision=SHA_A,

@@ -42,6 +42,26 @@ def test_chunk_without_revision_makes_the_case_invalid(tmp_path: Path) -> None:
     assert result.summary.hit_rate is None  # never averaged in
 
 
+@pytest.mark.parametrize(("retriever", "ranked", "words"), [
+    ("agent:swe-agent", [chunk("r", "src/a.py", kind="read", step=1)],
+     "codegold import trajectories --index INDEX"),
+    (None, [chunk("r", "src/a.py", kind="read", step=1)], "import trajectories --index"),
+    ("reference", [chunk("r", "src/a.py")], "codegold run --index INDEX` records"),
+    ("command:./windows.py", [chunk("r", "src/a.py")], "--resolve"),
+    ("mcp:stdio:server", [chunk("r", "src/a.py")], "carry its own `manifest`"),
+    (None, [chunk("r", "src/a.py")], "codegold run --index INDEX"),
+])
+def test_an_attempt_without_a_manifest_says_how_to_get_one(
+        tmp_path: Path, retriever: str | None, ranked: list[dict[str, object]],
+        words: str) -> None:
+    extra = {"retriever": retriever} if retriever else {}
+    result = run_eval(tmp_path, [case("c", [{"file": "src/a.py"}])],
+                      [attempt("a1", "c", ranked, with_manifest=False, **extra)])
+    reason = result.by_id()["c"].invalid_reason
+    assert reason is not None and reason.startswith("attempt has no index manifest (")
+    assert words in reason, reason
+
+
 @pytest.mark.parametrize(("the_manifest", "words"), [
     (False, "no index manifest"),
     (manifest(complete=False), "incomplete"),

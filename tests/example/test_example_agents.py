@@ -69,7 +69,9 @@ def test_import_then_eval_gives_pass_and_fail(v2_index: Path, tmp_path: Path) ->
 def test_without_an_index_the_attempts_are_invalid(tmp_path: Path) -> None:
     result = evaluate_files(str(AGENTS / "cases.yaml"), str(_import(tmp_path, None)))
     assert {c.status for c in result.cases} == {"invalid"}
-    assert all(c.invalid_reason == "attempt has no index manifest" for c in result.cases)
+    assert all(c.invalid_reason is not None
+               and c.invalid_reason.startswith("attempt has no index manifest")
+               and "import trajectories --index" in c.invalid_reason for c in result.cases)
 
 
 def test_eval_resolve_judges_like_import_resolve(v2_index: Path, tmp_path: Path) -> None:

@@ -84,3 +84,43 @@ def test_two_agent_versions_compare_on_line_recall(tmp_path: Path) -> None:
     plain = run_eval(tmp_path, [case("c", [{"file": "a.py"}])],
                      [attempt("t", "c", [chunk("a", "a.py")])])
     assert "line_recall" not in {d.metric for d in compare_runs(plain, plain).overall.metrics}
+
+
+RESOLVED = {"rule": "span", "symbols": ["SessionService.createSession"], "role": "definition"}
+
+
+def _resolved_run(tmp_path: Path) -> RunResult:
+    """An imported trajectory resolved at import: its chunks report no symbol or role,
+    their resolution holds them; a search listed a file without lines."""
+    ranked = [chunk("f", "src/auth/session.py", kind="search_hit", step=0, tool="find"),
+              entry("h", TARGET["file"], 10, 20, 1, "read", resolved=RESOLVED)]
+    # a second required group nobody found: the case fails, so the report draws its timeline
+    groups = [{"id": "session", "any_of": [TARGET]}, {"id": "other", "any_of": [{"file": "x.py"}]}]
+    return run_eval(tmp_path, [case("agent", groups=groups, cutoff=5)],
+                    [attempt("t", "agent", ranked)])
+
+
+def test_the_report_shows_the_symbols_and_roles_the_import_resolved(tmp_path: Path) -> None:
+    run = _resolved_run(tmp_path)
+    row = build_payload(ReportInput(results=run)).cases[0]
+    assert [(r.symbol, r.role) for r in row.ranked] == [
+        ("", ""), ("SessionService.createSession", "definition")]
+    assert isinstance(row.timeline, list)
+    assert [(r.symbol, r.role) for r in row.timeline] == [
+        ("", ""), ("SessionService.createSession", "definition")]
+    assert "\\(SessionService.createSession\\)" in render_markdown(ReportInput(results=run))
+
+
+def test_a_bundle_shows_resolved_symbols_and_no_none_lines(tmp_path: Path) -> None:
+    from codegold.diagnose import diagnose_run
+    from codegold.diagnose.bundle import render_bundle_markdown
+
+    ranked = [chunk("f", "src/auth/session.py", kind="search_hit", step=0, tool="find"),
+              entry("h", "src/auth/other.py", 10, 20, 1, "read", resolved=RESOLVED)]
+    run = run_eval(tmp_path, [case("agent", [{"file": "src/auth/x.py"}], cutoff=5)],
+                   [attempt("t", "agent", ranked)])
+    _, diagnosed = diagnose_run(run)
+    text = render_bundle_markdown(diagnosed[0].bundle, diagnosed[0].diagnosis)
+    assert "None-None" not in text and "rank: None" not in text
+    assert "| src/auth/session.py | \\- |" in text
+    assert "| SessionService.createSession | definition |" in text

@@ -40,7 +40,9 @@ def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]],
     """Groups for ``patch`` at ``base``, or ``([], reason)`` when there is no required one.
 
     A changed test file is supporting evidence (``required: false``): the tests a fix
-    updates are not what a user asking about the behaviour needs first.
+    updates are not what a user asking about the behaviour needs first. Every group is
+    one the patch changes, so each says ``edit: true``: a fix must change it (evidence
+    drop, docs/agents.md).
     """
     if not is_full_sha(base):
         return [], "base revision is not a 40-hex commit sha"
@@ -56,7 +58,8 @@ def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]],
             for d in changed_definitions(change.old_path, data, change.old_lines)
         ][:MAX_ALTERNATIVES]
         group: dict[str, Any] = {"id": slug(change.old_path, limit=60),
-                                 "any_of": targets or [{"file": change.old_path}]}
+                                 "any_of": targets or [{"file": change.old_path}],
+                                 "edit": True}
         if categorize(change.old_path, data, language_of(change.old_path)) == "test":
             group["required"] = False
         groups.append(group)
@@ -135,8 +138,9 @@ def _localization_groups(item: dict[str, Any], repo: str, base: str
         if not isinstance(file, str) or file_at(repo, base, file) is None:
             continue
         targets = [{"file": file, "symbol": s} for s in symbols.get(file, [])][:MAX_ALTERNATIVES]
+        # the gold files are the ones the gold patch changes: a fix must change them
         groups.append({"id": unique_id(slug(file, limit=60), seen),
-                       "any_of": targets or [{"file": file}]})
+                       "any_of": targets or [{"file": file}], "edit": True})
     return (groups, None) if groups else ([], "no gold file exists at the base revision")
 
 

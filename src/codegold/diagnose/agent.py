@@ -23,7 +23,13 @@ from collections.abc import Callable, Sequence
 
 from codegold.diagnose.checks import CaseFacts, Finding, NotRun, Outcome
 from codegold.diagnose.owners import AGENT_CAUSES as AGENT_CAUSES
-from codegold.evaluate.match import file_matches, target_matches
+from codegold.evaluate.match import (
+    cut_part,
+    file_matches,
+    part_satisfies,
+    seen_satisfies,
+    target_matches,
+)
 from codegold.model import CaseResult, Chunk, EvidenceGroup, Target
 from codegold.model.paths import normalize_path
 
@@ -34,7 +40,8 @@ def is_agent(chunks: Sequence[Chunk]) -> bool:
 
 
 def _in_file(chunk: Chunk, target: Target) -> bool:
-    return file_matches(target.file, normalize_path(chunk.file))
+    # A read outside the repository is never the target's file, whatever its path reads.
+    return not chunk.outside_repo and file_matches(target.file, normalize_path(chunk.file))
 
 
 def _touches_lines(chunk: Chunk, target: Target) -> bool:
@@ -102,18 +109,26 @@ def found_not_read(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
 
 
 def read_past_budget(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
-    """Acceptable evidence was read, but only after the budget (or cutoff) ran out."""
+    """Acceptable evidence was read, but only after the budget (or cutoff) ran out: in a
+    later entry, or in the part of the entry the budget cut that did not fit."""
     k = facts.cutoff
+    result = facts.result
     for rank, chunk in enumerate(facts.final(), 1):
-        if rank <= k or chunk.kind == "search_hit":
+        if rank < k or chunk.kind == "search_hit":
+            continue
+        part = cut_part(result, rank, chunk) if rank == k else None
+        if rank == k and (part is None or any(part_satisfies(chunk, t, *part)
+                                               for t in group.any_of)):
             continue
         if any(target_matches(chunk, t) for t in group.any_of):
-            limit = _limit(facts.result)
+            limit = _limit(result)
+            where = (f"lines {part[0]}-{part[1]} of it fit the {limit}, the evidence lies "
+                     "further down" if part is not None
+                     else f"the {limit} holds the first {k} context entries")
             return Finding("read_past_budget",
                            f"{chunk.chunk_id} (group {group.id}) was read at rank {rank}, past "
                            f"the {limit}",
-                           (f"read at {_where(rank, chunk)}",
-                            f"the {limit} holds the first {k} context entries"))
+                           (f"read at {_where(rank, chunk)}", where))
     return None
 
 
@@ -132,7 +147,8 @@ def forbidden_read_first(facts: CaseFacts) -> Outcome:
     required = result.case.required_groups
     first_bad = next((r for r, c in enumerate(visible, 1) if c.chunk_id in forbidden), None)
     first_good = next((r for r, c in enumerate(visible, 1)
-                       if any(target_matches(c, t) for g in required for t in g.any_of)), None)
+                       if any(seen_satisfies(result, r, c, t)
+                              for g in required for t in g.any_of)), None)
     if first_bad is None or (first_good is not None and first_good < first_bad):
         return None
     chunk = visible[first_bad - 1]

@@ -106,14 +106,30 @@ def _budget_note(b: EvidenceBundle) -> str:
     return f" (the entries that fit the budget {use.budget}, {use.used} used{cut})"
 
 
+def _span(c: Chunk) -> str:
+    """``start-end``, one line's number, or ``-`` for a chunk without lines (a file hit)."""
+    if c.start_line is None:
+        return "-"
+    if c.end_line is None or c.end_line == c.start_line:
+        return str(c.start_line)
+    return f"{c.start_line}-{c.end_line}"
+
+
 def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
+    """The chunks with what scoring judged (the resolved symbols and role when span
+    resolution ran, as for an imported trajectory, else the reported ones)."""
     rows = ["| rank | chunk | file | lines | symbol | role | revision |", "|---:|---|---|---|---|---|---|"]
     for rank, c in enumerate(chunks, 1):
         mark = " (past cutoff)" if rank > cutoff else ""
-        cells = [f"{rank}{mark}", c.chunk_id, c.file, f"{c.start_line}-{c.end_line}",
-                 ", ".join(c.all_symbols()) or "-", c.role or "-", (c.revision or "-")[:12]]
+        cells = [f"{rank}{mark}", c.chunk_id, c.file, _span(c),
+                 ", ".join(c.judged_symbols()) or "-", c.judged_role() or "-",
+                 (c.judged_revision() or "-")[:12]]
         rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return rows
+
+
+def _rank(rank: int | None) -> str:
+    return "none" if rank is None else str(rank)
 
 
 def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
@@ -133,7 +149,8 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
               f"- case revision: {md_code(str(b.case_revision))}", f"- index revision: {md_code(str(b.index_revision))}",
               f"- index build: {md_code(str(b.index_build_id))}", f"- chunker: {md_code(str(b.chunker))}",
               f"- evaluator: codegold {_cell(b.evaluator_version)}", f"- cutoff: {b.cutoff}" + _budget_note(b),
-              f"- first relevant rank: {b.first_relevant_rank} (any depth: {b.first_relevant_rank_any_depth})",
+              f"- first relevant rank: {_rank(b.first_relevant_rank)} (any depth: "
+              f"{_rank(b.first_relevant_rank_any_depth)})",
               "", "## Accepted targets", ""]
     lines += [f"- {_cell(t)}" for t in b.targets]
     if b.rationale:
@@ -167,6 +184,12 @@ def render_summary_text(summary: DiagnosisSet) -> str:
     lines += ["", *plain_table(("case", "cause", "owner", "summary"),
                                [(d.case_id, d.cause, d.owner, d.summary)
                                 for d in summary.diagnoses])]
+    if summary.passing:
+        lines += ["", f"Agent-stage findings on {len(summary.passing)} passing case(s) "
+                  "(not failures):", "",
+                  *plain_table(("case", "cause", "owner", "summary"),
+                               [(d.case_id, d.cause, d.owner, d.summary)
+                                for d in summary.passing])]
     if summary.warnings:
         lines += ["", "Warnings:", *(f"- {terminal_safe(w)}" for w in summary.warnings)]
     return redact_text("\n".join(lines) + "\n", code=True)
@@ -184,6 +207,11 @@ def render_summary_markdown(summary: DiagnosisSet) -> str:
     lines += ["", "| case | cause | owner | summary |", "|---|---|---|---|"]
     lines += [f"| {_cell(d.case_id)} | {d.cause} | {_cell(d.owner)} | {_cell(d.summary)} |"
               for d in summary.diagnoses]
+    if summary.passing:
+        lines += ["", f"Agent-stage findings on {len(summary.passing)} passing case(s) "
+                  "(not failures):", "", "| case | cause | owner | summary |", "|---|---|---|---|"]
+        lines += [f"| {_cell(d.case_id)} | {d.cause} | {_cell(d.owner)} | {_cell(d.summary)} |"
+                  for d in summary.passing]
     if summary.warnings:
         lines += ["", "Warnings:", ""] + [f"- {_cell(w)}" for w in summary.warnings]
     return redact_text("\n".join(lines) + "\n", code=True)

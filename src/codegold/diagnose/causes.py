@@ -30,7 +30,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("metadata_mismatch", "parser-chunker",
           "a returned chunk covers the target but its symbol or role says otherwise"),
     Cause("split_context", "parser-chunker",
-          "returned chunks inside the cutoff together hold the definition, none alone is accepted"),
+          "returned chunks inside the cutoff hold parts of the definition, none holds it whole"),
     # An agent's trajectory (diagnose/agent.py), before the retrieval causes.
     Cause("never_searched", "agent", "no search or read of the agent touched the target's file"),
     Cause("found_not_read", "agent", "a search listed the target's file or lines, never read"),

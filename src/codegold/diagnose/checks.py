@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.evaluate.match import target_matches
+from codegold.evaluate.match import cut_part, part_satisfies, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.labels import LabelSource, forbidding_pattern, judge_target
 from codegold.labels import TargetFacts as TargetFacts
@@ -275,35 +275,12 @@ def metadata_mismatch(facts: CaseFacts, t: TargetFacts) -> Outcome:
     return None
 
 
-# Parts may miss a line or two of the parser's span (a decorator, a trailing blank line)
-# and still hold the definition together.
-_SPLIT_COVERAGE = 0.9
-# Parts that start below the definition's first line (its signature and docstring cut
-# off into a window that was not returned) still hold it together when they cover its
-# rest and that rest is most of it.
-_SPLIT_BODY_SHARE = 0.5
-
-
-def _union_covers(parts: Sequence[Chunk], start: int, end: int) -> bool:
-    """Whether ``parts`` together hold lines ``start..end``: 90 % of them, or 90 % of the
-    lines from the first one a part holds to ``end`` when those are at least half of the
-    definition (two body windows of a function, cut off from its signature)."""
-    covered: set[int] = set()
-    for c in parts:
-        lo, hi = max(start, c.start_line or start), min(end, c.end_line or end)
-        covered.update(range(lo, hi + 1))
-    if not covered:
-        return False
-    if len(covered) >= _SPLIT_COVERAGE * (end - start + 1):
-        return True
-    rest = end - min(covered) + 1
-    return (rest >= _SPLIT_BODY_SHARE * (end - start + 1)
-            and len(covered) >= _SPLIT_COVERAGE * rest)
-
-
 def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
-    """Two or more chunks inside the cutoff together hold the definition, none alone is
-    accepted: the retriever's chunking (its own line windows included) cut it apart."""
+    """Two or more chunks inside the cutoff hold parts of the definition, none holds it
+    whole and none alone is accepted: whoever chunked them (the index's chunker, or the
+    retriever's own line windows, two body windows cut off from the signature included),
+    the definition came back in pieces. How much of it the pieces cover is evidence, not a
+    condition."""
     skipped = _spans_unknown("split_context", facts, t)
     if skipped is not None or not t.definitions:
         return skipped
@@ -311,24 +288,44 @@ def split_context(facts: CaseFacts, t: TargetFacts) -> Outcome:
     if any(target_matches(c, t.target) for c in visible):
         return None
     for d in t.definitions:
-        parts = [c for c in visible if normalize_path(c.file) == d.file and c.start_line is not None
-                 and c.end_line is not None and c.start_line <= d.end_line and c.end_line >= d.start_line]
-        if len(parts) >= 2 and _union_covers(parts, d.start_line, d.end_line):
-            ranks = {c.chunk_id: r for r, c in enumerate(visible, 1)}
-            # Whose chunker cut it: parts the index holds are codegold's, others the retriever's.
-            own = facts.index is not None and all(facts.index.get(c.chunk_id) is not None for c in parts)
-            cutter = "the index's chunker" if own else "the retriever's own chunking (ids not in the index)"
-            header = d.header_line or d.start_line
-            headless = not any((c.start_line or 0) <= header <= (c.end_line or 0) for c in parts)
-            return Finding("split_context",
-                           f"{d.qualified} (lines {d.start_line}-{d.end_line}) came back split over "
-                           f"{len(parts)} chunks inside the cutoff; none alone is accepted",
-                           (f"parser: {d.qualified} at {d.file}:{d.start_line}-{d.end_line}",
-                            *(f"rank {ranks[c.chunk_id]}: {_describe(c)}" for c in parts),
-                            *((f"no part holds its header line {header}: the windows are cut "
-                               "off from its signature",) if headless else ()),
-                            f"cut by {cutter}"))
+        parts = [c for c in visible if not c.outside_repo and normalize_path(c.file) == d.file
+                 and c.start_line is not None and c.end_line is not None
+                 and c.start_line <= d.end_line and c.end_line >= d.start_line]
+        if len({c.chunk_id for c in parts}) < 2 or any(_covers(c, d) for c in parts):
+            continue
+        ranks = {c.chunk_id: r for r, c in enumerate(visible, 1)}
+        # Whose chunker cut it: parts the index holds are codegold's, others the retriever's.
+        own = facts.index is not None and all(facts.index.get(c.chunk_id) is not None for c in parts)
+        cutter = "the index's chunker" if own else "the retriever's own chunking (ids not in the index)"
+        header = d.header_line or d.start_line
+        headless = not any((c.start_line or 0) <= header <= (c.end_line or 0) for c in parts)
+        covered = _covered(parts, d.start_line, d.end_line)
+        size = d.end_line - d.start_line + 1
+        return Finding("split_context",
+                       f"{d.qualified} (lines {d.start_line}-{d.end_line}) came back split over "
+                       f"{len(parts)} chunks inside the cutoff; none holds it whole or alone is "
+                       "accepted",
+                       (f"parser: {d.qualified} at {d.file}:{d.start_line}-{d.end_line}",
+                        *(f"rank {ranks[c.chunk_id]}: {_describe(c)}" for c in parts),
+                        f"the parts hold {covered} of its {size} lines",
+                        *((f"no part holds its header line {header}: the windows are cut "
+                           "off from its signature",) if headless else ()),
+                        f"cut by {cutter}"))
     return None
+
+
+def _covered(parts: Sequence[Chunk], start: int, end: int) -> int:
+    """How many of lines ``start..end`` the parts hold together (merged spans, never a
+    line at a time: a hostile span may be millions of lines long)."""
+    spans = sorted((max(start, c.start_line or start), min(end, c.end_line or end))
+                   for c in parts)
+    total, reach = 0, start - 1
+    for lo, hi in spans:
+        lo = max(lo, reach + 1)
+        if hi >= lo:
+            total += hi - lo + 1
+            reach = hi
+    return total
 
 
 # --- identifiers and the rewrite -----------------------------------------------------------
@@ -401,6 +398,11 @@ def below_cutoff(facts: CaseFacts, group: EvidenceGroup) -> Outcome:
     k, final = facts.cutoff, facts.final()
     hit = _first(final, group)
     if hit is not None:
+        part = cut_part(facts.result, hit[0], hit[1]) if hit[0] == k else None
+        if part is not None and not any(part_satisfies(hit[1], t, *part) for t in group.any_of):
+            return Finding("below_cutoff", f"{hit[1].chunk_id} is rank {k}, cut at the budget: "
+                           f"only lines {part[0]}-{part[1]} of it fit, the evidence lies further "
+                           "down", (f"rank {k}: {_describe(hit[1])}",))
         if hit[0] <= k:
             return None
         return Finding("below_cutoff", f"{hit[1].chunk_id} is rank {hit[0]}, past the cutoff {k}",

@@ -182,7 +182,8 @@ def diagnose_run(
     results_name: str = "results.json",
     index_name: str | None = None,
 ) -> tuple[DiagnosisSet, list[Diagnosed]]:
-    """Diagnose every case that did not pass.
+    """Diagnose every case that did not pass, and list agent-stage findings on passing
+    cases apart (``DiagnosisSet.passing``; the returned bundles hold both).
 
     Each case is checked against the index of its own pinned revision: ``indexes`` maps
     revisions to indexes (cases pinned to several revisions), ``index`` is the one-index
@@ -194,15 +195,18 @@ def diagnose_run(
         by_revision.setdefault(index.manifest.revision, index)
     owners = owners or Owners()
     warnings: list[str] = []
+    failing = [c for c in result.cases if c.status != "pass"]
     # An agent's case that passes yet dropped evidence from its final patch or answer is
-    # diagnosed too (cause evidence_dropped): its context was right, its output was not.
-    failing = [c for c in result.cases if c.status != "pass" or _dropped_evidence(c)]
+    # checked too, and listed apart: its context was right, its output was not, and it
+    # is no failure.
+    passing = [c for c in result.cases if c.status == "pass" and _dropped_evidence(c)]
     if attempts_path is None and "attempts" in result.inputs:
         attempts_path = result.inputs["attempts"].path
     attempts: dict[str, Attempt] = {}
     if attempts_path is not None:
         try:
-            attempts = _final_attempts(attempts_path, {c.attempt_id for c in failing if c.attempt_id})
+            attempts = _final_attempts(attempts_path, {c.attempt_id for c in failing + passing
+                                                       if c.attempt_id})
         except (InputError, SchemaError) as err:
             warnings.append(f"attempts not read ({err}); candidates, context ids and the full "
                             "ranking are unavailable (give --attempts)")
@@ -211,11 +215,14 @@ def diagnose_run(
     if not by_revision:
         warnings.append("no --index: index-level checks (policy, chunking, metadata) cannot run")
     out: list[Diagnosed] = []
-    for case in failing:
+    passed: list[Diagnosed] = []
+    for case in failing + passing:
         usable, note = _usable_index(by_revision, case)
         facts = CaseFacts(result=case, attempt=attempts.get(case.attempt_id or ""), index=usable,
                           repo=repo, index_note=note)
-        explained = diagnose_case(facts)
+        explained = diagnose_case(facts) if case.status != "pass" else _agent_stage(facts)
+        if explained is None:
+            continue
         finding = explained.finding
         facts = replace(facts, definitions=explained.definitions, inventory=explained.inventory,
                         not_run=explained.not_run)
@@ -229,7 +236,7 @@ def diagnose_run(
             checks_not_run=list(facts.not_run),
             bundle_json=f"bundles/{name}.json", bundle_markdown=f"bundles/{name}.md",
         )
-        out.append(Diagnosed(diagnosis, bundle))
+        (out if case.status != "pass" else passed).append(Diagnosed(diagnosis, bundle))
     diagnoses = [d.diagnosis for d in out]
     by_cause = Counter(d.cause for d in diagnoses)
     summary = DiagnosisSet(
@@ -237,9 +244,19 @@ def diagnose_run(
         diagnoses=diagnoses,
         by_cause=dict(sorted(by_cause.items(), key=lambda kv: CAUSE_ORDER.get(kv[0], 99))),
         by_owner=dict(sorted(Counter(d.owner for d in diagnoses).items())),
-        warnings=warnings,
+        warnings=warnings, passing=[d.diagnosis for d in passed],
     )
-    return summary, out
+    return summary, out + passed
+
+
+def _agent_stage(facts: CaseFacts) -> Explained | None:
+    """The agent-stage finding on a passing case (its final patch or answer dropped
+    evidence), or None when there is none."""
+    notes = _Notes()
+    findings = [f for f in (notes.take(check(facts)) for check in AGENT_CASE_CHECKS) if f]
+    if not findings:
+        return None
+    return Explained(earliest(findings), tuple(notes.lines), (), ())
 
 
 def _dropped_evidence(case: CaseResult) -> bool:

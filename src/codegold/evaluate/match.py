@@ -15,6 +15,16 @@ Rules (documented in docs/concepts.md):
   (``module:func``) all read as ``.``, so ``Svc#create`` and ``Svc::create`` name
   ``Svc.create``. A bare name against a qualified one keeps the dotted-suffix rule.
 - A target's ``roles``, when given, must contain the chunk's role.
+- A chunk cut at a line or token budget is seen only up to the cut, and satisfies a
+  target only as far as that part goes (:func:`part_satisfies`): a file target by any
+  line; a symbol target whose definition lines are known (``lines``, from the label or
+  ``eval --gold-lines``) when the part holds them by the span-resolution rule (it holds
+  their first line, or they cover at least half of the part's lines); a symbol target
+  without lines only when it is the chunk's first symbol (the definition the chunk starts
+  with: a whole-file read cut at line 77 holds nothing further down).
+- A chunk read outside the repository (``outside_repo``: an agent's ``/src/a.ts`` beside
+  the checkout at ``/testbed``, an MCP server's path outside its checkout) never
+  satisfies a target, whatever its path reads once normalised.
 - A forbidden pattern is a glob when it holds glob characters, else a literal string
   prefix (:meth:`PathPattern.forbidden`): ``src/legacy`` also forbids
   ``src/legacy_old.py``.
@@ -24,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from codegold.model import Chunk, Target
+from codegold.model import CaseResult, Chunk, Target
 from codegold.model.paths import (
     PathPattern,
     PatternMode,
@@ -61,8 +71,51 @@ def symbol_matches(wanted: str, symbols: tuple[str, ...]) -> bool:
     return False
 
 
+# The span-resolution rule's share: a definition covering at least half of a span's lines
+# is held by it (index.holding.HEADER_OVERLAP, which this layer cannot import).
+PART_OVERLAP = 0.5
+
+
+def part_satisfies(chunk: Chunk, target: Target, first: int, last: int) -> bool:
+    """Whether lines ``first..last`` of ``chunk`` (what a budget left of it) satisfy
+    ``target`` (module docstring)."""
+    if last < first or not target_matches(chunk, target):
+        return False
+    if target.symbol is None:
+        return True
+    if target.lines is not None:
+        start, end = target.lines
+        if first <= start <= last:
+            return True
+        shared = max(0, min(last, end) - max(first, start) + 1)
+        return shared >= PART_OVERLAP * (last - first + 1)
+    symbols = chunk.judged_symbols()
+    return bool(symbols) and symbol_matches(target.symbol, symbols[:1])
+
+
+def cut_part(result: CaseResult, rank: int, chunk: Chunk) -> tuple[int, int] | None:
+    """The lines of ``chunk`` that count when it is the one the budget cut (at ``rank``,
+    the last visible one); None when it was seen whole or not at all."""
+    use = result.budget_use
+    if use is None or use.cut_chunk_id != chunk.chunk_id or rank != result.cutoff \
+            or chunk.start_line is None or use.cut_lines is None:
+        return None
+    return chunk.start_line, chunk.start_line + use.cut_lines - 1
+
+
+def seen_satisfies(result: CaseResult, rank: int, chunk: Chunk, target: Target) -> bool:
+    """Whether the visible chunk at ``rank`` satisfies ``target`` as far as it was seen
+    (a chunk cut at the budget only by its part, as scoring judges it)."""
+    part = cut_part(result, rank, chunk)
+    if part is None:
+        return target_matches(chunk, target)
+    return part_satisfies(chunk, target, *part)
+
+
 def target_matches(chunk: Chunk, target: Target) -> bool:
     """The acceptance rule for one chunk and one target."""
+    if chunk.outside_repo:
+        return False
     return _accepts(chunk, normalize_path(chunk.file), target, PathPattern.target(target.file))
 
 
@@ -85,9 +138,10 @@ class GroupMatcher:
     one pass without trying every target on every chunk.
     """
 
-    __slots__ = ("_exact", "_globbed", "_only_path", "has_globs")
+    __slots__ = ("_exact", "_globbed", "_only_path", "_targets", "has_globs")
 
     def __init__(self, groups: tuple[tuple[str, bool, tuple[Target, ...]], ...]) -> None:
+        self._targets = [targets for _, _, targets in groups]
         # Each target with its pattern, built once here (a case file's thousands of
         # distinct targets would otherwise evict each other from the pattern cache).
         self._exact: dict[str, list[tuple[int, Target, PathPattern]]] = {}
@@ -131,6 +185,8 @@ class GroupMatcher:
 
     def satisfied(self, chunk: Chunk) -> set[int]:
         """Indices of the groups this chunk satisfies."""
+        if chunk.outside_repo:
+            return set()
         path = normalize_path(chunk.file)
         candidates = self._exact.get(path, ())
         if not candidates and not self._globbed:
@@ -144,3 +200,10 @@ class GroupMatcher:
             if index not in found and _accepts(chunk, path, target, pattern):
                 found.add(index)
         return found
+
+    def satisfied_part(self, chunk: Chunk, first: int, last: int) -> set[int]:
+        """Indices of the groups lines ``first..last`` of ``chunk`` satisfy (a chunk cut
+        at the budget, :func:`part_satisfies`)."""
+        whole = self.satisfied(chunk)
+        return {i for i in whole
+                if any(part_satisfies(chunk, t, first, last) for t in self._targets[i])}

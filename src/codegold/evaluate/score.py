@@ -59,6 +59,27 @@ def _moment(text: str | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
+_AGENT_HINT = ("an imported trajectory records the manifest of its case's index when "
+               "imported with `codegold import trajectories --index INDEX`")
+_REFERENCE_HINT = "`codegold run --index INDEX` records the manifest of the index it searched"
+_EXTERNAL_HINT = ("a retriever's answer may carry its own `manifest`, or `codegold run --index "
+                  "INDEX --retriever ...` records the manifest of the index it hands the "
+                  "retriever (`--resolve` judges the spans against it)")
+
+
+def manifest_hint(attempt: Attempt) -> str:
+    """How to get an index manifest into an attempt of this kind (an imported trajectory,
+    a reference run, an external retriever), for the ``invalid`` reason of one without."""
+    retriever = attempt.retriever or ""
+    if retriever.startswith("agent:") or _is_agent(attempt.ranked):
+        return _AGENT_HINT
+    if retriever == "reference":
+        return _REFERENCE_HINT
+    if retriever:
+        return _EXTERNAL_HINT
+    return "; ".join((_REFERENCE_HINT, _EXTERNAL_HINT, _AGENT_HINT))
+
+
 def index_problem(attempt: Attempt, revision: str) -> str | None:
     """Why the attempt's index cannot vouch for a case pinned to ``revision`` (None when it
     can). ``index_stale: ...`` when the index is of another revision; ``index_not_ready:
@@ -66,9 +87,11 @@ def index_problem(attempt: Attempt, revision: str) -> str | None:
     ``created_at``, compared to the second)."""
     manifest = attempt.manifest
     problem = manifest_problem(manifest, revision)
-    if manifest is None or problem is not None:
-        if manifest is not None and manifest.revision is not None \
-                and manifest.revision != revision and problem is not None:
+    if manifest is None:
+        return f"{problem} ({manifest_hint(attempt)}; `eval --resolve` reads spans, it "\
+               "records no manifest)"
+    if problem is not None:
+        if manifest.revision is not None and manifest.revision != revision:
             return "index_stale: " + problem
         return problem
     queried, built = _moment(attempt.queried_at), _moment(manifest.created_at)
@@ -169,11 +192,16 @@ class CaseScorer:
         # At a plain cutoff the visible prefix is ranked[:cutoff]; its per-chunk record
         # (Visible) is built only for the fields that read it (_context_fields).
         visible: Visible | None = None
+        cut_at = -1  # the position of a chunk cut at the budget: only its part counts
+        cut_first = cut_last = 0
         if self.budget is None:
             head = ranked[: case.cutoff]
         else:
             visible = visible_of(case, ranked)
             head = ranked[: visible.count]
+            cut = visible.cut
+            if cut is not None:
+                cut_at, cut_first, cut_last = visible.count - 1, cut.first, cut.last
         k = len(head)
         matcher = self.matcher
         satisfied_by = matcher.satisfied
@@ -182,6 +210,7 @@ class CaseScorer:
         satisfied: set[int] = set()
         gains = [0] * k  # per visible rank; a chunk that satisfies no group gives none
         first_rank: int | None = None
+        first_any: int | None = None  # a cut chunk's whole, when its part holds no group
         group_rank: list[int | None] = [None] * len(required)
         # Only chunks that may satisfy a group are tried, in rank order: the others
         # change nothing below. Found once for the whole ranking (the visible prefix and
@@ -192,7 +221,12 @@ class CaseScorer:
             if at >= k:
                 beyond = index
                 break
-            hits = satisfied_by(ranked[at])
+            if at == cut_at:
+                hits = matcher.satisfied_part(ranked[at], cut_first, cut_last)
+                if first_any is None and any(required[i] for i in satisfied_by(ranked[at])):
+                    first_any = at + 1  # held past the cut: read, but after the budget
+            else:
+                hits = satisfied_by(ranked[at])
             if not hits:
                 continue
             rank = at + 1
@@ -228,7 +262,7 @@ class CaseScorer:
         # Past the cutoff (never deciding the case), one pass: trend figures read the
         # groups' ranks down to TREND_DEPTH, and with no hit within the cutoff diagnosis
         # wants the first acceptable chunk at any depth.
-        first_any = first_rank
+        first_any = first_rank if first_rank is not None else first_any
         for at in candidates[beyond:]:
             rank = at + 1
             trend = rank <= TREND_DEPTH

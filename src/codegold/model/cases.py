@@ -82,6 +82,9 @@ class GroupSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only
     id: str
     any_of: Annotated[list[TargetSpec], Meta(min_length=1)] | None = None
     required: bool | None = None
+    edit: Annotated[bool, Meta(description=(
+        "a fix must change this group's code (evidence drop concerns only such groups); "
+        "`cases import swebench` marks the groups of the gold patch"))] = False
 
 
 class ContextSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -168,10 +171,13 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.unit}={self.limit}"
 
 
-class EvidenceGroup(msgspec.Struct, frozen=True, kw_only=True):
+class EvidenceGroup(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """``edit``: a fix must change this group (left out of results.json when false)."""
+
     id: str
     required: bool
     any_of: tuple[Target, ...]
+    edit: bool = False
 
 
 class Context(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -424,7 +430,7 @@ def _groups(groups_spec: list[GroupSpec] | None, accepted: list[TargetSpec] | No
             targets.append(Target(file=target.file, symbol=target.symbol,
                                   roles=tuple(target.roles or ()), lines=span))
         groups.append(EvidenceGroup(id=group.id, required=group.required is not False,
-                                    any_of=tuple(targets)))
+                                    any_of=tuple(targets), edit=group.edit))
     if not any(g.required for g in groups):
         raise fail("every group is supporting (required: false); at least one must be required",
                    "groups", at)

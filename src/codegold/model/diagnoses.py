@@ -2,7 +2,8 @@
 
 ``DIR/diagnoses.json`` holds a :class:`DiagnosisSet`; each failure's evidence bundle is
 written twice, ``DIR/bundles/<name>.json`` (:class:`EvidenceBundle`) and ``.md``;
-``DIR/summary.md`` tables failures by cause and by owner.
+``DIR/summary.md`` tables failures by cause and by owner, and lists agent-stage findings
+on passing cases apart.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class DiagnosisSet(msgspec.Struct, frozen=True, kw_only=True):
+    """``diagnoses`` are the cases that did not pass (``by_cause`` and ``by_owner`` count
+    them); ``passing`` lists agent-stage findings on cases that passed (an agent that
+    found the evidence and left it out of its final patch), apart from the failures."""
+
     format: int
     results: str
     index: str | None
@@ -87,6 +92,7 @@ class DiagnosisSet(msgspec.Struct, frozen=True, kw_only=True):
     by_cause: dict[str, int]
     by_owner: dict[str, int]
     warnings: list[str]
+    passing: list[Diagnosis] = msgspec.field(default_factory=list)
 
 
 _ENCODER = msgspec.json.Encoder(order="deterministic")

@@ -72,6 +72,7 @@ def _timeline(report: ReportInput, case: CaseResult) -> list[str]:
         what = {"search_hit": "search", "read": "read"}.get(row.kind, "context")
         text = f"s{row.step if row.step is not None else '?'} {what} {row.file}"
         text += f":{row.lines}" if row.lines else ""
+        text += f" ({row.symbol})" if row.symbol else ""
         if row.forbidden:
             text += " ✗ forbidden"
         text += "".join(f" ✓ {g}" for g in row.satisfied)

@@ -66,6 +66,8 @@ class TimelineRow(msgspec.Struct, frozen=True, kw_only=True):
     past_budget: bool
     cut: bool              # crossed the budget: only its first lines counted
     outside_repo: bool
+    symbol: str = ""       # what scoring judged (resolved when spans were resolved)
+    role: str = ""
 
 
 class CaseRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -131,8 +133,9 @@ def _ranked(report: ReportInput, case: CaseResult) -> list[RankedRow]:
             accepted = ["first relevant"] if rank == case.first_relevant_rank else []
         rows.append(RankedRow(
             rank=rank, chunk_id=chunk.chunk_id, file=chunk.file,
-            symbol=", ".join(chunk.all_symbols()), role=chunk.role or "",
-            revision=chunk.revision or "", lines=_lines(chunk),
+            # what scoring judged: the resolved symbols and role when spans were resolved
+            symbol=", ".join(chunk.judged_symbols()), role=chunk.judged_role() or "",
+            revision=chunk.judged_revision() or "", lines=_lines(chunk),
             excerpt=_clip(chunk.excerpt, limit), accepted=accepted,
             forbidden=chunk.chunk_id in forbidden and rank <= case.cutoff,
             past_cutoff=rank > case.cutoff, revision_mismatch=chunk.chunk_id in mismatched,
@@ -179,7 +182,8 @@ def timeline(report: ReportInput, case: CaseResult) -> list[TimelineRow]:
             file=chunk.file, lines=lines, accepted=accepted, satisfied=first_at.get(rank, []),
             forbidden=chunk.chunk_id in forbidden and rank <= case.cutoff,
             past_budget=rank > case.cutoff, cut=chunk.chunk_id == cut_id,
-            outside_repo=chunk.outside_repo))
+            outside_repo=chunk.outside_repo, symbol=", ".join(chunk.judged_symbols()),
+            role=chunk.judged_role() or ""))
     return rows
 
 

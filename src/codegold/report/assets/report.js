@@ -138,6 +138,9 @@
       li.appendChild(el("span", "tl-kind", what));
       if (r.tool) li.appendChild(el("span", "tl-tool muted", r.tool));
       li.appendChild(el("span", "mono", r.file + (r.lines ? ":" + r.lines : "")));
+      if (r.symbol || r.role) {
+        li.appendChild(el("span", "tl-tool muted", [r.symbol, r.role].filter(Boolean).join(", ")));
+      }
       var marks = [];
       if (r.forbidden) marks.push("FORBIDDEN");
       if (r.accepted.length) marks.push("accepted: " + r.accepted.join(", "));
