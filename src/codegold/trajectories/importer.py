@@ -140,6 +140,7 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
             context.forget(change.path, change.cwd)
         skipped.update(found.skipped)
         noted.update(found.notes)
+    ledger.settle(trajectory.final)
     attempt_id = f"traj:{trajectory.label}:{digest[:12]}"
     attempt = Attempt(attempt_id=attempt_id, case_id=case.id, ranked=ledger.chunks,
                       query=Query(raw=case.query), retriever=f"agent:{format_name}",
