@@ -72,3 +72,86 @@ def test_a_private_key_read_in_two_parts_never_reaches_an_output(tmp_path: Path,
     assert [(c["start_line"], c["end_line"]) for c in attempt["ranked"]][:2] == [
         (1, 3), (4, len(key) if second.startswith("cat") else 29)]
     assert set(attempt["ranked"][1]["excerpt"]) <= set("\n<SECRET:private_key>")
+
+
+# --- linear, not quadratic ---------------------------------------------------------------
+
+def _openhands(folder: Path, events: list[dict[str, Any]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "demo__repo-1.json"
+    path.write_text(json.dumps(events), encoding="utf-8")
+    return path
+
+
+def _one_line_reads(folder: Path, count: int) -> Path:
+    """``count`` reads of one line each of one file, every other line (no two merge)."""
+    events: list[dict[str, Any]] = []
+    for n in range(count):
+        line = 2 * n + 1
+        events += [{"id": 2 * n, "source": "agent", "action": "read",
+                    "args": {"path": "/workspace/repo/a.py", "impl_source": "oh_aci",
+                             "view_range": [line, line]}},
+                   {"id": 2 * n + 1, "cause": 2 * n, "observation": "read",
+                    "content": f"Here's the result of running `cat -n` on /workspace/repo/a.py:"
+                               f"\n{line:6d}\tx = {n}\n"}]
+    return _openhands(folder, events)
+
+
+def _answered_in_reverse(folder: Path, count: int) -> Path:
+    """One mini-swe-agent message of ``count`` actions, answered last first (submissions,
+    so that nothing but the matching costs time)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    actions = [{"command": f"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT {n}",
+                "tool_call_id": f"call{n}"} for n in range(count)]
+    messages: list[dict[str, Any]] = [{"role": "assistant", "content": "",
+                                       "extra": {"actions": actions}}]
+    messages += [{"role": "tool", "tool_call_id": f"call{n}", "content": "x\n"}
+                 for n in reversed(range(count))]
+    path = folder / "demo__repo-1.traj.json"
+    path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    return path
+
+
+def _trailers(folder: Path, count: int) -> Path:
+    """A ``run`` output ending in ``count`` exit-code trailers."""
+    return _openhands(folder, [
+        {"id": 1, "source": "agent", "action": "run", "args": {"command": "cat a.py"}},
+        {"id": 2, "cause": 1, "observation": "run",
+         "content": "x = 1\n" + "[The command completed with exit code 0.]\n" * count}])
+
+
+def _quote_cells(folder: Path, count: int) -> Path:
+    """``count`` run_ipython cells of 4,000 quotes that never close the call."""
+    events: list[dict[str, Any]] = []
+    for n in range(count):
+        events += [{"id": 2 * n, "source": "agent", "action": "run_ipython",
+                    "args": {"code": "open_file('" + "''" * 2000 + "x"}},
+                   {"id": 2 * n + 1, "cause": 2 * n, "observation": "run_ipython",
+                    "content": "ok"}]
+    return _openhands(folder, events)
+
+
+GROWING = {
+    # 20,000 one-line reads of one file took 83 s: every read re-sorted every span
+    "one-line-reads": (_one_line_reads, "openhands", (2_500, 20_000)),
+    # 40,000 actions answered in reverse took 34 s: each answer scanned the pending list
+    "answers-in-reverse": (_answered_in_reverse, "mini-swe-agent", (10_000, 80_000)),
+    # 100,000 trailers took 36 s: each was taken off by rebuilding the output
+    "run-trailers": (_trailers, "openhands", (25_000, 200_000)),
+    # a backtracking pattern read cells of quotes at about 15 s a megabyte
+    "ipython-quotes": (_quote_cells, "openhands", (250, 2_000)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWING))
+def test_imports_grow_linearly(tmp_path: Path, name: str) -> None:
+    """Each input at two sizes, eight times apart: the larger finishes within the timeout
+    (a quadratic reader takes minutes on it)."""
+    make, format_name, sizes = GROWING[name]
+    for size in sizes:
+        traj = make(tmp_path / str(size), size)
+        out = tmp_path / f"{size}.jsonl"
+        proc = run_cli(*_import(traj, "--format", format_name, "-o", out, "-q"),
+                       timeout=TIMEOUT)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert len(_attempts(out)) == 1
