@@ -155,3 +155,47 @@ def test_imports_grow_linearly(tmp_path: Path, name: str) -> None:
                        timeout=TIMEOUT)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert len(_attempts(out)) == 1
+
+
+# --- numbers that would size memory ------------------------------------------------------
+
+def _tool_span(ident: str, tool: str, args: dict[str, Any], result: str | None) -> dict[str, Any]:
+    attributes = [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                  {"key": "gen_ai.tool.name", "value": {"stringValue": tool}},
+                  {"key": "case_id", "value": {"stringValue": "demo__repo-1"}},
+                  {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": json.dumps(args)}}]
+    if result is not None:
+        attributes.append({"key": "gen_ai.tool.call.result", "value": {"stringValue": result}})
+    return {"traceId": "t", "spanId": ident, "name": f"execute_tool {tool}",
+            "startTimeUnixNano": ident, "attributes": attributes}
+
+
+def test_spans_from_numbers_are_bounded_and_cut_at_the_file_end(tmp_path: Path) -> None:
+    """An OTel read with ``end_line: 200000000`` and no result, search results ending at
+    line 1e9 and 1e30: imported in bounded memory, no traceback; a span of a file whose
+    length an earlier view showed ends at the file's end."""
+    window = "[File: /testbed/short.py (50 lines total)]\n1:a\n2:b\n(48 more lines below)\n"
+    hits = json.dumps({"results": [{"path": "big.py", "start_line": 5, "end_line": 1e9},
+                                   {"path": "huge.py", "start_line": 7, "end_line": 1e30},
+                                   {"path": "short.py", "start_line": 40, "end_line": 10**8}]})
+    spans = [_tool_span("1", "read_file", {"path": "src/a.py", "start_line": 1,
+                                           "end_line": 200_000_000}, None),
+             _tool_span("2", "read_file", {"path": "/testbed/short.py"}, window),
+             _tool_span("3", "search_code", {"query": "x"}, hits),
+             _tool_span("4", "read_file", {"path": "short.py", "start_line": 10,
+                                           "end_line": 200_000_000}, None)]
+    traj = tmp_path / "t.json"
+    traj.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}),
+                    encoding="utf-8")
+    out, report = tmp_path / "a.jsonl", tmp_path / "r.json"
+    proc = run_cli(*_import(traj, "--format", "otel", "-o", out, "--report", report),
+                   timeout=TIMEOUT, memory=1024**3)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = _attempts(out)
+    got = [(c["file"], c["start_line"], c["end_line"]) for c in attempt["ranked"]]
+    # 1e9 and 1e30 are no line numbers: a hit on the line the result starts at
+    assert got == [("src/a.py", 1, 20_000), ("short.py", 1, 2), ("big.py", 5, 5),
+                   ("huge.py", 7, 7), ("short.py", 40, 50), ("short.py", 10, 50)]
+    (summary,) = json.loads(report.read_text(encoding="utf-8"))["trajectories"]
+    assert summary["lines"] < 50_000

@@ -56,8 +56,34 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+MAX_LINE = 999_999_999
+"""Largest line number read from a tool's arguments or results (nine digits, as a printed
+one is read); a larger number is no line number."""
+MAX_PLACED_LINES = 20_000
+"""Most lines one span placed by numbers alone (no text shown) covers; a longer one is cut
+(and noted), and a file whose length is known cuts it at its end."""
+
+
 def _int(value: Any) -> int | None:
-    return as_int(value, signed=True)
+    found = as_int(value, signed=True)
+    return found if found is not None and -MAX_LINE <= found <= MAX_LINE else None
+
+
+def _placed_end(context: Context, path: str, cwd: str | None, start: int, end: int,
+                found: Findings) -> int | None:
+    """``end`` of a span placed by numbers alone, cut at the file's known length and at
+    :data:`MAX_PLACED_LINES` (noted in ``found``); None when the span starts past the
+    file's end (passed over)."""
+    length = context.length_of(path, cwd)
+    if length is not None:
+        if start > length:
+            found.skipped.append("span past the end of the file")
+            return None
+        end = min(end, length)
+    if end - start + 1 > MAX_PLACED_LINES:
+        found.notes.append(f"span placed by numbers alone cut to {MAX_PLACED_LINES} lines")
+        end = start + MAX_PLACED_LINES - 1
+    return end
 
 
 def _bash(call: ToolCall, context: Context) -> Findings:
@@ -109,9 +135,12 @@ def _view(call: ToolCall, context: Context) -> Findings:
     if call.output is None and start is not None and end is not None and 1 <= start <= end:
         # the trace recorded the call but not its result (content capture off): the
         # span asked for is all there is to go by
-        return Findings(seen=[Seen(path=path, kind="read", start=start,
-                                   lines=("",) * (end - start + 1), cwd=call.cwd)],
-                        notes=["read placed by its arguments (no output recorded)"])
+        found = Findings(notes=["read placed by its arguments (no output recorded)"])
+        last = _placed_end(context, path, call.cwd, start, end, found)
+        if last is not None:
+            found.seen.append(Seen(path=path, kind="read", start=start,
+                                   count=last - start + 1, cwd=call.cwd))
+        return found
     if start is not None and start >= 1:
         lines = split_lines(content if content is not None else output)
         if lines:
@@ -174,10 +203,14 @@ def _documents(call: ToolCall, context: Context) -> Findings:
         text = _text(document.get("text")) or ""
         if start is not None and start >= 1:
             lines = split_lines(text)
-            count = (end - start + 1) if end is not None and end >= start else len(lines) or 1
-            shown = tuple(lines[:count]) + ("",) * max(0, count - len(lines))
+            count = len(lines) or 1
+            if end is not None and end >= start:
+                last = _placed_end(context, document["path"], call.cwd, start, end, found)
+                if last is None:
+                    continue
+                count = last - start + 1
             found.seen.append(Seen(path=document["path"], kind="search_hit", start=start,
-                                   lines=shown, cwd=call.cwd))
+                                   lines=tuple(lines[:count]), count=count, cwd=call.cwd))
         else:
             found.seen.append(Seen(path=document["path"], kind="search_hit", cwd=call.cwd))
     return found
