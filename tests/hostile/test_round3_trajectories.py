@@ -199,3 +199,37 @@ def test_spans_from_numbers_are_bounded_and_cut_at_the_file_end(tmp_path: Path) 
                    ("huge.py", 7, 7), ("short.py", 40, 50), ("short.py", 10, 50)]
     (summary,) = json.loads(report.read_text(encoding="utf-8"))["trajectories"]
     assert summary["lines"] < 50_000
+
+
+# --- an output that already holds attempts -----------------------------------------------
+
+def test_an_output_holding_attempts_is_refused_and_nothing_imported_is_an_error(
+        tmp_path: Path) -> None:
+    """As ``run`` refuses an ``-o`` that holds attempts unless ``--resume``, the import
+    refuses one unless ``--replace``; an import of nothing (every trajectory skipped)
+    writes nothing and says why."""
+    out = tmp_path / "attempts.jsonl"
+    kept = b'{"attempt_id": "run-1", "case_id": "demo__repo-1", "ranked": [], "format": 1}\n'
+    out.write_bytes(kept)
+    stray = _swe(tmp_path / "stray", [("cat a.py", "x\n")], name="nobody__nothing-1")
+    proc = run_cli(*_import(stray, "--format", "swe-agent", "-o", out, "--skip-unknown"),
+                   timeout=TIMEOUT)
+    assert_clean_error(proc, contains=["already holds attempts", "--replace"])
+    assert out.read_bytes() == kept
+    good = FIXTURES / "swe-agent" / "demo__repo-1.traj"
+    proc = run_cli(*_import(good, "--format", "swe-agent", "-o", out), timeout=TIMEOUT)
+    assert_clean_error(proc, contains="--replace")
+    assert out.read_bytes() == kept
+    proc = run_cli(*_import(stray, "--format", "swe-agent", "-o", out, "--skip-unknown",
+                            "--replace"), timeout=TIMEOUT)
+    assert_clean_error(proc, contains=["no trajectory was imported", "nobody__nothing-1"])
+    assert out.read_bytes() == kept
+    fresh = tmp_path / "fresh.jsonl"
+    proc = run_cli(*_import(stray, "--format", "swe-agent", "-o", fresh, "--skip-unknown"),
+                   timeout=TIMEOUT)
+    assert_clean_error(proc, contains="no trajectory was imported")
+    assert not fresh.exists()
+    proc = run_cli(*_import(good, "--format", "swe-agent", "-o", out, "--replace"),
+                   timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert [a["case_id"] for a in _attempts(out)] == ["demo__repo-1"]
