@@ -233,3 +233,45 @@ def test_an_output_holding_attempts_is_refused_and_nothing_imported_is_an_error(
                    timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert [a["case_id"] for a in _attempts(out)] == ["demo__repo-1"]
+
+
+# --- deep folders, a broken line in pretty-printed JSON ----------------------------------
+
+def test_a_folder_nested_1200_deep_is_one_error_line(tmp_path: Path) -> None:
+    deep = tmp_path / "runs"
+    folder = deep
+    folder.mkdir()
+    for _ in range(1200):  # one level at a time: mkdir(parents=True) recurses
+        folder = folder / "d"
+        folder.mkdir()
+    (folder / "demo__repo-1.traj").write_bytes((FIXTURES / "swe-agent" / "demo__repo-1.traj")
+                                               .read_bytes())
+    out = tmp_path / "a.jsonl"
+    proc = run_cli(*_import(deep, "--format", "swe-agent", "-o", out), timeout=TIMEOUT)
+    assert_clean_error(proc, contains="nested deeper than")
+    assert not out.exists()
+    shallow = tmp_path / "shallow" / "a" / "b"
+    shallow.mkdir(parents=True)
+    (shallow / "demo__repo-1.traj").write_bytes((FIXTURES / "swe-agent" / "demo__repo-1.traj")
+                                                .read_bytes())
+    proc = run_cli(*_import(tmp_path / "shallow", "--format", "swe-agent", "-o", out),
+                   timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize(("text", "where", "cause"), [
+    ('{\n "trajectory": [\n  {"action": "cat a.py", "observation": "x"},\n ],\n "info": {}\n}\n',
+     ":3:", "trailing comma"),
+    ('{\n "trajectory": [\n  {"action": "cat a.py",\n   "observation": "x" "y"}\n ]\n}\n',
+     ":4:", "malformed"),
+    ('{\n "trajectory": [\n  {"action": "cat a.py",\n', ":3:", "truncated"),
+])
+def test_a_broken_pretty_printed_file_names_its_line_and_cause(tmp_path: Path, text: str,
+                                                                where: str, cause: str) -> None:
+    traj = tmp_path / "demo__repo-1.traj"
+    traj.write_text(text, encoding="utf-8")
+    line = assert_clean_error(run_cli(*_import(traj, "--format", "swe-agent", "-o",
+                                               tmp_path / "a.jsonl"), timeout=TIMEOUT),
+                              contains=[f"demo__repo-1.traj{where}", cause])
+    if cause != "truncated":
+        assert "truncated" not in line

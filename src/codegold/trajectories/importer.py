@@ -13,6 +13,7 @@ resolved against it, exactly as for an external retriever's line windows.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -82,16 +83,48 @@ class ImportResult:
     report: ImportReport
 
 
+MAX_FOLDER_DEPTH = 64
+"""Deepest folder under a source folder that a walk goes into; a deeper one is an error."""
+
+
+def _walk(folder: Path, suffixes: tuple[str, ...], room: int) -> list[Path]:
+    """Files under ``folder`` whose names end in ``suffixes``, walked without recursion
+    (links neither followed nor picked), at most ``room`` + 1 of them."""
+    found: list[Path] = []
+    pending: list[tuple[str, int]] = [(str(folder), 0)]
+    while pending:
+        where, depth = pending.pop()
+        try:
+            with os.scandir(where) as entries:
+                listed = list(entries)
+        except OSError as err:
+            raise InputError(f"cannot read the folder: {err.strerror or err}",
+                             path=where) from None
+        for entry in listed:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise InputError(f"folders nested deeper than {MAX_FOLDER_DEPTH} levels; "
+                                     "name a folder nearer the trajectories", path=str(folder))
+                pending.append((entry.path, depth + 1))
+            elif entry.is_file(follow_symlinks=False) and entry.name.endswith(suffixes):
+                found.append(Path(entry.path))
+                if len(found) > room:
+                    return found
+    return sorted(found)
+
+
 def trajectory_files(sources: Iterable[str | Path], format_name: str) -> list[Path]:
     """The files named, and those under the folders named whose names end as the format's
-    files do (sorted; links are not followed into)."""
+    files do (sorted; links are not followed into; folders at most
+    :data:`MAX_FOLDER_DEPTH` deep)."""
     suffixes = FORMATS[format_name].suffixes
     files: list[Path] = []
     for source in sources:
         path = Path(source)
         if path.is_dir() and not path.is_symlink():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()
-                           and p.name.endswith(suffixes))
+            found = _walk(path, suffixes, MAX_FILES - len(files))
             if not found:
                 raise InputError(f"no trajectory files here (names ending "
                                  f"{' or '.join(suffixes)})", path=str(path))
