@@ -237,6 +237,15 @@ def test_an_output_holding_attempts_is_refused_and_nothing_imported_is_an_error(
 
 # --- deep folders, a broken line in pretty-printed JSON ----------------------------------
 
+def _remove_chain(top: Path, bottom: Path) -> None:
+    """Remove a chain of single folders from ``bottom`` up to ``top``, files included."""
+    for item in bottom.iterdir():
+        item.unlink()
+    while bottom != top.parent:
+        bottom.rmdir()
+        bottom = bottom.parent
+
+
 def test_a_folder_nested_1200_deep_is_one_error_line(tmp_path: Path) -> None:
     deep = tmp_path / "runs"
     folder = deep
@@ -247,7 +256,10 @@ def test_a_folder_nested_1200_deep_is_one_error_line(tmp_path: Path) -> None:
     (folder / "demo__repo-1.traj").write_bytes((FIXTURES / "swe-agent" / "demo__repo-1.traj")
                                                .read_bytes())
     out = tmp_path / "a.jsonl"
-    proc = run_cli(*_import(deep, "--format", "swe-agent", "-o", out), timeout=TIMEOUT)
+    try:
+        proc = run_cli(*_import(deep, "--format", "swe-agent", "-o", out), timeout=TIMEOUT)
+    finally:
+        _remove_chain(deep, folder)  # pytest's own clean-up recurses
     assert_clean_error(proc, contains="nested deeper than")
     assert not out.exists()
     shallow = tmp_path / "shallow" / "a" / "b"
