@@ -287,3 +287,26 @@ def test_a_broken_pretty_printed_file_names_its_line_and_cause(tmp_path: Path, t
                               contains=[f"demo__repo-1.traj{where}", cause])
     if cause != "truncated":
         assert "truncated" not in line
+
+
+# --- which steps were passed over ---------------------------------------------------------
+
+def test_the_summary_says_at_which_steps_calls_were_passed_over(tmp_path: Path) -> None:
+    """``passed over 3: …`` read like a step number; the line names the steps."""
+    refused = ("ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in "
+               "/workspace/repo/a.py.")
+    events: list[dict[str, Any]] = []
+    for n, content in enumerate([refused, "ok", refused, refused]):
+        events += [{"id": 2 * n, "source": "agent", "action": "edit",
+                    "args": {"path": "/workspace/repo/a.py", "command": "str_replace"}},
+                   {"id": 2 * n + 1, "cause": 2 * n, "observation": "edit", "content": content}]
+    traj = _openhands(tmp_path / "oh", events)
+    out, report = tmp_path / "a.jsonl", tmp_path / "r.json"
+    proc = run_cli(*_import(traj, "--format", "openhands", "-o", out, "--report", report),
+                   timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert ("passed over 3 call(s) at steps 0, 2, 3: failed edit: No replacement was "
+            "performed") in proc.stderr
+    (summary,) = json.loads(report.read_text(encoding="utf-8"))["trajectories"]
+    assert summary["skipped_steps"] == {"failed edit: No replacement was performed": [0, 2, 3]}
+    assert summary["edits"] == 1

@@ -10,7 +10,7 @@ A case has line figures when at least one required group has a target with lines
 
 - ``seen`` (S): the distinct lines of the visible chunks (a chunk cut at the budget
   adds only its first lines); ``read``: the same lines counted every time a chunk holds
-  them.
+  them. Chunks of a file an agent created (``created``) are neither.
 - recall = |S ∩ G| / |G|; precision = |S ∩ G| / |S| (0 when nothing was seen);
   F1 = 2PR / (P + R) (0 when both are 0); efficiency = |S ∩ G| / read (0 when nothing was
   read); redundancy = 1 - |S| / read (0 when nothing was read).
@@ -49,7 +49,7 @@ def seen_lines(visible: Visible) -> tuple[set[Line], int]:
     seen: set[Line] = set()
     read = 0
     for part in visible.seen:
-        if part.size == 0:
+        if part.size == 0 or part.chunk.created:  # the agent's own files: no context
             continue
         path = normalize_path(part.chunk.file)
         read += part.size

@@ -38,6 +38,8 @@ MAX_TRAJECTORY_BYTES = 64 * 1024**2
 """Largest trajectory file read."""
 MAX_FILES = 10_000
 """Most trajectory files one import reads (a directory walk stops there)."""
+MAX_STEPS_LISTED = 100
+"""Most steps a report lists for one reason calls were passed over."""
 TOKENIZER = "chars/4"
 UnknownCases = Literal["error", "skip"]
 
@@ -61,6 +63,9 @@ class TrajectoryReport(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
     edits: int = 0
     dropped_chunks: int = 0
     skipped_calls: dict[str, int] = msgspec.field(default_factory=dict)
+    # per reason in ``skipped_calls``, the steps of the calls passed over (distinct, in
+    # order, the first MAX_STEPS_LISTED)
+    skipped_steps: dict[str, list[int]] = msgspec.field(default_factory=dict)
     notes: list[str] = msgspec.field(default_factory=list)
 
 
@@ -163,15 +168,22 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
     ledger = Ledger(placer=placer, revision=case.revision, label=trajectory.label)
     context = Context(placer)
     skipped: Counter[str] = Counter()
+    skipped_at: dict[str, list[int]] = {}
     noted: Counter[str] = Counter()
     for call in trajectory.calls:
         found = interpret_call(call, context)
+        for change in found.changes:
+            ledger.creating(change)
         for seen in found.seen:
             ledger.see(seen, call.step, call.tool)
         for change in found.changes:
             ledger.change(change, call.step, call.tool)
             context.forget(change.path, change.cwd)
         skipped.update(found.skipped)
+        for why in found.skipped:
+            steps = skipped_at.setdefault(why, [])
+            if len(steps) < MAX_STEPS_LISTED and (not steps or steps[-1] != call.step):
+                steps.append(call.step)
         noted.update(found.notes)
     ledger.settle(trajectory.final)
     attempt_id = f"traj:{trajectory.label}:{digest[:12]}"
@@ -190,6 +202,7 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
                   if c.start_line is not None and c.end_line is not None),
         tokens=sum(c.tokens or 0 for c in chunks), edits=len(ledger.edits),
         dropped_chunks=ledger.dropped, skipped_calls=dict(sorted(skipped.items())),
+        skipped_steps=dict(sorted(skipped_at.items())),
         notes=[*trajectory.notes, *(f"{count} call(s): {note}" for note, count
                                     in sorted(noted.items()))])
     return attempt, report

@@ -212,15 +212,21 @@ class Ledger:
             revision=self.revision, excerpt=excerpt if start is not None and text else None,
             step=step, tool=tool, kind=seen.kind, tokens=(size + 3) // 4,
             outside_repo=outside, created=path in self._created,
-            after_edit=path in self._changed))
+            after_edit=path in self._changed or path in self._created))
         return 1
+
+    def creating(self, change: Change) -> None:
+        """A call's ``change`` made its file: known before what the call showed is seen
+        (``cmd > patch.txt && cat patch.txt``)."""
+        path, _ = self.placer.place(change.path, change.cwd)
+        if change.created and path not in self._files and path not in self._changed:
+            self._created.add(path)
 
     def change(self, change: Change, step: int, tool: str) -> None:
         path, _ = self.placer.place(change.path, change.cwd)
         if not path or path in (".", "/"):
             return
-        if change.created and path not in self._files and path not in self._changed:
-            self._created.add(path)
+        self.creating(change)
         self._changed.add(path)
         edit = Edit(file=path, start_line=change.start, end_line=change.end, step=step,
                     tool=tool)

@@ -8,6 +8,7 @@ format.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -94,7 +95,35 @@ def _bash(call: ToolCall, context: Context) -> Findings:
     if not call.clipped:  # a cut output is not the whole file
         for path, cwd, total in found.lengths:
             context.remember(path, cwd, total)
+    whole = _written_whole(command) if found.changes else set()
+    if whole:
+        found.changes = [replace(c, created=True) if c.start is None and c.path in whole
+                         else c for c in found.changes]
     return found
+
+
+_REDIRECT = re.compile(r"(?<![>&|0-9])>\|?[ \t]*(['\"]?)([^\s'\"<>|&;()]+)\1")
+_SEGMENT = re.compile(r"[;&|\n]+")
+_WRAPPERS = ("sudo", "command", "builtin", "exec", "time", "nice", "nohup")
+
+
+def _written_whole(command: str) -> set[str]:
+    """Files a shell command writes from nothing: ``> FILE`` (not ``>>``), the target of
+    ``cp``/``mv``/``install``, ``touch`` and ``tee`` (not ``-a``). Whether one is new to
+    the repository the ledger decides (nothing showed or changed it before)."""
+    written = {match.group(2) for match in _REDIRECT.finditer(command)}
+    for segment in _SEGMENT.split(command):
+        words = [w.strip("'\"") for w in segment.split()]
+        while words and words[0] in _WRAPPERS:
+            words = words[1:]
+        if not words:
+            continue
+        operands = [w for w in words[1:] if w and not w.startswith("-")]
+        if words[0] in ("cp", "mv", "install") and len(operands) >= 2:
+            written.add(operands[-1])
+        elif words[0] == "touch" or (words[0] == "tee" and not {"-a", "--append"} & set(words)):
+            written.update(operands)
+    return written
 
 
 def _window(call: ToolCall, context: Context) -> Findings:
@@ -184,7 +213,8 @@ def _edit(call: ToolCall, context: Context) -> Findings:
         start = None
     if start is None or end is None or end < start:
         end = start
-    return Findings(changes=[Change(path, start, end, cwd=call.cwd)])
+    return Findings(changes=[Change(path, start, end, cwd=call.cwd,
+                                    created=bool(call.args.get("create")))])
 
 
 def _patch(call: ToolCall, context: Context) -> Findings:
@@ -270,5 +300,30 @@ def interpret_call(call: ToolCall, context: Context) -> Findings:
         return Findings(skipped=["binary output"])
     call = _cut(call)
     if call.failed:
-        return Findings(skipped=["the call reported an error"])
+        return Findings(skipped=[_failure(call)])
     return HANDLERS.get(call.handler, _unknown)(call, context)
+
+
+_ERROR_PREFIXES = ("ERROR:", "Error:", "error:", "<tool_use_error>")
+_REASON_END = re.compile(r"[,;(<\n]|\.(?:\s|$)")
+REASON_CHARS = 80
+"""Longest reason quoted from a failed edit's message (its first clause)."""
+
+
+def _failure(call: ToolCall) -> str:
+    """Why a failed call was passed over: an edit (by an editing tool, or a shell command
+    that would have changed files) is a ``failed edit`` with the first clause of its
+    message (``No replacement was performed``); anything else reported an error."""
+    editing = call.handler in ("edit", "patch")
+    if call.handler == "bash" and isinstance(call.args.get("command"), str):
+        editing = bool(interpret(call.args["command"], None, call.cwd,
+                                 length_of=lambda path, cwd: None).changes)
+    if not editing:
+        return "the call reported an error"
+    text = (call.output or "").strip()
+    for prefix in _ERROR_PREFIXES:
+        if text.startswith(prefix):
+            text = text[len(prefix):].strip()
+            break
+    clause = _REASON_END.split(text[:REASON_CHARS * 4], maxsplit=1)[0].strip().rstrip(".")
+    return f"failed edit: {clause[:REASON_CHARS]}" if clause else "failed edit"

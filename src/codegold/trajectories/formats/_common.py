@@ -151,6 +151,8 @@ _SHELL = {"bash", "shell", "terminal", "run", "execute_command", "run_command", 
 _EDIT = {"edit", "edit_file", "write", "write_file", "create_file", "str_replace", "replace",
          "insert", "multiedit", "notebookedit", "apply_diff", "replace_in_file",
          "str_replace_based_edit_tool", "write_to_file", "search_replace"}
+_CREATE = {"write", "write_file", "create_file", "write_to_file"}
+_EDIT_ERRORS = ("ERROR:", "Error:", "<tool_use_error>")
 _PATCH = {"apply_patch", "patch"}
 _IGNORE = {"todowrite", "todo_write", "think", "webfetch", "websearch", "web_search",
            "exitplanmode", "task", "ls", "list_directory", "list_dir", "finish", "submit"}
@@ -226,7 +228,10 @@ def generic_call(step: int, tool: str, args: Mapping[str, Any], output: str | No
     if name in _READ or (name == "view" and path):
         return _read_call(base, args, path, text if text is not None else "")
     if name in _EDIT:
-        return replace(base, handler="edit", args={"path": path, **_edit_lines(args)})
+        refused = (text or "").lstrip().startswith(_EDIT_ERRORS)
+        return replace(base, handler="edit", failed=failed or refused,
+                       args={"path": path, "create": name in _CREATE or command == "create",
+                             **_edit_lines(args)})
     if name in _PATCH:
         patch = _first(args, ("patch", "input", "diff", "content"))
         return replace(base, handler="patch", args={"patch": patch if isinstance(patch, str) else ""})

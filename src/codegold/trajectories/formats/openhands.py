@@ -140,7 +140,8 @@ def _skill_call(step: int, code: Any, output: str, cwd: str | None, failed: bool
         return replace(base, handler="swe_search",
                        args={"command": name, "file": quoted[0] if quoted else None})
     if name in _SKILL_EDITS and first:
-        return replace(base, handler="edit", args={"path": first})
+        return replace(base, handler="edit", args={"path": first,
+                                                   "create": name == "create_file"})
     return base
 
 
@@ -231,10 +232,16 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
             if start is None and action == "edit" and isinstance(args.get("start"), int) \
                     and args["start"] >= 1 and args.get("content"):
                 start = args["start"]
+            # the editor reports an edit it refused in its output ("ERROR:\nNo replacement
+            # was performed ..."), not as an error observation
+            text, clipped = clip(content)
             calls.append(ToolCall(step=current, tool=f"{action} {args.get('command') or ''}"
                                   .strip(), handler="edit",
                                   args={"path": args.get("path"), "start": start,
-                                        "end": start}, cwd=cwd, failed=failed))
+                                        "end": start, "create": args.get("command") == "create"
+                                        or action == "write"},
+                                  output=text, clipped=clipped, cwd=cwd,
+                                  failed=failed or content.lstrip().startswith("ERROR:")))
             continue
         if action == "run_ipython":
             where = _shown_dir(content)
