@@ -310,3 +310,20 @@ def test_the_summary_says_at_which_steps_calls_were_passed_over(tmp_path: Path) 
     (summary,) = json.loads(report.read_text(encoding="utf-8"))["trajectories"]
     assert summary["skipped_steps"] == {"failed edit: No replacement was performed": [0, 2, 3]}
     assert summary["edits"] == 1
+
+
+# --- a file of another format --------------------------------------------------------------
+
+def test_an_openhands_output_jsonl_read_as_mini_swe_agent_is_refused(tmp_path: Path) -> None:
+    """It wrote an empty attempt and exit 0: refused, naming the format it looks like."""
+    events = json.loads((FIXTURES / "openhands" / "demo__repo-1.json").read_text("utf-8"))
+    traj = tmp_path / "output.jsonl"
+    traj.write_text("".join(json.dumps({"instance_id": case, "history": events,
+                                        "test_result": {"git_patch": ""}}) + "\n"
+                            for case in ("demo__repo-1", "session-question")), encoding="utf-8")
+    out = tmp_path / "a.jsonl"
+    proc = run_cli(*_import(traj, "--format", "mini-swe-agent", "-o", out), timeout=TIMEOUT)
+    assert_clean_error(proc, contains=["no mini-swe-agent trajectory", "--format openhands"])
+    assert not out.exists()
+    proc = run_cli(*_import(traj, "--format", "openhands", "-o", out), timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]

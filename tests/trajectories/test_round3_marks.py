@@ -8,9 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from codegold.errors import SchemaError
 from codegold.evaluate.engine import evaluate_files
 from codegold.model import CaseSet, encode_attempt, load_cases
 from codegold.trajectories import import_trajectories
+from trajkit import FIXTURES
 
 
 def _swe(tmp_path: Path, steps: list[tuple[str, str]], submission: str = "") -> Path:
@@ -132,3 +136,23 @@ def test_a_file_the_final_patch_shows_as_existing_is_not_created(tmp_path: Path,
     attempt, _ = _one(path, cases, "swe-agent")
     assert [(c.file, c.created, c.after_edit) for c in attempt.ranked] == [
         ("src/app/session.py", False, True)]
+
+
+FIXTURE_FILES = {"swe-agent": "swe-agent/demo__repo-1.traj",
+                 "mini-swe-agent": "mini-swe-agent/demo__repo-1.traj.json",
+                 "openhands": "openhands/demo__repo-1.json",
+                 "claude-code": "claude-code/5e55.jsonl", "otel": "otel/traces.jsonl"}
+
+
+@pytest.mark.parametrize("written", sorted(FIXTURE_FILES))
+@pytest.mark.parametrize("asked", sorted(FIXTURE_FILES))
+def test_a_format_that_does_not_fit_is_refused_naming_the_one_it_looks_like(
+        tmp_path: Path, cases: CaseSet, written: str, asked: str) -> None:
+    path = tmp_path / "input"
+    path.write_bytes((FIXTURES / FIXTURE_FILES[written]).read_bytes())
+    if written == asked:
+        assert import_trajectories([path], format_name=asked, cases=cases,
+                                   case_id="demo__repo-1").attempts[0].ranked
+        return
+    with pytest.raises(SchemaError, match=f"import it with 'format' {written}$"):
+        import_trajectories([path], format_name=asked, cases=cases, case_id="demo__repo-1")

@@ -22,12 +22,13 @@ from typing import Literal
 
 import msgspec
 
-from codegold.errors import InputError
+from codegold.errors import InputError, SchemaError
 from codegold.model import Attempt, Case, CaseSet, Query
 from codegold.model.io import read_bytes
 from codegold.plumbing.fieldpaths import dig
 from codegold.plumbing.secrets import redact_struct
-from codegold.trajectories.formats import FORMATS
+from codegold.trajectories.formats import FORMATS, Reader, looks_like
+from codegold.trajectories.formats._common import read_document
 from codegold.trajectories.formats.mapped import FIELDS as MAPPED_FIELDS
 from codegold.trajectories.ledger import Ledger
 from codegold.trajectories.paths import PathPlacer
@@ -239,7 +240,7 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         raw = read_bytes(path, "trajectory", limit=MAX_TRAJECTORY_BYTES)
         digest = hashlib.sha256(raw).hexdigest()
         notes: list[str] = []
-        found = reader(str(path), raw, notes, mapping)
+        found = _read_one(reader, path, raw, notes, mapping, format_name)
         if not found:
             empty.append(TrajectoryReport(source=str(path), label=path.name, status="skipped",
                                           reason="; ".join(notes) or "no trajectory in the file"))
@@ -295,6 +296,39 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         skipped=len(reports) - len(attempts), trajectories=reports,
         index=str(index) if index is not None else None, resolved=resolve))
     return ImportResult(attempts=attempts, report=summary)
+
+
+def _read_one(reader: Reader, path: Path, raw: bytes, notes: list[str],
+              mapping: Mapping[str, str], format_name: str) -> list[Trajectory]:
+    """``reader`` over one file; a file that is not of ``format_name`` (refused by its
+    reader, or read as no call and no final) but looks like another format is refused
+    naming that format."""
+    try:
+        found = reader(str(path), raw, notes, mapping)
+    except SchemaError as err:
+        if err.message.startswith("expected") and format_name != "mapped":
+            other = _looks_like(raw, str(path), format_name)
+            if other is not None:
+                raise SchemaError(f"{err.message}; it looks like the {other} format: "
+                                  f"import it with {{format}} {other}", path=str(path),
+                                  settings=("format",)) from None
+        raise
+    if format_name != "mapped" and not any(t.calls or t.final for t in found):
+        other = _looks_like(raw, str(path), format_name)
+        if other is not None:
+            raise SchemaError(f"no {format_name} trajectory here: it looks like the {other} "
+                              f"format; import it with {{format}} {other}", path=str(path),
+                              settings=("format",))
+    return found
+
+
+def _looks_like(raw: bytes, path: str, format_name: str) -> str | None:
+    try:
+        data, _ = read_document(raw, path)
+    except SchemaError:
+        return None
+    other = looks_like(data)
+    return other if other != format_name else None
 
 
 def _with_index(attempts: list[Attempt], by_id: Mapping[str, Case], index: str | Path,
