@@ -12,7 +12,8 @@ A case has line figures when at least one required group has a target with lines
 - ``seen`` (S): the distinct lines of the visible chunks (a chunk cut at the budget
   adds only its first lines); ``read``: the same lines counted every time a chunk holds
   them. A chunk outside the repository (``outside_repo``) was read, but its lines are
-  never repository lines: they count in S and ``read``, never in S ∩ G.
+  never repository lines: they count in S and ``read``, never in S ∩ G. Chunks of a file
+  an agent created (``created``) are neither.
 - recall = |S ∩ G| / |G|; precision = |S ∩ G| / |S| (0 when nothing was seen);
   F1 = 2PR / (P + R) (0 when both are 0); efficiency = |S ∩ G| / read (0 when nothing was
   read); redundancy = 1 - |S| / read (0 when nothing was read).
@@ -155,7 +156,7 @@ def seen_lines(visible: Visible) -> tuple[LineSet, int]:
     read = 0
     spans = []
     for part in visible.seen:
-        if part.size == 0:
+        if part.size == 0 or part.chunk.created:  # the agent's own files: no context
             continue
         read += part.size
         spans.append((_chunk_key(part.chunk), part.first, part.last))

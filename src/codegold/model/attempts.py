@@ -86,6 +86,12 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     kind: Literal["read", "search_hit"] | None = None
     tokens: Annotated[int, msgspec.Meta(ge=0)] | None = None
     outside_repo: bool = False
+    # ``created``: the file is one the agent made earlier in the trajectory (a script, a
+    # backup, a patch file), not repository context (left out of line precision);
+    # ``after_edit``: shown after the agent changed the file, so its line numbers are the
+    # changed file's, not the pinned revision's.
+    created: bool = False
+    after_edit: bool = False
     # Fields a retriever answered that codegold does not read (a chunk's ``text``), kept
     # as they came, never judged.
     extra: dict[str, Any] | None = None

@@ -13,6 +13,7 @@ resolved against it, exactly as for an external retriever's line windows.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -21,12 +22,13 @@ from typing import Literal
 
 import msgspec
 
-from codegold.errors import InputError
+from codegold.errors import InputError, SchemaError
 from codegold.model import Attempt, Case, CaseSet, Query
 from codegold.model.io import read_bytes
 from codegold.plumbing.fieldpaths import dig
 from codegold.plumbing.secrets import redact_struct
-from codegold.trajectories.formats import FORMATS
+from codegold.trajectories.formats import FORMATS, Reader, looks_like
+from codegold.trajectories.formats._common import read_document
 from codegold.trajectories.formats.mapped import FIELDS as MAPPED_FIELDS
 from codegold.trajectories.ledger import Ledger
 from codegold.trajectories.paths import PathPlacer
@@ -37,6 +39,8 @@ MAX_TRAJECTORY_BYTES = 64 * 1024**2
 """Largest trajectory file read."""
 MAX_FILES = 10_000
 """Most trajectory files one import reads (a directory walk stops there)."""
+MAX_STEPS_LISTED = 100
+"""Most steps a report lists for one reason calls were passed over."""
 TOKENIZER = "chars/4"
 UnknownCases = Literal["error", "skip"]
 
@@ -60,6 +64,9 @@ class TrajectoryReport(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
     edits: int = 0
     dropped_chunks: int = 0
     skipped_calls: dict[str, int] = msgspec.field(default_factory=dict)
+    # per reason in ``skipped_calls``, the steps of the calls passed over (distinct, in
+    # order, the first MAX_STEPS_LISTED)
+    skipped_steps: dict[str, list[int]] = msgspec.field(default_factory=dict)
     notes: list[str] = msgspec.field(default_factory=list)
 
 
@@ -82,16 +89,48 @@ class ImportResult:
     report: ImportReport
 
 
+MAX_FOLDER_DEPTH = 64
+"""Deepest folder under a source folder that a walk goes into; a deeper one is an error."""
+
+
+def _walk(folder: Path, suffixes: tuple[str, ...], room: int) -> list[Path]:
+    """Files under ``folder`` whose names end in ``suffixes``, walked without recursion
+    (links neither followed nor picked), at most ``room`` + 1 of them."""
+    found: list[Path] = []
+    pending: list[tuple[str, int]] = [(str(folder), 0)]
+    while pending:
+        where, depth = pending.pop()
+        try:
+            with os.scandir(where) as entries:
+                listed = list(entries)
+        except OSError as err:
+            raise InputError(f"cannot read the folder: {err.strerror or err}",
+                             path=where) from None
+        for entry in listed:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise InputError(f"folders nested deeper than {MAX_FOLDER_DEPTH} levels; "
+                                     "name a folder nearer the trajectories", path=str(folder))
+                pending.append((entry.path, depth + 1))
+            elif entry.is_file(follow_symlinks=False) and entry.name.endswith(suffixes):
+                found.append(Path(entry.path))
+                if len(found) > room:
+                    return found
+    return sorted(found)
+
+
 def trajectory_files(sources: Iterable[str | Path], format_name: str) -> list[Path]:
     """The files named, and those under the folders named whose names end as the format's
-    files do (sorted; links are not followed into)."""
+    files do (sorted; links are not followed into; folders at most
+    :data:`MAX_FOLDER_DEPTH` deep)."""
     suffixes = FORMATS[format_name].suffixes
     files: list[Path] = []
     for source in sources:
         path = Path(source)
         if path.is_dir() and not path.is_symlink():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()
-                           and p.name.endswith(suffixes))
+            found = _walk(path, suffixes, MAX_FILES - len(files))
             if not found:
                 raise InputError(f"no trajectory files here (names ending "
                                  f"{' or '.join(suffixes)})", path=str(path))
@@ -131,16 +170,24 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
     ledger = Ledger(placer=placer, revision=case.revision, label=trajectory.label)
     context = Context(placer, files)
     skipped: Counter[str] = Counter()
+    skipped_at: dict[str, list[int]] = {}
     noted: Counter[str] = Counter()
     for call in trajectory.calls:
         found = interpret_call(call, context)
+        for change in found.changes:
+            ledger.creating(change)
         for seen in found.seen:
             ledger.see(seen, call.step, call.tool)
         for change in found.changes:
             ledger.change(change, call.step, call.tool)
             context.forget(change.path, change.cwd)
         skipped.update(found.skipped)
+        for why in found.skipped:
+            steps = skipped_at.setdefault(why, [])
+            if len(steps) < MAX_STEPS_LISTED and (not steps or steps[-1] != call.step):
+                steps.append(call.step)
         noted.update(found.notes)
+    ledger.settle(trajectory.final)
     attempt_id = f"traj:{trajectory.label}:{digest[:12]}"
     attempt = Attempt(attempt_id=attempt_id, case_id=case.id, ranked=ledger.chunks,
                       query=Query(raw=case.query), retriever=f"agent:{format_name}",
@@ -157,6 +204,7 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
                   if c.start_line is not None and c.end_line is not None),
         tokens=sum(c.tokens or 0 for c in chunks), edits=len(ledger.edits),
         dropped_chunks=ledger.dropped, skipped_calls=dict(sorted(skipped.items())),
+        skipped_steps=dict(sorted(skipped_at.items())),
         notes=[*trajectory.notes, *(f"{count} call(s): {note}" for note, count
                                     in sorted(noted.items()))])
     return attempt, report
@@ -193,7 +241,7 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         raw = read_bytes(path, "trajectory", limit=MAX_TRAJECTORY_BYTES)
         digest = hashlib.sha256(raw).hexdigest()
         notes: list[str] = []
-        found = reader(str(path), raw, notes, mapping)
+        found = _read_one(reader, path, raw, notes, mapping, format_name)
         if not found:
             empty.append(TrajectoryReport(source=str(path), label=path.name, status="skipped",
                                           reason="; ".join(notes) or "no trajectory in the file"))
@@ -251,6 +299,39 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         skipped=len(reports) - len(attempts), trajectories=reports,
         index=str(index) if index is not None else None, resolved=resolve))
     return ImportResult(attempts=attempts, report=summary)
+
+
+def _read_one(reader: Reader, path: Path, raw: bytes, notes: list[str],
+              mapping: Mapping[str, str], format_name: str) -> list[Trajectory]:
+    """``reader`` over one file; a file that is not of ``format_name`` (refused by its
+    reader, or read as no call and no final) but looks like another format is refused
+    naming that format."""
+    try:
+        found = reader(str(path), raw, notes, mapping)
+    except SchemaError as err:
+        if err.message.startswith("expected") and format_name != "mapped":
+            other = _looks_like(raw, str(path), format_name)
+            if other is not None:
+                raise SchemaError(f"{err.message}; it looks like the {other} format: "
+                                  f"import it with {{format}} {other}", path=str(path),
+                                  settings=("format",)) from None
+        raise
+    if format_name != "mapped" and not any(t.calls or t.final for t in found):
+        other = _looks_like(raw, str(path), format_name)
+        if other is not None:
+            raise SchemaError(f"no {format_name} trajectory here: it looks like the {other} "
+                              f"format; import it with {{format}} {other}", path=str(path),
+                              settings=("format",))
+    return found
+
+
+def _looks_like(raw: bytes, path: str, format_name: str) -> str | None:
+    try:
+        data, _ = read_document(raw, path)
+    except SchemaError:
+        return None
+    other = looks_like(data)
+    return other if other != format_name else None
 
 
 def _with_index(attempts: list[Attempt], by_id: Mapping[str, Case], index: str | Path,

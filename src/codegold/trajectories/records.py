@@ -61,10 +61,18 @@ class Seen:
     start: int | None = None
     lines: tuple[str, ...] = ()     # the text of lines start, start+1, ... as shown
     cwd: str | None = None
+    # lines shown when more were shown than their text is known (a span placed by the
+    # numbers a tool reported): counted, never materialised as empty strings
+    count: int = 0
+
+    @property
+    def size(self) -> int:
+        """How many lines the span covers (at least one)."""
+        return max(len(self.lines), self.count, 1)
 
     @property
     def end(self) -> int | None:
-        return None if self.start is None else self.start + max(len(self.lines), 1) - 1
+        return None if self.start is None else self.start + self.size - 1
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,7 @@ class Change:
     start: int | None = None
     end: int | None = None
     cwd: str | None = None
+    created: bool = False           # the call created the file (or wrote it whole, new)
 
 
 @dataclass
@@ -83,7 +92,7 @@ class Findings:
 
     seen: list[Seen] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # why the call (or a part) was passed over
     notes: list[str] = field(default_factory=list)  # read, but in a way worth saying
     # (path, cwd, lines) of files shown whole: their length places a later `tail -n N`
     lengths: list[tuple[str, str | None, int]] = field(default_factory=list)

@@ -8,6 +8,7 @@ format.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -65,8 +66,34 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+MAX_LINE = 999_999_999
+"""Largest line number read from a tool's arguments or results (nine digits, as a printed
+one is read); a larger number is no line number."""
+MAX_PLACED_LINES = 20_000
+"""Most lines one span placed by numbers alone (no text shown) covers; a longer one is cut
+(and noted), and a file whose length is known cuts it at its end."""
+
+
 def _int(value: Any) -> int | None:
-    return as_int(value, signed=True)
+    found = as_int(value, signed=True)
+    return found if found is not None and -MAX_LINE <= found <= MAX_LINE else None
+
+
+def _placed_end(context: Context, path: str, cwd: str | None, start: int, end: int,
+                found: Findings) -> int | None:
+    """``end`` of a span placed by numbers alone, cut at the file's known length and at
+    :data:`MAX_PLACED_LINES` (noted in ``found``); None when the span starts past the
+    file's end (passed over)."""
+    length = context.length_of(path, cwd)
+    if length is not None:
+        if start > length:
+            found.skipped.append("span past the end of the file")
+            return None
+        end = min(end, length)
+    if end - start + 1 > MAX_PLACED_LINES:
+        found.notes.append(f"span placed by numbers alone cut to {MAX_PLACED_LINES} lines")
+        end = start + MAX_PLACED_LINES - 1
+    return end
 
 
 def _bash(call: ToolCall, context: Context) -> Findings:
@@ -78,7 +105,35 @@ def _bash(call: ToolCall, context: Context) -> Findings:
     if not call.clipped:  # a cut output is not the whole file
         for path, cwd, total in found.lengths:
             context.remember(path, cwd, total)
+    whole = _written_whole(command) if found.changes else set()
+    if whole:
+        found.changes = [replace(c, created=True) if c.start is None and c.path in whole
+                         else c for c in found.changes]
     return found
+
+
+_REDIRECT = re.compile(r"(?<![>&|0-9])>\|?[ \t]*(['\"]?)([^\s'\"<>|&;()]+)\1")
+_SEGMENT = re.compile(r"[;&|\n]+")
+_WRAPPERS = ("sudo", "command", "builtin", "exec", "time", "nice", "nohup")
+
+
+def _written_whole(command: str) -> set[str]:
+    """Files a shell command writes from nothing: ``> FILE`` (not ``>>``), the target of
+    ``cp``/``mv``/``install``, ``touch`` and ``tee`` (not ``-a``). Whether one is new to
+    the repository the ledger decides (nothing showed or changed it before)."""
+    written = {match.group(2) for match in _REDIRECT.finditer(command)}
+    for segment in _SEGMENT.split(command):
+        words = [w.strip("'\"") for w in segment.split()]
+        while words and words[0] in _WRAPPERS:
+            words = words[1:]
+        if not words:
+            continue
+        operands = [w for w in words[1:] if w and not w.startswith("-")]
+        if words[0] in ("cp", "mv", "install") and len(operands) >= 2:
+            written.add(operands[-1])
+        elif words[0] == "touch" or (words[0] == "tee" and not {"-a", "--append"} & set(words)):
+            written.update(operands)
+    return written
 
 
 def _window(call: ToolCall, context: Context) -> Findings:
@@ -119,9 +174,12 @@ def _view(call: ToolCall, context: Context) -> Findings:
     if call.output is None and start is not None and end is not None and 1 <= start <= end:
         # the trace recorded the call but not its result (content capture off): the
         # span asked for is all there is to go by
-        return Findings(seen=[Seen(path=path, kind="read", start=start,
-                                   lines=("",) * (end - start + 1), cwd=call.cwd)],
-                        notes=["read placed by its arguments (no output recorded)"])
+        found = Findings(notes=["read placed by its arguments (no output recorded)"])
+        last = _placed_end(context, path, call.cwd, start, end, found)
+        if last is not None:
+            found.seen.append(Seen(path=path, kind="read", start=start,
+                                   count=last - start + 1, cwd=call.cwd))
+        return found
     if start is not None and start >= 1:
         lines = split_lines(content if content is not None else output)
         if lines:
@@ -167,7 +225,8 @@ def _edit(call: ToolCall, context: Context) -> Findings:
         start = None
     if start is None or end is None or end < start:
         end = start
-    return Findings(changes=[Change(path, start, end, cwd=call.cwd)])
+    return Findings(changes=[Change(path, start, end, cwd=call.cwd,
+                                    created=bool(call.args.get("create")))])
 
 
 def _patch(call: ToolCall, context: Context) -> Findings:
@@ -186,10 +245,14 @@ def _documents(call: ToolCall, context: Context) -> Findings:
         text = _text(document.get("text")) or ""
         if start is not None and start >= 1:
             lines = split_lines(text)
-            count = (end - start + 1) if end is not None and end >= start else len(lines) or 1
-            shown = tuple(lines[:count]) + ("",) * max(0, count - len(lines))
+            count = len(lines) or 1
+            if end is not None and end >= start:
+                last = _placed_end(context, document["path"], call.cwd, start, end, found)
+                if last is None:
+                    continue
+                count = last - start + 1
             found.seen.append(Seen(path=document["path"], kind="search_hit", start=start,
-                                   lines=shown, cwd=call.cwd))
+                                   lines=tuple(lines[:count]), count=count, cwd=call.cwd))
         else:
             found.seen.append(Seen(path=document["path"], kind="search_hit", cwd=call.cwd))
     return found
@@ -249,5 +312,30 @@ def interpret_call(call: ToolCall, context: Context) -> Findings:
         return Findings(skipped=["binary output"])
     call = _cut(call)
     if call.failed:
-        return Findings(skipped=["the call reported an error"])
+        return Findings(skipped=[_failure(call)])
     return HANDLERS.get(call.handler, _unknown)(call, context)
+
+
+_ERROR_PREFIXES = ("ERROR:", "Error:", "error:", "<tool_use_error>")
+_REASON_END = re.compile(r"[,;(<\n]|\.(?:\s|$)")
+REASON_CHARS = 80
+"""Longest reason quoted from a failed edit's message (its first clause)."""
+
+
+def _failure(call: ToolCall) -> str:
+    """Why a failed call was passed over: an edit (by an editing tool, or a shell command
+    that would have changed files) is a ``failed edit`` with the first clause of its
+    message (``No replacement was performed``); anything else reported an error."""
+    editing = call.handler in ("edit", "patch")
+    if call.handler == "bash" and isinstance(call.args.get("command"), str):
+        editing = bool(interpret(call.args["command"], None, call.cwd,
+                                 length_of=lambda path, cwd: None).changes)
+    if not editing:
+        return "the call reported an error"
+    text = (call.output or "").strip()
+    for prefix in _ERROR_PREFIXES:
+        if text.startswith(prefix):
+            text = text[len(prefix):].strip()
+            break
+    clause = _REASON_END.split(text[:REASON_CHARS * 4], maxsplit=1)[0].strip().rstrip(".")
+    return f"failed edit: {clause[:REASON_CHARS]}" if clause else "failed edit"

@@ -10,8 +10,7 @@ from codegold.cli._common import guard, handle_errors, index_option, json_option
 from codegold.cli.import_cmd._lines import say_imported
 
 # the format names, without importing the readers before a command runs
-TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code", "otel",
-                      "mapped")
+TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code", "otel", "mapped")
 
 
 @click.command("trajectories")
@@ -39,6 +38,7 @@ TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code",
 @click.option("--skip-unknown", is_flag=True,
               help="Leave out trajectories whose case is not in CASES (reported) instead "
                    "of stopping.")
+@click.option("--replace", is_flag=True, help="Replace the attempts an -o file holds (else refused).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Write what was imported and passed over, per trajectory, as JSON.")
 @json_option("Print the import report as JSON.")
@@ -46,7 +46,7 @@ TRAJECTORY_FORMATS = ("swe-agent", "mini-swe-agent", "openhands", "claude-code",
 @handle_errors
 def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, output: str,
                  case_id: str | None, mappings: tuple[str, ...], roots: tuple[str, ...],
-                 index: str | None, resolve: bool, skip_unknown: bool,
+                 index: str | None, resolve: bool, skip_unknown: bool, replace: bool,
                  report_path: str | None, as_json: bool, quiet: bool) -> None:
     """Import agent trajectories (files or folders of them) as attempts, one each.
 
@@ -73,7 +73,7 @@ def trajectories(sources: tuple[str, ...], format_name: str, cases_path: str, ou
     report = import_trajectories(TrajectoriesRequest(
         sources=sources, format=format_name, cases=cases_path, output=output, case_id=case_id,
         mappings=mappings, roots=roots, index=index, resolve=resolve,
-        skip_unknown=skip_unknown, report=report_path))
+        skip_unknown=skip_unknown, report=report_path, replace=replace))
     if as_json:
         click.echo(report_json(report))
     elif not quiet:

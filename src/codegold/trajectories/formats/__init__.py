@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from codegold.trajectories.formats import (
     claude_code,
@@ -55,4 +56,43 @@ FORMATS: dict[str, Format] = {
                         "any other JSON, through --map field paths"),
 }
 
-__all__ = ["FORMATS", "Format", "Reader"]
+_OPENHANDS_KINDS = {"ActionEvent", "ObservationEvent", "MessageEvent", "SystemPromptEvent"}
+
+
+def _openhands_event(item: Any) -> bool:
+    if isinstance(item, list):  # the older [action, observation] pairs
+        return any(_openhands_event(part) for part in item)
+    return isinstance(item, dict) and (
+        item.get("kind") in _OPENHANDS_KINDS or isinstance(item.get("action"), str)
+        or isinstance(item.get("observation"), str))
+
+
+def looks_like(data: Any) -> str | None:
+    """The format a decoded trajectory's shape names (a glance at its first values), or
+    None: what a file read as the wrong format is said to be."""
+    items = data if isinstance(data, list) else [data]
+    for item in items[:20]:
+        if not isinstance(item, dict):
+            continue
+        if "resourceSpans" in item:
+            return otel.NAME
+        if isinstance(item.get("trajectory"), list):
+            return swe_agent.NAME
+        if isinstance(item.get("messages"), list):
+            return mini_swe_agent.NAME
+        if item.get("type") in ("user", "assistant") and isinstance(item.get("message"), dict):
+            return claude_code.NAME
+        history = item.get("history")
+        if isinstance(history, list):
+            if any(_openhands_event(e) for e in history[:50]):
+                return openhands.NAME
+            if any(isinstance(e, dict) and "role" in e for e in history[:50]):
+                return swe_agent.NAME
+        if _openhands_event(item):
+            return openhands.NAME
+        if item.get("role") in ("system", "user", "assistant", "tool") and "content" in item:
+            return mini_swe_agent.NAME
+    return None
+
+
+__all__ = ["FORMATS", "Format", "Reader", "looks_like"]

@@ -28,10 +28,24 @@ def decode_json(raw: bytes, path: str, line: int | None = None) -> Any:
     except RecursionError:
         raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path, line=line) from None
     except msgspec.DecodeError as err:
-        hint = " (the file looks truncated)" if "truncated" in str(err).lower() else ""
+        cut = "truncated" in str(err).lower()
+        hint = " (the file looks truncated)" if cut and line is None else ""
+        if line is None:  # where in the file: the byte msgspec names, or the end it reached
+            offset = _BYTE_OFFSET.search(str(err))
+            at = number(offset.group(1), digits=12) if offset else None
+            if at is not None:
+                if "trailing comma" in str(err):  # msgspec names the bracket after it
+                    while at > 0 and raw[at - 1:at] in (b" ", b"\t", b"\r", b"\n"):
+                        at -= 1
+                line = raw.count(b"\n", 0, at) + 1
+            elif cut:
+                line = raw.rstrip().count(b"\n") + 1
         raise SchemaError(f"not valid JSON{hint}: {err}", path=path, line=line) from None
     check_depth(value, path, line)
     return value
+
+
+_BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
 
 
 def decode_lines(raw: bytes, path: str) -> tuple[list[tuple[int, Any]], list[str]]:
@@ -61,12 +75,23 @@ def read_document(raw: bytes, path: str) -> tuple[Any, list[str]]:
         try:
             return decode_json(raw, path), []
         except SchemaError:
-            if b"\n" not in text.strip():
+            # JSON lines only when the first line is a document of its own; else the
+            # error is the document's (a pretty-printed one broken on its line 3)
+            first = text.split(b"\n", 1)[0]
+            if b"\n" not in text.strip() or not _is_json(first):
                 raise
     values, notes = decode_lines(raw, path)
     if len(values) == 1 and not notes:
         return values[0][1], notes
     return [value for _, value in values], notes
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        msgspec.json.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return True
 
 
 def mapping_at(record: Any, key: str) -> dict[str, Any]:
@@ -126,6 +151,8 @@ _SHELL = {"bash", "shell", "terminal", "run", "execute_command", "run_command", 
 _EDIT = {"edit", "edit_file", "write", "write_file", "create_file", "str_replace", "replace",
          "insert", "multiedit", "notebookedit", "apply_diff", "replace_in_file",
          "str_replace_based_edit_tool", "write_to_file", "search_replace"}
+_CREATE = {"write", "write_file", "create_file", "write_to_file"}
+_EDIT_ERRORS = ("ERROR:", "Error:", "<tool_use_error>")
 _PATCH = {"apply_patch", "patch"}
 _IGNORE = {"todowrite", "todo_write", "think", "webfetch", "websearch", "web_search",
            "exitplanmode", "task", "ls", "list_directory", "list_dir", "finish", "submit"}
@@ -201,7 +228,10 @@ def generic_call(step: int, tool: str, args: Mapping[str, Any], output: str | No
     if name in _READ or (name == "view" and path):
         return _read_call(base, args, path, text if text is not None else "")
     if name in _EDIT:
-        return replace(base, handler="edit", args={"path": path, **_edit_lines(args)})
+        refused = (text or "").lstrip().startswith(_EDIT_ERRORS)
+        return replace(base, handler="edit", failed=failed or refused,
+                       args={"path": path, "create": name in _CREATE or command == "create",
+                             **_edit_lines(args)})
     if name in _PATCH:
         patch = _first(args, ("patch", "input", "diff", "content"))
         return replace(base, handler="patch", args={"patch": patch if isinstance(patch, str) else ""})

@@ -79,7 +79,10 @@ def _call(step: int, use: dict[str, Any], result: dict[str, Any] | None,
                         isinstance(detail.get("filenames"), list) else {})
     if name in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
         start, end = _edit_span(detail)
-        return replace(base, handler="edit", args={"path": path, "start": start, "end": end})
+        # Write reports whether it made the file ("create") or replaced it ("update")
+        made = name == "Write" and detail.get("type") != "update"
+        return replace(base, handler="edit", args={"path": path, "start": start, "end": end,
+                                                   "create": made})
     if name == "Bash":
         stdout = detail.get("stdout") if isinstance(detail.get("stdout"), str) else None
         shown = text if text is not None else stdout

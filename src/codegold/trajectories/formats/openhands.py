@@ -37,9 +37,11 @@ from codegold.trajectories.records import ToolCall, Trajectory
 
 NAME = "openhands"
 SUFFIXES = (".json", ".jsonl")
+# A prompt's user name starts where a word does: a match inside a word would have matched
+# from its start too, and so no start inside a word is tried (linear in a line of words).
 _TRAILER = re.compile(r"(?:\r?\n)*(?:\[(?:The command completed with exit code -?\d+\.|Command "
                       r"finished with exit code -?\d+|Python Interpreter: [^\]]*|Current working "
-                      r"directory: [^\]]*)\]|[\w.-]+@[\w.-]+:[^\n]*[#$]) ?\s*$", re.I)
+                      r"directory: [^\]]*)\]|(?<![\w.-])[\w.-]+@[\w.-]+:[^\n]*[#$]) ?\s*$", re.I)
 _IGNORE = {"message", "system", "think", "recall", "agent_state_changed", "null", "browse",
            "browse_interactive", "delegate", "reject", "change_agent_state", "condensation",
            "mcp_list", "task_tracking"}
@@ -74,16 +76,44 @@ def _run_output(observation: dict[str, Any]) -> tuple[str, str | None, bool]:
     metadata = mapping_at(extras, "metadata")
     where = metadata.get("working_dir") or _shown_dir(content)
     code = metadata.get("exit_code", extras.get("exit_code", observation.get("exit_code")))
-    previous = None
-    while previous != content:
-        previous = content
-        head, tail = content[:-_TAIL], content[-_TAIL:]
-        content = head + _TRAILER.sub("", tail)
+    # Trailers are taken off the end one at a time by moving the end, never by rebuilding
+    # the text (100,000 of them rebuilt it as many times: 36 s)
+    end = len(content)
+    while end:
+        last = end  # the last line that is not blank: where a trailer most often is
+        while last and content[last - 1] in " \t\r\n":
+            last -= 1
+        line = content.rfind("\n", max(0, last - _TAIL), last) + 1 or max(0, end - _TAIL)
+        match = _TRAILER.search(content, line, end) or \
+            _TRAILER.search(content, max(0, end - _TAIL), end)
+        if match is None or match.start() >= end:
+            break
+        end = match.start()
+    content = content[:end]
     return content, where if isinstance(where, str) else None, \
         isinstance(code, int) and code not in (0, -1)
 
 
-_SKILL = re.compile(r"\s*(\w+)\(\s*(?:(['\"])(.*?)\2)?(.*)\)\s*", re.S)
+_NAME = re.compile(r"\w+")
+_QUOTED = re.compile(r"['\"]([^'\"]+)['\"]")
+
+
+def _skill_parts(code: str) -> tuple[str, str | None, str] | None:
+    """``NAME(ARGS)`` as ``(NAME, its first argument when a quoted string, what follows
+    it)``, else None; read by hand in one pass (a backtracking pattern over a cell of
+    quotes took about 15 s a megabyte)."""
+    text = code.strip()
+    name = _NAME.match(text)
+    if name is None or not text.endswith(")") or text[name.end():name.end() + 1] != "(":
+        return None
+    inside = text[name.end() + 1:-1]
+    args = inside.lstrip()
+    quote = args[:1]
+    if quote in ("'", '"'):
+        close = args.find(quote, 1)
+        if close >= 0:
+            return name.group(), args[1:close], args[close + 1:]
+    return name.group(), None, inside
 _SKILL_WINDOWS = {"open_file", "goto_line", "scroll_down", "scroll_up"}
 _SKILL_SEARCHES = {"search_file", "search_dir", "find_file"}
 _SKILL_EDITS = {"edit_file_by_replace", "insert_content_at_line", "append_file", "create_file",
@@ -96,22 +126,22 @@ def _skill_call(step: int, code: Any, output: str, cwd: str | None, failed: bool
     tool; any other code is unknown (a window or a ``cat -n`` view it printed still
     counts)."""
     text, clipped = clip(output)
-    # one short call; longer cells are code, not a tool call (and the pattern stays linear)
-    match = _SKILL.fullmatch(code) if isinstance(code, str) and len(code) < 4096 else None
-    name = match.group(1) if match else ""
+    # one short call; longer cells are code, not a tool call
+    parsed = _skill_parts(code) if isinstance(code, str) and len(code) < 4096 else None
+    name, first, rest = parsed if parsed else ("", None, "")
     if name not in _SKILL_WINDOWS | _SKILL_SEARCHES | _SKILL_EDITS:
         name = "run_ipython"
     base = ToolCall(step=step, tool=name, handler="unknown", output=text, cwd=cwd,
                     failed=failed, clipped=clipped)
-    first = match.group(3) if match else None
     if name in _SKILL_WINDOWS:
         return replace(base, handler="window")
     if name in _SKILL_SEARCHES:
-        rest = re.findall(r"['\"]([^'\"]+)['\"]", match.group(4)) if match else []
+        quoted = _QUOTED.findall(rest)
         return replace(base, handler="swe_search",
-                       args={"command": name, "file": rest[0] if rest else None})
+                       args={"command": name, "file": quoted[0] if quoted else None})
     if name in _SKILL_EDITS and first:
-        return replace(base, handler="edit", args={"path": first})
+        return replace(base, handler="edit", args={"path": first,
+                                                   "create": name == "create_file"})
     return base
 
 
@@ -202,10 +232,16 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
             if start is None and action == "edit" and isinstance(args.get("start"), int) \
                     and args["start"] >= 1 and args.get("content"):
                 start = args["start"]
+            # the editor reports an edit it refused in its output ("ERROR:\nNo replacement
+            # was performed ..."), not as an error observation
+            text, clipped = clip(content)
             calls.append(ToolCall(step=current, tool=f"{action} {args.get('command') or ''}"
                                   .strip(), handler="edit",
                                   args={"path": args.get("path"), "start": start,
-                                        "end": start}, cwd=cwd, failed=failed))
+                                        "end": start, "create": args.get("command") == "create"
+                                        or action == "write"},
+                                  output=text, clipped=clipped, cwd=cwd,
+                                  failed=failed or content.lstrip().startswith("ERROR:")))
             continue
         if action == "run_ipython":
             where = _shown_dir(content)

@@ -68,7 +68,8 @@ def _editor_call(step: int, words: list[str], action: str, output: str, clipped:
         line = number(words[position]) if position < len(words) else None
         if line is not None:
             start = line + 1
-    return replace(base, handler="edit", args={"path": path, "start": start, "end": start})
+    return replace(base, handler="edit", args={"path": path, "start": start, "end": start,
+                                               "create": sub == "create"})
 
 
 def _call(step: int, action: str, observation: str, cwd: str | None,
@@ -89,7 +90,8 @@ def _call(step: int, action: str, observation: str, cwd: str | None,
     if command == "str_replace_editor":
         return _editor_call(step, words, action, output, clipped, cwd)
     if command == "create":
-        return replace(base, handler="edit", args={"path": words[1] if len(words) > 1 else None})
+        return replace(base, handler="edit", args={"path": words[1] if len(words) > 1 else None,
+                                                   "create": True})
     if command in ("edit", "insert", "append"):
         start = end = None
         if len(words) > 1 and ":" in words[1]:
