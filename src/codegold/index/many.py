@@ -33,6 +33,7 @@ from codegold.index.outdir import build_lock, check_output, remove_stale_temps, 
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
 from codegold.model import Manifest
+from codegold.plumbing.git import END_OF_OPTIONS, git, looks_like_option
 from codegold.plumbing.outputs import swap_folder
 
 
@@ -65,11 +66,21 @@ class ManyResult:
     reused: int
 
 
+def _is_file(spec: str) -> bool:
+    """Whether a regular file exists at ``spec``: a list of revisions longer than a file
+    name may be (``File name too long``) or not a path at all is no file."""
+    try:
+        return Path(spec).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def read_revisions(spec: str) -> list[str]:
     """Revisions from ``--revisions``: a file (one per line, ``#`` comments) when one
-    exists at ``spec``, else a comma-separated list."""
+    exists at ``spec``, else a comma-separated list of any length. An item may be a range
+    ``A..B`` (see :func:`expand_revisions`)."""
     path = Path(spec)
-    if path.is_file():
+    if _is_file(spec):
         try:
             with path.open("rb") as handle:
                 raw = handle.read(_MAX_REVISIONS_FILE + 1)
@@ -88,6 +99,41 @@ def read_revisions(spec: str) -> list[str]:
         raise InputError("{revisions} names no revision: expected a file with one revision "
                          "per line or a list like v1.0,v1.1", path=spec, settings=("revisions",))
     return found
+
+
+# A range of more commits than this is refused: far more indexes than a suite needs.
+MAX_RANGE_COMMITS = 100_000
+
+
+def expand_revisions(repo: str | Path, items: Sequence[str]) -> list[str]:
+    """``items`` with each range ``A..B`` replaced by the commits ``git rev-list A..B``
+    names (reachable from B, not from A, as git reads a range), parents before children,
+    so each revision is built after the one it most likely shares most files with."""
+    found: list[str] = []
+    for item in items:
+        start, dots, end = item.partition("..")
+        if not dots or end.startswith("."):  # A...B (symmetric difference) is no range here
+            found.append(item)
+            continue
+        if not start or not end or looks_like_option(start) or looks_like_option(end):
+            raise InputError(f"revision range {item!r}: expected A..B with both ends named "
+                             "(say v1.0..v1.1)", settings=("revisions",))
+        done = git(["rev-list", "--reverse", "--topo-order", END_OF_OPTIONS,
+                    f"{start}^{{commit}}..{end}^{{commit}}"], repo=repo, check=False)
+        if not done.ok:
+            raise InputError(f"revision range {item!r}: git cannot read it "
+                             f"({done.stderr.strip()[:200]}); check both ends with "
+                             "'git log'", path=str(repo), settings=("revisions",))
+        commits = done.text.split()
+        if len(commits) > MAX_RANGE_COMMITS:
+            raise InputError(f"revision range {item!r} holds {len(commits)} commits, over "
+                             f"{MAX_RANGE_COMMITS}; name a shorter range",
+                             settings=("revisions",))
+        if not commits:
+            raise InputError(f"revision range {item!r} holds no commit ({end} is reachable "
+                             f"from {start}); expected OLDER..NEWER", settings=("revisions",))
+        found.extend(commits)
+    return list(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -317,4 +363,5 @@ def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None
 
 
 __all__ = ["BuiltRevision", "ManyProgress", "ManyProgressFn", "ManyResult", "RevisionJob",
-           "build_many", "build_revision", "install_revision", "read_revisions"]
+           "build_many", "build_revision", "expand_revisions", "install_revision",
+           "read_revisions"]

@@ -13,7 +13,14 @@ from codegold.execute import Executor, ExecutorSpec, open_executor, parse_execut
 from codegold.index.build import build_index, check_store_apart
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore
-from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many, case_sources
+from codegold.index.many import (
+    CaseSource,
+    ManyProgress,
+    ManyResult,
+    build_many,
+    case_sources,
+    expand_revisions,
+)
 from codegold.index.many import read_revisions as _read_revisions
 from codegold.index.policy import PathPolicy, load_policy
 from codegold.model import Case, Manifest, load_cases
@@ -183,8 +190,9 @@ def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
 
 def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
     """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
-    line, or a comma-separated list."""
-    return (CaseSource(Path(repo), None, {}, tuple(_read_revisions(revisions))),)
+    line, or a comma-separated list; a range ``A..B`` in either stands for its commits."""
+    return (CaseSource(Path(repo), None, {},
+                       tuple(expand_revisions(repo, _read_revisions(revisions)))),)
 
 
 def case_revision_sources(repo: str | Path, cases: Sequence[Case]) -> tuple[CaseSource, ...]:
