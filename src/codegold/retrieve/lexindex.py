@@ -336,10 +336,10 @@ class LexicalIndex:
                  docs: object, impacts: object, file_starts: object) -> LexicalIndex | None:
         """An engine from decoded cache parts, or None when they do not fit together (so a
         query can never index past an array, whatever the files hold)."""
-        if not (isinstance(chunk_ids, list) and all(isinstance(i, str) for i in chunk_ids)
-                and isinstance(files, list) and all(isinstance(f, str) for f in files)
-                and isinstance(vocab, dict)
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in vocab.values())):
+        # (exact types, looked at in C: a bool is no row number)
+        if not (isinstance(chunk_ids, list) and set(map(type, chunk_ids)) <= {str}
+                and isinstance(files, list) and set(map(type, files)) <= {str}
+                and isinstance(vocab, dict) and set(map(type, vocab.values())) <= {int}):
             return None
         if not (isinstance(offsets, np.ndarray) and isinstance(docs, np.ndarray)
                 and isinstance(impacts, np.ndarray) and isinstance(file_starts, np.ndarray)):
@@ -539,14 +539,16 @@ def _side_name(shapes: Sequence[_Shape]) -> str:
 
 
 def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkStore | None,
-                    jobs: int | None = 1, only: Collection[str] | None = None
+                    jobs: int | None = 1, only: Collection[str] | None = None,
+                    every: dict[str, list[str]] | None = None
                     ) -> list[tuple[str, _FileDocuments]]:
     """Every file's documents, in index order: from ``store`` when it holds them for this
     file's blob, else counted from the index's tokens (and then saved in ``store``), in
     ``jobs`` worker processes when there are many to count (see :func:`_count_files`).
     The store holds redacted chunks only, so an index that kept secret values never uses
-    it. ``only``: just these files' documents."""
-    every = chunk_ids = reader.chunk_ids_by_file()
+    it. ``only``: just these files' documents; ``every``: the index's chunk ids by file
+    when the caller has them."""
+    every = chunk_ids = every if every is not None else reader.chunk_ids_by_file()
     if only is not None:
         wanted = set(only)
         chunk_ids = {file: ids for file, ids in every.items() if file in wanted}
@@ -774,8 +776,8 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.in
 
 def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
               frequency: npt.NDArray[np.float64], lengths: list[float], chunk_ids: list[str],
-              file_names: list[str], starts: list[int], k1: float, b: float, stemmed: bool
-              ) -> LexicalIndex:
+              file_names: list[str], starts: list[int], k1: float, b: float, stemmed: bool,
+              vocab: dict[str, int] | None = None) -> LexicalIndex:
     """The engine of postings sorted by term (``terms`` in row order, ``offsets``), then
     document ``rows``, with their weighted ``frequency``, and each document's length:
     every float of the impacts is computed here, from these alone, in one order, so an
@@ -785,7 +787,8 @@ def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArra
     norms = [k1 * (1 - b + b * length / average) for length in lengths]
     counts_per_term = np.diff(offsets)
     term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
-    vocab = dict(zip(terms, range(len(terms)), strict=True))
+    if vocab is None:  # (else ``terms`` in row order already, as a dict)
+        vocab = dict(zip(terms, range(len(terms)), strict=True))
     # The same double-precision arithmetic as one posting at a time, rounded once (each
     # document frequency's idf computed once: most terms share a small one).
     # (the distinct frequencies found by counting, not sorting: they are small integers)
@@ -864,28 +867,30 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     old_terms = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
     rows, tfs = rows[keep], base.tfs[keep]
     alive = np.flatnonzero(np.bincount(old_terms, minlength=len(counts)))
-    by_row = [""] * len(base.vocab)
-    for term, number in base.vocab.items():
-        by_row[number] = term
+    by_row = list(base.vocab)
+    in_order = list(base.vocab.values()) == list(range(len(by_row)))  # as it is written
+    if not in_order:
+        for term, number in base.vocab.items():
+            by_row[number] = term
     kept_terms = by_row if len(alive) == len(by_row) else [by_row[i] for i in alive.tolist()]
     is_alive = np.zeros(len(by_row), dtype=bool)
     is_alive[alive] = True
     # The added documents' postings: each local term number, the word it stands for.
+    alive_or_not = np.append(is_alive, False)  # row -1: a word the base never had
+    get_old = base.vocab.get
     new_words: dict[str, None] = {}
-    parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
-                      npt.NDArray[np.float64], list[str]]] = []
+    parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64],
+                      list[str], npt.NDArray[np.int64], list[int]]] = []
     for first, part, terms in added:
         local = np.frombuffer(part.ids, dtype="<i4").astype(np.int64)
         part_rows = first + np.repeat(np.arange(len(part.sizes), dtype=np.int64), part.sizes)
-        used = np.unique(local).tolist()
-        for word in map(terms.__getitem__, used):
-            number = base.vocab.get(word)
-            if number is None or not is_alive[number]:
-                new_words[word] = None
-        if len(used) < len(terms):
-            wanted = set(used)
-            terms = [word if i in wanted else "" for i, word in enumerate(terms)]
-        parts.append((local, part_rows, np.frombuffer(part.tfs, dtype="<f8"), terms))
+        olds = np.fromiter((get_old(word, -1) for word in terms), np.int64, len(terms))
+        used = np.unique(local)
+        missing = used[~alive_or_not[olds[used]]].tolist()
+        for number in missing:
+            new_words[terms[number]] = None
+        parts.append((local, part_rows, np.frombuffer(part.tfs, dtype="<f8"), terms, olds,
+                      missing))
     fresh = sorted(new_words)
     # Each kept term moves up by the fresh terms sorted before it.
     inserted = np.array([bisect_left(kept_terms, word) for word in fresh], dtype=np.int64)
@@ -903,30 +908,35 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
         for word, at in zip(kept_terms, moved.tolist(), strict=True):
             terms_final[at] = word
     width = max(total, 1)
-    keys = final_of_old[old_terms] * width + rows
+    term_rows = final_of_old[old_terms]
     if parts:
-        new_keys: list[npt.NDArray[np.int64]] = []
+        new_terms: list[npt.NDArray[np.int64]] = []
+        new_rows: list[npt.NDArray[np.int64]] = []
         new_tfs: list[npt.NDArray[np.float64]] = []
-        for local, part_rows, part_tfs, words in parts:
-            # words of other engine shapes (blank here) are never looked up
-            lookup = np.array([final_of_fresh[word] if word in final_of_fresh
-                               else final_of_old[base.vocab[word]] if word else -1
-                               for word in words], dtype=np.int64)
-            new_keys.append(lookup[local] * width + part_rows)
+        kept_or_none = np.append(final_of_old, -1)  # row -1: a word the base never had
+        for local, part_rows, part_tfs, terms, olds, missing in parts:
+            # a word is a kept term or a fresh one; the file's words of other engine
+            # shapes are never looked up
+            lookup = kept_or_none[olds]
+            lookup[missing] = [final_of_fresh[terms[number]] for number in missing]
+            new_terms.append(lookup[local])
+            new_rows.append(part_rows)
             new_tfs.append(part_tfs)
-        more = np.concatenate(new_keys)
+        more_terms, more_rows = np.concatenate(new_terms), np.concatenate(new_rows)
+        more = more_terms * width + more_rows
         order = np.argsort(more, kind="stable")
         more = more[order]
-        places = np.searchsorted(keys, more)
-        keys = np.insert(keys, places, more)
+        if not bool(np.all(more[1:] > more[:-1])):
+            return None  # a term twice in one document: not the documents they seem
+        # (added documents' rows are none of the kept ones': no key is in both)
+        places = np.searchsorted(term_rows * width + rows, more)
+        term_rows = np.insert(term_rows, places, more_terms[order])
+        rows = np.insert(rows, places, more_rows[order])
         tfs = np.insert(tfs, places, np.concatenate(new_tfs)[order])
-    if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
-        return None  # a term twice in one document: the documents are not what they seem
-    term_rows, rows = np.divmod(keys, width)
     offsets = np.concatenate(([0], np.cumsum(np.bincount(term_rows, minlength=len(terms_final)))
                               )).astype(np.int64)
     return _finished(terms_final, offsets, rows, tfs, lengths, ids, file_names, starts,
-                     k1, b, stemmed)
+                     k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None)
 
 
 def _file_blobs(reader: IndexReader, chunk_ids: Mapping[str, list[str]]) -> dict[str, str]:
@@ -991,7 +1001,7 @@ def _from_nearest(reader: IndexReader, specs: Sequence[_Spec], shapes: Sequence[
     for base, spec in zip(bases, specs, strict=True):
         if base is not None and spec[3] != "file":  # the same chunks, not only the same blob
             unchanged = {file for file in unchanged if _same_chunks(base, file, chunk_ids[file])}
-    changed = dict(_file_documents(reader, shapes, store, jobs,
+    changed = dict(_file_documents(reader, shapes, store, jobs, every=chunk_ids,
                                    only=[file for file in chunk_ids if file not in unchanged]))
     engines = []
     for base, spec in zip(bases, specs, strict=True):

@@ -13,10 +13,10 @@ from codegold.cli._progress import RevisionsBar, embed_line, warm_line
 from codegold.index.records import IndexedChunk, InventoryEntry
 from codegold.model import Manifest
 from codegold.plumbing.text import terminal_safe as _safe
-from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
-from codegold.retrieve.warm import WarmProgress
 
 if TYPE_CHECKING:
+    from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
+    from codegold.retrieve.warm import WarmProgress
     from codegold.workflows.indexing import Built
 
 
