@@ -14,6 +14,7 @@ reach it) and returns the index's files; this process installs them, atomically,
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegold.errors import InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.execute import Executor
 from codegold.index.build import BuildProgress, build_index
 from codegold.index.catalog import IndexSet
@@ -33,7 +34,7 @@ from codegold.index.outdir import build_lock, check_output, remove_stale_temps, 
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
 from codegold.model import Manifest
-from codegold.plumbing.git import END_OF_OPTIONS, git, looks_like_option
+from codegold.plumbing.git import END_OF_OPTIONS, git, is_full_sha, looks_like_option
 from codegold.plumbing.outputs import swap_folder
 
 
@@ -202,11 +203,14 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     pinned = pinned_by or {}
     commits: list[str] = []
     repo_dir: Path | None = None  # the repository as git found it, for check_output
+    resolved = _resolve_all(repo, [revision for revision in revisions if revision not in have])
     for revision in revisions:
         # A full sha already indexed needs no git call.
         if revision in have:
             commit = revision
-        else:
+        elif revision in resolved:
+            commit, repo_dir = resolved[revision], Path(repo)
+        else:  # its own call, for the error that names what is wrong
             snapshot = GitSnapshot.open(repo, revision)
             commit, repo_dir = snapshot.revision, snapshot.repo
         if revision in pinned and commit != revision:
@@ -246,6 +250,29 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     return ManyResult(built=tuple(built), skipped=tuple(skipped),
                       store=chunks.root if chunks else None,
                       parsed=counts[0], reused=counts[1])
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
+
+
+def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
+    """The commit of each plain revision name in one git call (a history of hundreds
+    would otherwise pay a call or two each); empty when any is unknown or git says
+    anything unexpected, and the caller then resolves each on its own."""
+    names = [name for name in dict.fromkeys(revisions)
+             if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
+    if len(names) < 2:
+        return {}
+    GitSnapshot.open(repo, names[0])  # the repository checks, worded
+    try:
+        done = git(["rev-parse", END_OF_OPTIONS, *(f"{name}^{{commit}}" for name in names)],
+                   repo=repo, check=False)
+    except (CodeIndexError, InputError):
+        return {}
+    found = done.text.split()
+    if not done.ok or len(found) != len(names) or not all(map(is_full_sha, found)):
+        return {}
+    return dict(zip(names, found, strict=True))
 
 
 @dataclass(frozen=True)

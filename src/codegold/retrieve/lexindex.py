@@ -173,6 +173,7 @@ class LexicalIndex:
         self.lengths = lengths
         # The build id of the index this engine was derived from (None: counted whole).
         self.derived_from: str | None = None
+        self._terms: tuple[list[str], bool] | None = None
         # Terms are English stems (documents and queries alike).
         self.stemmed = stemmed
         # Chunk unit only: documents of one file are contiguous rows; file i spans rows
@@ -418,6 +419,18 @@ class LexicalIndex:
         extra = {"state": state} if state else {}
         write_cache_file(folder / "meta.json",
                          json.dumps({**meta, "files": files, **extra}).encode("utf-8"))
+
+    def terms_by_row(self) -> tuple[list[str], bool]:
+        """The terms in row order, and whether :attr:`vocab` lists them in that order
+        (then a later engine with the same terms may share it)."""
+        if self._terms is None:
+            terms = list(self.vocab)
+            in_order = list(self.vocab.values()) == list(range(len(terms)))
+            if not in_order:
+                for term, number in self.vocab.items():
+                    terms[number] = term
+            self._terms = (terms, in_order)
+        return self._terms
 
     def vocabulary(self) -> Vocabulary:
         """This engine's terms for compound lookups (built on first use, then kept)."""
@@ -803,9 +816,11 @@ def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArra
     docs = rows.astype(np.int32)
     impacts = (idf[term_of] * saturated).astype(np.float32)
     file_starts = np.array([*starts, total], dtype=np.int64)
-    return LexicalIndex(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
-                        stemmed=stemmed, tfs=np.ascontiguousarray(frequency, dtype=np.float64),
-                        lengths=np.asarray(lengths, dtype=np.float64))
+    engine = LexicalIndex(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
+                          stemmed=stemmed, tfs=np.ascontiguousarray(frequency, dtype=np.float64),
+                          lengths=np.asarray(lengths, dtype=np.float64))
+    engine._terms = (terms, True)  # ``vocab`` was made from ``terms`` here, in order
+    return engine
 
 
 # --- a revision's engines derived from the nearest indexed revision's ---------------------
@@ -867,12 +882,15 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     old_terms = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
     rows, tfs = rows[keep], base.tfs[keep]
     alive = np.flatnonzero(np.bincount(old_terms, minlength=len(counts)))
-    by_row = list(base.vocab)
-    in_order = list(base.vocab.values()) == list(range(len(by_row)))  # as it is written
-    if not in_order:
-        for term, number in base.vocab.items():
-            by_row[number] = term
-    kept_terms = by_row if len(alive) == len(by_row) else [by_row[i] for i in alive.tolist()]
+    by_row, in_order = base.terms_by_row()
+    if len(alive) == len(by_row):
+        kept_terms = by_row
+    else:  # usually a few terms die: deleted from a copy, last first
+        kept_terms = list(by_row)
+        dead = np.ones(len(by_row), dtype=bool)
+        dead[alive] = False
+        for number in np.flatnonzero(dead)[::-1].tolist():
+            del kept_terms[number]
     is_alive = np.zeros(len(by_row), dtype=bool)
     is_alive[alive] = True
     # The added documents' postings: each local term number, the word it stands for.
@@ -901,12 +919,8 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     final_of_fresh = {word: int(at) + n for n, (word, at) in enumerate(
         zip(fresh, inserted.tolist(), strict=True))}
     terms_final = kept_terms
-    if fresh:
-        terms_final = [""] * (len(kept_terms) + len(fresh))
-        for word, at in final_of_fresh.items():
-            terms_final[at] = word
-        for word, at in zip(kept_terms, moved.tolist(), strict=True):
-            terms_final[at] = word
+    if fresh:  # two sorted runs: one merge
+        terms_final = sorted([*kept_terms, *fresh])
     width = max(total, 1)
     term_rows = final_of_old[old_terms]
     if parts:
