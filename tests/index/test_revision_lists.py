@@ -55,3 +55,15 @@ def test_cli_builds_fifty_revisions_given_as_a_list(make_repo: MakeRepo,
                                       str(tmp_path / "idx"), "--quiet"])
     assert ranged.exit_code == 0, ranged.output
     assert "0 indexes built, 9 already there" in ranged.output
+
+
+def test_cli_says_how_many_caches_were_derived(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = make_repo("proj")
+    commits = [repo.commit({"a.py": f"def f():\n    return {n}\n", "b.py": "x = 1\n"},
+                           f"c{n}") for n in range(3)]
+    done = CliRunner().invoke(cli, ["index", str(repo.path), "--revisions", ",".join(commits),
+                                    "-o", str(tmp_path / "idx")])
+    assert done.exit_code == 0, done.output
+    # the first revision's engines are counted whole, each later one's derived
+    assert "lexical caches ready for 3 index(es)" in done.output
+    assert "; 6 engines derived from an earlier revision's" in done.output

@@ -256,18 +256,19 @@ class LexicalIndex:
     @classmethod
     def prepare(cls, reader: IndexReader,
                 specs: Sequence[_Spec], *, keep: bool = False,
-                store: ChunkStore | None = None, jobs: int | None = 1) -> int:
+                store: ChunkStore | None = None, jobs: int | None = 1
+                ) -> list[LexicalIndex]:
         """Make sure every engine of ``specs`` (``(weights, k1, b, unit, stemmed)``) is
         cached for this index: those not cached yet are built in one pass
         (:meth:`build_many`, with the chunk ``store`` when given) and saved. ``keep`` also
         holds them in this process's memory; ``jobs`` as in :meth:`build_many`. Returns
-        how many were built."""
+        the engines built (``derived_from`` says which came from an earlier revision's)."""
         build = reader.manifest.index_build_id or ""
         wanted = [spec for spec in dict.fromkeys(specs)
                   if not cls.is_cached(reader, weights=spec[0], k1=spec[1], b=spec[2],
                                        unit=spec[3], stemmed=spec[4])]
         if not wanted:
-            return 0
+            return []
         engines = cls.build_many(reader, wanted, store=store, jobs=jobs)
         here = str(reader.path.resolve())
         with _LOCK:
@@ -283,7 +284,7 @@ class LexicalIndex:
                 index=here, revision=reader.manifest.revision or "", build=build,
                 chunker_version=reader.meta("chunker_version") or "",
                 files=_file_blobs(reader, chunk_ids)))
-        return len(engines)
+        return engines
 
     @classmethod
     def load(cls, folder: Path, build: str, *, state: bool = False) -> LexicalIndex | None:
