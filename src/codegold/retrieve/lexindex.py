@@ -858,7 +858,9 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
         starts.append(len(file_names) if by_file else row)
         file_names.append(file)
         number = base._file_number.get(file)
-        if file in unchanged and number is not None:
+        if file in unchanged:
+            if number is None:
+                return None
             start, end = int(base.file_starts[number]), int(base.file_starts[number + 1])
             kept = base.chunk_ids[start:end]
             if kept != ([file] if by_file else chunks):
@@ -963,7 +965,8 @@ def _file_blobs(reader: IndexReader, chunk_ids: Mapping[str, list[str]]) -> dict
 # The engines (with their state) of the indexes this process built last: a history built
 # in one call derives each revision from the one before without reading it back.
 _BASES: dict[tuple[str, str, str], LexicalIndex] = {}
-_MAX_BASES = 12
+# (about one index's engines: each holds 16 bytes a posting, tens of MB for a large one)
+_MAX_BASES = 6
 # Noted indexes tried, nearest first, when one's caches are gone or damaged.
 _BASE_TRIES = 3
 
