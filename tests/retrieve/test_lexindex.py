@@ -146,7 +146,7 @@ def test_warm_up_with_a_chunk_store_counts_only_changed_files_and_matches_scratc
     assert len(counted) == 4
     # byte for byte the caches a warm-up without the store writes
     assert _lexical_files(tmp_path / "b") == _lexical_files(tmp_path / "scratch")
-    assert len(_lexical_files(tmp_path / "b")) == 3 * 8
+    assert len(_lexical_files(tmp_path / "b")) == 3 * 10  # 8 cache files and the 2 a later revision is derived from
 
     # A damaged side file is counted again (and rewritten); the caches stay the same.
     sides = sorted(p for p in store.root.rglob("*") if ".lexical-" in p.name)
@@ -154,6 +154,9 @@ def test_warm_up_with_a_chunk_store_counts_only_changed_files_and_matches_scratc
     for side in sides:
         side.write_bytes(side.read_bytes()[:-3] + b"xyz")
     shutil.rmtree(tmp_path / "b" / "lexical")
+    # (with revision a's caches gone too, nothing to derive b's from: every file's side file)
+    shutil.rmtree(tmp_path / "a" / "lexical")
+    lexindex._BASES.clear()
     counted.clear()
     warm_lexical(tmp_path / "b", store=store)
     assert sorted(counted) == ["src/app.py", "src/new.py", "src/util.py", "web/main.ts"]
@@ -211,7 +214,7 @@ def test_an_index_that_kept_secret_values_never_uses_the_store(
     build_index(repo, revision, tmp_path / "idx", store=store,
                 policy=PathPolicy(secrets=False))
     warm_lexical(tmp_path / "idx", store=store)
-    assert len(_lexical_files(tmp_path / "idx")) == 3 * 8
+    assert len(_lexical_files(tmp_path / "idx")) == 3 * 10  # 8 cache files and the 2 a later revision is derived from
     assert not list(store.root.rglob("*.lexical-*"))
 
 
@@ -249,7 +252,7 @@ def test_terms_counted_in_worker_processes_make_the_same_caches(
     warm_lexical(tmp_path / "parallel", jobs=2)
     assert pools == [2]
     assert _lexical_files(tmp_path / "parallel") == _lexical_files(tmp_path / "serial")
-    assert len(_lexical_files(tmp_path / "serial")) == 3 * 8
+    assert len(_lexical_files(tmp_path / "serial")) == 3 * 10  # 8 cache files and the 2 a later revision is derived from
 
     store = ChunkStore.open(tmp_path / "store")
     build_index(repo.path, revision, tmp_path / "stored", store=store, jobs=1)

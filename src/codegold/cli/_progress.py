@@ -10,9 +10,10 @@ import click
 
 from codegold.cli._common import ProgressLine
 from codegold.model import Attempt
-from codegold.workflows.progress import BuildProgress, EmbedProgress, ManyProgress
+from codegold.workflows.progress import BuildProgress, ManyProgress
 
 if TYPE_CHECKING:
+    from codegold.retrieve.embedpass import EmbedProgress
     from codegold.retrieve.warm import WarmProgress
 
 SHOW_ERRORS = 5  # distinct error messages a run lists at its end

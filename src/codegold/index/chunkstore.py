@@ -11,6 +11,9 @@ Layout (``format`` 1, documented in docs/scale.md)::
     STORE/ab/abcdef....entry        one entry: a digest line, then msgpack(StoredFile)
     STORE/ab/abcdef....NAME         a side file of that entry: what a later stage derived
                                     from it (``lexical-…``: its BM25 documents)
+    STORE/indexed/<name>.json       an index built with the store (:class:`IndexedRevision`):
+                                    a later revision derives its BM25 caches from the
+                                    nearest one's
 
 The first line of an entry (and of a side file) is the sha256 of the rest; one whose
 digest does not match (a damaged or edited file) is reported as missing and rewritten by
@@ -35,7 +38,12 @@ import msgspec
 from codegold.errors import InputError
 from codegold.index.chunker import CHUNKER_VERSION
 from codegold.index.records import FileChunks
-from codegold.plumbing.outputs import cache_folder, write_bytes_atomic, write_cache_file
+from codegold.plumbing.outputs import (
+    cache_folder,
+    read_cache_file,
+    write_bytes_atomic,
+    write_cache_file,
+)
 
 # An entry larger than this is not one the chunker wrote (files above the path policy's
 # size limit are never chunked); reading it would only cost memory.
@@ -63,6 +71,26 @@ class StoredFile(msgspec.Struct, frozen=True, array_like=True):
     digest: bytes = b""
 
 
+class IndexedRevision(msgspec.Struct, frozen=True, kw_only=True):
+    """``STORE/indexed/<name>.json``: an index built with this store whose lexical caches
+    a later revision may start from: its folder (absolute), commit, build id, chunker
+    version, and the blob of each file that has chunks (to find the nearest one)."""
+
+    format: int = 1
+    index: str
+    revision: str
+    build: str
+    chunker_version: str
+    files: dict[str, str]
+
+
+# Indexes a new revision compares itself with (the most recently noted): enough for a
+# history built in order or a handful of branches, and a bounded cost per revision.
+MAX_INDEXED_CANDIDATES = 32
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+INDEXED_FOLDER = "indexed"
+_record_encoder = msgspec.json.Encoder()
+_record_decoder = msgspec.json.Decoder(IndexedRevision)
 _decoder = msgspec.msgpack.Decoder(StoredFile)
 _encoder = msgspec.msgpack.Encoder()
 
@@ -306,6 +334,41 @@ class ChunkStore:
         return total
 
 
+    # --- the indexes built with this store, for deriving a later revision's caches ------
+
+    def record_index(self, record: IndexedRevision) -> None:
+        """Note that the index at ``record.index`` (its caches complete) was built with this
+        store, so a later revision can derive its lexical caches from the nearest one
+        (:meth:`indexed`). A store that cannot be written only loses the note."""
+        name = hashlib.sha256(record.index.encode("utf-8", "surrogateescape")).hexdigest()
+        try:
+            folder = cache_folder(self.root, INDEXED_FOLDER)
+            write_cache_file(folder / f"{name[:24]}.json", _record_encoder.encode(record))
+        except OSError:
+            self.unwritten += 1
+
+    def indexed(self, limit: int = MAX_INDEXED_CANDIDATES) -> list[IndexedRevision]:
+        """The ``limit`` most recently noted indexes (:meth:`record_index`), newest first;
+        a note that does not decode is left out (the index it named is only not reused)."""
+        folder = self.root / INDEXED_FOLDER
+        try:
+            if folder.is_symlink() or not folder.is_dir():
+                return []
+            found = []
+            for file in folder.iterdir():
+                if file.suffix == ".json" and not file.is_symlink():
+                    with contextlib.suppress(OSError):
+                        found.append((file.stat().st_mtime_ns, file.name, file))
+        except OSError:
+            return []
+        records = []
+        for _, _, file in sorted(found, reverse=True)[:limit]:
+            with contextlib.suppress(OSError, msgspec.DecodeError, msgspec.ValidationError):
+                records.append(_record_decoder.decode(read_cache_file(
+                    file, limit=MAX_RECORD_BYTES)))
+        return records
+
+
 def _is_entry(shard: str, file: str) -> bool:
     """A regular file in a real shard folder (a planted link is never an entry)."""
     try:
@@ -396,6 +459,6 @@ def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
     return sorted(found), removed, freed
 
 
-__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "StoredFile",
+__all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "IndexedRevision", "StoredFile",
            "collect_garbage", "decode_stored", "default_store", "encode_stored", "entry_key",
            "used_keys"]

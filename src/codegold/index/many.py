@@ -14,6 +14,7 @@ reach it) and returns the index's files; this process installs them, atomically,
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegold.errors import InputError
+from codegold.errors import CodeIndexError, InputError
 from codegold.execute import Executor
 from codegold.index.build import BuildProgress, build_index
 from codegold.index.catalog import IndexSet
@@ -33,6 +34,7 @@ from codegold.index.outdir import build_lock, check_output, remove_stale_temps, 
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
 from codegold.model import Manifest
+from codegold.plumbing.git import END_OF_OPTIONS, git, is_full_sha, looks_like_option
 from codegold.plumbing.outputs import swap_folder
 
 
@@ -65,11 +67,21 @@ class ManyResult:
     reused: int
 
 
+def _is_file(spec: str) -> bool:
+    """Whether a regular file exists at ``spec``: a list of revisions longer than a file
+    name may be (``File name too long``) or not a path at all is no file."""
+    try:
+        return Path(spec).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def read_revisions(spec: str) -> list[str]:
     """Revisions from ``--revisions``: a file (one per line, ``#`` comments) when one
-    exists at ``spec``, else a comma-separated list."""
+    exists at ``spec``, else a comma-separated list of any length. An item may be a range
+    ``A..B`` (see :func:`expand_revisions`)."""
     path = Path(spec)
-    if path.is_file():
+    if _is_file(spec):
         try:
             with path.open("rb") as handle:
                 raw = handle.read(_MAX_REVISIONS_FILE + 1)
@@ -88,6 +100,41 @@ def read_revisions(spec: str) -> list[str]:
         raise InputError("{revisions} names no revision: expected a file with one revision "
                          "per line or a list like v1.0,v1.1", path=spec, settings=("revisions",))
     return found
+
+
+# A range of more commits than this is refused: far more indexes than a suite needs.
+MAX_RANGE_COMMITS = 100_000
+
+
+def expand_revisions(repo: str | Path, items: Sequence[str]) -> list[str]:
+    """``items`` with each range ``A..B`` replaced by the commits ``git rev-list A..B``
+    names (reachable from B, not from A, as git reads a range), parents before children,
+    so each revision is built after the one it most likely shares most files with."""
+    found: list[str] = []
+    for item in items:
+        start, dots, end = item.partition("..")
+        if not dots or end.startswith("."):  # A...B (symmetric difference) is no range here
+            found.append(item)
+            continue
+        if not start or not end or looks_like_option(start) or looks_like_option(end):
+            raise InputError(f"revision range {item!r}: expected A..B with both ends named "
+                             "(say v1.0..v1.1)", settings=("revisions",))
+        done = git(["rev-list", "--reverse", "--topo-order", END_OF_OPTIONS,
+                    f"{start}^{{commit}}..{end}^{{commit}}"], repo=repo, check=False)
+        if not done.ok:
+            raise InputError(f"revision range {item!r}: git cannot read it "
+                             f"({done.stderr.strip()[:200]}); check both ends with "
+                             "'git log'", path=str(repo), settings=("revisions",))
+        commits = done.text.split()
+        if len(commits) > MAX_RANGE_COMMITS:
+            raise InputError(f"revision range {item!r} holds {len(commits)} commits, over "
+                             f"{MAX_RANGE_COMMITS}; name a shorter range",
+                             settings=("revisions",))
+        if not commits:
+            raise InputError(f"revision range {item!r} holds no commit ({end} is reachable "
+                             f"from {start}); expected OLDER..NEWER", settings=("revisions",))
+        found.extend(commits)
+    return list(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -156,11 +203,14 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     pinned = pinned_by or {}
     commits: list[str] = []
     repo_dir: Path | None = None  # the repository as git found it, for check_output
+    resolved = _resolve_all(repo, [revision for revision in revisions if revision not in have])
     for revision in revisions:
         # A full sha already indexed needs no git call.
         if revision in have:
             commit = revision
-        else:
+        elif revision in resolved:
+            commit, repo_dir = resolved[revision], Path(repo)
+        else:  # its own call, for the error that names what is wrong
             snapshot = GitSnapshot.open(repo, revision)
             commit, repo_dir = snapshot.revision, snapshot.repo
         if revision in pinned and commit != revision:
@@ -200,6 +250,29 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     return ManyResult(built=tuple(built), skipped=tuple(skipped),
                       store=chunks.root if chunks else None,
                       parsed=counts[0], reused=counts[1])
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
+
+
+def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
+    """The commit of each plain revision name in one git call (a history of hundreds
+    would otherwise pay a call or two each); empty when any is unknown or git says
+    anything unexpected, and the caller then resolves each on its own."""
+    names = [name for name in dict.fromkeys(revisions)
+             if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
+    if len(names) < 2:
+        return {}
+    GitSnapshot.open(repo, names[0])  # the repository checks, worded
+    try:
+        done = git(["rev-parse", END_OF_OPTIONS, *(f"{name}^{{commit}}" for name in names)],
+                   repo=repo, check=False)
+    except (CodeIndexError, InputError):
+        return {}
+    found = done.text.split()
+    if not done.ok or len(found) != len(names) or not all(map(is_full_sha, found)):
+        return {}
+    return dict(zip(names, found, strict=True))
 
 
 @dataclass(frozen=True)
@@ -317,4 +390,5 @@ def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None
 
 
 __all__ = ["BuiltRevision", "ManyProgress", "ManyProgressFn", "ManyResult", "RevisionJob",
-           "build_many", "build_revision", "install_revision", "read_revisions"]
+           "build_many", "build_revision", "expand_revisions", "install_revision",
+           "read_revisions"]

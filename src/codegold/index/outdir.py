@@ -107,8 +107,24 @@ def remove_stale_temps(out: Path, *, locked: bool = True) -> list[Path]:
     return removed
 
 
+# A repository's roots by its folder (path, device, inode): a history of many revisions
+# checks every output against the same repository, three git calls each time.
+_ROOTS: dict[tuple[Path, int, int], list[Path]] = {}
+
+
 def _repository_roots(repo: Path) -> list[Path]:
     """The working tree (if any) and git directory of ``repo``, symlinks resolved."""
+    try:
+        info = os.stat(repo)
+    except OSError:
+        return _find_roots(repo)
+    key = (_resolve(repo), info.st_dev, info.st_ino)
+    if key not in _ROOTS:
+        _ROOTS[key] = _find_roots(repo)
+    return list(_ROOTS[key])
+
+
+def _find_roots(repo: Path) -> list[Path]:
     roots = [_resolve(repo)]
     for flag in ("--show-toplevel", "--absolute-git-dir", "--git-common-dir"):
         with contextlib.suppress(CodeIndexError):

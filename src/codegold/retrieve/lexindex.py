@@ -34,8 +34,9 @@ import io
 import json
 import math
 import threading
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, groupby
 from pathlib import Path
@@ -47,7 +48,7 @@ import Stemmer  # type: ignore[import-not-found]  # PyStemmer: no type hints
 
 from codegold.errors import CodeIndexError
 from codegold.execute.processes import PoolWording
-from codegold.index.chunkstore import ChunkStore
+from codegold.index.chunkstore import ChunkStore, IndexedRevision
 from codegold.index.store import IndexReader
 from codegold.plumbing.memo import MissCache
 from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
@@ -56,6 +57,8 @@ from codegold.retrieve.compounds import Vocabulary, compound_terms
 LEXICAL_FORMAT = 3
 _CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "docs.npy",
                 "impacts.npy", "file_starts.npy")
+# Written beside them, read only to derive a later revision's engine from this one.
+_STATE_FILES = ("tfs.npy", "lengths.npy")
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
 # PyStemmer: the Snowball English (Porter2) stemmer compiled to C. The pure-Python build of
@@ -161,8 +164,16 @@ class LexicalIndex:
                  offsets: npt.NDArray[np.int64], docs: npt.NDArray[np.int32],
                  impacts: npt.NDArray[np.float32], file_names: list[str] | None = None,
                  file_starts: npt.NDArray[np.int64] | None = None, *,
-                 stemmed: bool = False) -> None:
+                 stemmed: bool = False, tfs: npt.NDArray[np.float64] | None = None,
+                 lengths: npt.NDArray[np.float64] | None = None) -> None:
         self.chunk_ids = chunk_ids
+        # What a later revision's engine is derived from (None when loaded for queries):
+        # each posting's weighted frequency and each document's length, float64, exact.
+        self.tfs = tfs
+        self.lengths = lengths
+        # The build id of the index this engine was derived from (None: counted whole).
+        self.derived_from: str | None = None
+        self._terms: tuple[list[str], bool] | None = None
         # Terms are English stems (documents and queries alike).
         self.stemmed = stemmed
         # Chunk unit only: documents of one file are contiguous rows; file i spans rows
@@ -245,33 +256,43 @@ class LexicalIndex:
     @classmethod
     def prepare(cls, reader: IndexReader,
                 specs: Sequence[_Spec], *, keep: bool = False,
-                store: ChunkStore | None = None, jobs: int | None = 1) -> int:
+                store: ChunkStore | None = None, jobs: int | None = 1
+                ) -> list[LexicalIndex]:
         """Make sure every engine of ``specs`` (``(weights, k1, b, unit, stemmed)``) is
         cached for this index: those not cached yet are built in one pass
         (:meth:`build_many`, with the chunk ``store`` when given) and saved. ``keep`` also
         holds them in this process's memory; ``jobs`` as in :meth:`build_many`. Returns
-        how many were built."""
+        the engines built (``derived_from`` says which came from an earlier revision's)."""
         build = reader.manifest.index_build_id or ""
         wanted = [spec for spec in dict.fromkeys(specs)
                   if not cls.is_cached(reader, weights=spec[0], k1=spec[1], b=spec[2],
                                        unit=spec[3], stemmed=spec[4])]
         if not wanted:
-            return 0
+            return []
         engines = cls.build_many(reader, wanted, store=store, jobs=jobs)
+        here = str(reader.path.resolve())
         with _LOCK:
             for (weights, k1, b, unit, stemmed), engine in zip(wanted, engines, strict=True):
                 engine._keep(reader, weights, k1, b, unit, build)
+                key = (here, build, _params(weights, k1, b, unit, stemmed))
+                _remember_base(key, engine)
                 if keep:
-                    key = (str(reader.path.resolve()), build,
-                           _params(weights, k1, b, unit, stemmed))
                     _LOADED.setdefault(key, engine)
-        return len(engines)
+        if store is not None and reader.meta("secrets") != "kept":
+            chunk_ids = reader.chunk_ids_by_file()
+            store.record_index(IndexedRevision(
+                index=here, revision=reader.manifest.revision or "", build=build,
+                chunker_version=reader.meta("chunker_version") or "",
+                files=_file_blobs(reader, chunk_ids)))
+        return engines
 
     @classmethod
-    def load(cls, folder: Path, build: str) -> LexicalIndex | None:
+    def load(cls, folder: Path, build: str, *, state: bool = False) -> LexicalIndex | None:
         """The cache in ``folder`` when it is whole and was made for index build ``build``;
         None when it is absent, from another build, or fails its size/digest check or a
-        consistency check (a torn, truncated or edited cache is then rebuilt)."""
+        consistency check (a torn, truncated or edited cache is then rebuilt). ``state``
+        also reads what a later revision is derived from (``tfs.npy``, ``lengths.npy``),
+        and is None without it."""
         try:
             meta = json.loads(read_cache_file(folder / "meta.json"))
             if (not isinstance(meta, dict) or meta.get("format") != LEXICAL_FORMAT
@@ -280,31 +301,47 @@ class LexicalIndex:
             recorded = meta.get("files")
             if not isinstance(recorded, dict) or set(recorded) != set(_CACHE_FILES):
                 return None
+            wanted = dict.fromkeys(_CACHE_FILES, recorded)
+            if state:
+                kept = meta.get("state")
+                if not isinstance(kept, dict) or set(kept) != set(_STATE_FILES):
+                    return None
+                wanted.update(dict.fromkeys(_STATE_FILES, kept))
             raw: dict[str, bytes] = {}
-            for name in _CACHE_FILES:
+            for name, fingerprints in wanted.items():
                 data = read_cache_file(folder / name)
-                if recorded[name] != _fingerprint(data):
+                if fingerprints[name] != _fingerprint(data):
                     return None
                 raw[name] = data
-            arrays = {name: np.load(io.BytesIO(raw[name]), allow_pickle=False)
-                      for name in _CACHE_FILES if name.endswith(".npy")}
-            texts = {name: msgspec.json.decode(raw[name]) for name in _CACHE_FILES
+            arrays = {name: np.load(io.BytesIO(data), allow_pickle=False)
+                      for name, data in raw.items() if name.endswith(".npy")}
+            texts = {name: msgspec.json.decode(data) for name, data in raw.items()
                      if name.endswith(".json")}
         except (OSError, ValueError, TypeError, EOFError, RecursionError, msgspec.DecodeError):
             return None
-        return cls._checked(texts["chunk_ids.json"], texts["vocab.json"], texts["files.json"],
-                            arrays["offsets.npy"], arrays["docs.npy"], arrays["impacts.npy"],
-                            arrays["file_starts.npy"])
+        engine = cls._checked(texts["chunk_ids.json"], texts["vocab.json"],
+                              texts["files.json"], arrays["offsets.npy"], arrays["docs.npy"],
+                              arrays["impacts.npy"], arrays["file_starts.npy"])
+        if engine is None or not state:
+            return engine
+        tfs, lengths = arrays["tfs.npy"], arrays["lengths.npy"]
+        if not (isinstance(tfs, np.ndarray) and isinstance(lengths, np.ndarray)
+                and tfs.dtype == np.float64 and lengths.dtype == np.float64
+                and tfs.shape == engine.docs.shape and lengths.shape == (len(engine.chunk_ids),)
+                and bool(np.all(np.isfinite(tfs))) and bool(np.all(np.isfinite(lengths)))):
+            return None
+        engine.tfs, engine.lengths = tfs, lengths
+        return engine
 
     @classmethod
     def _checked(cls, chunk_ids: object, vocab: object, files: object, offsets: object,
                  docs: object, impacts: object, file_starts: object) -> LexicalIndex | None:
         """An engine from decoded cache parts, or None when they do not fit together (so a
         query can never index past an array, whatever the files hold)."""
-        if not (isinstance(chunk_ids, list) and all(isinstance(i, str) for i in chunk_ids)
-                and isinstance(files, list) and all(isinstance(f, str) for f in files)
-                and isinstance(vocab, dict)
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in vocab.values())):
+        # (exact types, looked at in C: a bool is no row number)
+        if not (isinstance(chunk_ids, list) and set(map(type, chunk_ids)) <= {str}
+                and isinstance(files, list) and set(map(type, files)) <= {str}
+                and isinstance(vocab, dict) and set(map(type, vocab.values())) <= {int}):
             return None
         if not (isinstance(offsets, np.ndarray) and isinstance(docs, np.ndarray)
                 and isinstance(impacts, np.ndarray) and isinstance(file_starts, np.ndarray)):
@@ -348,6 +385,10 @@ class LexicalIndex:
         what changed, plus one vectorised merge. ``jobs``: worker processes that count
         the files (1: none; None: as a build would choose); the engines are the same."""
         shapes = list(dict.fromkeys(_shape(spec) for spec in specs))
+        if store is not None and reader.meta("secrets") != "kept":
+            derived = _from_nearest(reader, specs, shapes, store, jobs)
+            if derived is not None:
+                return derived
         return _merged(_file_documents(reader, shapes, store, jobs), shapes, specs)
 
     def save(self, folder: Path, meta: dict[str, object]) -> None:
@@ -368,8 +409,29 @@ class LexicalIndex:
             (folder / "meta.json").unlink()
         for name, payload in payloads.items():
             write_cache_file(folder / name, payload)
+        state: dict[str, object] = {}
+        if self.tfs is not None and self.lengths is not None:
+            for name, values in (("tfs.npy", self.tfs), ("lengths.npy", self.lengths)):
+                buffer = io.BytesIO()
+                np.save(buffer, values, allow_pickle=False)
+                write_cache_file(folder / name, buffer.getvalue())
+                state[name] = _fingerprint(buffer.getvalue())
         files = {name: _fingerprint(payloads[name]) for name in _CACHE_FILES}
-        write_cache_file(folder / "meta.json", json.dumps({**meta, "files": files}).encode("utf-8"))
+        extra = {"state": state} if state else {}
+        write_cache_file(folder / "meta.json",
+                         json.dumps({**meta, "files": files, **extra}).encode("utf-8"))
+
+    def terms_by_row(self) -> tuple[list[str], bool]:
+        """The terms in row order, and whether :attr:`vocab` lists them in that order
+        (then a later engine with the same terms may share it)."""
+        if self._terms is None:
+            terms = list(self.vocab)
+            in_order = list(self.vocab.values()) == list(range(len(terms)))
+            if not in_order:
+                for term, number in self.vocab.items():
+                    terms[number] = term
+            self._terms = (terms, in_order)
+        return self._terms
 
     def vocabulary(self) -> Vocabulary:
         """This engine's terms for compound lookups (built on first use, then kept)."""
@@ -491,13 +553,19 @@ def _side_name(shapes: Sequence[_Shape]) -> str:
 
 
 def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkStore | None,
-                    jobs: int | None = 1) -> list[tuple[str, _FileDocuments]]:
+                    jobs: int | None = 1, only: Collection[str] | None = None,
+                    every: dict[str, list[str]] | None = None
+                    ) -> list[tuple[str, _FileDocuments]]:
     """Every file's documents, in index order: from ``store`` when it holds them for this
     file's blob, else counted from the index's tokens (and then saved in ``store``), in
     ``jobs`` worker processes when there are many to count (see :func:`_count_files`).
     The store holds redacted chunks only, so an index that kept secret values never uses
-    it."""
-    chunk_ids = reader.chunk_ids_by_file()
+    it. ``only``: just these files' documents; ``every``: the index's chunk ids by file
+    when the caller has them."""
+    every = chunk_ids = every if every is not None else reader.chunk_ids_by_file()
+    if only is not None:
+        wanted = set(only)
+        chunk_ids = {file: ids for file, ids in every.items() if file in wanted}
     if store is not None and reader.meta("secrets") == "kept":
         store = None
     name = _side_name(shapes)
@@ -505,15 +573,14 @@ def _file_documents(reader: IndexReader, shapes: Sequence[_Shape], store: ChunkS
     blobs: dict[str, str] = {}
     found: dict[str, _FileDocuments] = {}
     if store is not None:
-        blobs = {entry.path: entry.blob_sha for entry in reader.iter_inventory()
-                 if entry.blob_sha and entry.path in chunk_ids}
+        blobs = _file_blobs(reader, chunk_ids)
         for file, ids in chunk_ids.items():
             raw = store.get_side(file, blobs[file], name, version) if file in blobs else None
             documents = _decoded(raw, ids, shapes) if raw is not None else None
             if documents is not None:
                 found[file] = documents
     missing = [file for file in chunk_ids if file not in found]
-    for file, documents in _count_files(reader, missing, shapes, chunk_ids, jobs):
+    for file, documents in _count_files(reader, missing, shapes, every, jobs):
         found[file] = documents
         if store is not None and file in blobs:
             store.put_side(file, blobs[file], name, _documents_encoder.encode(documents),
@@ -707,9 +774,6 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.in
         postings.append(len(part.ids) // 4)
         sizes.extend(part.sizes)
         lengths.extend(part.lengths)
-    total = len(chunk_ids)
-    average = (sum(lengths) / total) if total else 1.0
-    norms = [k1 * (1 - b + b * length / average) for length in lengths]
     every = ranks[np.concatenate(ids) + np.repeat(bases, postings)] if ids \
         else np.zeros(0, dtype=np.int64)
     # Postings in document order; one stable sort by term keeps rows ascending per term.
@@ -718,10 +782,27 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.in
     firsts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) \
         if len(ordered) else np.zeros(0, dtype=np.int64)
     offsets = np.append(firsts, len(ordered)).astype(np.int64)
+    frequency = (np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float64))[order]
+    rows = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)[order]
+    return _finished(list(map(tokens.__getitem__, ordered[firsts].tolist())), offsets, rows,
+                     frequency, lengths, chunk_ids, file_names, starts, k1, b, stemmed)
+
+
+def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
+              frequency: npt.NDArray[np.float64], lengths: list[float], chunk_ids: list[str],
+              file_names: list[str], starts: list[int], k1: float, b: float, stemmed: bool,
+              vocab: dict[str, int] | None = None) -> LexicalIndex:
+    """The engine of postings sorted by term (``terms`` in row order, ``offsets``), then
+    document ``rows``, with their weighted ``frequency``, and each document's length:
+    every float of the impacts is computed here, from these alone, in one order, so an
+    engine counted whole and one derived from a predecessor's are the same bytes."""
+    total = len(chunk_ids)
+    average = (sum(lengths) / total) if total else 1.0
+    norms = [k1 * (1 - b + b * length / average) for length in lengths]
     counts_per_term = np.diff(offsets)
-    term_of = np.repeat(np.arange(len(firsts), dtype=np.int64), counts_per_term)
-    vocab = dict(zip(map(tokens.__getitem__, ordered[firsts].tolist()), range(len(firsts)),
-                     strict=True))
+    term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
+    if vocab is None:  # (else ``terms`` in row order already, as a dict)
+        vocab = dict(zip(terms, range(len(terms)), strict=True))
     # The same double-precision arithmetic as one posting at a time, rounded once (each
     # document frequency's idf computed once: most terms share a small one).
     # (the distinct frequencies found by counting, not sorting: they are small integers)
@@ -730,13 +811,231 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.in
     table = np.zeros(int(seen[-1]) + 1 if len(seen) else 0, dtype=np.float64)
     table[seen] = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in seen.tolist()]
     idf = table[counts_per_term]
-    frequency = (np.concatenate(tfs) if tfs else np.zeros(0, dtype=np.float64))[order]
-    rows = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)[order]
     norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
         else np.zeros(0, dtype=np.float64)
     saturated = frequency * (k1 + 1) / (frequency + norm)
     docs = rows.astype(np.int32)
     impacts = (idf[term_of] * saturated).astype(np.float32)
-    file_starts = np.array([*starts, len(chunk_ids)], dtype=np.int64)
-    return LexicalIndex(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
-                        stemmed=stemmed)
+    file_starts = np.array([*starts, total], dtype=np.int64)
+    engine = LexicalIndex(chunk_ids, vocab, offsets, docs, impacts, file_names, file_starts,
+                          stemmed=stemmed, tfs=np.ascontiguousarray(frequency, dtype=np.float64),
+                          lengths=np.asarray(lengths, dtype=np.float64))
+    engine._terms = (terms, True)  # ``vocab`` was made from ``terms`` here, in order
+    return engine
+
+
+# --- a revision's engines derived from the nearest indexed revision's ---------------------
+#
+# A revision after one already indexed with the same chunk store shares most files with
+# it. Its engines are then made from that revision's (loaded with their state: each
+# posting's weighted frequency and each document's length): the postings of files whose
+# chunks are the same are kept, with their rows renumbered; those of removed and changed
+# files dropped; the changed and added files' documents (from the store, or counted)
+# merged in by term and row. Only integers and the stored frequencies move; every float
+# of the impacts is computed afresh by :func:`_finished`, as a cold build computes it, so
+# the caches are the same bytes.
+
+
+def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: set[str],
+             changed: Mapping[str, _FileDocuments], shape: int, spec: _Spec
+             ) -> LexicalIndex | None:
+    """The engine of ``spec`` for an index whose files (``chunk_ids``, index order) are
+    those of ``base`` for ``unchanged`` and ``changed``'s documents for the others; None
+    when ``base`` does not fit (no state, files in another order, other chunk ids)."""
+    _, k1, b, unit, stemmed = spec
+    if base.tfs is None or base.lengths is None:
+        return None
+    by_file = unit == "file"
+    old_rows = np.full(len(base.chunk_ids), -1, dtype=np.int64)
+    old_lengths = base.lengths.tolist()
+    ids: list[str] = []
+    file_names: list[str] = []
+    starts: list[int] = []
+    lengths: list[float] = []
+    added: list[tuple[int, _Part, list[str]]] = []  # first row, documents, their terms
+    for file, chunks in chunk_ids.items():
+        row = len(ids)
+        starts.append(len(file_names) if by_file else row)
+        file_names.append(file)
+        number = base._file_number.get(file)
+        if file in unchanged:
+            if number is None:
+                return None
+            start, end = int(base.file_starts[number]), int(base.file_starts[number + 1])
+            kept = base.chunk_ids[start:end]
+            if kept != ([file] if by_file else chunks):
+                return None
+            old_rows[start:end] = np.arange(row, row + end - start)
+            ids.extend(kept)
+            lengths.extend(old_lengths[start:end])
+        else:
+            documents = changed[file]
+            part = documents.parts[shape]
+            ids.extend([file] if by_file else documents.chunk_ids)
+            lengths.extend(part.lengths)
+            added.append((row, part, documents.terms))
+    total = len(ids)
+    mapped = old_rows[old_rows >= 0]
+    if len(mapped) and not bool(np.all(mapped[1:] > mapped[:-1])):
+        return None  # kept documents in another order: rows would not stay sorted
+    # The kept postings: still sorted by (term, row), as both move monotonically.
+    counts = np.diff(base.offsets)
+    rows = old_rows[base.docs]
+    keep = rows >= 0
+    old_terms = np.repeat(np.arange(len(counts), dtype=np.int64), counts)[keep]
+    rows, tfs = rows[keep], base.tfs[keep]
+    alive = np.flatnonzero(np.bincount(old_terms, minlength=len(counts)))
+    by_row, in_order = base.terms_by_row()
+    if len(alive) == len(by_row):
+        kept_terms = by_row
+    else:  # usually a few terms die: deleted from a copy, last first
+        kept_terms = list(by_row)
+        dead = np.ones(len(by_row), dtype=bool)
+        dead[alive] = False
+        for number in np.flatnonzero(dead)[::-1].tolist():
+            del kept_terms[number]
+    is_alive = np.zeros(len(by_row), dtype=bool)
+    is_alive[alive] = True
+    # The added documents' postings: each local term number, the word it stands for.
+    alive_or_not = np.append(is_alive, False)  # row -1: a word the base never had
+    get_old = base.vocab.get
+    new_words: dict[str, None] = {}
+    parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64],
+                      list[str], npt.NDArray[np.int64], list[int]]] = []
+    for first, part, terms in added:
+        local = np.frombuffer(part.ids, dtype="<i4").astype(np.int64)
+        part_rows = first + np.repeat(np.arange(len(part.sizes), dtype=np.int64), part.sizes)
+        olds = np.fromiter((get_old(word, -1) for word in terms), np.int64, len(terms))
+        used = np.unique(local)
+        missing = used[~alive_or_not[olds[used]]].tolist()
+        for number in missing:
+            new_words[terms[number]] = None
+        parts.append((local, part_rows, np.frombuffer(part.tfs, dtype="<f8"), terms, olds,
+                      missing))
+    fresh = sorted(new_words)
+    # Each kept term moves up by the fresh terms sorted before it.
+    inserted = np.array([bisect_left(kept_terms, word) for word in fresh], dtype=np.int64)
+    moved = np.arange(len(kept_terms), dtype=np.int64) + \
+        np.searchsorted(inserted, np.arange(len(kept_terms), dtype=np.int64), side="right")
+    final_of_old = np.full(len(by_row), -1, dtype=np.int64)
+    final_of_old[alive] = moved
+    final_of_fresh = {word: int(at) + n for n, (word, at) in enumerate(
+        zip(fresh, inserted.tolist(), strict=True))}
+    terms_final = kept_terms
+    if fresh:  # two sorted runs: one merge
+        terms_final = sorted([*kept_terms, *fresh])
+    width = max(total, 1)
+    term_rows = final_of_old[old_terms]
+    if parts:
+        new_terms: list[npt.NDArray[np.int64]] = []
+        new_rows: list[npt.NDArray[np.int64]] = []
+        new_tfs: list[npt.NDArray[np.float64]] = []
+        kept_or_none = np.append(final_of_old, -1)  # row -1: a word the base never had
+        for local, part_rows, part_tfs, terms, olds, missing in parts:
+            # a word is a kept term or a fresh one; the file's words of other engine
+            # shapes are never looked up
+            lookup = kept_or_none[olds]
+            lookup[missing] = [final_of_fresh[terms[number]] for number in missing]
+            new_terms.append(lookup[local])
+            new_rows.append(part_rows)
+            new_tfs.append(part_tfs)
+        more_terms, more_rows = np.concatenate(new_terms), np.concatenate(new_rows)
+        more = more_terms * width + more_rows
+        order = np.argsort(more, kind="stable")
+        more = more[order]
+        if not bool(np.all(more[1:] > more[:-1])):
+            return None  # a term twice in one document: not the documents they seem
+        # (added documents' rows are none of the kept ones': no key is in both)
+        places = np.searchsorted(term_rows * width + rows, more)
+        term_rows = np.insert(term_rows, places, more_terms[order])
+        rows = np.insert(rows, places, more_rows[order])
+        tfs = np.insert(tfs, places, np.concatenate(new_tfs)[order])
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(term_rows, minlength=len(terms_final)))
+                              )).astype(np.int64)
+    return _finished(terms_final, offsets, rows, tfs, lengths, ids, file_names, starts,
+                     k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None)
+
+
+def _file_blobs(reader: IndexReader, chunk_ids: Mapping[str, list[str]]) -> dict[str, str]:
+    """The blob of each file of ``chunk_ids`` (the files with chunks)."""
+    return {entry.path: entry.blob_sha for entry in reader.iter_inventory()
+            if entry.blob_sha and entry.path in chunk_ids}
+
+
+# The engines (with their state) of the indexes this process built last: a history built
+# in one call derives each revision from the one before without reading it back.
+_BASES: dict[tuple[str, str, str], LexicalIndex] = {}
+# (about one index's engines: each holds 16 bytes a posting, tens of MB for a large one)
+_MAX_BASES = 6
+# Noted indexes tried, nearest first, when one's caches are gone or damaged.
+_BASE_TRIES = 3
+
+
+def _remember_base(key: tuple[str, str, str], engine: LexicalIndex) -> None:
+    if engine.tfs is None:
+        return
+    _BASES.pop(key, None)
+    _BASES[key] = engine
+    while len(_BASES) > _MAX_BASES:
+        del _BASES[next(iter(_BASES))]
+
+
+def _base_engine(record: IndexedRevision, spec: _Spec) -> LexicalIndex | None:
+    """The engine of ``spec`` of the noted index, with its state, when its cache is whole
+    and was made for the noted build."""
+    weights, k1, b, unit, stemmed = spec
+    params = _params(weights, k1, b, unit, stemmed)
+    with _LOCK:
+        found = _BASES.get((record.index, record.build, params))
+    if found is not None:
+        return found
+    return LexicalIndex.load(Path(record.index) / "lexical" / _cache_name(params),
+                             record.build, state=True)
+
+
+def _from_nearest(reader: IndexReader, specs: Sequence[_Spec], shapes: Sequence[_Shape],
+                  store: ChunkStore, jobs: int | None) -> list[LexicalIndex] | None:
+    """The engines of ``specs`` derived from those of the nearest index noted in
+    ``store`` (fewest files added, removed or changed; the newest among equals), or None
+    when there is none to start from: the caller then counts every file."""
+    chunk_ids = reader.chunk_ids_by_file()
+    if not chunk_ids:
+        return None
+    version = reader.meta("chunker_version") or ""
+    here = str(reader.path.resolve())
+    blobs = _file_blobs(reader, chunk_ids)
+    mine = set(blobs.items())
+    candidates = sorted(
+        (len(mine.symmetric_difference(record.files.items())), newest, record)
+        for newest, record in enumerate(store.indexed())
+        if record.chunker_version == version and record.index != here)
+    for _, _, record in candidates[:_BASE_TRIES]:
+        bases = [_base_engine(record, spec) for spec in specs]
+        if all(base is not None for base in bases):
+            break
+    else:
+        return None
+    unchanged = {file for file, blob in blobs.items() if record.files.get(file) == blob}
+    for base, spec in zip(bases, specs, strict=True):
+        if base is not None and spec[3] != "file":  # the same chunks, not only the same blob
+            unchanged = {file for file in unchanged if _same_chunks(base, file, chunk_ids[file])}
+    changed = dict(_file_documents(reader, shapes, store, jobs, every=chunk_ids,
+                                   only=[file for file in chunk_ids if file not in unchanged]))
+    engines = []
+    for base, spec in zip(bases, specs, strict=True):
+        engine = _derived(base, chunk_ids, unchanged, changed, shapes.index(_shape(spec)),
+                          spec) if base is not None else None
+        if engine is None:
+            return None
+        engine.derived_from = record.build
+        engines.append(engine)
+    return engines
+
+
+def _same_chunks(base: LexicalIndex, file: str, chunks: list[str]) -> bool:
+    """Whether ``file`` has exactly ``chunks`` in the chunk engine ``base``."""
+    number = base._file_number.get(file)
+    if number is None:
+        return False
+    start, end = int(base.file_starts[number]), int(base.file_starts[number + 1])
+    return base.chunk_ids[start:end] == chunks

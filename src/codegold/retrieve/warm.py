@@ -38,12 +38,14 @@ class Engine:
 @dataclass(frozen=True)
 class WarmProgress:
     """``done`` of ``total`` engines ready; ``engine`` the one just finished (None at the
-    start), ``seconds`` since the warm-up began."""
+    start), ``seconds`` since the warm-up began; ``derived`` of them were derived from an
+    earlier revision's caches (see :meth:`LexicalIndex.build_many`)."""
 
     done: int
     total: int
     engine: Engine | None
     seconds: float
+    derived: int = 0
 
 
 def lexical_engines(config: RetrieverConfig) -> list[Engine]:
@@ -103,12 +105,13 @@ def warm_lexical(index: str | Path, config: RetrieverConfig | None = None, *,
         progress(WarmProgress(0, len(engines), None, 0.0))
     with IndexReader.open(index) as reader:
         specs = [(e.weights, e.k1, e.b, e.unit, e.stemmed) for e in engines]
-        LexicalIndex.prepare(reader, specs, keep=keep, store=store, jobs=jobs)
+        built = LexicalIndex.prepare(reader, specs, keep=keep, store=store, jobs=jobs)
         if keep:  # those cached before are loaded (and checked) too
             for engine in engines:
                 LexicalIndex.for_reader(reader, weights=engine.weights, k1=engine.k1,
                                         b=engine.b, unit=engine.unit, stemmed=engine.stemmed)
     if progress is not None:
         progress(WarmProgress(len(engines), len(engines), engines[-1] if engines else None,
-                              time.perf_counter() - started))
+                              time.perf_counter() - started,
+                              sum(engine.derived_from is not None for engine in built)))
     return engines

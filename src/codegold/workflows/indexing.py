@@ -7,18 +7,25 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codegold.errors import InputError
 from codegold.execute import Executor, ExecutorSpec, open_executor, parse_executor
 from codegold.index.build import build_index, check_store_apart
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore
-from codegold.index.many import CaseSource, ManyProgress, ManyResult, build_many, case_sources
+from codegold.index.many import (
+    CaseSource,
+    ManyProgress,
+    ManyResult,
+    build_many,
+    case_sources,
+    expand_revisions,
+)
 from codegold.index.many import read_revisions as _read_revisions
 from codegold.index.policy import PathPolicy, load_policy
 from codegold.model import Case, Manifest, load_cases
 from codegold.retrieve.config import DenseConfig, load_config
-from codegold.retrieve.embedpass import EmbedSummary, embed_indexes
 from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
 from codegold.workflows.progress import (
     BuildProgressFn,
@@ -26,6 +33,9 @@ from codegold.workflows.progress import (
     ManyProgressFn,
     PrepareProgress,
 )
+
+if TYPE_CHECKING:  # the dense modules load only when a workflow embeds
+    from codegold.retrieve.embedpass import EmbedSummary
 
 
 @dataclass(frozen=True)
@@ -172,6 +182,8 @@ def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
     progress.warmed(len(dirs), time.perf_counter() - started)
     if not embed:
         return
+    from codegold.retrieve.embedpass import embed_indexes  # the dense modules: only here
+
     settings = load_config().signals.dense
     progress.embedding()
     summary = embed_indexes(list(dirs), settings.embedder, max_tokens=settings.max_tokens,
@@ -183,8 +195,9 @@ def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
 
 def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
     """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
-    line, or a comma-separated list."""
-    return (CaseSource(Path(repo), None, {}, tuple(_read_revisions(revisions))),)
+    line, or a comma-separated list; a range ``A..B`` in either stands for its commits."""
+    return (CaseSource(Path(repo), None, {},
+                       tuple(expand_revisions(repo, _read_revisions(revisions)))),)
 
 
 def case_revision_sources(repo: str | Path, cases: Sequence[Case]) -> tuple[CaseSource, ...]:
@@ -311,6 +324,8 @@ def embed_targets(request: EmbedRequest) -> EmbedTargets:
 def embed(request: EmbedRequest, targets: EmbedTargets, *, executor: Executor | None = None,
           progress: EmbedProgressFn | None = None) -> EmbedSummary:
     """Embed every chunk of the request's indexes into the vector store."""
+    from codegold.retrieve.embedpass import embed_indexes
+
     settings = targets.settings
     return embed_indexes(list(targets.dirs), request.embedder or settings.embedder,
                          max_tokens=settings.max_tokens, batch_size=settings.batch_size,

@@ -6,20 +6,32 @@ reports more than one kind of event; ``None`` always means "nobody is watching".
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from codegold.index.build import BuildProgress
 from codegold.index.many import ManyProgress
 from codegold.model import Attempt
-from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
 from codegold.retrieve.warm import WarmProgress
+
+if TYPE_CHECKING:  # the dense pass's records: imported only where it runs
+    from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
 
 # one index build: listing, chunking, done
 BuildProgressFn = Callable[[BuildProgress], None]
 # many revisions (of one repository or of a folder of clones): one revision at a time
 ManyProgressFn = Callable[[ManyProgress], None]
 # the full dense pass: texts embedded, then indexes cached
-EmbedProgressFn = Callable[[EmbedProgress], None]
+EmbedProgressFn = Callable[["EmbedProgress"], None]
+
+
+def __getattr__(name: str) -> Any:
+    """``EmbedProgress`` and ``EmbedSummary``, imported on first use: an index build
+    never loads the dense modules."""
+    if name in ("EmbedProgress", "EmbedSummary"):
+        from codegold.retrieve import embedpass
+
+        return getattr(embedpass, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RunProgress(Protocol):

@@ -13,10 +13,10 @@ from codegold.cli._progress import RevisionsBar, embed_line, warm_line
 from codegold.index.records import IndexedChunk, InventoryEntry
 from codegold.model import Manifest
 from codegold.plumbing.text import terminal_safe as _safe
-from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
-from codegold.retrieve.warm import WarmProgress
 
 if TYPE_CHECKING:
+    from codegold.retrieve.embedpass import EmbedProgress, EmbedSummary
+    from codegold.retrieve.warm import WarmProgress
     from codegold.workflows.indexing import Built
 
 
@@ -68,6 +68,7 @@ class CachesShown:
         self.quiet = quiet
         self.builds = builds
         self._bar: ProgressLine | None = None
+        self._derived = 0  # BM25 engines derived from an earlier revision's
 
     def _open(self, bar: ProgressLine) -> ProgressLine:
         self.close()
@@ -87,13 +88,16 @@ class CachesShown:
                                                        quiet=self.quiet)))
 
     def warmed_engine(self, event: WarmProgress) -> None:
+        self._derived += event.derived
         self._warm(event)
 
     def warmed(self, indexes: int, seconds: float) -> None:
         self.close()
+        note = (f"; {self._derived} engines derived from an earlier revision's"
+                if self._derived else "")
         if not self.quiet:
-            click.echo(f"lexical caches ready for {indexes} index(es) in {seconds:.1f}s",
-                       err=True)
+            click.echo(f"lexical caches ready for {indexes} index(es) in {seconds:.1f}s"
+                       f"{note}", err=True)
 
     def embedding(self) -> None:
         self._embed = embed_line(self._open(ProgressLine("embedding texts",
