@@ -65,6 +65,22 @@ def test_python_small_class_stays_whole_and_module_code_is_call_site() -> None:
     assert "SessionService.create_session" in whole.symbols
 
 
+def test_module_code_defining_a_name_with_a_factory_is_a_definition() -> None:
+    # Calls inside the statement that defines a name make that name (a factory-made
+    # class); calls outside any definition are uses, and make module code a call site.
+    factory = (b'import * as core from "./core";\n\n'
+               b'export const ZodObject = core.$constructor("ZodObject", (inst, def) => {\n'
+               b'  ZodType.init(inst, def);\n  inst.parse = (p) => check(p);\n'
+               b'  inst.shape = () => read(def);\n});\n')
+    made = next(c for c in chunk_file("src/schemas.ts", factory).chunks
+                if c.symbol == "ZodObject")
+    assert made.role == "definition"
+    script = (b'import { serve } from "./http";\n\nconst config = load();\n'
+              b'serve(config);\nlisten(config.port);\n')
+    main = next(c for c in chunk_file("src/main.ts", script).chunks if c.symbol == "config")
+    assert main.role == "call_site"
+
+
 def test_tsx_component_and_class() -> None:
     result = parse("Login.tsx", "web/Login.tsx")
     found = defs(result)

@@ -339,6 +339,26 @@ def test_csharp_conditionals_inside_a_member_keep_the_member() -> None:
     assert defs["Acme.Binder.After"][3] == 32
 
 
+def test_csharp_conditional_inside_an_if_chain_keeps_the_class() -> None:
+    # `#if X` `else if (...) {...}` `#endif` `else {...}` in a switch section: each branch
+    # balances its braces, but an `else` cannot stand as a statement of its own; the class
+    # used to end there and every later method lost it.
+    source = (b"namespace Acme;\n\npublic class Reader\n{\n    void Parse(int t)\n    {\n"
+              b"        switch (t)\n        {\n            default:\n"
+              b"                if (t == 1)\n                {\n                    A();\n"
+              b"                }\n#if OFFSET\n                else if (t == 2)\n"
+              b"                {\n                    B();\n                }\n#endif\n"
+              b"                else\n                {\n                    C();\n"
+              b"                }\n                if (t == 3)\n                {\n"
+              b"                    E(out int d);\n                }\n#if OFFSET\n"
+              b"                else\n                {\n                    D(out long d);\n"
+              b"                }\n#endif\n                break;\n        }\n    }\n\n"
+              b"    void After() { }\n}\n")
+    defs = found(chunk_file("src/Reader.cs", source))
+    assert defs["Acme.Reader.Parse"][:4] == ("method", "definition", 5, 5)
+    assert defs["Acme.Reader.After"][:4] == ("method", "definition", 38, 38)
+
+
 def test_csharp_test_attributes_in_any_place_of_an_attribute_list() -> None:
     source = (b'class T\n{\n    [Trait("a", nameof(X)), Fact]\n    public void A() { }\n\n'
               b'    [Xunit.Theory]\n    [InlineData(1)]\n    public void B(int x) { }\n\n'

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -353,10 +354,19 @@ def _structural_role(draft: Draft, call_rows: list[int]) -> str:
         return draft.role
     if draft.role == "module":
         # Module code is a call site when it mostly calls things: more lines with calls
-        # than names it defines (``app = Flask(__name__)`` defines ``app``).
+        # than names it defines (``app = Flask(__name__)`` defines ``app``). A call inside
+        # the statement that defines a name is how that name is made, not a use of
+        # something else: a factory-made class (``export const ZodObject =
+        # core.$constructor("ZodObject", (inst) => {...})``) is a definition however many
+        # calls its body holds.
         first = bisect.bisect_left(call_rows, draft.start)
         last = bisect.bisect_right(call_rows, draft.end)
-        if last - first > len(draft.symbols):
+        spans = sorted((d.start, d.end) for d in draft.defines)
+        starts = [start for start, _ in spans]
+        ends = list(itertools.accumulate((end for _, end in spans), max))
+        outside = sum(1 for row in call_rows[first:last]
+                      if not (i := bisect.bisect_right(starts, row)) or ends[i - 1] < row)
+        if outside > len(draft.symbols):
             return "call_site"
         return "definition" if draft.symbols else "reference"
     if draft.role in ("docs", "config"):

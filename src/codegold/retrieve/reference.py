@@ -15,7 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from codegold.index.categories import version_copies
-from codegold.index.store import IndexReader
+from codegold.index.roots import MAX_BUILD_FILE_CHARS, is_build_file, unshipped_files
+from codegold.index.store import IndexedChunk, IndexReader
+from codegold.model.languages import CODE_LANGUAGES
 from codegold.retrieve import lexindex, ltr, signals
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.expand import expand
@@ -70,11 +72,34 @@ class ReferenceRetriever:
     @property
     def _categories(self) -> Categories:
         """The configured path categories plus what only the whole tree tells: files of a
-        previous release line kept beside the current one are ``legacy``."""
+        previous release line kept beside the current one are ``legacy``; source files
+        outside the code the repository's build files declare shipped (examples, docs
+        sites, benchmark programs) and in no other category are ``unshipped``."""
         if self._categories_of_tree is None:
             copies = version_copies(self.resolver.files)
-            self._categories_of_tree = self._patterns.with_files("legacy", copies)
+            categories = self._patterns.with_files("legacy", copies)
+            if self.config.rerank.category_penalty.get("unshipped", 1.0) != 1.0:
+                outside = frozenset(path for path in self._unshipped()
+                                    if not categories.of_path(path))
+                categories = categories.with_files("unshipped", outside)
+            self._categories_of_tree = categories
         return self._categories_of_tree
+
+    def _unshipped(self) -> frozenset[str]:
+        """Source files the repository's build files leave out of what it ships
+        (``index.roots``), read from the build files' chunks in the index."""
+        code: dict[str, bool] = {}
+        texts: dict[str, str] = {}
+        for entry in self.reader.iter_inventory():
+            if entry.fate != "indexed":
+                continue
+            code[entry.path] = (entry.category == "source"
+                                and entry.language in CODE_LANGUAGES)
+            if is_build_file(entry.path) and entry.category not in ("vendored", "generated"):
+                text = _file_text(self.reader.chunks_in_file(entry.path))
+                if text is not None:
+                    texts[entry.path] = text
+        return unshipped_files(code, texts, code)
 
     @property
     def resolver(self) -> signals.PathResolver:
@@ -267,3 +292,18 @@ class ReferenceRetriever:
             if chunk.id not in present and filters.accepts(chunk):
                 out.append(Scored(chunk=chunk, score=0.0, factors={"fill": 1.0}))
         return out
+
+
+def _file_text(chunks: list[IndexedChunk]) -> str | None:
+    """A small file's text put back together from its chunks (each chunk's lines at its
+    own rows), or None when the chunks do not line up with rows or the file is large."""
+    lines: dict[int, str] = {}
+    for chunk in chunks:
+        rows = chunk.text.split("\n")
+        if len(rows) != chunk.end_line - chunk.start_line + 1:
+            return None
+        for offset, row in enumerate(rows):
+            lines.setdefault(chunk.start_line + offset, row)
+        if sum(len(row) for row in lines.values()) > MAX_BUILD_FILE_CHARS:
+            return None
+    return "\n".join(lines.get(row, "") for row in range(1, max(lines, default=0) + 1))

@@ -48,6 +48,19 @@ def _body_follows(lines: list[bytes], index: int) -> bool:
     return False
 
 
+_ELSE = re.compile(rb"else\b")
+
+
+def _else_follows(lines: list[bytes], index: int) -> bool:
+    """Whether the first line of code after row ``index`` continues an ``if`` chain
+    (``else``, ``else if``): the conditional that ends there sits inside that chain."""
+    for line in lines[index + 1:index + 50]:
+        code = line.strip()
+        if code and not code.startswith((b"//", b"#")):
+            return _ELSE.match(code) is not None
+    return False
+
+
 def first_branch_only(data: bytes, alternatives_only: bool = False,
                        declarations: bool = False) -> bytes:
     """Blank (rows and byte offsets kept) a conditional whose branches do not each close
@@ -58,11 +71,15 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
     the condition set (with ``alternatives_only``, only a conditional with an ``#else`` or
     ``#elif``). Conditionals whose branches balance (members under ``#if`` and
     ``#else``) keep them all, except, with ``declarations`` (C#), one that continues a
-    declaration or holds its alternative signatures."""
+    declaration or holds its alternative signatures, and except one inside an ``if``
+    chain (a branch that starts with ``else``, or an ``else`` right after ``#endif``):
+    a grammar cannot read an ``else`` as a statement of its own, and the class that holds
+    it ended there (a C# class lost every method after such a conditional)."""
     if b"#" not in data:
         return data
     lines = data.split(b"\n")
-    # Per open conditional: its branches, each [directive line index, brace balance].
+    # Per open conditional: its branches, each [directive line index, brace balance,
+    # whether its first line of code is an ``else`` (1), is not (0), or is not read yet (-1)].
     frames: list[list[list[int]]] = []
     balance = [0]  # the brace balance of the innermost branch being read (outermost first)
     # Rows to blank as a difference array: +1 where a blank run starts, -1 past its end
@@ -87,18 +104,20 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
             code = text.strip()
             if code and not code.startswith((b"#", b"/*", b"*")):
                 last_code = code
+                if frames and frames[-1][-1][2] < 0:
+                    frames[-1][-1][2] = int(_ELSE.match(code) is not None)
             continue
         word = directive.group(1)
         if word in _OPENING_DIRECTIVES:
             if declarations and _DECLARATION_GOES_ON.search(last_code):
                 continuing.add(len(frames))
-            frames.append([[index, 0]])
+            frames.append([[index, 0, -1]])
             balance.append(0)
         elif not frames:
             continue  # a stray #else or #endif: nothing to pair it with
         elif word in _BRANCH_DIRECTIVES:
             frames[-1][-1][1] = balance[-1]
-            frames[-1].append([index, 0])
+            frames[-1].append([index, 0, -1])
             balance[-1] = 0
         else:
             goes_on = declarations and (len(frames) - 1 in continuing
@@ -106,7 +125,8 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
             continuing.discard(len(frames) - 1)
             branches = frames.pop()
             branches[-1][1] = balance.pop()
-            if goes_on or (any(b[1] != 0 for b in branches)
+            in_chain = any(b[2] == 1 for b in branches) or _else_follows(lines, index)
+            if goes_on or in_chain or (any(b[1] != 0 for b in branches)
                            and (len(branches) > 1 or not alternatives_only)):
                 for row in (*(b[0] for b in branches[:2]), index):
                     marks[row] += 1
