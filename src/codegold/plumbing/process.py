@@ -228,14 +228,15 @@ class LineChild:
             reader.join(timeout=1)
 
 
-async def open_async_child(argv: Sequence[str], *, stderr: Any, env: Mapping[str, str] | None,
+async def open_async_child(argv: Sequence[str], *, env: Mapping[str, str] | None,
                            cwd: str | None) -> Any:
     """An ``anyio`` process leading its own session (so :func:`kill_group`-style stops
-    reach everything it forks), pipes on stdin and stdout, ``stderr`` where the caller
-    wants it: the MCP stdio transport's child. ``anyio`` comes with the optional MCP SDK
+    reach everything it forks), pipes on all three streams (the caller keeps only the end
+    of stderr): the MCP stdio transport's child. ``anyio`` comes with the optional MCP SDK
     and is imported here only."""
     import anyio
 
     return await anyio.open_process(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=stderr, env=dict(env) if env is not None else None,
+                                    stderr=subprocess.PIPE,
+                                    env=dict(env) if env is not None else None,
                                     cwd=cwd, start_new_session=True)
