@@ -4,6 +4,7 @@ helpers a server leaves behind."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -409,3 +410,45 @@ def test_a_late_warning_on_stdout_costs_its_case_only(tmp_path: Path) -> None:
     assert [a["case_id"] for a in attempts] == ["one", "two", "three"]
     assert "invalid JSON" in str(attempts[1]["error"])
     assert [c["file"] for c in attempts[2]["ranked"]] == ["src/three.py"]
+
+
+# --- 5. helpers that leave the retriever's process group -----------------------------------
+
+_HELPERS = """
+import json, os, subprocess, sys, time
+folder = sys.argv[1]
+sleeper = "import os, sys, time\\nopen(sys.argv[1], 'w').write(str(os.getpid()))\\ntime.sleep(300)\\n"
+# a helper in a session of its own, and one whose parent exits (a daemon's double fork)
+subprocess.Popen([sys.executable, "-c", sleeper, os.path.join(folder, f"setsid-{os.getpid()}")],
+                 start_new_session=True)
+subprocess.Popen([sys.executable, "-c", "import subprocess, sys\\n"
+                  "subprocess.Popen(sys.argv[1:], start_new_session=True)",
+                  sys.executable, "-c", sleeper, os.path.join(folder, f"orphan-{os.getpid()}")])
+mine = [os.path.join(folder, f"{kind}-{os.getpid()}") for kind in ("setsid", "orphan")]
+while not all(os.path.exists(path) and open(path).read() for path in mine):
+    time.sleep(0.02)  # both helpers run before the first answer
+for line in sys.stdin:
+    case = json.loads(line)["case_id"]
+    print(json.dumps({"ranked": [{"chunk_id": case, "file": "src/login.py"}]}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("scheme", ["command+jsonl", "command"])
+def test_helpers_a_retriever_starts_in_new_sessions_end_with_it(tmp_path: Path,
+                                                                 scheme: str) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    script = tmp_path / "serve.py"
+    script.write_text(_HELPERS)
+    proc, _ = _run(tmp_path, f"{scheme}:{sys.executable} {script} {pids}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    time.sleep(0.5)
+    assert len(list(pids.iterdir())) >= 2  # two helpers per start of the program
+    written = [int(p.read_text()) for p in pids.iterdir() if p.read_text()]
+    try:
+        alive = [pid for pid in written if _alive(pid)]
+        assert not alive, (alive, sorted(p.name for p in pids.iterdir()))
+    finally:
+        for pid in written:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

@@ -41,7 +41,7 @@ from mcp_types import jsonrpc_message_adapter
 
 from codegold.errors import RetrieverError
 from codegold.plumbing import secrets
-from codegold.plumbing.process import open_async_child
+from codegold.plumbing.process import kill_scope, open_async_child
 
 T = TypeVar("T")
 MAX_FAILED_STARTS = 2
@@ -541,6 +541,7 @@ class _CappedStream(httpx2.AsyncByteStream):
 
 
 def _kill_group(pid: int) -> None:
+    kill_scope(pid)  # helpers that left the group first, while the server still holds them
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, signal.SIGKILL)
 
