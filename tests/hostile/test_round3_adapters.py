@@ -452,3 +452,27 @@ def test_helpers_a_retriever_starts_in_new_sessions_end_with_it(tmp_path: Path,
         for pid in written:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_json_values_are_counted_across_chunks_with_strings_skipped() -> None:
+    pytest.importorskip("mcp")
+    from codegold.adapters.mcp.client import MAX_VALUES, _Openers, too_many_values
+
+    body = json.dumps({"content": [{"type": "text", "text": 'a "{[" \\ b'}] * 5,
+                       "s": "\\\\"}).encode()
+    for cut in range(1, len(body)):  # a string or an escape split at every byte
+        counter = _Openers(events=False)
+        counter.feed(body[:cut])
+        assert counter.feed(body[cut:]) == 7, cut
+    # text full of braces is not JSON structure
+    assert too_many_values(json.dumps(["{" * (MAX_VALUES + 10)]).encode()) is None
+    many = ("[" + ",".join(["{}"] * (MAX_VALUES + 1)) + "]").encode()
+    assert too_many_values(many) == MAX_VALUES + 2
+    # events on one stream are messages of their own
+    events, plain = _Openers(events=True), _Openers(events=False)
+    event = b"data: " + ("[" + ",".join(["{}"] * 60_000) + "]").encode() + b"\n\n"
+    for _ in range(3):
+        assert events.feed(event[:100]) == 32  # "[" and 31 objects
+        assert events.feed(event[100:]) == 0  # the blank line ended the message
+        plain.feed(event)
+    assert plain.count == 3 * 60_001 > MAX_VALUES
