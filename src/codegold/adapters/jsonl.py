@@ -6,6 +6,12 @@ every later one; it runs in its own process group, and the group is killed when 
 takes longer than the timeout, when one line passes the answer size cap, and when the run
 ends. A program that exits (or is killed) is started again for the next case; the case in
 flight gets an error attempt that keeps the end of its stderr.
+
+Answers are paired with requests by order, and by ``case_id`` when the answer echoes the
+request's: a line that is not the answer asked for (another case's id, no id where the
+program's earlier answers carried one, or a line that is not a response at all: a late
+warning on stdout) makes this case an error attempt, and the program is started again so
+that the next case is not answered by the line meant for this one.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ class JsonlCommandRetriever:
         self.max_output = max_output
         self.starts = 0  # how many times the program was started (tests, benchmarks)
         self._child: LineChild | None = None
+        self._echoes = False  # the running program's answers carry the request's case_id
         self._lock = threading.Lock()
 
     def _running(self, source: str) -> LineChild:
@@ -54,6 +61,7 @@ class JsonlCommandRetriever:
             raise RetrieverError(f"{source} could not start: {err.strerror or err}") from None
         self.starts += 1
         self._child = child
+        self._echoes = False
         return child
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
@@ -78,7 +86,29 @@ class JsonlCommandRetriever:
                           else f"exited with status {exited.returncode}")
                 raise RetrieverError(f"{source} {status} before answering"
                                      + (f": {tail}" if tail else "")) from None
-        return decode_response(line, source=source)
+            try:
+                response = decode_response(line, source=source)
+                self._check_pairing(response, request, source)
+            except RetrieverError:
+                # The answer to this request may still be on its way: the next request
+                # starts a fresh program rather than read it as its own.
+                self._child = None
+                child.kill()
+                raise
+        return response
+
+    def _check_pairing(self, response: RetrievalResponse, request: RetrievalRequest,
+                       source: str) -> None:
+        echoed = response.case_id
+        if echoed is None and self._echoes:
+            raise RetrieverError(f"{source} answered case {request.case_id!r} with a line "
+                                 "without the case_id its earlier answers carried: a stray "
+                                 "line, not this case's answer (the program is started again)")
+        if echoed is not None and echoed != request.case_id:
+            raise RetrieverError(f"{source} answered case {echoed!r} while case "
+                                 f"{request.case_id!r} was asked: a line too many earlier "
+                                 "(the program is started again)")
+        self._echoes = self._echoes or echoed is not None
 
     def close(self) -> None:
         with self._lock:

@@ -16,6 +16,7 @@ from codegold.errors import RetrieverError, SchemaError
 from codegold.model import Chunk, Context, Manifest
 from codegold.model.attempts import MAX_CHUNKS, chunk_count_problem, too_many_chunks
 from codegold.model.io import MAX_DEPTH, check_depth
+from codegold.plumbing.secrets import redact_text
 
 PROTOCOL_FORMAT = 1
 
@@ -47,10 +48,18 @@ class RetrievalResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults
     manifest: Manifest | None = None
     timing_ms: dict[str, float] | None = None
     extra: dict[str, Any] | None = None
+    # The request's case id, echoed: ``command+jsonl`` pairs answers with requests by it.
+    case_id: str | None = None
+    # What codegold noticed about the answer (set by codegold, never read from one): an
+    # answer that held something no parser read. Becomes the attempt's ``note``.
+    note: str | None = None
     format: int = PROTOCOL_FORMAT
 
 
-_RESPONSE_FIELDS = frozenset(RetrievalResponse.__struct_fields__)
+# ``note`` is codegold's own: a retriever's ``note`` is kept under ``extra`` like any field
+# codegold does not read.
+_RESPONSE_FIELDS = frozenset(RetrievalResponse.__struct_fields__) - {"note"}
+_NOTE_CHARS = 200
 _CHUNK_FIELDS = frozenset(Chunk.__struct_fields__)
 
 
@@ -116,7 +125,22 @@ def decode_response(payload: bytes, *, source: str) -> RetrievalResponse:
     if response.format != PROTOCOL_FORMAT:
         raise RetrieverError(f"{source} answered protocol format {response.format}; "
                              f"codegold speaks format {PROTOCOL_FORMAT}")
-    return response
+    note = unread_note(response, text)
+    return response if note is None else msgspec.structs.replace(response, note=note)
+
+
+def unread_note(response: RetrievalResponse, raw: bytes) -> str | None:
+    """The note of an answer with nothing ranked whose hits sit under a field codegold does
+    not read (``{"results": [...]}``): its first 200 characters, redacted. None otherwise."""
+    if response.ranked or not response.extra:
+        return None
+    lists = [name for name, value in response.extra.items()
+             if isinstance(value, list) and value]
+    if not lists:
+        return None
+    begins = redact_text(raw[:5 * _NOTE_CHARS].decode("utf-8", "replace"))
+    return (f"nothing ranked; the answer's {', '.join(repr(n) for n in lists[:5])} "
+            f"(not read) begins: {' '.join(begins.split())[:_NOTE_CHARS]}")
 
 
 def response_from_builtins(data: Any, *, source: str) -> RetrievalResponse:

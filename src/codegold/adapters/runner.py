@@ -43,6 +43,9 @@ class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
     errors: int
     seconds: float
     dropped_bytes: int = 0  # a torn last line removed before resuming
+    # Answers that held something no parser read (attempts with a ``note``): when every
+    # answer was one, the run measured nothing and ``codegold run`` says so (exit 3).
+    unreadable: int = 0
     # Fields of the retriever's answers codegold does not read, kept under ``extra``
     # (``ranked[].text``), in the order first seen: said once per run, not per case.
     unknown_fields: tuple[str, ...] = ()
@@ -231,6 +234,7 @@ def attempt_for(case: Case, retriever: Retriever, indexes: IndexSet, *, run_id: 
         context_ids=response.context_ids,
         timing_ms=timing,
         extra=response.extra,
+        note=response.note,
     )
 
 
@@ -272,7 +276,7 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
     done: dict[str, str] = {}
     dropped = 0
     lock = threading.Lock()
-    counts = {"written": 0, "errors": 0}
+    counts = {"written": 0, "errors": 0, "unreadable": 0}
     unknown: dict[str, None] = {}
     # The exclusive lock comes first: a second run with the same output is refused before
     # it reads, repairs or appends anything.
@@ -327,6 +331,7 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
                 handle.flush()
                 counts["written"] += 1
                 counts["errors"] += attempt.error is not None
+                counts["unreadable"] += attempt.error is None and attempt.note is not None
                 unknown.update(dict.fromkeys(unknown_fields(attempt)))
             if on_attempt is not None:
                 on_attempt(attempt)
@@ -349,4 +354,5 @@ def run_cases(cases: Iterable[Case], retriever: Retriever | None, indexes: Index
     return RunSummary(run_id=rid, written=counts["written"],
                       skipped=len(case_list) * repeat - todo_count,
                       errors=counts["errors"], seconds=round(time.perf_counter() - started, 3),
-                      dropped_bytes=dropped, unknown_fields=tuple(unknown))
+                      dropped_bytes=dropped, unknown_fields=tuple(unknown),
+                      unreadable=counts["unreadable"])

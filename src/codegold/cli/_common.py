@@ -56,11 +56,57 @@ def handle_errors(func: F) -> F:
             reason = err.strerror or str(err) or type(err).__name__
             click.echo(f"error: {terminal_safe(redact_text(f'{where}{reason}'))}", err=True)
             sys.exit(EXIT_USAGE)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as err:
+            click.echo(interrupted(err), err=True)
+            sys.exit(interrupt_code(err))
 
     return wrapper  # type: ignore[return-value]
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (what ``timeout``, a CI cancel, ``docker stop`` and systemd
+    send), raised where Ctrl-C raises KeyboardInterrupt, so the same clean-up runs: the
+    retriever's programs are killed and its temporary work trees removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def interrupt_code(err: BaseException) -> int:
+    """128 + the signal's number: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
+    return 128 + err.signum if isinstance(err, Stopped) else 130
+
+
+def interrupted(err: BaseException) -> str:
+    if isinstance(err, Stopped):
+        import signal
+
+        return f"stopped by {signal.Signals(err.signum).name}"
+    return "interrupted"
+
+
+def stop_on_signals() -> None:
+    """Turn SIGTERM and SIGHUP into :class:`Stopped` in this process (``main`` calls it).
+    A process forked from this one (a pool's worker) that receives one ends as the signal
+    says; a second one while the first is handled is ignored, so clean-up (bounded)
+    completes."""
+    import os
+    import signal
+
+    owner = os.getpid()
+
+    def handler(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        for each in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(each, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    for each in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(each, handler)
 
 
 # What commands leave for the exit to drop: a list only while ``main`` runs the CLI as its

@@ -112,17 +112,27 @@ def main() -> None:
     exit 2, like every other error, instead of click's two-part message."""
     import sys
 
-    from codegold.cli._common import as_process, exit_now, stop_on_broken_pipe
+    from codegold.cli._common import (
+        as_process,
+        exit_now,
+        interrupt_code,
+        interrupted,
+        stop_on_broken_pipe,
+        stop_on_signals,
+    )
     from codegold.plumbing.text import terminal_safe
 
     as_process()
+    stop_on_signals()
     try:
         code = cli.main(prog_name="codegold", standalone_mode=False)
     except BrokenPipeError:
         stop_on_broken_pipe()
-    except click.exceptions.Abort:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as err:
+        # click turns a KeyboardInterrupt it meets into Abort, the signal's kind its cause
+        cause = err.__cause__ if isinstance(err, click.exceptions.Abort) else err
+        click.echo(interrupted(cause or err), err=True)
+        sys.exit(interrupt_code(cause or err))
     except click.ClickException as err:
         hint = ""
         ctx = getattr(err, "ctx", None)

@@ -10,7 +10,7 @@ import click
 from codegold.cli._common import guard, handle_errors
 from codegold.cli._progress import RunBars
 from codegold.cli.run_options import run_options
-from codegold.cli.run_render import say_run
+from codegold.cli.run_render import all_unreadable, say_run
 from codegold.execute import parse_executor
 from codegold.workflows import RunRequest, run
 
@@ -40,7 +40,8 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
 
     Exit codes: 0 when every case was answered, 3 when any case got an error attempt
     (the attempts are still written; the first distinct errors are printed; pass
-    --allow-errors to exit 0 anyway), 2 for bad input.
+    --allow-errors to exit 0 anyway) or when no answer could be read at all, 2 for bad
+    input.
 
     \b
     Example:
@@ -68,5 +69,5 @@ def command(cases: str, index: str | None, repo: str | None, output: str, spec: 
     finally:
         bars.stop()
     say_run(summary, bars.attempts.errors, output, quiet)
-    if summary.errors and not allow_errors:
+    if (summary.errors and not allow_errors) or all_unreadable(summary):
         sys.exit(EXIT_RUN_ERRORS)

@@ -28,6 +28,12 @@ def say_run(summary: RunSummary, errors: dict[str, str], output: str, quiet: boo
                    f"in {summary.seconds:.1f}s, run {terminal_safe(summary.run_id)}", err=True)
         if summary.retriever_facts:
             click.echo(f"reference retriever: {summary.retriever_facts}", err=True)
+    if summary.unreadable:
+        answered = summary.written - summary.errors
+        click.echo(f"{'error' if all_unreadable(summary) else 'note'}: {summary.unreadable} of "
+                   f"{answered} answers held something no parser read (ranked nothing; each "
+                   f"attempt's 'note' shows how it begins): check the retriever's answer "
+                   f"format or --mcp-parse", err=True)
     if summary.errors:
         for message, case_id in errors.items():
             # ids, the retriever's stderr and the run id come from outside
@@ -35,6 +41,11 @@ def say_run(summary: RunSummary, errors: dict[str, str], output: str, quiet: boo
                        err=True)
         if summary.errors > len(errors):
             click.echo(f"  ({summary.errors} error attempts in all)", err=True)
+
+
+def all_unreadable(summary: RunSummary) -> bool:
+    """Every answer of the run held something no parser read: nothing was measured."""
+    return 0 < summary.unreadable == summary.written - summary.errors
 
 
 def _one_line(message: str, limit: int = 300) -> str:

@@ -183,6 +183,9 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     final: str | None = None
     # Top-level fields of the retriever's answer that codegold does not read, kept as is.
     extra: dict[str, Any] | None = None
+    # What codegold noticed about the answer: one that held something no parser read
+    # (its first 200 characters, redacted). Not an error: the attempt is scored as ranked.
+    note: str | None = None
     format: Literal[1] = 1
 
 
@@ -345,7 +348,7 @@ def redact_attempt(attempt: Attempt) -> Attempt:
         filters = redact_data(query.filters) if query.filters else query.filters
         if raw != query.raw or rewritten != query.rewritten or filters != query.filters:
             changes["query"] = Query(raw=raw, rewritten=rewritten, filters=filters)
-    for name in ("error", "final", "retriever", "run_id", "repeat_group"):
+    for name in ("error", "final", "retriever", "run_id", "repeat_group", "note"):
         value = getattr(attempt, name)
         if value is not None:
             clean = redact_once(value)

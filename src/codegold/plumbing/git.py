@@ -162,3 +162,108 @@ def git_popen(args: Sequence[str], *, repo: str | Path) -> subprocess.Popen[byte
 
 def _name(args: Sequence[str]) -> str:
     return next((a for a in args if not a.startswith("-")), "command")
+
+
+# --- which tree paths git itself would write -------------------------------------------
+#
+# A tree object can name any path; ``git checkout`` refuses the ones ``verify_path`` in
+# git's read-cache.c refuses. codegold writes work trees from objects itself (the MCP
+# checkout), so it refuses the same paths, rule for rule: a ``.git`` folder written
+# below the top (``sub/.git/config``) would be read by every git command run in ``sub/``,
+# and its ``core.fsmonitor`` runs a program the repository chose.
+
+MODE_SYMLINK = 0o120000
+MODE_TREE = 0o040000
+
+# Code points HFS+ ignores when it compares names (git's utf8.c, next_hfs_char): ".g\u200cit"
+# is ".git" there.
+_HFS_IGNORED = frozenset((0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D,
+                          0x202E, 0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF))
+
+
+def _hfs_is_dot(component: str, needle: str) -> bool:
+    """``component`` reads as ``.needle`` on HFS+: ignorable code points dropped, ASCII
+    case folded (git's is_hfs_dot_generic)."""
+    kept = [c for c in component if ord(c) not in _HFS_IGNORED]
+    return len(kept) == len(needle) + 1 and kept[0] == "." and all(
+        ord(c) < 128 and c.lower() == n for c, n in zip(kept[1:], needle, strict=True))
+
+
+def _only_spaces_and_periods(rest: str) -> bool:
+    # NTFS drops trailing spaces and periods, and ':' starts an alternate data stream
+    # (".git::$INDEX_ALLOCATION" is the folder ".git").
+    for char in rest:
+        if char == ":":
+            return True
+        if char not in " .":
+            return False
+    return True
+
+
+def _ntfs_is_dot(component: str, needle: str, short_prefix: str) -> bool:
+    """``component`` names ``.needle`` on NTFS: its trailing spaces and periods or a data
+    stream added, or an 8.3 short name (``GITMOD~1``, ``gi7eba~4``) (git's path.c,
+    is_ntfs_dot_generic)."""
+    length = len(needle)
+    if component[:1] == "." and component[1:1 + length].lower() == needle:
+        return _only_spaces_and_periods(component[1 + length:])
+    if component[:6].lower() == needle[:6] and component[6:7] == "~" \
+            and component[7:8] in ("1", "2", "3", "4"):
+        return _only_spaces_and_periods(component[8:])
+    saw_tilde = False
+    index = 0
+    while index < 8:
+        if index >= len(component):
+            return False
+        char = component[index]
+        if saw_tilde:
+            if not "0" <= char <= "9":
+                return False
+        elif char == "~":
+            index += 1
+            if index >= len(component) or not "1" <= component[index] <= "9":
+                return False
+            saw_tilde = True
+        elif index >= 6 or ord(char) >= 128 or char.lower() != short_prefix[index]:
+            return False
+        index += 1
+    return _only_spaces_and_periods(component[8:])
+
+
+def _ntfs_is_dotgit(component: str) -> bool:
+    """``.git`` or its 8.3 name ``git~1`` with NTFS's trailing spaces, periods or data
+    stream (git's path.c, is_ntfs_dotgit)."""
+    lower = component.lower()
+    if lower.startswith(".git"):
+        rest = component[4:]
+    elif lower.startswith("git~1"):
+        rest = component[5:]
+    else:
+        return False
+    return _only_spaces_and_periods(rest)
+
+
+def verify_path(path: str, mode: int) -> bool:
+    """Whether git would write the tree entry ``path`` (``mode`` as git's ``ls-tree``
+    gives it, e.g. ``0o100644``): git's ``verify_path`` with its NTFS and HFS+
+    protections on, as git applies them on every system that checks out to such a disk.
+
+    Refused: an empty path or component (``a//b``, a trailing ``/``), ``.`` and ``..``,
+    a ``.git`` component at any depth in any case, its NTFS spellings (``git~1``,
+    ``.git.``, ``.git ``, ``.git::$INDEX_ALLOCATION``) and HFS+ spellings (``.g\\u200cit``),
+    a ``.gitmodules`` that is a symbolic link (in all those spellings too), and, stricter
+    than git on Linux, any backslash or NUL (a path separator on Windows).
+    """
+    if not path or "\\" in path or "\0" in path or path.startswith("/"):
+        return False
+    symlink = (mode & 0o170000) == MODE_SYMLINK
+    for component in path.split("/"):
+        if component in ("", ".", ".."):
+            return False
+        lower = component.lower()
+        if lower == ".git" or _hfs_is_dot(component, "git") or _ntfs_is_dotgit(component):
+            return False
+        if symlink and (lower == ".gitmodules" or _hfs_is_dot(component, "gitmodules")
+                        or _ntfs_is_dot(component, "gitmodules", "gi7eba")):
+            return False
+    return True

@@ -3,20 +3,31 @@
 The child leads its own session, so a timeout (or an output flood) kills the whole
 process group, grandchildren included: a retriever that forks a ``sleep`` cannot keep
 codegold waiting on a pipe the grandchild still holds.
+
+A helper that leaves the group (``setsid``, Node's ``detached``, a language server's
+daemon) is found another way when its child is stopped (:func:`kill_scope`): every child
+carries a token of its own in its environment (:data:`SCOPE_VARIABLE`), which its
+descendants inherit, and on Linux codegold is their *child subreaper*, so a helper whose
+parent exits is adopted by codegold rather than by init and is still found below it.
+Every process below the child, and every process below codegold holding the token, is
+killed (and reaped when codegold adopted it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
+SCOPE_VARIABLE = "CODEGOLD_CHILD_SCOPE"
 _STDERR_KEEP = 64 * 1024
 _CHUNK = 64 * 1024
 
@@ -32,8 +43,102 @@ class Bounded:
     overflowed: bool = False
 
 
+_SCOPES: dict[int, str] = {}  # child pid -> the token its environment carries
+_SCOPE_LOCK = threading.Lock()
+_SUBREAPER: list[bool] = []
+
+
+def _become_subreaper() -> None:
+    """On Linux, make codegold the child subreaper of everything it starts (once)."""
+    if _SUBREAPER or not sys.platform.startswith("linux"):
+        return
+    _SUBREAPER.append(True)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def scoped_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
+    """``env`` (the current environment when None) with a fresh scope token, and the
+    token; record it for the child's pid with :func:`remember_scope`."""
+    _become_subreaper()
+    token = f"{os.getpid()}-{secrets.token_hex(8)}"
+    return {**(os.environ if env is None else env), SCOPE_VARIABLE: token}, token
+
+
+def remember_scope(pid: int, token: str) -> None:
+    with _SCOPE_LOCK:
+        _SCOPES[pid] = token
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process this user can see (from /proc)."""
+    found: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                found[int(entry.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _below(root: int, parents: dict[int, int]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    seen: set[int] = set()
+    todo = list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            todo.extend(children.get(pid, ()))
+    return seen
+
+
+def _holds(pid: int, marker: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return marker in handle.read()
+    except OSError:
+        return False
+
+
+def kill_scope(pid: int) -> None:
+    """Kill what ``pid`` (a child started with :func:`scoped_env`) left running: every
+    process below it, and every process below codegold carrying its token (a helper that
+    started its own session and was adopted by codegold). ``pid`` itself is its owner's to
+    stop and reap; a process codegold adopted is reaped here."""
+    with _SCOPE_LOCK:
+        token = _SCOPES.pop(pid, None)
+    if token is None or not os.path.isdir("/proc"):
+        return
+    parents = _parents()
+    me = os.getpid()
+    marker = f"{SCOPE_VARIABLE}={token}\0".encode()
+    # Below ``pid`` only while it is still this process's child (running, or dead but not
+    # yet reaped): once reaped, its number may already be another program's.
+    under = _below(pid, parents) if parents.get(pid) == me else set()
+    doomed = under | {p for p in _below(me, parents) - {pid} if _holds(p, marker)}
+    for each in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(each, signal.SIGKILL)
+    for each in doomed:
+        if parents.get(each) == me:  # adopted: nobody else will wait for it
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(each, 0)
+
+
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc`` and everything in its process group (it must lead its own session)."""
+    kill_scope(proc.pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
@@ -46,9 +151,10 @@ def run_bounded(argv: Sequence[str], *, input: bytes | None, timeout: float,
     """Run ``argv`` with ``input`` on stdin; stop the process group after ``timeout``
     seconds or once stdout passes ``max_output`` bytes. Raises ``OSError`` when the
     program cannot start. Only the last 64 KiB of stderr are kept."""
+    scoped, token = scoped_env(env)
     proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
-                            cwd=cwd, start_new_session=True)
+                            stderr=subprocess.PIPE, env=scoped, cwd=cwd, start_new_session=True)
+    remember_scope(proc.pid, token)
     stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
     if stdin is None or stdout is None or stderr is None:  # pragma: no cover - pipes asked for
         kill_group(proc)
@@ -138,10 +244,11 @@ class LineChild:
         import queue
 
         self.max_line = max_line
+        scoped, token = scoped_env(env)
         self.proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE,
-                                     env=dict(env) if env is not None else None, cwd=cwd,
+                                     stderr=subprocess.PIPE, env=scoped, cwd=cwd,
                                      start_new_session=True)
+        remember_scope(self.proc.pid, token)
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._overflow = threading.Event()
         self._err = bytearray()
@@ -228,14 +335,17 @@ class LineChild:
             reader.join(timeout=1)
 
 
-async def open_async_child(argv: Sequence[str], *, stderr: Any, env: Mapping[str, str] | None,
+async def open_async_child(argv: Sequence[str], *, env: Mapping[str, str] | None,
                            cwd: str | None) -> Any:
     """An ``anyio`` process leading its own session (so :func:`kill_group`-style stops
-    reach everything it forks), pipes on stdin and stdout, ``stderr`` where the caller
-    wants it: the MCP stdio transport's child. ``anyio`` comes with the optional MCP SDK
+    reach everything it forks), pipes on all three streams (the caller keeps only the end
+    of stderr): the MCP stdio transport's child. ``anyio`` comes with the optional MCP SDK
     and is imported here only."""
     import anyio
 
-    return await anyio.open_process(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=stderr, env=dict(env) if env is not None else None,
-                                    cwd=cwd, start_new_session=True)
+    scoped, token = scoped_env(env)
+    process = await anyio.open_process(list(argv), stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       env=scoped, cwd=cwd, start_new_session=True)
+    remember_scope(process.pid, token)
+    return process

@@ -4,8 +4,10 @@ The files are the revision's blobs, read through git plumbing
 (:class:`~codegold.index.gitsnap.GitSnapshot`: ``ls-tree`` + ``cat-file --batch``) and
 written as plain files, never by ``git checkout`` or ``git archive``: those run the
 repository's own filter drivers. Symbolic links and submodules are left out (a link could
-point anywhere on this machine). Every tree lives under one temporary folder that
-:meth:`Checkouts.close` removes.
+point anywhere on this machine), and so is every path git itself refuses to write
+(:func:`~codegold.plumbing.git.verify_path`: a ``.git`` folder at any depth, in any of its
+spellings, would be read by any git command the server runs below it). Every tree lives
+under one temporary folder that :meth:`Checkouts.close` removes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from codegold.errors import CodeIndexError, InputError, RetrieverError
 from codegold.index.clones import clone_for
 from codegold.index.gitsnap import MODE_GITLINK, MODE_SYMLINK, GitSnapshot
+from codegold.plumbing.git import verify_path
 
 
 class Checkouts:
@@ -53,7 +56,7 @@ class Checkouts:
         for entry in snapshot.entries():
             if entry.mode in (MODE_SYMLINK, MODE_GITLINK) or entry.object_type != "blob":
                 continue
-            target = _inside(tree, entry.path)
+            target = _inside(tree, entry.path, entry.mode)
             if target is not None:
                 wanted.setdefault(entry.sha, []).append(target)
         try:
@@ -73,10 +76,13 @@ class Checkouts:
             self._trees.clear()
 
 
-def _inside(tree: Path, path: str) -> Path | None:
-    """``tree/path`` when ``path`` is a plain relative path (no ``..``, no absolute part)."""
-    parts = PurePosixPath(path).parts
-    if not parts or path.startswith("/") or any(p in ("..", ".", "") for p in parts) \
-            or any("\0" in p or "\\" in p for p in parts) or parts[0] == ".git":
+def _inside(tree: Path, path: str, mode: str) -> Path | None:
+    """``tree/path`` when git would write ``path`` itself (see
+    :func:`~codegold.plumbing.git.verify_path`)."""
+    try:
+        bits = int(mode, 8)
+    except ValueError:
         return None
-    return tree.joinpath(*parts)
+    if not verify_path(path, bits):
+        return None
+    return tree.joinpath(*PurePosixPath(path).parts)

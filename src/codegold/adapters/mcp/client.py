@@ -10,8 +10,9 @@ started again: every later case gets the last start's error at once.
 The stdio transport is codegold's own rather than the SDK's ``stdio_client``: it caps
 each message at the answer size limit (the SDK's reader buffers a line of any length),
 skips stdout lines that are not JSON-RPC (servers print progress there) but names them in
-the error when the server then fails to answer, keeps the server's stderr in a file whose
-tail goes into the error, and the server leads
+the error when the server then fails to answer, refuses a message opening more than
+:data:`MAX_VALUES` JSON objects and arrays before decoding it, keeps the last 64 KiB of
+the server's stderr (its end goes into the error), and the server leads
 its own process group, killed whole (SIGKILL) on timeout, garbage or close. Every
 failure the server causes becomes a :class:`~codegold.errors.RetrieverError`.
 """
@@ -20,15 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 import httpx2
@@ -40,12 +41,80 @@ from mcp_types import jsonrpc_message_adapter
 
 from codegold.errors import RetrieverError
 from codegold.plumbing import secrets
-from codegold.plumbing.process import open_async_child
+from codegold.plumbing.process import kill_scope, open_async_child
 
 T = TypeVar("T")
 MAX_FAILED_STARTS = 2
+MAX_VALUES = 100_000
+"""Most JSON objects and arrays one message may open, counted before it is decoded: the
+SDK makes an object of each (2.1 million tiny content blocks in 64 MiB took 4.6 GB),
+and an answer is cut to k hits anyway."""
 _STDERR_TAIL = 400
+_STDERR_KEEP = 64 * 1024  # bytes of the server's stderr kept for its errors, as commands'
 _READ = 64 * 1024
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+_STRING_REST = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+')
+
+
+def too_many_values(line: bytes) -> int | None:
+    """How many objects and arrays the JSON ``line`` opens when that is more than
+    :data:`MAX_VALUES` (braces inside strings not counted); else None."""
+    if line.count(b"{") + line.count(b"[") <= MAX_VALUES:
+        return None
+    bare = _STRING.sub(b"", line)
+    count = bare.count(b"{") + bare.count(b"[")
+    return count if count > MAX_VALUES else None
+
+
+class _Openers:
+    """The objects and arrays a JSON byte stream opens, strings skipped, counted chunk by
+    chunk (a string or an escape may straddle two chunks). With ``events`` (a Server-Sent
+    Events stream: one message per event) the count starts again at each blank line."""
+
+    def __init__(self, events: bool) -> None:
+        self.events = events
+        self.count = 0
+        self.in_string = False
+        self.escaped = False  # the chunk ended on a backslash inside a string
+        self.newline = False  # the last byte outside a string was a newline
+
+    def feed(self, data: bytes) -> int:
+        position, size = 0, len(data)
+        while position < size:
+            if self.in_string:
+                if self.escaped:
+                    self.escaped, position = False, position + 1
+                    continue
+                position = _STRING_REST.match(data, position).end()  # type: ignore[union-attr]
+                if position >= size:
+                    break
+                if data[position] == 0x5C:  # a backslash whose escaped byte comes next
+                    self.escaped = True
+                    break
+                self.in_string, position = False, position + 1
+                continue
+            quote = data.find(b'"', position)
+            end = size if quote < 0 else quote
+            if self.events:
+                self._events(data, position, end)
+            else:
+                self.count += data.count(b"{", position, end) + data.count(b"[", position, end)
+            if quote < 0:
+                break
+            self.in_string, self.newline, position = True, False, quote + 1
+        return self.count
+
+    def _events(self, data: bytes, start: int, end: int) -> None:
+        part = data[start:end].replace(b"\r", b"")
+        blocks = part.split(b"\n\n")
+        if self.newline and part.startswith(b"\n"):
+            self.count = 0
+        for number, block in enumerate(blocks):
+            if number:
+                self.count = 0
+            self.count += block.count(b"{") + block.count(b"[")
+        if part:
+            self.newline = part.endswith(b"\n")
 
 
 class _Fault:
@@ -69,7 +138,7 @@ class _Instance:
     session: ClientSession | None = None
     future: Future[None] | None = None
     pid: int | None = None
-    errlog: IO[bytes] | None = None
+    errtail: bytearray = field(default_factory=bytearray)  # the end of the server's stderr
     setups: set[str] = field(default_factory=set)  # checkouts the setup call ran for
     stray: int = 0          # stdout lines that were not JSON-RPC
     last_stray: str = ""
@@ -123,6 +192,10 @@ class ServerLink:
                 self._stop(instance)
                 raise RetrieverError(f"{self.what} {detail}") from None
             except MCPError as err:
+                if instance.fault.message is not None:  # "connection closed": the fault says why
+                    detail = self._detail(instance, instance.fault.message)
+                    self._stop(instance)
+                    raise RetrieverError(f"{self.what} {detail}") from None
                 raise RetrieverError(f"{self.what} answered an error: {_mcp_message(err)}") from None
             except RetrieverError:
                 raise
@@ -167,8 +240,6 @@ class ServerLink:
             self._portal = self._portal_cm.__enter__()
         portal = self._portal
         instance = portal.call(_new_instance)
-        if self.stdio is not None:
-            instance.errlog = tempfile.TemporaryFile()  # noqa: SIM115 - closed in _stop
         instance.future = portal.start_task_soon(self._lifetime, instance)
         if not instance.settled.wait(self.timeout + 5):
             instance.fault.message = instance.fault.message or "did not start"
@@ -234,9 +305,6 @@ class ServerLink:
                 instance.future.result(timeout=5)
             except Exception:
                 instance.future.cancel()
-        if instance.errlog is not None:
-            instance.errlog.close()
-            instance.errlog = None
         if self._instance is instance:
             self._instance = None
 
@@ -300,26 +368,58 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
                  env: dict[str, str] | None, cwd: str | None) -> AsyncIterator[Any]:
     fault = instance.fault
     try:
-        process = await open_async_child(argv, stderr=instance.errlog, env=env, cwd=cwd)
+        process = await open_async_child(argv, env=env, cwd=cwd)
     except OSError as err:
         raise _Broken(f"could not start: {err.strerror or err}") from None
     instance.pid = process.pid
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-    stdout, stdin = process.stdout, process.stdin
-    assert stdout is not None and stdin is not None
+    stdout, stdin, stderr = process.stdout, process.stdin, process.stderr
+    assert stdout is not None and stdin is not None and stderr is not None
+    stderr_ended = anyio.Event()
+
+    async def drain_stderr() -> None:
+        # Only the end is kept, as for command retrievers: a server logging gigabytes
+        # costs nothing but the reading.
+        tail = instance.errtail
+        try:
+            while True:
+                tail += await stderr.receive(_READ)
+                if len(tail) > 2 * _STDERR_KEEP:
+                    del tail[:-_STDERR_KEEP]
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            stderr_ended.set()
+
+    async def exited() -> int | None:
+        """The server's exit status once it has gone (waited for a second), its stderr
+        read to the end first (bounded) so the error can quote it."""
+        with anyio.move_on_after(1):
+            while process.returncode is None:
+                await anyio.sleep(0.02)
+        with anyio.move_on_after(1):
+            await stderr_ended.wait()
+        return process.returncode  # type: ignore[no-any-return]
 
     async def read() -> None:
         buffer = bytearray()
+        scanned = 0  # bytes of ``buffer`` known to hold no newline: a long line is searched once
         try:
             while True:
                 chunk = await stdout.receive(_READ)
                 buffer += chunk
-                while (cut := buffer.find(b"\n")) >= 0 and cut <= max_bytes:
+                while (cut := buffer.find(b"\n", scanned)) >= 0 and cut <= max_bytes:
                     line = bytes(buffer[:cut]).strip()
                     del buffer[:cut + 1]
+                    scanned = 0
                     if not line:
                         continue
+                    many = too_many_values(line)
+                    if many is not None:
+                        fault.fail(f"sent a message opening {many} JSON objects and arrays; "
+                                   f"at most {MAX_VALUES} are read")
+                        return
                     try:
                         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
                     except ValueError:
@@ -328,16 +428,14 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
                         instance.last_stray = line[:80].decode("utf-8", "replace")
                         continue
                     await to_session.send(SessionMessage(message))
+                scanned = len(buffer)
                 if len(buffer) > max_bytes:  # one line over the cap, whole or still arriving
                     fault.fail(f"sent a message of more than {max_bytes} bytes "
                                "(the answer size limit)")
                     return
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
-        with anyio.move_on_after(1):
-            while process.returncode is None:
-                await anyio.sleep(0.02)
-        code = process.returncode
+        code = await exited()
         fault.fail(f"exited with status {code}" if code is not None else "closed its output")
 
     async def write() -> None:
@@ -348,10 +446,7 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # a server that exited closes its input first: say how it exited, as the
             # reader would once it sees the end of the output
-            with anyio.move_on_after(1):
-                while process.returncode is None:
-                    await anyio.sleep(0.02)
-            code = process.returncode
+            code = await exited()
             fault.fail(f"exited with status {code}" if code is not None
                        else "stopped reading its input")
 
@@ -359,6 +454,7 @@ async def _stdio(argv: list[str], instance: _Instance, max_bytes: int,
         async with anyio.create_task_group() as group:
             group.start_soon(read)
             group.start_soon(write)
+            group.start_soon(drain_stderr)
             try:
                 yield from_server, to_server
             finally:
@@ -404,7 +500,8 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
         except Exception as err:
             self.fault.fail(f"could not be reached: {_describe(err)}")
             raise
-        response.stream = _CappedStream(response.stream, self.limit, self.fault)
+        events = "event-stream" in response.headers.get("content-type", "")
+        response.stream = _CappedStream(response.stream, self.limit, self.fault, events)
         return response
 
     async def aclose(self) -> None:
@@ -419,10 +516,11 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
 
 
 class _CappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: Any, limit: int, fault: _Fault) -> None:
+    def __init__(self, inner: Any, limit: int, fault: _Fault, events: bool = False) -> None:
         self.inner = inner
         self.limit = limit
         self.fault = fault
+        self.openers = _Openers(events)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
@@ -432,6 +530,10 @@ class _CappedStream(httpx2.AsyncByteStream):
                 self.fault.fail(f"sent an answer of more than {self.limit} bytes "
                                 "(the answer size limit)")
                 raise _Broken("answer too large")
+            if self.openers.feed(chunk) > MAX_VALUES:
+                self.fault.fail(f"sent a message opening more than {MAX_VALUES} JSON objects "
+                                "and arrays; at most that many are read")
+                raise _Broken("answer too large")
             yield chunk
 
     async def aclose(self) -> None:
@@ -439,21 +541,13 @@ class _CappedStream(httpx2.AsyncByteStream):
 
 
 def _kill_group(pid: int) -> None:
+    kill_scope(pid)  # helpers that left the group first, while the server still holds them
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, signal.SIGKILL)
 
 
 def _stderr_tail(instance: _Instance) -> str:
-    log = instance.errlog
-    if log is None:
-        return ""
-    try:
-        log.flush()
-        size = log.seek(0, os.SEEK_END)
-        log.seek(max(0, size - 4096))
-        data = log.read()
-    except (OSError, ValueError):
-        return ""
+    data = bytes(instance.errtail[-4096:])
     text = " ".join(data.decode("utf-8", "replace").split())[-_STDERR_TAIL:]
     return secrets.redact_text(text)
 

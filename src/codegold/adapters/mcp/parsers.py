@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +69,14 @@ class ToolAnswer:
 
 Parser = Callable[[ToolAnswer], list[Hit]]
 _LITERAL_LIMIT = 8 * 1024 * 1024
+TEXT_LIMIT = 8 * 1024 * 1024
+"""Characters of an answer's text the line parsers (``grep``, ``ranges``, ``markdown``,
+``paths``) read: hits come in rank order and are cut to k, and a line loop over the whole
+answer size cap would take tens of seconds after the call's own deadline."""
+
+
+def _lines(answer: ToolAnswer) -> list[str]:
+    return answer.text[:TEXT_LIMIT].splitlines()
 
 _LIST_KEYS = ("results", "matches", "hits", "chunks", "items", "files", "ranked", "result",
               "data")
@@ -108,13 +117,22 @@ def _hit_from_object(item: dict[str, Any]) -> Hit | None:
     text = _first(item, _TEXT_KEYS)
     if isinstance(text, list):
         text = "\n".join(str(t) for t in text)
-    score = item.get("score")
     symbol = item.get("symbol") or item.get("name")
     return Hit(file=file.strip(), start_line=start, end_line=end,
-               text=text if isinstance(text, str) else None,
-               score=float(score) if isinstance(score, int | float)
-               and not isinstance(score, bool) else None,
+               text=text if isinstance(text, str) else None, score=_score(item.get("score")),
                symbol=symbol if isinstance(symbol, str) else None)
+
+
+def _score(value: Any) -> float | None:
+    """A finite score, or None: an integer past a float's range (``1`` and 400 zeros is
+    valid JSON) or ``NaN`` and ``Infinity`` (which Python's JSON reader takes) is none."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        score = float(value)
+    except OverflowError:
+        return None
+    return score if math.isfinite(score) else None
 
 
 def hits_from_json(value: Any, *, depth: int = 0) -> list[Hit]:
@@ -215,7 +233,7 @@ and the header patterns, which backtrack, never see it."""
 
 def parse_grep(answer: ToolAnswer) -> list[Hit]:
     spans: list[list[Any]] = []  # [file, start, end, lines]
-    for raw in answer.text.splitlines():
+    for raw in _lines(answer):
         match = _GREP.match(raw.strip("\r"))
         if not match or not _NAME_CHARACTER.search(match.group("path")):
             continue
@@ -231,10 +249,23 @@ def parse_grep(answer: ToolAnswer) -> list[Hit]:
     return [Hit(file=f, start_line=s, end_line=e, text="\n".join(t)) for f, s, e, t in spans]
 
 
+# Header patterns run in time linear in the line: every run of characters is taken
+# possessively, and what a path must hold (a dot and an extension, or a slash inside) is
+# checked after the match (:func:`_range_path`), never by backtracking over the run.
 _RANGE = re.compile(
-    r"^\s*(?:[-*]\s+|\d+\.\s+)?(?:file:\s*)?`?(?P<path>[^\s:`#()]+\.[\w]+|[^\s:`#()]+/[^\s:`#()]+)`?"
-    r"(?:(?::|#L|\s+\(?lines?\s+)(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?\)?)"
-    r"\s*:?\s*$", re.IGNORECASE)
+    r"^\s*+(?:[-*]\s++|\d++\.\s++)?(?:file:\s*+)?`?(?P<path>[^\s:`#()]++)`?"
+    r"(?::|#L|\s++\(?lines?\s++)(?P<start>\d++)(?:\s*+[-–]\s*+L?(?P<end>\d++))?\)?"
+    r"\s*+:?\s*+$", re.IGNORECASE)
+_EXTENSION = re.compile(r"\w+")
+
+
+def _range_path(path: str) -> bool:
+    """A header's path names a file: a dot past its first character followed by word
+    characters to the end (``a.py``), or a slash with something either side (``src/a``)."""
+    dot = path.rfind(".")
+    if dot >= 1 and _EXTENSION.fullmatch(path, dot + 1) is not None:
+        return True
+    return "/" in path[1:-1]
 
 
 def parse_ranges(answer: ToolAnswer) -> list[Hit]:
@@ -247,9 +278,9 @@ def parse_ranges(answer: ToolAnswer) -> list[Hit]:
             hits.append(Hit(file=current["file"], start_line=current["start"],
                             end_line=current["end"], text="\n".join(body).strip("\n") or None))
 
-    for raw in answer.text.splitlines():
+    for raw in _lines(answer):
         match = _RANGE.match(raw) if len(raw) <= _HEADER_CHARS else None
-        if match:
+        if match and _range_path(match.group("path")):
             close()
             start = number(match.group("start"))
             end = number(match.group("end")) if match.group("end") else start
@@ -262,19 +293,57 @@ def parse_ranges(answer: ToolAnswer) -> list[Hit]:
     return hits
 
 
-_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*|__|(?:file|path):\s*)(?P<rest>.+?)(?:\*\*|__)?\s*$",
+# The heading's text is what follows its marker, trailing space and one closing ``**`` or
+# ``__`` left out (:func:`_heading_text`); the path in it is found run by run
+# (:func:`_heading_path`), each pattern anchored where it can only match once.
+_HEADING = re.compile(r"\s*+(?:#{1,6}\s++|\*\*|__|(?:file|path):\s*+)(?P<rest>.+)",
                       re.IGNORECASE)
-_HEAD_PATH = re.compile(
-    r"`?(?P<path>[\w./\\-]*[\w-]\.[A-Za-z0-9]+|[\w.-]+/[\w./-]+)`?"
-    r"(?:(?::|#L|\s*\(?\s*lines?\s+)(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?)?",
-    re.IGNORECASE)
+_PATH_RUN = re.compile(r"[\w./\\-]++")
+_DOTTED = re.compile(r"[\w./\\-]*[\w-]\.[A-Za-z0-9]++")  # from a run's start: up to its last extension
+_SLASHED = re.compile(r"[\w.-]/[\w./-]")
+_SEGMENT = re.compile(r"[\w./-]++")
+_HEAD_RANGE = re.compile(r"`?(?::|#L|\s*+\(?\s*+lines?\s++)(?P<start>\d++)"
+                         r"(?:\s*+[-–]\s*+L?(?P<end>\d++))?", re.IGNORECASE)
 _NUMBERED = re.compile(r"^\s*(?P<line>\d+)\s*(?:[:|]|\s{2,}|\t)")
+
+
+def _heading_text(raw: str) -> str | None:
+    match = _HEADING.match(raw.rstrip())
+    if match is None:
+        return None
+    rest = match.group("rest")
+    return rest[:-2] if len(rest) > 2 and rest.endswith(("**", "__")) else rest
+
+
+def _heading_path(rest: str) -> tuple[str, int | None, int | None] | None:
+    """The first path in a heading's text, with the range after it: in the first run of
+    path characters that either holds a name with an extension (the path runs from the
+    run's start through the last one) or a segment followed by a slash (the path runs
+    from that segment through the slashes, dots and dashes after it)."""
+    for run in _PATH_RUN.finditer(rest):
+        dotted = _DOTTED.match(rest, run.start())
+        if dotted is not None:
+            begin, cut = run.start(), dotted.end()
+        else:
+            slashed = _SLASHED.search(rest, run.start(), run.end())
+            if slashed is None:
+                continue
+            begin = slashed.start()
+            while begin > run.start() and rest[begin - 1] not in "/\\":
+                begin -= 1
+            segment = _SEGMENT.match(rest, begin)
+            cut = segment.end() if segment is not None else slashed.end()
+        found = _HEAD_RANGE.match(rest, cut)
+        start = number(found.group("start")) if found else None
+        end = number(found.group("end")) if found and found.group("end") else start
+        return rest[begin:cut], start, max(end, start) if start and end else end
+    return None
 
 
 def parse_markdown(answer: ToolAnswer) -> list[Hit]:
     hits: list[Hit] = []
     heading: tuple[str, int | None, int | None] | None = None
-    lines = answer.text.splitlines()
+    lines = _lines(answer)
     index = 0
     while index < len(lines):
         raw = lines[index]
@@ -298,20 +367,16 @@ def parse_markdown(answer: ToolAnswer) -> list[Hit]:
                             text="\n".join(block)))
             heading = None
             continue
-        match = _HEADING.match(raw) if len(raw) <= _HEADER_CHARS else None
-        if match:
-            found = _HEAD_PATH.search(match.group("rest"))
-            if found:
-                start = number(found.group("start")) if found.group("start") else None
-                end = number(found.group("end")) if found.group("end") else start
-                heading = (found.group("path"), start, max(end, start) if start and end else end)
+        rest = _heading_text(raw) if len(raw) <= _HEADER_CHARS else None
+        if rest is not None:
+            heading = _heading_path(rest) or heading
         index += 1
     return hits
 
 
 def parse_paths(answer: ToolAnswer) -> list[Hit]:
     hits = []
-    for raw in answer.text.splitlines():
+    for raw in _lines(answer):
         line = raw.strip().strip("`").removeprefix("- ").strip()
         if line and " " not in line and ("/" in line or "." in line):
             hits.append(Hit(file=line))

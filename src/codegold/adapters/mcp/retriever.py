@@ -10,6 +10,7 @@ the case's revision holds there.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from pathlib import Path
@@ -32,6 +33,7 @@ from codegold.adapters.mcp.settings import (
 from codegold.adapters.protocol import RetrievalRequest, RetrievalResponse
 from codegold.errors import InputError, MissingDependency, RetrieverError
 from codegold.model import Chunk
+from codegold.plumbing import secrets
 from codegold.plumbing.http import parse_url, redact_url
 
 SEARCH_LIKE = re.compile(r"search|find|grep|query|lookup|retriev|locate", re.IGNORECASE)
@@ -40,6 +42,7 @@ QUERY_NAMES = ("query", "q", "pattern", "search", "search_query", "search_patter
 DEPTH_NAMES = ("k", "limit", "top_k", "max_results", "n", "count", "num_results",
                "max_count", "top_n")
 _EXCERPT_CHARS = 4000
+_NOTE_CHARS = 200
 
 
 def _client() -> Any:
@@ -154,9 +157,19 @@ class McpRetriever:
                                  f"{' '.join(_text(result).split())[:300]}")
         answer = ToolAnswer(text=_text(result), structured=result.structured_content,
                             content=tuple(_dump(block) for block in result.content))
-        hits = self.parser(answer)
-        ranked = _chunks(hits, request, checkout, tool_name[0])
-        return RetrievalResponse(ranked=ranked[: max(request.k, 1)])
+        try:
+            hits = self.parser(answer)
+            ranked = _chunks(hits, request, checkout, tool_name[0])
+        except RetrieverError:
+            raise
+        except Exception as err:
+            # a parser meeting what it was not written for: this case's error, never the
+            # run's (--resume would meet it again)
+            raise RetrieverError(f"{self.what}: the answer of tool {tool_name[0]!r} could not "
+                                 f"be read (--mcp-parse {self.settings.parse}): "
+                                 f"{type(err).__name__}: {str(err)[:200]}") from None
+        note = None if hits else _unread_note(answer, tool_name[0], self.settings.parse)
+        return RetrievalResponse(ranked=ranked[: max(request.k, 1)], note=note)
 
     def _choose_tool(self, tools: list[Any]) -> Any:
         names = [t.name for t in tools]
@@ -203,6 +216,25 @@ class McpRetriever:
                 self._link = None
         if self.checkouts is not None:
             self.checkouts.close()
+
+
+def _unread_note(answer: ToolAnswer, tool: str, parse: str) -> str | None:
+    """What the attempt says of an answer that held something no parser read (None for an
+    empty answer: a search that found nothing)."""
+    shown = " ".join(answer.text.split())
+    if not shown and answer.structured not in (None, {}, []):
+        shown = _json_text(answer.structured)
+    if not shown:
+        return None
+    return (f"no hits read from the answer of tool {tool!r} (--mcp-parse {parse}); it "
+            f"begins: {secrets.redact_text(shown[:5 * _NOTE_CHARS])[:_NOTE_CHARS]}")
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)[:5 * _NOTE_CHARS]
+    except (TypeError, ValueError, RecursionError):
+        return type(value).__name__
 
 
 def _text(result: Any) -> str:
