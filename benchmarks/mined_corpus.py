@@ -71,6 +71,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
 from realcases import CASES_DIR as REALCASES_DIR
 from realcases import configuration, run_one
 from swebench_localization import find_repo
@@ -126,6 +127,8 @@ CLASSES = ("descriptive", "names_code", "exact_identifier", "stack_trace", "issu
 MIN_WORDS = 4
 MIN_CHARS = 24
 SCAN = 3000  # most recent commits read per repository
+DRAFTS = 150  # drafts of `cases mine` read per repository, most recent first
+POOL = 0  # most recent eligible commits the sample is drawn from (0: every one mined)
 SEED = 0
 
 _ISSUE_REFS = re.compile(r"\(?(?:#\d+|\bGH-\d+|https?://\S+)\)?")
@@ -267,12 +270,12 @@ def select(drafts: Iterable[dict[str, Any]], *, max_definitions: int
 
 
 def mine_repository(repo: Path, repository: str, language: str, *, max_files: int,
-                    max_definitions: int, scan: int) -> dict[str, Any]:
+                    max_definitions: int, scan: int, drafts: int) -> dict[str, Any]:
     """Every eligible case of one repository (before the cap), why other commits were
     skipped, and how many commits were read."""
-    drafts, report = mine_history(str(repo), max_cases=scan, max_files=max_files, scan=scan,
-                                  repository=repository)
-    kept, dropped = select(drafts, max_definitions=max_definitions)
+    found, report = mine_history(str(repo), max_cases=drafts, max_files=max_files, scan=scan,
+                                 repository=repository)
+    kept, dropped = select(found, max_definitions=max_definitions)
     dropped.update(report.skipped)
     for case in kept:
         case["tags"] = {**case["tags"], "language": language, "source": "mined",
@@ -281,8 +284,17 @@ def mine_repository(repo: Path, repository: str, language: str, *, max_files: in
                              "its message, the gold what it changed, read at its parent.")
     return {"repository": repository, "language": language, "commits_read": report.items,
             "dropped": dict(dropped), "cases": kept,
-            "settings": {"scan": scan, "max_files": max_files,
+            "settings": {"scan": scan, "drafts": drafts, "max_files": max_files,
                          "max_definitions": max_definitions}}
+
+
+def reusable(cached: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    """Whether mining done with ``cached`` settings serves ``wanted``: the same filters, and
+    at least as many commits and drafts read (the pool is the most recent eligible
+    commits, so reading further back only adds older ones after it)."""
+    same = all(cached.get(k) == wanted[k] for k in ("max_files", "max_definitions"))
+    return (same and int(cached.get("scan", 0)) >= int(wanted["scan"])
+            and int(cached.get("drafts", cached.get("scan", 0))) >= int(wanted["drafts"]))
 
 
 def eligible(cases: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -328,24 +340,30 @@ def build_corpus(args: argparse.Namespace, log: Callable[[str], None]) -> list[d
         if repo is None:
             log(f"skip {repository}: no clone under {args.repos_dir}")
             continue
-        settings = {"scan": args.scan, "max_files": args.max_files,
+        settings = {"scan": args.scan, "drafts": args.drafts, "max_files": args.max_files,
                     "max_definitions": args.max_definitions}
         eligible_file = args.cache_dir / "eligible" / f"{slug_of(repository)}.json"
         started, cpu = time.perf_counter(), _cpu()
         mined: dict[str, Any] | None = None
         if eligible_file.is_file():
             mined = json.loads(eligible_file.read_text())
-            if mined.get("settings") != settings:
+            if not reusable(mined.get("settings", {}), settings):
                 mined = None
         if mined is None:
             mined = mine_repository(repo, repository, language, max_files=args.max_files,
-                                    max_definitions=args.max_definitions, scan=args.scan)
+                                    max_definitions=args.max_definitions, scan=args.scan,
+                                    drafts=args.drafts)
             mined["mine_s"], mined["mine_cpu_s"] = time.perf_counter() - started, _cpu() - cpu
             eligible_file.parent.mkdir(parents=True, exist_ok=True)
             eligible_file.write_text(json.dumps(mined, indent=1) + "\n")
         cases = [finish(case) for case in
-                 sample(eligible(mined["cases"]), args.per_repo, args.seed)]
+                 sample(eligible(mined["cases"])[:args.pool or None], args.per_repo,
+                        args.seed)]
         path = cases_dir / f"{slug_of(repository)}.yaml"
+        if not cases:  # a case file holds at least one case
+            path.unlink(missing_ok=True)
+            log(f"mined {repository}: no eligible commit")
+            continue
         path.write_text(case_file_text(cases, {"cutoff": 5, "repository": repository},
                                        f"# Mined from {repository}: {len(cases)} of "
                                        f"{len(eligible(mined['cases']))} eligible commits, seed "
@@ -543,6 +561,28 @@ def cost_table(cache: Path, case_files: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
+def indexed_only(case_files: Sequence[Path], root: Path, folder: Path,
+                 log: Callable[[str], None]) -> list[Path]:
+    """Copies of ``case_files`` in ``folder`` keeping only the cases whose revision has a
+    complete index under ``root`` (a build stopped part way still scores what it built)."""
+    have = set(IndexSet.from_path(root).by_revision) if root.is_dir() else set()
+    folder.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    for path in case_files:
+        document = yaml.safe_load(path.read_text())
+        default = (document.get("defaults") or {}).get("revision")
+        cases = [c for c in document["cases"] if c.get("revision", default) in have]
+        if len(cases) < len(document["cases"]):
+            log(f"{path.name}: {len(document['cases']) - len(cases)} of "
+                f"{len(document['cases'])} cases left out (revision not indexed)")
+        if cases:
+            target = folder / path.name
+            target.write_text(yaml.safe_dump({**document, "cases": cases}, sort_keys=False,
+                                             allow_unicode=True))
+            out.append(target)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -558,12 +598,21 @@ def main(argv: list[str] | None = None) -> int:
                              "into CACHE/eligible/ and sampled again for another cap)")
     parser.add_argument("--skip-mine", action="store_true",
                         help="use CACHE/cases as they are: index what they pin, run and score")
+    parser.add_argument("--indexed-only", action="store_true",
+                        help="run only the cases whose revision has a complete index (their "
+                             "case files are copied to CACHE/indexed-cases/)")
     parser.add_argument("--cost", action="store_true",
                         help="with --skip-build: print the build cost table all the same")
     parser.add_argument("--mine-only", action="store_true",
                         help="mine and write the case files, index and run nothing")
     parser.add_argument("--seed", type=int, default=SEED, help="seed of the per-repository sample")
     parser.add_argument("--scan", type=int, default=SCAN, help="recent commits read per repository")
+    parser.add_argument("--drafts", type=int, default=DRAFTS,
+                        help="stop reading a repository's history after this many drafts "
+                             "(before this script's own filters)")
+    parser.add_argument("--pool", type=int, default=POOL,
+                        help="the sample is drawn from this many most recent eligible commits "
+                             "(default 0: every one mined)")
     parser.add_argument("--max-files", type=int, default=3, help="drop commits changing more files")
     parser.add_argument("--max-definitions", type=int, default=4,
                         help="drop commits changing more definitions in non-test files")
@@ -604,6 +653,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_build or args.cost:
         print("\nBuild cost (wall and CPU seconds on this machine, niced, shared CPUs)\n")
         print(cost_table(args.cache_dir, case_files))
+    if args.indexed_only:
+        case_files = indexed_only(case_files, args.cache_dir / "indexes",
+                                  args.cache_dir / "indexed-cases", log)
     meta = case_meta(case_files)
     print("\nCorpus (cases per query class)\n")
     print(corpus_table(meta))
@@ -621,6 +673,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{tables(name, [('slice-' + s if s else 'mined', r) for s, r in tagged], meta)}")
         report[name] = {"cases": {r.case_id: r.status for _, r in rows},
                         "seconds": time.perf_counter() - started}
+    out.mkdir(parents=True, exist_ok=True)
     (args.json or out / "summary.json").write_text(json.dumps(report, indent=1, sort_keys=True)
                                                    + "\n")
     return 0

@@ -174,3 +174,30 @@ def test_a_ruby_predicate_named_without_its_question_mark_is_exact() -> None:
     groups = [group("Sinatra.Helpers.etag_matches?", file="lib/sinatra/base.rb")]
     assert mc.query_class("Fix regex in `etag_matches?` to prevent ReDoS", groups) \
         == "exact_identifier"
+
+
+def test_indexed_only_scores_the_cases_whose_revision_was_built(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = Repo(tmp_path / "repos" / "acme+shop")
+    repo.commit({"shop/prices.py": PRICES}, "initial import")
+    repo.commit({"shop/prices.py": PRICES.replace("5.0 + 2.0", "5.0 + 2.5")},
+                "fix: heavy parcels were charged too little for shipping")
+    monkeypatch.setattr(mc, "REPOSITORIES", (("acme/shop", "python"),))
+    cache = tmp_path / "cache"
+    assert mc.main(["--repos-dir", str(tmp_path / "repos"), "--cache-dir", str(cache),
+                    "--configs", ""]) == 0
+    case_file = cache / "cases" / "acme+shop.yaml"
+    text = case_file.read_text()
+    revision = load_cases(str(case_file)).cases[0].revision
+    case_file.write_text(text + text[text.index("- id:"):]
+                         .replace("- id: commit-", "- id: other-")
+                         .replace(revision, "f" * 40))
+    assert len(load_cases(str(case_file)).cases) == 2
+    capsys.readouterr()
+    assert mc.main(["--cache-dir", str(cache), "--skip-build", "--indexed-only"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 of 2 cases left out (revision not indexed)" in err
+    assert "| mined | 1 |" in out
+    kept = load_cases(str(cache / "indexed-cases" / "acme+shop.yaml")).cases
+    assert [c.revision for c in kept] == [revision]
