@@ -78,6 +78,7 @@ from swebench_localization import find_repo
 
 from codegold.curate.fromchanges import import_swebench, mine_history, read_instances
 from codegold.curate.stanza import case_file_text
+from codegold.errors import CodeIndexError
 from codegold.evaluate.aggregate import aggregate
 from codegold.index.catalog import IndexSet
 from codegold.index.many import build_many
@@ -414,14 +415,26 @@ def index_corpus(args: argparse.Namespace, case_files: Sequence[Path],
             if repo is None:
                 raise SystemExit(f"{path}: no clone of {repository} under {args.repos_dir}")
             started, cpu, before = time.perf_counter(), _cpu(), len(pinned)
-            result = build_many(repo, root, sorted(pinned), repository=repository,
-                                pinned_by=pinned)
+            built: list[str] = []
+            failed = 0
+            for revision in sorted(pinned):
+                # One revision at a time: a snapshot without some blob (stored copies of
+                # public repositories leave out files of 4 MiB and more) loses that
+                # revision's cases, not the repository's.
+                try:
+                    result = build_many(repo, root, [revision], repository=repository,
+                                        pinned_by={revision: pinned[revision]})
+                except CodeIndexError as err:
+                    failed += 1
+                    log(f"{repository}@{revision[:12]}: not indexed: {err}")
+                    continue
+                built += [m.revision for m in result.built]
             rows.append({"file": path.name, "repository": repository,
-                         "revisions": before, "built": len(result.built),
+                         "revisions": before, "built": len(built), "failed": failed,
                          "wall_s": time.perf_counter() - started, "cpu_s": _cpu() - cpu,
-                         "index_bytes": sum(_disk(root / m.revision) for m in result.built)})
-            log(f"indexed {repository}: {len(result.built)} of {before} revisions built "
-                f"in {time.perf_counter() - started:.1f}s")
+                         "index_bytes": sum(_disk(root / r) for r in built)})
+            log(f"indexed {repository}: {len(built)} of {before} revisions built "
+                f"({failed} failed) in {time.perf_counter() - started:.1f}s")
     return rows
 
 

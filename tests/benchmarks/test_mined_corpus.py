@@ -3,12 +3,14 @@ seeded sample) and the script end to end on a small local repository's history."
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from codegold.model import load_cases
 from gitrepo import Repo
@@ -201,3 +203,26 @@ def test_indexed_only_scores_the_cases_whose_revision_was_built(
     assert "| mined | 1 |" in out
     kept = load_cases(str(cache / "indexed-cases" / "acme+shop.yaml")).cases
     assert [c.revision for c in kept] == [revision]
+
+
+def test_a_revision_whose_blob_is_missing_loses_its_cases_not_the_repository(
+        tmp_path: Path) -> None:
+    from gitrepo import git
+
+    repo = Repo(tmp_path / "repos" / "acme+shop")
+    old = repo.commit({"shop/prices.py": PRICES, "shop/data.py": "ROWS = [1]\n"})
+    new = repo.commit({"shop/data.py": "ROWS = [2]\n"})
+    blob = git(repo.path, "rev-parse", f"{old}:shop/data.py")
+    (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # as a snapshot lacks it
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(yaml.safe_dump({"format": 1, "defaults": {"repository": "acme/shop", "cutoff": 5},
+                                     "cases": [
+        {"id": f"at-{rev[:6]}", "query": "shipping cost", "revision": rev, "query_class": "x",
+         "accepted": [{"file": "shop/prices.py", "symbol": "shipping_cost"}]}
+        for rev in (old, new)]}))
+    args = argparse.Namespace(cache_dir=tmp_path / "cache", repos_dir=tmp_path / "repos")
+    logged: list[str] = []
+    rows = mc.index_corpus(args, [cases], logged.append)
+    assert [(r["built"], r["failed"]) for r in rows] == [(1, 1)]
+    assert (tmp_path / "cache" / "indexes" / new / "manifest.json").is_file()
+    assert any(old[:12] in line and "not indexed" in line for line in logged)
