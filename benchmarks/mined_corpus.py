@@ -445,12 +445,22 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-_HEAD = ["cases", "pass@5 %", "hit %", "MRR", "forbidden %"]
+_HEAD = ["cases", "pass@5 %", "hit %", "file hit %", "MRR", "forbidden %"]
+# Required gold files per case id (filled by case_meta): a mined gold is the definitions
+# a commit changed, stricter than "the right file", so the tables show both.
+GOLD_FILES: dict[str, frozenset[str]] = {}
+
+
+def file_hit(result: CaseResult) -> bool:
+    """A required gold file among the chunks within the case's cutoff."""
+    gold = GOLD_FILES.get(result.case_id, frozenset())
+    return any(chunk.file in gold for chunk in result.ranked[:result.cutoff])
 
 
 def figures(results: Sequence[CaseResult]) -> list[str]:
     every = aggregate(list(results))
-    return [str(every.cases), _pct(every.pass_rate), _pct(every.hit_rate),
+    files = sum(file_hit(r) for r in results) / len(results) if results else None
+    return [str(every.cases), _pct(every.pass_rate), _pct(every.hit_rate), _pct(files),
             "-" if every.mrr is None else f"{every.mrr:.3f}", _pct(every.forbidden_rate)]
 
 
@@ -504,6 +514,8 @@ def case_meta(case_files: Sequence[Path]) -> dict[str, dict[str, str]]:
         kind = ("swebench-dev" if path.name.startswith("slice-swebench") else
                 "realcases" if path.name.startswith("slice-realcases") else "mined")
         for case in load_cases(str(path)).cases:
+            GOLD_FILES[case.id] = frozenset(t.file for g in case.groups if g.required
+                                            for t in g.any_of)
             meta[case.id] = {"slice": kind, "repository": case.repository or path.stem,
                              "language": str(case.tags.get("language", "?")),
                              "class": case.query_class}

@@ -145,7 +145,7 @@ def test_the_script_mines_indexes_runs_and_prints_the_tables(
     assert {c.query_class for c in cases} == {"exact_identifier", "descriptive"}
     assert all(c.tags["language"] == "python" and c.repository == "acme/shop" for c in cases)
     assert "| total | 2 |" in out and "| mined | 2 |" in out and "| acme/shop | 2 |" in out
-    assert "### lexical" in out and "worst acme/shop" in out
+    assert "### lexical" in out and "worst acme/shop" in out and "| file hit % |" in out
     summary = json.loads((cache / "runs" / "summary.json").read_text())
     assert set(summary["reference"]["cases"]) == {c.id for c in cases}
     assert (cache / "runs" / "reference" / "acme+shop.results.json").is_file()
