@@ -428,7 +428,7 @@ def index_corpus(args: argparse.Namespace, case_files: Sequence[Path],
                     failed += 1
                     log(f"{repository}@{revision[:12]}: not indexed: {err}")
                     continue
-                built += [m.revision for m in result.built]
+                built += [m.revision for m in result.built if m.revision]
             rows.append({"file": path.name, "repository": repository,
                          "revisions": before, "built": len(built), "failed": failed,
                          "wall_s": time.perf_counter() - started, "cpu_s": _cpu() - cpu,
