@@ -46,12 +46,20 @@ Case files go to ``CACHE/cases/``, attempts and per-case results to
 Usage::
 
     nice -n 15 python benchmarks/mined_corpus.py --repos-dir /work/.mirror \\
-        --cache-dir /work/corpus-cache --per-repo 20
-    # after a ranking change, the same cases and indexes, nothing rebuilt:
+        --cache-dir /work/corpus-cache --per-repo 20 --realcases \\
+        --swebench /work/shared/data/swebench-dev/instances.jsonl
+    # after a ranking change, the same cases and indexes, nothing mined or built:
     python benchmarks/mined_corpus.py --cache-dir /work/corpus-cache --skip-build \\
-        --configs reference
+        --indexed-only --configs reference,lexical
+    # dense on a few repositories' cases (slow on a CPU):
     python benchmarks/mined_corpus.py --cache-dir /work/corpus-cache --skip-build \\
-        --configs reference,lexical --dense-sample 100
+        --indexed-only --files jd+tenacity.yaml --configs reference,reference+dense \\
+        --json dense.json
+
+Mining is cached per repository in ``CACHE/eligible/`` (every commit that passed the
+filters), so another ``--per-repo`` or ``--seed`` samples again without reading history;
+``--mine-only`` writes the case files and stops, ``--skip-mine`` indexes what they pin,
+runs and scores.
 
 Nothing here reaches the network: ``--repos-dir`` holds local clones (bare is fine)
 named ``owner+name`` (optionally with ``repo/`` inside).
