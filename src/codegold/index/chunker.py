@@ -26,9 +26,14 @@ from codegold.index.drafts import (
 from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
+    Deadline,
+    OverBudget,
+    compile_queries,
+    parse_budget,
     parse_source,
-    parser,
+    parse_tree,
     structure_matches,
+    tags_query,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, SymbolSpan, flat_definitions, structural_regions
@@ -54,6 +59,11 @@ MINIFIED_PUNCTUATION_SHARE = 0.03
 SYNTAX_ERROR_SHARE = 0.3
 # The syntax nodes _packed_outside_literals visits at most looking for string literals.
 MINIFIED_WALK_NODES = 50_000
+# A file whose packed lines (by the text rule) hold more characters than this is read as
+# minified from its bytes, never parsed: tree-sitter takes 300-400 bytes of memory per
+# byte of packed code (a 50 MB line of Ruby: 15.7 GB), so only a file this small gets its
+# string literals left out of the count and its definitions named.
+MINIFIED_PARSE_CHARS = 256_000
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -93,48 +103,27 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     fate = "indexed"
     calls: list[tuple[str, int]] = []
     if language in STRUCTURAL_LANGUAGES:
-        root = parser(language).parse(parse_source(language, data)).root_node
-        error_rows: int | None = None  # counted when needed (never for minified code)
-        if language == "cpp" and root.has_error and path.endswith(".h"):
-            error_rows = _error_rows(root)
-            # A ``.h`` file is C or C++; read as C++ first, a C header the C++ grammar
-            # cannot read (C99 designated initializers, ``restrict``, C keywords as
-            # names) is read as C when the C grammar finds fewer error rows.
-            as_c = parser("c").parse(parse_source("c", data)).root_node
-            c_rows = _error_rows(as_c)
-            if c_rows < error_rows:
-                language, root, error_rows = "c", as_c, c_rows
-        if is_minified(lines) and _packed_outside_literals(lines, root):
+        packed = is_minified(lines)
+        budget = parse_budget(len(data))
+        if packed and _long_line_chars(lines) > MINIFIED_PARSE_CHARS:
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
-                         "code): lines fallback")
-            drafts = _minified_definitions(drafts, language, root)
+                         f"code, over {MINIFIED_PARSE_CHARS} characters of such lines): "
+                         "lines fallback, not parsed")
         else:
-            if error_rows is None:
-                error_rows = _error_rows(root) if root.has_error else 0
-            if error_rows > SYNTAX_ERROR_SHARE * len(lines):
+            # Grammars and queries are loaded and compiled before the clock starts (a
+            # query takes up to a third of a second to compile, more on a busy machine).
+            compile_queries([language, "c" if language == "cpp" else None])
+            if packed:
+                tags_query(language)
+            try:
+                drafts, chunker, fate, language, calls, found = _structural(
+                    path, data, lines, language, category, packed, Deadline(budget))
+                notes.extend(found)
+            except OverBudget:
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-                notes.append(f"syntax error on {error_rows} of {len(lines)} lines: "
-                             "lines fallback")
-            else:
-                try:
-                    tags, call_names = structure_matches(root, language)
-                    regions = _within(
-                        structural_regions(root, language, tags,
-                                           declaration_file=is_declaration_file(path),
-                                           test_file=category == "test"),
-                        len(lines) - 1)
-                    drafts = _structural_drafts(regions, lines)
-                    chunker = f"tree-sitter:{language}"
-                    calls = _calls(call_names)
-                except (IndexError, ValueError, RecursionError) as err:
-                    # Content we did not foresee must cost one file its structure, never
-                    # the whole build: fall back to line windows and say why.
-                    drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-                    notes.append(f"structural chunking failed ({type(err).__name__}): "
-                                 "lines fallback")
-                if error_rows:
-                    notes.append(f"syntax error on {error_rows} lines: chunked around them")
+                notes.append(f"parsing took over its {budget:.1f} s budget ({len(data)} "
+                             "bytes): lines fallback")
     elif language == "markdown":
         drafts, chunker = markdown_drafts(lines), "markdown"
     elif language == "rest":
@@ -149,14 +138,70 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                      entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
 
 
-def _minified_definitions(drafts: list[Draft], language: str, root: Node) -> list[Draft]:
+def _structural(path: str, data: bytes, lines: Lines, language: str, category: str,
+                packed: bool, deadline: Deadline
+                ) -> tuple[list[Draft], str, str, str, list[tuple[str, int]], list[str]]:
+    """Drafts of a file of a structural language: ``(drafts, chunker, fate, language,
+    calls, notes)``; the language may turn from C++ to C (a ``.h`` file). Raises
+    :class:`OverBudget` when tree-sitter runs past ``deadline``."""
+    notes: list[str] = []
+    calls: list[tuple[str, int]] = []
+    root = parse_tree(language, parse_source(language, data), deadline)
+    error_rows: int | None = None  # counted when needed (never for minified code)
+    if language == "cpp" and root.has_error and path.endswith(".h"):
+        error_rows = _error_rows(root)
+        # A ``.h`` file is C or C++; read as C++ first, a C header the C++ grammar
+        # cannot read (C99 designated initializers, ``restrict``, C keywords as
+        # names) is read as C when the C grammar finds fewer error rows.
+        as_c = parse_tree("c", parse_source("c", data), deadline)
+        c_rows = _error_rows(as_c)
+        if c_rows < error_rows:
+            language, root, error_rows = "c", as_c, c_rows
+    if packed and _packed_outside_literals(lines, root):
+        notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
+                     "code): lines fallback")
+        drafts = _minified_definitions(line_drafts(lines), language, root, deadline)
+        return drafts, "lines", "fallback", language, calls, notes
+    if error_rows is None:
+        error_rows = _error_rows(root) if root.has_error else 0
+    if error_rows > SYNTAX_ERROR_SHARE * len(lines):
+        notes.append(f"syntax error on {error_rows} of {len(lines)} lines: lines fallback")
+        return line_drafts(lines), "lines", "fallback", language, calls, notes
+    fate = "indexed"
+    try:
+        tags, call_names = structure_matches(root, language, deadline)
+        regions = _within(
+            structural_regions(root, language, tags,
+                               declaration_file=is_declaration_file(path),
+                               test_file=category == "test"),
+            len(lines) - 1)
+        drafts = _structural_drafts(regions, lines)
+        chunker = f"tree-sitter:{language}"
+        calls = _calls(call_names)
+    except (IndexError, ValueError, RecursionError) as err:
+        # Content we did not foresee must cost one file its structure, never
+        # the whole build: fall back to line windows and say why.
+        drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+        notes.append(f"structural chunking failed ({type(err).__name__}): "
+                     "lines fallback")
+    if error_rows:
+        notes.append(f"syntax error on {error_rows} lines: chunked around them")
+    return drafts, chunker, fate, language, calls, notes
+
+
+def _long_line_chars(lines: Lines) -> int:
+    return sum(len(line) for line in lines.items if len(line) > LONG_LINE_CHARS)
+
+
+def _minified_definitions(drafts: list[Draft], language: str, root: Node,
+                          deadline: Deadline | None = None) -> list[Draft]:
     """Line windows of packed code, each naming the definitions whose name it holds: a
     packed line is cut into pieces of MAX_CHUNK_CHARS, so a name's column says which
     piece holds it (columns are bytes; near a piece's edge in non-ASCII code a name may
     go to its neighbour). The file keeps its symbols even though its chunks are windows."""
     try:
-        found = flat_definitions(root, language)
-    except (IndexError, ValueError, RecursionError):
+        found = flat_definitions(root, language, deadline)
+    except (IndexError, ValueError, RecursionError, OverBudget):
         return drafts
     if not found:
         return drafts

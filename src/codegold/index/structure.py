@@ -24,8 +24,9 @@ from tree_sitter import Node
 
 from codegold.index.grammars import (
     LANGUAGES,
+    Deadline,
     Match,
-    query_cursor,
+    matches_within,
     tags_query,
     test_marker_pattern,
     test_name_pattern,
@@ -354,13 +355,14 @@ def _before_parameters(text: str) -> str:
     return text
 
 
-def flat_definitions(root: Node, language: str) -> list[tuple[SymbolSpan, int]]:
+def flat_definitions(root: Node, language: str, deadline: Deadline | None = None
+                     ) -> list[tuple[SymbolSpan, int]]:
     """Every named definition the tags query finds, unqualified by containers, with the
     column of its name: for packed (minified) code, whose chunks are line windows that
     still say which names they define. Object literals that hold only data are left out."""
     wrappers = LANGUAGES[language].wrappers
     found: dict[tuple[int, int], tuple[SymbolSpan, int]] = {}
-    for _, captures in query_cursor(tags_query(language)).matches(root):
+    for _, captures in matches_within(tags_query(language), root, deadline):
         definition = _definition(captures, wrappers, LANGUAGES[language].names_with_parameters)
         if definition is None or definition.name is None or definition.literal:
             continue
