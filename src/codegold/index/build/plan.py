@@ -109,7 +109,7 @@ def _missing_error(lacking: list[TreeEntry], repo: str) -> CodeIndexError:
     more = f" and {len(lacking) - 3} more" if len(lacking) > 3 else ""
     return CodeIndexError(
         f"{len(lacking)} file(s) of the revision are not in the clone at {repo}: {shown}"
-        f"{more}; it is a partial clone (--filter=blob:...). Fetch them (git -C {repo} "
+        f"{more}; it is a partial clone (made with a blob filter). Fetch them (git -C {repo} "
         "fetch origin, or a full clone), or leave them out with {skip_missing_blobs} (or "
         "skip_missing_blobs: true in the path policy)",
         settings=("skip_missing_blobs",))
