@@ -27,9 +27,14 @@ from codegold.index.drafts import (
 from codegold.index.fingerprint import chunker_fingerprint
 from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
+    Deadline,
+    OverBudget,
+    compile_queries,
+    parse_budget,
     parse_source,
-    parser,
+    parse_tree,
     structure_matches,
+    tags_query,
 )
 from codegold.index.records import FileChunks, IndexedChunk, InventoryEntry, Reference, SymbolDef
 from codegold.index.structure import Region, SymbolSpan, flat_definitions, structural_regions
@@ -39,10 +44,16 @@ from codegold.model.languages import CONFIG_LANGUAGES, language_of
 CHUNKER_NAME = "codegold-structural"
 # The declared version, plus a fingerprint of what decides chunk boundaries, ids, symbols
 # and roles for the same bytes: the chunker's own sources and query files and the
-# tree-sitter and grammar releases. It is part of every chunk id and of the index build
-# id, and incremental builds reuse only rows written by the same version, so a change to
+# tree-sitter and grammar releases. It is part of the index build id, and incremental
+# builds and the chunk store reuse only rows written by the same version, so a change to
 # any of these can never leave stale chunks that claim to be current.
 CHUNKER_VERSION = f"1+{chunker_fingerprint()}"
+# The version of the rules that make chunks, part of every chunk id with what the chunk
+# is (path, blob, span, kind, symbol, text). Chunk ids break ties in ranking, so they
+# must not move when codegold's sources do without changing a row (a refactor moved the
+# demo's MRR between 0.800 and 0.812 when ids hashed the sources); bump it when a change
+# should give chunks that look the same new ids.
+CHUNKER_RULES_VERSION = "1"
 
 LONG_LINE_CHARS = 4_000
 # A file is minified (line windows, no structure) when a line over LONG_LINE_CHARS reads
@@ -55,6 +66,11 @@ MINIFIED_PUNCTUATION_SHARE = 0.03
 SYNTAX_ERROR_SHARE = 0.3
 # The syntax nodes _packed_outside_literals visits at most looking for string literals.
 MINIFIED_WALK_NODES = 50_000
+# A file whose packed lines (by the text rule) hold more characters than this is read as
+# minified from its bytes, never parsed: tree-sitter takes 300-400 bytes of memory per
+# byte of packed code (a 50 MB line of Ruby: 15.7 GB), so only a file this small gets its
+# string literals left out of the count and its definitions named.
+MINIFIED_PARSE_CHARS = 256_000
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -94,48 +110,27 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
     fate = "indexed"
     calls: list[tuple[str, int]] = []
     if language in STRUCTURAL_LANGUAGES:
-        root = parser(language).parse(parse_source(language, data)).root_node
-        error_rows: int | None = None  # counted when needed (never for minified code)
-        if language == "cpp" and root.has_error and path.endswith(".h"):
-            error_rows = _error_rows(root)
-            # A ``.h`` file is C or C++; read as C++ first, a C header the C++ grammar
-            # cannot read (C99 designated initializers, ``restrict``, C keywords as
-            # names) is read as C when the C grammar finds fewer error rows.
-            as_c = parser("c").parse(parse_source("c", data)).root_node
-            c_rows = _error_rows(as_c)
-            if c_rows < error_rows:
-                language, root, error_rows = "c", as_c, c_rows
-        if is_minified(lines) and _packed_outside_literals(lines, root):
+        packed = is_minified(lines)
+        budget = parse_budget(len(data))
+        if packed and _long_line_chars(lines) > MINIFIED_PARSE_CHARS:
             drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
             notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
-                         "code): lines fallback")
-            drafts = _minified_definitions(drafts, language, root)
+                         f"code, over {MINIFIED_PARSE_CHARS} characters of such lines): "
+                         "lines fallback, not parsed")
         else:
-            if error_rows is None:
-                error_rows = _error_rows(root) if root.has_error else 0
-            if error_rows > SYNTAX_ERROR_SHARE * len(lines):
+            # Grammars and queries are loaded and compiled before the clock starts (a
+            # query takes up to a third of a second to compile, more on a busy machine).
+            compile_queries([language, "c" if language == "cpp" else None])
+            if packed:
+                tags_query(language)
+            try:
+                drafts, chunker, fate, language, calls, found = _structural(
+                    path, data, lines, language, category, packed, Deadline(budget))
+                notes.extend(found)
+            except OverBudget:
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-                notes.append(f"syntax error on {error_rows} of {len(lines)} lines: "
-                             "lines fallback")
-            else:
-                try:
-                    tags, call_names = structure_matches(root, language)
-                    regions = _within(
-                        structural_regions(root, language, tags,
-                                           declaration_file=is_declaration_file(path),
-                                           test_file=category == "test"),
-                        len(lines) - 1)
-                    drafts = _structural_drafts(regions, lines)
-                    chunker = f"tree-sitter:{language}"
-                    calls = _calls(call_names)
-                except (IndexError, ValueError, RecursionError) as err:
-                    # Content we did not foresee must cost one file its structure, never
-                    # the whole build: fall back to line windows and say why.
-                    drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-                    notes.append(f"structural chunking failed ({type(err).__name__}): "
-                                 "lines fallback")
-                if error_rows:
-                    notes.append(f"syntax error on {error_rows} lines: chunked around them")
+                notes.append(f"parsing took over its {budget:.1f} s budget ({len(data)} "
+                             "bytes): lines fallback")
     elif language == "markdown":
         drafts, chunker = markdown_drafts(lines), "markdown"
     elif language == "rest":
@@ -150,14 +145,70 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                      entry(fate, "; ".join(notes) or None, chunker, len(drafts)))
 
 
-def _minified_definitions(drafts: list[Draft], language: str, root: Node) -> list[Draft]:
+def _structural(path: str, data: bytes, lines: Lines, language: str, category: str,
+                packed: bool, deadline: Deadline
+                ) -> tuple[list[Draft], str, str, str, list[tuple[str, int]], list[str]]:
+    """Drafts of a file of a structural language: ``(drafts, chunker, fate, language,
+    calls, notes)``; the language may turn from C++ to C (a ``.h`` file). Raises
+    :class:`OverBudget` when tree-sitter runs past ``deadline``."""
+    notes: list[str] = []
+    calls: list[tuple[str, int]] = []
+    root = parse_tree(language, parse_source(language, data), deadline)
+    error_rows: int | None = None  # counted when needed (never for minified code)
+    if language == "cpp" and root.has_error and path.endswith(".h"):
+        error_rows = _error_rows(root)
+        # A ``.h`` file is C or C++; read as C++ first, a C header the C++ grammar
+        # cannot read (C99 designated initializers, ``restrict``, C keywords as
+        # names) is read as C when the C grammar finds fewer error rows.
+        as_c = parse_tree("c", parse_source("c", data), deadline)
+        c_rows = _error_rows(as_c)
+        if c_rows < error_rows:
+            language, root, error_rows = "c", as_c, c_rows
+    if packed and _packed_outside_literals(lines, root):
+        notes.append(f"minified (a line over {LONG_LINE_CHARS} characters of packed "
+                     "code): lines fallback")
+        drafts = _minified_definitions(line_drafts(lines), language, root, deadline)
+        return drafts, "lines", "fallback", language, calls, notes
+    if error_rows is None:
+        error_rows = _error_rows(root) if root.has_error else 0
+    if error_rows > SYNTAX_ERROR_SHARE * len(lines):
+        notes.append(f"syntax error on {error_rows} of {len(lines)} lines: lines fallback")
+        return line_drafts(lines), "lines", "fallback", language, calls, notes
+    fate = "indexed"
+    try:
+        tags, call_names = structure_matches(root, language, deadline)
+        regions = _within(
+            structural_regions(root, language, tags,
+                               declaration_file=is_declaration_file(path),
+                               test_file=category == "test"),
+            len(lines) - 1)
+        drafts = _structural_drafts(regions, lines)
+        chunker = f"tree-sitter:{language}"
+        calls = _calls(call_names)
+    except (IndexError, ValueError, RecursionError) as err:
+        # Content we did not foresee must cost one file its structure, never
+        # the whole build: fall back to line windows and say why.
+        drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+        notes.append(f"structural chunking failed ({type(err).__name__}): "
+                     "lines fallback")
+    if error_rows:
+        notes.append(f"syntax error on {error_rows} lines: chunked around them")
+    return drafts, chunker, fate, language, calls, notes
+
+
+def _long_line_chars(lines: Lines) -> int:
+    return sum(len(line) for line in lines.items if len(line) > LONG_LINE_CHARS)
+
+
+def _minified_definitions(drafts: list[Draft], language: str, root: Node,
+                          deadline: Deadline | None = None) -> list[Draft]:
     """Line windows of packed code, each naming the definitions whose name it holds: a
     packed line is cut into pieces of MAX_CHUNK_CHARS, so a name's column says which
     piece holds it (columns are bytes; near a piece's edge in non-ASCII code a name may
     go to its neighbour). The file keeps its symbols even though its chunks are windows."""
     try:
-        found = flat_definitions(root, language)
-    except (IndexError, ValueError, RecursionError):
+        found = flat_definitions(root, language, deadline)
+    except (IndexError, ValueError, RecursionError, OverBudget):
         return drafts
     if not found:
         return drafts
@@ -375,8 +426,10 @@ def _structural_role(draft: Draft, call_rows: list[int]) -> str:
 
 
 def _chunk_id(path: str, blob: str, draft: Draft, ordinal: int) -> str:
-    key = "\0".join((CHUNKER_VERSION, path, blob, str(draft.start), str(draft.end), draft.kind,
-                     draft.symbol or "", str(ordinal)))
+    text = hashlib.sha1(draft.text.encode("utf-8", "surrogateescape"),
+                        usedforsecurity=False).hexdigest()
+    key = "\0".join((CHUNKER_RULES_VERSION, path, blob, str(draft.start), str(draft.end),
+                     draft.kind, draft.symbol or "", text, str(ordinal)))
     return hashlib.sha1(key.encode("utf-8", "surrogateescape"),
                         usedforsecurity=False).hexdigest()[:16]
 

@@ -45,6 +45,7 @@ class GitSnapshot:
         self.repo = repo
         self.revision = revision
         self.requested = requested
+        self._missing: set[str] | None = None
 
     @classmethod
     def open(cls, repo: str | Path, revision: str) -> GitSnapshot:
@@ -105,18 +106,57 @@ class GitSnapshot:
 
     def entries(self) -> list[TreeEntry]:
         """Every path at the revision, in git's (byte-wise) order."""
-        out = _run(self.repo, ["ls-tree", "-r", "-z", "--long", "--full-tree", END_OF_OPTIONS,
+        missing = self.missing_blobs()
+        # ``--long`` reads every blob's size, which in a partial clone fetches (or fails
+        # on) the blobs it lacks: there the sizes of the blobs it holds are asked apart.
+        long = [] if missing else ["--long"]
+        out = _run(self.repo, ["ls-tree", "-r", "-z", *long, "--full-tree", END_OF_OPTIONS,
                                self.revision])
         entries: list[TreeEntry] = []
         for record in out.stdout_bytes.split(b"\0"):
             if not record:
                 continue
             meta, _, raw_path = record.partition(b"\t")
-            mode, object_type, sha, size = meta.decode("ascii").split(None, 3)
+            mode, object_type, sha, *size = meta.decode("ascii").split(None, 3)
             path = raw_path.decode("utf-8", "surrogateescape")
-            size_value = int(size) if size.strip().isdigit() else None
+            size_value = int(size[0]) if size and size[0].strip().isdigit() else None
             entries.append(TreeEntry(path, mode, object_type, sha, size_value))
+        if missing:
+            sizes = self._sizes(sorted({e.sha for e in entries if e.object_type == "blob"}
+                                       - missing))
+            entries = [TreeEntry(e.path, e.mode, e.object_type, e.sha, sizes.get(e.sha))
+                       for e in entries]
         return entries
+
+    def _sizes(self, shas: list[str]) -> dict[str, int]:
+        if not shas:
+            return {}
+        out = _run(self.repo, ["cat-file", "--batch-check=%(objectname) %(objectsize)"],
+                   stdin="".join(f"{sha}\n" for sha in shas).encode("ascii"))
+        sizes: dict[str, int] = {}
+        for line in out.stdout.splitlines():
+            sha, _, size = line.partition(" ")
+            if size.isdigit():
+                sizes[sha] = int(size)
+        return sizes
+
+    def missing_blobs(self) -> set[str]:
+        """The blobs of the revision this clone lacks: none unless it is a partial clone
+        (``git clone --filter=blob:limit=...``), whose lacking objects git lists without
+        fetching them."""
+        if self._missing is not None:
+            return self._missing
+        self._missing = set()
+        promisor = _run(self.repo, ["config", "--get-regexp",
+                                    r"^(extensions\.partialclone|remote\..*\.promisor)$"],
+                        check=False).stdout
+        if not promisor.strip():
+            return self._missing
+        out = _run(self.repo, ["rev-list", "--objects", "--missing=print", "--no-object-names",
+                               END_OF_OPTIONS, self.revision, "--"], check=False)
+        self._missing = {line[1:].strip() for line in out.stdout.splitlines()
+                         if line.startswith("?")}
+        return self._missing
 
     def blobs(self, shas: Iterable[str]) -> Generator[tuple[str, bytes], None, None]:
         """Stream ``(sha, content)`` for each requested blob, in request order."""
@@ -184,8 +224,9 @@ class GitSnapshot:
             writer.join(timeout=5)
 
 
-def _run(repo: Path, args: list[str], *, check: bool = True) -> _Completed:
-    result = git(args, repo=repo, check=check)
+def _run(repo: Path, args: list[str], *, check: bool = True, stdin: bytes | None = None
+         ) -> _Completed:
+    result = git(args, repo=repo, check=check, input=stdin)
     return _Completed(result.returncode, result.stdout, result.stderr)
 
 

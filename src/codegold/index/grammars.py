@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
+import time
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
@@ -20,8 +21,9 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from codegold.index.languages import LANGUAGES, STRUCTURAL_LANGUAGES, LanguageSpec
 
-__all__ = ["LANGUAGES", "MAX_QUERY_START_DEPTH", "STRUCTURAL_LANGUAGES", "LanguageSpec",
-           "Match", "calls_query", "compile_queries", "family", "parse_source", "parser",
+__all__ = ["LANGUAGES", "MAX_QUERY_START_DEPTH", "STRUCTURAL_LANGUAGES", "Deadline",
+           "LanguageSpec", "Match", "OverBudget", "calls_query", "compile_queries", "family",
+           "matches_within", "parse_budget", "parse_source", "parse_tree", "parser",
            "query_cursor", "structure_matches", "tags_query", "test_marker_pattern",
            "test_name_pattern", "ts_language"]
 
@@ -62,6 +64,76 @@ def parser(language: str) -> Parser:
     if found is None:
         found = parsers[language] = Parser(ts_language(language))
     return found
+
+
+# tree-sitter's error recovery is quadratic on some inputs (an unclosed ``/* x`` per line:
+# 100 kB of JavaScript took 95 s, of Go 73 s), and so are some queries on some trees (PHP's
+# ``"{$"`` repeated in a string), so a file's parse and queries run against a deadline
+# that grows with its size and is bounded: PARSE_SECONDS, plus PARSE_SECONDS_PER_MB per
+# megabyte, at most PARSE_SECONDS_MAX. Real files parse in a small part of it (a megabyte
+# of C in about a second on a loaded machine); past it the file gets line chunks and the
+# inventory says why. A parse that finished in time is done once more, reusing its tree,
+# so it costs at most about twice its budget.
+PARSE_SECONDS = 5.0
+PARSE_SECONDS_PER_MB = 10.0
+PARSE_SECONDS_MAX = 15.0
+
+
+def parse_budget(size: int) -> float:
+    """Seconds a file of ``size`` bytes may spend in tree-sitter (parse and queries)."""
+    return min(PARSE_SECONDS_MAX, PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1_000_000)
+
+
+class OverBudget(Exception):
+    """Parsing or querying a file ran past its :class:`Deadline` (never leaves the chunker)."""
+
+
+class Deadline:
+    """When one file's tree-sitter work must stop: polled by the parser's progress
+    callback (about every ten milliseconds of its work) and after each query."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = time.monotonic() + seconds
+        self.passed = False
+
+    def check(self) -> bool:
+        if not self.passed and time.monotonic() >= self._end:
+            self.passed = True
+        return self.passed
+
+    def on_parse(self, _offset: int, _has_error: bool) -> bool:
+        return self.check()  # True cancels the parse
+
+    def raise_if_passed(self) -> None:
+        if self.passed:
+            raise OverBudget(f"over its {self.seconds:.1f} s parse budget")
+
+
+_READ_BYTES = 1 << 16
+
+
+def parse_tree(language: str, source: bytes, deadline: Deadline | None = None) -> Node:
+    """The root of ``source`` parsed by this thread's parser for ``language`` (``source``
+    as :func:`parse_source` gives it); :class:`OverBudget` when ``deadline`` passes first."""
+    found = parser(language)
+    if deadline is None:
+        return found.parse(source).root_node
+    try:
+        # bytes, not a memoryview: py-tree-sitter 0.26 reads a node's text through the
+        # callback and crashes on anything but bytes
+        tree = found.parse(lambda offset, _point: source[offset:offset + _READ_BYTES],
+                           progress_callback=deadline.on_parse)
+    except ValueError:
+        # A cancelled parse is kept for resuming: the next parse of any text would go on
+        # with this one's state.
+        found.reset()
+        if deadline.passed:
+            raise OverBudget(f"over its {deadline.seconds:.1f} s parse budget") from None
+        raise
+    # Parsed again from ``source`` itself reusing the whole tree (no edits: little work),
+    # so node texts are read from bytes, not through the callback (eight times slower).
+    return found.parse(source, old_tree=tree).root_node
 
 
 def parse_source(language: str, data: bytes) -> bytes:
@@ -122,14 +194,27 @@ def _structure_query(language: str) -> tuple[Query, int]:
     return query, tag_patterns
 
 
-def structure_matches(root: Node, language: str) -> tuple[list[Match], list[Node]]:
+def matches_within(query: Query, root: Node, deadline: Deadline | None) -> list[Match]:
+    """``query``'s matches in ``root`` (see :func:`query_cursor`); :class:`OverBudget`
+    when ``deadline`` has passed by the time they are found. The query itself is not
+    interrupted: py-tree-sitter 0.26's query progress callback reads its options after
+    they are gone (it crashes the process), so only the parse is cancelled mid-way."""
+    found = query_cursor(query).matches(root)
+    if deadline is not None:
+        deadline.check()
+        deadline.raise_if_passed()
+    return found
+
+
+def structure_matches(root: Node, language: str, deadline: Deadline | None = None
+                      ) -> tuple[list[Match], list[Node]]:
     """The tags query's matches in ``root`` and the calls query's ``@name`` nodes, found
     in one pass over the tree (a third less time than running the two queries): what
     :meth:`tags_query`'s ``matches`` and :meth:`calls_query`'s ``captures`` give."""
     query, tag_patterns = _structure_query(language)
     tags: list[Match] = []
     calls: list[Node] = []
-    for pattern, captures in query_cursor(query).matches(root):
+    for pattern, captures in matches_within(query, root, deadline):
         if pattern < tag_patterns:
             tags.append((pattern, captures))
         else:
@@ -144,3 +229,4 @@ def compile_queries(languages: Iterable[str | None]) -> None:
     0.2-0.3 s)."""
     for language in sorted({name for name in languages if name in STRUCTURAL_LANGUAGES}):
         _structure_query(language)
+        parser(language)

@@ -97,6 +97,9 @@ class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     max_bytes: int = DEFAULT_MAX_BYTES
     secrets: bool = True
+    # A partial clone's missing blobs are left out (inventory fate ``excluded``) instead of
+    # stopping the build.
+    skip_missing_blobs: bool = False
 
     @property
     def hash(self) -> str:
@@ -105,6 +108,8 @@ class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
             "exclude": list(self.exclude), "max_bytes": self.max_bytes}
         if not self.secrets:  # only when off, so default policies keep their hash
             fields["secrets"] = False
+        if self.skip_missing_blobs:  # likewise only when on
+            fields["skip_missing_blobs"] = True
         canonical = msgspec.json.encode(fields)
         return "sha256:" + hashlib.sha256(canonical).hexdigest()[:16]
 
@@ -137,6 +142,7 @@ class PolicyFileSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     max_bytes: Annotated[int, Meta(ge=1)] = DEFAULT_MAX_BYTES
     defaults: bool = True
     secrets: bool = True
+    skip_missing_blobs: bool = False
 
 
 def load_policy(path: str | Path) -> PathPolicy:
@@ -145,7 +151,8 @@ def load_policy(path: str | Path) -> PathPolicy:
     ``format: 1``; ``include``/``exclude`` lists of globs; ``max_bytes``; and
     ``defaults: true`` (the default) to keep the built-in excludes before the file's own;
     ``secrets: true`` (the default) to leave secret-bearing files out and redact secret
-    values in what is stored.
+    values in what is stored; ``skip_missing_blobs: true`` to leave out the blobs a
+    partial clone lacks instead of stopping.
     """
     from codegold.model.io import load_versioned
 
@@ -162,4 +169,4 @@ def load_policy(path: str | Path) -> PathPolicy:
     include = tuple(spec.include or ()) or DEFAULT_INCLUDE
     exclude = (DEFAULT_EXCLUDE if spec.defaults else ()) + tuple(spec.exclude or ())
     return PathPolicy(include=include, exclude=exclude, max_bytes=spec.max_bytes,
-                      secrets=spec.secrets)
+                      secrets=spec.secrets, skip_missing_blobs=spec.skip_missing_blobs)

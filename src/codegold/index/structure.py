@@ -24,8 +24,9 @@ from tree_sitter import Node
 
 from codegold.index.grammars import (
     LANGUAGES,
+    Deadline,
     Match,
-    query_cursor,
+    matches_within,
     tags_query,
     test_marker_pattern,
     test_name_pattern,
@@ -223,9 +224,10 @@ class _Definitions:
         any depth of nested literals."""
         todo = [literal.body]
         seen = 0
+        opened: set[int] = set()
         while todo and seen < _MAX_NAMELESS_SCAN:
             body = todo.pop()
-            if body is None:
+            if body is None or not _first_visit(opened, body):
                 continue
             for member in body.named_children:
                 seen += 1
@@ -353,13 +355,14 @@ def _before_parameters(text: str) -> str:
     return text
 
 
-def flat_definitions(root: Node, language: str) -> list[tuple[SymbolSpan, int]]:
+def flat_definitions(root: Node, language: str, deadline: Deadline | None = None
+                     ) -> list[tuple[SymbolSpan, int]]:
     """Every named definition the tags query finds, unqualified by containers, with the
     column of its name: for packed (minified) code, whose chunks are line windows that
     still say which names they define. Object literals that hold only data are left out."""
     wrappers = LANGUAGES[language].wrappers
     found: dict[tuple[int, int], tuple[SymbolSpan, int]] = {}
-    for _, captures in query_cursor(tags_query(language)).matches(root):
+    for _, captures in matches_within(tags_query(language), root, deadline):
         definition = _definition(captures, wrappers, LANGUAGES[language].names_with_parameters)
         if definition is None or definition.name is None or definition.literal:
             continue
@@ -385,6 +388,12 @@ class _Walk:
     collector: _Collector
     flatten: frozenset[str] = frozenset()
     member_lists: frozenset[str] = frozenset()
+    # Bodies whose members the walk has put on its work list (see _first_visit).
+    opened: set[int] = field(default_factory=set)
+
+    def opens(self, found: Definition) -> bool:
+        """Whether the walk may still open ``found``'s body: never a second time."""
+        return found.body is None or found.body.id not in self.opened
 
     def marked(self, found: Definition, siblings: list[Node], index: int, lead: int
                ) -> Definition:
@@ -523,8 +532,9 @@ def _walk_level(siblings: list[Node], ctx: _Context, walk: _Walk,
     attached = walk.attached
     definitions = [None if n.type in attached else walk.definitions.lookup(n, ctx)
                    for n in siblings]
-    definitions = [d if d is None or d.name is not None or _holds_definitions(d, walk)
-                   else None for d in definitions]
+    definitions = [d if d is None or d.name is not None
+                   or (walk.opens(d) and _holds_definitions(d, walk)) else None
+                   for d in definitions]
     leads = [_lead_start(siblings, i, attached) if d is not None else -1
              for i, d in enumerate(definitions)]
     following = _next_solid(siblings, attached)
@@ -606,9 +616,10 @@ def _holds_definitions(found: Definition, walk: _Walk) -> bool:
     otherwise it is ordinary code."""
     todo = [found]
     seen = 0
+    opened: set[int] = set()
     while todo and seen < _MAX_NAMELESS_SCAN:
         current = todo.pop()
-        if current.body is None:
+        if current.body is None or not _first_visit(opened, current.body):
             continue
         for member in _members(current.body, walk.flatten, walk.member_lists):
             seen += 1
@@ -622,6 +633,18 @@ def _holds_definitions(found: Definition, walk: _Walk) -> bool:
 
 
 _MAX_NAMELESS_SCAN = 10_000
+
+
+def _first_visit(opened: set[int], body: Node) -> bool:
+    """Whether ``body`` is opened for the first time (and mark it opened). Definitions are
+    found by byte range, so in a recovered tree a node inside a body can share that body's
+    range and lead back to the same definition (Ruby's ``class A\nif()y end``: the
+    ``then`` holds only ``y``, so ``y`` is looked up as the ``then``): every walk opens a
+    body once, or it would go round for ever."""
+    if body.id in opened:
+        return False
+    opened.add(body.id)
+    return True
 
 
 def _next_solid(siblings: list[Node], attached: frozenset[str]) -> list[int]:
@@ -649,9 +672,10 @@ def _small_container_members(found: Definition, qualified: str, ctx: _Context, w
     """Every member of a container kept whole, nested containers' members included."""
     spans: list[SymbolSpan] = []
     todo: list[tuple[Definition, str, _Context]] = [(found, qualified, ctx)]
+    opened: set[int] = set()
     while todo:
         container, prefix, outer = todo.pop()
-        if container.body is None:
+        if container.body is None or not _first_visit(opened, container.body):
             continue
         inner_ctx = _Context(in_class=True, test=outer.test or container.test)
         members = _members(container.body, walk.flatten, walk.member_lists)
@@ -678,6 +702,8 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
                         level: list[Region | None], chunk_start: int) -> None:
     """Regions of one definition; ``lead`` starts its symbol span (attached comments
     included), ``chunk_start`` its chunk (a detached comment block above may join it)."""
+    if found.container and not walk.opens(found):
+        found = replace(found, container=False)  # its members are on the work list already
     end_row = _last_row(found.span)
     qualified = _qualify(ctx, found.name) if found.name else None
     role = walk.role(found, ctx, _short(found.name) if found.name else None)
@@ -754,6 +780,7 @@ def _definition_regions(found: Definition, lead: int, ctx: _Context, walk: _Walk
         container_kind=ctx.container_kind if transparent else found.kind,
         container_symbol=ctx.container_symbol if transparent else qualified,
         covered_until=header_end, test=role == "test", carry=tuple(defines) if bare_impl else ())
+    walk.opened.add(found.body.id)
     stack.append((members, child_ctx))
 
 

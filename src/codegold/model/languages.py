@@ -64,6 +64,19 @@ OTHER_FILE_EXTENSIONS: tuple[str, ...] = (".pyx", ".scala", ".cfg", ".ini", ".ht
 # Every extension that marks a word of a question as a file name (retrieve.query).
 FILE_NAME_EXTENSIONS: tuple[str, ...] = tuple(dict.fromkeys([*LANGUAGE_BY_EXTENSION,
                                                             *OTHER_FILE_EXTENSIONS]))
+# Program text in languages the table above does not know (no grammar, no chunker of
+# their own): the index reads their secrets as code, so a ``token: String`` parameter is
+# a declaration, and only a quoted literal after ``password =`` is a secret value.
+CODE_EXTENSIONS_WITHOUT_LANGUAGE: frozenset[str] = frozenset({
+    ".pony", ".zig", ".nim", ".scala", ".sc", ".ex", ".exs", ".erl", ".hrl", ".hs", ".lhs",
+    ".ml", ".mli", ".fs", ".fsi", ".fsx", ".lua", ".dart", ".r", ".jl", ".pl", ".pm", ".t",
+    ".groovy", ".gradle", ".clj", ".cljs", ".cljc", ".elm", ".cr", ".d", ".v", ".sv", ".vhd",
+    ".vhdl", ".m", ".mm", ".f90", ".f95", ".f03", ".for", ".pas", ".pp", ".ada", ".adb",
+    ".ads", ".cob", ".cbl", ".coffee", ".vue", ".svelte", ".sol", ".move", ".cairo", ".hx",
+    ".odin", ".gleam", ".roc", ".purs", ".idr", ".agda", ".lean", ".rkt", ".scm", ".ss",
+    ".lisp", ".el", ".tcl", ".vb", ".bas", ".ps1", ".psm1", ".awk", ".pyx", ".pxd", ".cu",
+    ".cuh", ".metal", ".glsl", ".hlsl", ".wgsl", ".mojo", ".carbon", ".vala", ".re", ".res",
+})
 CODE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.kind == "code")
 CONFIG_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.kind == "config")
 # None: a file of no known language is read as data too
@@ -71,6 +84,14 @@ DATA_TEXT_LANGUAGES: frozenset[str | None] = frozenset(
     {None, *(x.name for x in LANGUAGES if x.data_text)})
 PACKAGE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.package_declaration)
 SOURCE_TREE_LANGUAGES: frozenset[str] = frozenset(x.name for x in LANGUAGES if x.source_tree)
+
+
+def is_code_without_language(path: str) -> bool:
+    """Whether ``path`` names program text of a language the table does not know (see
+    CODE_EXTENSIONS_WITHOUT_LANGUAGE)."""
+    name = path.rpartition("/")[2]
+    stem, dot, ext = name.rpartition(".")
+    return bool(dot and stem) and "." + ext.lower() in CODE_EXTENSIONS_WITHOUT_LANGUAGE
 
 
 def language_of(path: str) -> str | None:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from codegold.errors import InputError
 from codegold.execute import Executor, ExecutorSpec, open_executor, parse_executor
 from codegold.index.build import build_index, check_store_apart
@@ -78,6 +80,7 @@ class BuildRequest:
     reuse: Path | None = None  # one revision: an earlier index (default: the one at output)
     repository: str | None = None  # manifest name
     embed: bool = False  # also embed every chunk now
+    skip_missing_blobs: bool = False  # a partial clone's missing blobs left out, not an error
     executor: ExecutorSpec = field(default_factory=lambda: parse_executor("local"))
 
     def __post_init__(self) -> None:
@@ -113,6 +116,8 @@ def build_indexes(request: BuildRequest, caches: PrepareProgress, *,
     then pay the new indexes' query-time caches (:func:`prepare_caches`, which ``caches``
     watches)."""
     policy = load_policy(request.policy) if request.policy is not None else None
+    if request.skip_missing_blobs:
+        policy = msgspec.structs.replace(policy or PathPolicy(), skip_missing_blobs=True)
     if request.revision is not None:
         manifest = index(IndexRequest(repo=request.repo, revision=request.revision,
                                       output=request.output, policy=policy,

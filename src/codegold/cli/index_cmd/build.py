@@ -44,13 +44,14 @@ from codegold.execute import parse_executor
 @click.option("--embed", is_flag=True,
               help="Also embed every chunk for dense retrieval now (needs codegold[dense]; "
                    "as `codegold index embed`), so a run with --dense embeds nothing.")
+@click.option("--skip-missing-blobs", is_flag=True, help="Leave out files a partial clone lacks.")
 @executor_option()
 @quiet_option("No progress on stderr.")
 @handle_errors
 def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
                   cases_file: Path | None, output: Path, store: Path | None, no_store: bool,
                   policy: Path | None, reuse: Path | None, repository: str | None,
-                  embed: bool, executor: str, quiet: bool) -> None:
+                  embed: bool, skip_missing_blobs: bool, executor: str, quiet: bool) -> None:
     """Index REPO at REVISION into OUTPUT (manifest.json + index.sqlite), or at many
     revisions (--revisions, --cases) into OUTPUT/<commit>, one index each.
 
@@ -66,12 +67,12 @@ def build_command(repo: Path, revision: str | None, revisions_spec: str | None,
     request = workflows.BuildRequest(
         repo=repo, output=output, revision=revision, revisions=revisions_spec,
         cases=cases_file, store=store, no_store=no_store, policy=policy, reuse=reuse,
-        repository=repository, embed=embed, executor=parse_executor(executor))
+        repository=repository, embed=embed, skip_missing_blobs=skip_missing_blobs,
+        executor=parse_executor(executor))
     inputs = (str(policy) if policy else None, str(cases_file) if cases_file else None)
     guard(str(output), *inputs, directory=True)
     guard(str(store) if store else None, *inputs, option="--store", directory=True)
-    bar = RevisionsBar(quiet)
-    shown = CachesShown(quiet, builds=bar)
+    shown = CachesShown(quiet, builds=(bar := RevisionsBar(quiet)))
     try:
         built = workflows.build_indexes(request, shown, progress=build_printer(quiet),
                                         many_progress=bar)

@@ -157,7 +157,8 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
                 jobs: int | None = None) -> Manifest:
     if not policy.secrets:
         store = None  # the shared chunk store holds redacted text only
-    plan = plan_build(snapshot.entries(), policy, previous, store)
+    plan = plan_build(snapshot.entries(), policy, previous, store,
+                      frozenset(snapshot.missing_blobs()), str(snapshot.repo))
     if previous is not None:
         writer.keep_only(plan.paths("copy"))
     for entry in plan.unread:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from codegold.errors import CodeIndexError
 from codegold.index.build.naming import display_name, name_problem
 from codegold.index.build.redaction import path_secret
 from codegold.index.categories import categorize
@@ -40,11 +41,19 @@ def entry_without_content(item: TreeEntry, fate: str, reason: str) -> InventoryE
                           category=category, fate=fate, reason=reason, chunker=None, chunks=0)
 
 
+MISSING_BLOB_REASON = ("policy: blob missing from this partial clone (skip_missing_blobs): "
+                       "not indexed")
+
+
 def plan_build(entries: list[TreeEntry], policy: PathPolicy, previous: dict[str, str] | None,
-               store: ChunkStore | None) -> Plan:
+               store: ChunkStore | None, missing: frozenset[str] = frozenset(),
+               repo: str = "") -> Plan:
     """Decide each entry of the tree: ``previous`` maps reusable paths to their blob sha,
-    ``store`` is the chunk store consulted (None: none)."""
+    ``store`` is the chunk store consulted (None: none), ``missing`` the blobs the clone
+    at ``repo`` lacks (left out under ``policy.skip_missing_blobs``, else an error that
+    names them)."""
     plan = Plan()
+    lacking: list[TreeEntry] = []
     taken = {item.path for item in entries}
     for item in entries:
         problem = name_problem(item.path)
@@ -77,10 +86,30 @@ def plan_build(entries: list[TreeEntry], policy: PathPolicy, previous: dict[str,
                 plan.unread.append(entry_without_content(item, "excluded", exclusion))
                 continue
             reusable = previous is not None and previous.get(item.path) == item.sha
+            if item.sha in missing and not reusable:
+                if policy.skip_missing_blobs:
+                    plan.unread.append(entry_without_content(item, "excluded",
+                                                             MISSING_BLOB_REASON))
+                else:
+                    lacking.append(item)
+                continue
             if reusable:
                 plan.actions.append((item, "copy"))
             elif store is not None and store.has(item.path, item.sha):
                 plan.actions.append((item, "store"))
             else:
                 plan.actions.append((item, "read"))
+    if lacking:
+        raise _missing_error(lacking, repo)
     return plan
+
+
+def _missing_error(lacking: list[TreeEntry], repo: str) -> CodeIndexError:
+    shown = ", ".join(f"{item.path} (blob {item.sha[:12]})" for item in lacking[:3])
+    more = f" and {len(lacking) - 3} more" if len(lacking) > 3 else ""
+    return CodeIndexError(
+        f"{len(lacking)} file(s) of the revision are not in the clone at {repo}: {shown}"
+        f"{more}; it is a partial clone (made with a blob filter). Fetch them (git -C {repo} "
+        "fetch origin, or a full clone), or leave them out with {skip_missing_blobs} (or "
+        "skip_missing_blobs: true in the path policy)",
+        settings=("skip_missing_blobs",))

@@ -4,7 +4,11 @@ under its redacted name."""
 
 from __future__ import annotations
 
-from codegold.model.languages import DATA_TEXT_LANGUAGES, language_of
+from codegold.model.languages import (
+    DATA_TEXT_LANGUAGES,
+    is_code_without_language,
+    language_of,
+)
 from codegold.plumbing import secrets
 
 
@@ -12,7 +16,10 @@ def redact_blob(path: str, data: bytes) -> tuple[bytes, list[str]]:
     """``data`` (the file at ``path``) with secret values replaced, line count kept, and
     the kinds replaced; the same bytes when none was found."""
     text = data.decode("utf-8", "surrogateescape")
-    clean, kinds = secrets.redact(text, code=language_of(path) not in DATA_TEXT_LANGUAGES)
+    # Every source file is read as code, with or without a grammar (a Pony parameter
+    # ``token: String,`` is no secret); data and prose (YAML, .env, text) are not.
+    code = language_of(path) not in DATA_TEXT_LANGUAGES or is_code_without_language(path)
+    clean, kinds = secrets.redact(text, code=code)
     return (clean.encode("utf-8", "surrogateescape"), kinds) if kinds else (data, [])
 
 

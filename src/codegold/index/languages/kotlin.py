@@ -55,10 +55,12 @@ _KOTLIN_MULTI_DOLLAR = re.compile(rb"\$\$++(?=\")")
 # A call to a function named like a modifier at a statement's start (`{ open(place) }`),
 # a lambda parameter so named (`{ override, b -> }`) and a local named `get` or `set` at a line's start (`set += x`, after `val set = ...`
 # reads as the property's setter) fail the grammar; such a name is spelled as another
-# identifier of the same length.
+# identifier of the same length. A lambda's parameters are looked for in the next 200
+# characters of the line (a scan to the line's end from each name was quadratic:
+# `;open,` repeated, 15 s for 30 kB).
 _KOTLIN_MODIFIER_CALL = re.compile(
     rb"(?m)(?:^|[{;]|->)[ \t]*+(open|override|abstract|final|sealed|internal|private|public"
-    rb"|protected|inline|suspend|infix|lateinit|external|tailrec|vararg)(?=\(|[ \t]*+(?:,[^\n{}]*?)?->)")
+    rb"|protected|inline|suspend|infix|lateinit|external|tailrec|vararg)(?=\(|[ \t]*+(?:,[^\n{};]{0,200}?)?->)")
 _KOTLIN_ACCESSOR_NAMED_LOCAL = re.compile(
     rb"(?m)^[ \t]*+(get|set)(?=[ \t]*+(?:[-+*/%]?=(?!=)|\.|\?\.|\[|!!|\+\+|--))")
 # A call of a function named `get` with arguments at a line's start (`val copy = ...` then
