@@ -423,7 +423,7 @@ def test_an_agents_trajectory_leaves_no_secret_in_attempts_or_the_import_report(
     for extra in (("--report", "report.json"), ("--json",)):
         proc = run_cli("import", "trajectories", "demo__repo-1.traj.json", "--format",
                        "mini-swe-agent", "--cases", cases, "-o", "attempts.jsonl", *extra,
-                       cwd=tmp_path, timeout=120)
+                       "--replace", cwd=tmp_path, timeout=120)
         assert_no_traceback(proc)
         assert proc.returncode == 0, proc.stderr[-2000:]
         printed.append(proc.stdout + proc.stderr)
