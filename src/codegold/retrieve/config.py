@@ -132,7 +132,7 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     category_penalty: dict[str, Weight] = msgspec.field(default_factory=dict)
     category_patterns: dict[str, list[str]] = msgspec.field(default_factory=dict)
     open_file: OpenFileConfig = OpenFileConfig()
-    same_file_decay: Weight = 0.85
+    same_file_decay: Weight = 0.92
     no_signature: Weight = 0.9
     forwarder: Weight = 1.0
     deprecated: Weight = 1.0
