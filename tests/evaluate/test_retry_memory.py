@@ -7,6 +7,9 @@ only attempts that may still be final keep their scored result.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -47,9 +50,26 @@ def _peak_bytes(tmp_path: Path, retries: int) -> tuple[int, float]:
     return peak, time.perf_counter() - started
 
 
+def _peak_in_a_fresh_process(tmp_path: Path, retries: int) -> int:
+    """``_peak_bytes`` in a new interpreter: ``eval`` runs once per process, and what
+    earlier tests left in this one (memos, caches) must not count as held by retries."""
+    folder = tmp_path / f"run-{retries}"
+    folder.mkdir()
+    code = ("import sys; from pathlib import Path; import test_retry_memory as t; "
+            f"print(t._peak_bytes(Path(sys.argv[1]), {retries})[0])")
+    tests = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parent), str(tests),
+         *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True,
+                          text=True, env=env, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return int(proc.stdout.strip().splitlines()[-1])
+
+
 def test_memory_stays_bounded_over_many_retries_of_one_case(tmp_path: Path) -> None:
-    small, _ = _peak_bytes(tmp_path, RETRIES // 10)
-    large, _ = _peak_bytes(tmp_path, RETRIES)
+    small = _peak_in_a_fresh_process(tmp_path, RETRIES // 10)
+    large = _peak_in_a_fresh_process(tmp_path, RETRIES)
     # What grows with retries is the list of attempt ids results.json reports (and the set
     # that finds duplicates): a few hundred bytes per retry, never a scored ranking each
     # (about 10 kB per retry here before the fix).

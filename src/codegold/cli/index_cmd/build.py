@@ -32,8 +32,7 @@ from codegold.execute import parse_executor
               help="Chunk store folder shared by builds of this repository: files chunked "
                    "for any earlier revision are not parsed again (default with --revisions "
                    "or --cases: DIR/.chunkstore; a single build uses none unless given).")
-@click.option("--no-store", is_flag=True, help="With --revisions or --cases: build each "
-                                               "revision from scratch, no chunk store.")
+@click.option("--no-store", is_flag=True, help="With --revisions or --cases: no chunk store.")
 @click.option("--policy", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Path policy file (include/exclude globs, max_bytes).")
 @click.option("--reuse", type=click.Path(file_okay=False, exists=True, path_type=Path),
