@@ -96,12 +96,17 @@ def _strings(value: object, depth: int = 0) -> Iterable[str]:
             yield from _strings(item, depth + 1)
 
 
-def _package_json(folder: str, text: str) -> Package | None:
+def _json_object(text: str) -> dict[str, object] | None:
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else None
+
+
+def _package_json(folder: str, text: str) -> Package | None:
+    data = _json_object(text)
+    if data is None:
         return None
     private = data.get("private") is True
     entries: list[str] = []
@@ -211,11 +216,8 @@ def _csproj(folder: str, text: str) -> Package:
 
 
 def _composer(folder: str, text: str) -> Package | None:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
+    data = _json_object(text)
+    if data is None:
         return None
     autoload = data.get("autoload")
     roots: list[str] = []
