@@ -113,3 +113,16 @@ HOSTILE_FILES: dict[str, Callable[[Path], Path]] = {
     "fifo": fifo_input,
     "dev-zero": lambda folder: Path("/dev/zero"),
 }
+
+
+# Two cases for a retriever run: the cases file the MCP and command hostile tests share.
+RUN_CASES = """format: 1
+defaults: {repository: acme/shop, revision: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, cutoff: 3}
+cases:
+  - id: one
+    query: login flow
+    accepted: [{file: src/login.py}]
+  - id: two
+    query: billing totals
+    accepted: [{file: src/billing.py}]
+"""

@@ -10,26 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from hostilekit import assert_no_traceback, run_cli
+from hostilekit import RUN_CASES, assert_no_traceback, run_cli
 
 pytest.importorskip("mcp")
 
 FAKE_SERVER = Path(__file__).resolve().parents[1] / "adapters" / "mcp_fake_server.py"
-CASES = """format: 1
-defaults: {repository: acme/shop, revision: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, cutoff: 3}
-cases:
-  - id: one
-    query: login flow
-    accepted: [{file: src/login.py}]
-  - id: two
-    query: billing totals
-    accepted: [{file: src/billing.py}]
-"""
 
 
 def _run(tmp_path: Path, spec: str, *extra: str, timeout: float = 60
          ) -> tuple[list[dict[str, object]], float, str]:
-    (tmp_path / "cases.yaml").write_text(CASES)
+    (tmp_path / "cases.yaml").write_text(RUN_CASES)
     out = tmp_path / "attempts.jsonl"
     started = time.monotonic()
     proc = run_cli("run", tmp_path / "cases.yaml", "-o", out, "--quiet", "--retriever", spec,

@@ -18,7 +18,7 @@ import pytest
 
 from codegold.adapters.mcp.checkout import Checkouts
 from codegold.plumbing.git import verify_path
-from hostilekit import assert_no_traceback, run_cli
+from hostilekit import RUN_CASES, assert_no_traceback, run_cli
 
 # the codegold the tests import, for the programs they start themselves
 _SOURCE = os.environ.get("PYTHONPATH") or str(Path(__file__).parents[2] / "src")
@@ -145,21 +145,11 @@ def _server(tmp_path: Path, body: str) -> str:
     return f"mcp:stdio:{sys.executable} {path}"
 
 
-CASES = """format: 1
-defaults: {repository: acme/shop, revision: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, cutoff: 3}
-cases:
-  - id: one
-    query: login flow
-    accepted: [{file: src/login.py}]
-  - id: two
-    query: billing totals
-    accepted: [{file: src/billing.py}]
-"""
 
 
 def _run(tmp_path: Path, spec: str, *extra: str, timeout: float = 90
          ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, object]]]:
-    (tmp_path / "cases.yaml").write_text(CASES)
+    (tmp_path / "cases.yaml").write_text(RUN_CASES)
     out = tmp_path / "attempts.jsonl"
     proc = run_cli("run", tmp_path / "cases.yaml", "-o", out, "--quiet", "--retriever", spec,
                    *extra, cwd=tmp_path, timeout=timeout)
@@ -232,7 +222,7 @@ def test_a_server_logging_without_end_keeps_only_the_end_of_its_stderr(tmp_path:
                       "sys.stderr.write('the end\\n')\nsys.stderr.flush()\ntime.sleep(300)\n")
     spec = f"mcp:stdio:{sys.executable} {script}"
     seen: list[int] = []
-    (tmp_path / "cases.yaml").write_text(CASES)
+    (tmp_path / "cases.yaml").write_text(RUN_CASES)
     out = tmp_path / "attempts.jsonl"
     env = {**os.environ, "TMPDIR": str(tmp_path / "tmp"), "PYTHONUNBUFFERED": "1",
            "PYTHONPATH": _SOURCE}
@@ -272,7 +262,7 @@ def test_a_message_of_millions_of_tiny_blocks_is_refused_before_decoding(
         "        sys.stdout.flush()\n        continue\n"
         "    print(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': result}), flush=True)\n")
     # within the default 3 GB of address space: decoding the blocks took 4.6 GB
-    (tmp_path / "cases.yaml").write_text(CASES)
+    (tmp_path / "cases.yaml").write_text(RUN_CASES)
     proc = run_cli("run", tmp_path / "cases.yaml", "-o", tmp_path / "a.jsonl", "--quiet",
                    "--retriever", f"mcp:stdio:{sys.executable} {script}", "--timeout", "60",
                    cwd=tmp_path, timeout=240)
@@ -323,7 +313,7 @@ def test_a_signal_kills_the_retriever_and_removes_the_checkout(
     _git(repo, "commit", "-qm", "one")
     sha = _git(repo, "rev-parse", "HEAD")
     (tmp_path / "tmp").mkdir()
-    (tmp_path / "cases.yaml").write_text(CASES.replace("a" * 40, sha))
+    (tmp_path / "cases.yaml").write_text(RUN_CASES.replace("a" * 40, sha))
     pidfile = tmp_path / "server.pid"
     script = tmp_path / "server.py"
     script.write_text(
@@ -350,7 +340,7 @@ def test_a_signal_kills_the_retriever_and_removes_the_checkout(
 
 def test_sigterm_kills_a_persistent_command(tmp_path: Path) -> None:
     (tmp_path / "tmp").mkdir()
-    (tmp_path / "cases.yaml").write_text(CASES)
+    (tmp_path / "cases.yaml").write_text(RUN_CASES)
     pidfile = tmp_path / "program.pid"
     script = tmp_path / "serve.py"
     script.write_text(f"import os, sys, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
@@ -392,7 +382,7 @@ def test_a_stray_line_is_never_taken_as_the_next_cases_answer(tmp_path: Path) ->
 def test_a_late_warning_on_stdout_costs_its_case_only(tmp_path: Path) -> None:
     # No case_id echoed: a warning line read as an answer is that case's error, and the
     # program starts afresh, so the next case is answered by its own line.
-    three = CASES + "  - id: three\n    query: cart\n    accepted: [{file: src/cart.py}]\n"
+    three = RUN_CASES + "  - id: three\n    query: cart\n    accepted: [{file: src/cart.py}]\n"
     script = tmp_path / "serve.py"
     script.write_text(
         "import json, sys\n"
