@@ -405,10 +405,13 @@ def _search(words: list[str]) -> Search | None:
 
 
 def _changes(words: list[str], stage: Stage, cwd: str | None) -> list[Change]:
-    """Files a stage writes: ``sed -i``, ``> FILE``, ``tee``, patches, ``mv``/``cp``/..."""
+    """Files a stage writes: ``sed -i``, ``> FILE``, ``tee``, patches, ``mv``/``cp``/...
+    A file written from nothing (``> FILE``, not ``>>``; ``tee`` without ``-a``; the
+    target of ``cp``/``mv``; ``touch``) is ``created``: whether it is new to
+    the repository the ledger decides (nothing showed or changed it before)."""
     changes: list[Change] = []
     if stage.stdout_to and stage.stdout_to not in ("/dev/null", "/dev/stdout", "/dev/stderr"):
-        changes.append(Change(stage.stdout_to, cwd=cwd))
+        changes.append(Change(stage.stdout_to, cwd=cwd, created=not stage.appends))
     if not words:
         return changes
     name = words[0]
@@ -424,13 +427,16 @@ def _changes(words: list[str], stage: Stage, cwd: str | None) -> list[Change]:
         for path in files:
             changes.append(Change(path, start, end if start is not None else None, cwd=cwd))
     elif name == "tee":
-        changes.extend(Change(w, cwd=cwd) for w in words[1:] if not w.startswith("-"))
+        whole = not {"-a", "--append"} & set(words[1:])
+        changes.extend(Change(w, cwd=cwd, created=whole) for w in words[1:]
+                       if not w.startswith("-"))
     elif name in ("patch",) or (name == "git" and len(words) > 1 and words[1] == "apply"):
         changes.extend(patch_changes(stage.stdin or "", cwd))
     elif name in ("mv", "cp", "rm", "touch", "truncate", "chmod", "ln"):
         operands = [w for w in words[1:] if not w.startswith("-")]
         targets = operands[-1:] if name in ("mv", "cp", "ln") else operands
-        changes.extend(Change(w, cwd=cwd) for w in targets)
+        whole = name == "touch" or (name in ("mv", "cp") and len(operands) >= 2)
+        changes.extend(Change(w, cwd=cwd, created=whole) for w in targets)
     return changes
 
 

@@ -105,35 +105,7 @@ def _bash(call: ToolCall, context: Context) -> Findings:
     if not call.clipped:  # a cut output is not the whole file
         for path, cwd, total in found.lengths:
             context.remember(path, cwd, total)
-    whole = _written_whole(command) if found.changes else set()
-    if whole:
-        found.changes = [replace(c, created=True) if c.start is None and c.path in whole
-                         else c for c in found.changes]
     return found
-
-
-_REDIRECT = re.compile(r"(?<![>&|0-9])>\|?[ \t]*(['\"]?)([^\s'\"<>|&;()]+)\1")
-_SEGMENT = re.compile(r"[;&|\n]+")
-_WRAPPERS = ("sudo", "command", "builtin", "exec", "time", "nice", "nohup")
-
-
-def _written_whole(command: str) -> set[str]:
-    """Files a shell command writes from nothing: ``> FILE`` (not ``>>``), the target of
-    ``cp``/``mv``/``install``, ``touch`` and ``tee`` (not ``-a``). Whether one is new to
-    the repository the ledger decides (nothing showed or changed it before)."""
-    written = {match.group(2) for match in _REDIRECT.finditer(command)}
-    for segment in _SEGMENT.split(command):
-        words = [w.strip("'\"") for w in segment.split()]
-        while words and words[0] in _WRAPPERS:
-            words = words[1:]
-        if not words:
-            continue
-        operands = [w for w in words[1:] if w and not w.startswith("-")]
-        if words[0] in ("cp", "mv", "install") and len(operands) >= 2:
-            written.add(operands[-1])
-        elif words[0] == "touch" or (words[0] == "tee" and not {"-a", "--append"} & set(words)):
-            written.update(operands)
-    return written
 
 
 def _window(call: ToolCall, context: Context) -> Findings:
