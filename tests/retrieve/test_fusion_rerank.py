@@ -249,3 +249,27 @@ def test_a_question_for_examples_does_not_push_tests_down() -> None:
     general = rerank([test], config=config, intent="general", asks_for=frozenset(),
                      open_file=None)
     assert general[0].factors["path:test"] == config.category_penalty["test"]
+
+
+def test_example_programs_are_demoted_unless_asked_for() -> None:
+    from codegold.retrieve.query import analyze_query
+    from codegold.retrieve.rerank import Categories
+
+    config = load_config().rerank
+    categories = Categories(config.category_patterns)
+    for path in ("examples/basic/main.go", "_examples/rest/routes.go", "samples/App.java",
+                 "demo/index.js", "packages/core/examples/todo.ts"):
+        assert "example" in categories.of_path(path), path
+    for path in ("src/example_config.py", "lib/sampler.rb", "src/demographics.ts"):
+        assert "example" not in categories.of_path(path), path
+    assert "docs" in categories.of_path("www/versioned_docs/version-10.x/api.md")
+    example = Scored(chunk=_chunk("e", "examples/basic/main.go", "definition"), score=1.0)
+    plain = rerank([example], config=config, intent="general", asks_for=frozenset(),
+                   open_file=None, categories=categories)
+    assert plain[0].factors["path:example"] == config.category_penalty["example"] < 1.0
+    for question in ("show me an example of registering a route",
+                     "the demo app's route table"):
+        analysis = analyze_query(question)
+        asked = rerank([example], config=config, intent=analysis.intent,
+                       asks_for=analysis.asks_for, open_file=None, categories=categories)
+        assert "path:example" not in asked[0].factors, question

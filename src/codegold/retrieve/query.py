@@ -122,6 +122,7 @@ _ASKS = {
     "docs": re.compile(r"\b(docs?|documentation|readme|docstring|change ?logs?|release notes)\b"),
     "benchmark": re.compile(r"\b(bench(?:mark)?(?:s|ing|ed)?|perf(?:ormance)? (?:tests?|suites?))\b"),
     "translation": re.compile(r"\b(translat(?:ion|ions|ed|e)|locales?|i18n|l10n|gettext|catalogues?)\b"),
+    "example": re.compile(r"\b(examples?|samples?|demos?)\b"),
 }
 
 # A short query states its intent anywhere; a long one (an issue report) in its title.
