@@ -236,3 +236,27 @@ def test_swift_lldb_frames_name_the_method_a_closure_runs_in() -> None:
         "throws -> B) rethrows -> B at Protected.swift:115:13\n")
     assert frames == [("Request.swift", 869, "Alamofire.Request.redirect"),
                       ("Protected.swift", 115, "Alamofire.Protected.write")]
+
+
+@pytest.mark.parametrize(("query", "opening"), [
+    ("Fix null pointer crash when the list is empty", ("fix",)),
+    ("fix(redirect): strip sensitive headers on scheme change", ("fix",)),
+    ("feat(cli): add a --quiet flag", ("feat", "add")),
+    ("[parser] Remove error variants that are never constructed", ("remove",)),
+    ("Don't emit the XML namespace on plain elements", ("don",)),
+    ("How does the client handle redirects?", ()),
+    ("where is the retry limit enforced", ()),
+    ("handler for expired sessions", ()),
+])
+def test_the_opening_verb_of_a_task_or_commit_message(query: str, opening: tuple[str, ...]) -> None:
+    analysis = analyze_query(query)
+    assert analysis.task_words == opening
+    left = analysis.without_task_words().terms
+    assert not set(opening) & set(left)
+    assert set(analysis.terms) - set(opening) == set(left)
+
+
+def test_an_opening_verb_the_query_names_as_code_stays_a_term() -> None:
+    analysis = analyze_query("Fix `fix_path` for relative roots")
+    assert analysis.task_words == ("fix",)
+    assert "fix" in analysis.without_task_words().terms

@@ -221,3 +221,22 @@ def test_a_type_and_its_member_written_apart_find_that_member(tmp_path: Path) ->
             "AsPropertyTypeDeserializer.deserializeTypedFromObject",)
         assert ("AsPropertyTypeDeserializer.deserializeTypedFromObject"
                 in result.ranked[0].chunk.symbols)
+
+
+def test_a_tasks_opening_verb_does_not_pull_in_every_definition_named_by_it(
+        tmp_path: Path) -> None:
+    # "Add a timeout to the upload" asks about the upload, not about `add_*`.
+    files = {
+        "src/cart.py": "".join(f'def add_{name}(cart, item):\n    """Add an upload to the cart."""\n'
+                               f'    cart.add(item)\n\n\n' for name in ("item", "line", "fee")),
+        "src/upload.py": 'def send_file(client, path, timeout=None):\n    """Upload a file."""\n'
+                         '    return client.post(path, timeout=timeout)\n',
+    }
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        result = retriever.retrieve("Add a timeout to the upload", k=3)
+        assert result.analysis.task_words == ("add",)
+        assert result.ranked[0].chunk.file == "src/upload.py"
+        off = ReferenceRetriever(reader, load_config(
+            overrides={"short_query": {"task_words": False}}))
+        assert off.retrieve("Add a timeout to the upload", k=3).ranked[0].chunk.file == "src/cart.py"

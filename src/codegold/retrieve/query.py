@@ -125,6 +125,25 @@ _ASKS = {
     "example": re.compile(r"\b(examples?|samples?|demos?)\b"),
 }
 
+# A task or a commit message opens with what to do to the code ("Fix the ...", "Add a
+# timeout to ...", "fix(parser): ...", "Don't retry ..."): that verb, and a conventional
+# prefix's type, say what is to change, not where; as search terms they match every
+# `add`, `remove` and `handle` of the repository.
+_OPENING = re.compile(r"^\s*(?:\[[^\]\n]{1,30}\]\s*)?(?:(?P<type>[A-Za-z]+)(?:\([^)\n]{0,40}\))?!?:\s*)?"
+                      r"(?P<verb>[A-Za-z]+)\b")
+TASK_VERBS = frozenset(["fix", "fixes", "fixed", "add", "adds", "added", "remove", "removes", "removed", "allow", "allows", "support", "supports", "make", "makes", "use", "handle", "handles", "avoid", "prevent", "ensure", "improve", "improves", "update", "updates", "change", "changes", "refactor", "rename", "implement", "implements", "correct", "clean", "cleanup", "replace", "move", "drop", "introduce", "enable", "disable", "expose", "deprecate", "simplify", "optimize", "optimise", "clarify", "tweak", "adjust", "revert", "restore", "don", "dont", "stop", "feat", "perf", "chore", "build"])
+
+
+def task_words(text: str) -> tuple[str, ...]:
+    """The words that open ``text`` as a task or commit message (a conventional prefix's
+    type, then a verb of change), lower-cased; empty when it opens otherwise."""
+    found = _OPENING.match(text)
+    if found is None:
+        return ()
+    words = [w.lower() for w in (found.group("type"), found.group("verb")) if w]
+    return tuple(w for w in words if w in TASK_VERBS)
+
+
 # A short query states its intent anywhere; a long one (an issue report) in its title.
 _SHORT_QUERY = 300
 
@@ -160,6 +179,8 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     member_pairs: tuple[str, ...] = ()
     plain_intent: str = "general"
     plain_asks: frozenset[str] = frozenset()
+    # The opening verb of a task or commit message ("Fix ...", "add ...": task_words).
+    task_words: tuple[str, ...] = ()
 
     def as_domain_vocabulary(self) -> QueryAnalysis:
         """The analysis with ``test_words`` read as plain vocabulary, not a wish for tests.
@@ -171,6 +192,14 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
             return self
         return msgspec.structs.replace(self, intent=self.plain_intent,
                                        asks_for=self.plain_asks, test_words=())
+
+    def without_task_words(self) -> QueryAnalysis:
+        """The analysis with the task's opening verb left out of the search terms (unless
+        the query also names it as code)."""
+        drop = set(self.task_words) - set(self.identifier_terms)
+        if not drop:
+            return self
+        return msgspec.structs.replace(self, terms=tuple(t for t in self.terms if t not in drop))
 
     def rewritten(self) -> str:
         """The query as searched: names first (never dropped), then prose terms."""
@@ -401,4 +430,5 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         test_words=test_words_of(text),
         plain_intent=detect_intent(text, test_words=False),
         plain_asks=detect_asks(text, test_words=False),
+        task_words=task_words(text),
     )

@@ -135,6 +135,8 @@ class ReferenceRetriever:
             weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
             if cfg.short_query.stem:
                 lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
+            if cfg.short_query.task_words:
+                analysis = analysis.without_task_words()
             joined = cfg.short_query.compounds
             if joined.weight > 0 and analysis.intent in joined.intents:
                 compounds = signals.Compounds(analysis.words, STOPWORDS, joined.weight,
