@@ -90,6 +90,74 @@ def test_quadratic_error_recovery_stops_at_the_parse_deadline(path: str) -> None
             assert size == 100_000, entry
 
 
+_QUERY = """
+import json, sys
+from codegold.index.chunker import chunk_file
+kind, lines = sys.argv[1], int(sys.argv[2])
+if kind == "php":  # valid lines, then a string of "{$" over many lines
+    path = "src/a.php"
+    data = b'<?php\\n' + b'$x = 1;\\n' * (3 * lines) + b'$a = "' + (b'{$' * 50 + b'\\n') * lines
+else:  # an unclosed Rust string of "{"
+    path = "src/a.rs"
+    data = b'fn f() {}\\n' * (3 * lines) + b'let x = "' + (b'{' * 100 + b'\\n') * lines
+entry = chunk_file(path, data).entry
+print(json.dumps({"fate": entry.fate, "reason": entry.reason, "chunks": entry.chunks}))
+"""
+
+
+@pytest.mark.parametrize("kind", ["php", "rust"])
+def test_quadratic_query_is_not_run(kind: str) -> None:
+    """A run of punctuation tokens in one syntax error (PHP's ``"{$"`` in a string, an
+    unclosed Rust string of ``{``) makes every tree-sitter query over the tree quadratic
+    in it and cannot be interrupted (125 kB of PHP took 39 s, past its 6 s budget): the
+    file gets line chunks without being queried, and says why. Two sizes, in a child."""
+    for lines in (1_000, 4_000):
+        done = subprocess.run([sys.executable, "-c", _QUERY, kind, str(lines)],
+                              capture_output=True, text=True, timeout=90, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        entry = json.loads(done.stdout)
+        assert entry["fate"] == "fallback" and entry["chunks"] > 0, entry
+        assert "quadratic" in entry["reason"] and "not queried" in entry["reason"], entry
+
+
+def test_real_code_has_no_quadratic_runs() -> None:
+    """The count that keeps a query from running finds nothing in ordinary code, broken
+    or not (runs of a few tokens), so those files are queried as before."""
+    from codegold.index.grammars import QUERY_SCAN_STEPS_MAX, parse_tree, query_scan_steps
+
+    code = b"def f(x):\n    return g(x, [1, 2, 3], {'a': (4, 5)})\n" * 2_000
+    broken = code + b"def h(:\n    ))) ]]] ,,, (((\n" * 200
+    for data in (code, broken):
+        steps, longest = query_scan_steps(parse_tree("python", data))
+        assert steps < QUERY_SCAN_STEPS_MAX // 1_000 and longest < 100, (steps, longest)
+
+
+def test_query_past_the_deadline_says_querying(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query that returns after the file's deadline (a slow query, simulated by a
+    cursor that sleeps, with a budget made tiny) gives line chunks, and the inventory
+    names the query, not the parse, as what took too long."""
+    import time
+
+    import codegold.index.chunker as chunker_module
+    import codegold.index.grammars as grammars_module
+
+    real = grammars_module.query_cursor
+
+    class SlowCursor:
+        def __init__(self, query: object) -> None:
+            self.cursor = real(query)  # type: ignore[arg-type]
+
+        def matches(self, node: object) -> object:
+            time.sleep(0.6)
+            return self.cursor.matches(node)
+
+    monkeypatch.setattr(grammars_module, "query_cursor", SlowCursor)
+    monkeypatch.setattr(chunker_module, "parse_budget", lambda size: 0.5)
+    entry = chunker_module.chunk_file("app/a.py", b"def f():\n    return 1\n").entry
+    assert entry.fate == "fallback" and entry.chunker == "lines"
+    assert entry.reason is not None and "querying took over its 0.5 s budget" in entry.reason
+
+
 def test_rewrites_before_parsing_are_linear() -> None:
     """codegold's own pre-parse rewrites: the C/C++ attribute-macro pattern after every
     ``)`` (`A_B(x) ` repeated took 72 s for 35 kB) and Kotlin's modifier-call pattern

@@ -190,3 +190,20 @@ def test_an_agent_case_opens_as_a_timeline(tmp_path: Path) -> None:
     assert 'class="tl-entry forbidden"' in dom and "FORBIDDEN" in dom
     assert "budget reached" in dom and 'class="tl-entry past"' in dom
     assert "✓ accepted satisfied" in dom and "step 3" in dom
+
+
+def test_an_agent_case_names_its_passed_over_steps_as_text(tmp_path: Path) -> None:
+    from goldkit import attempt, case, chunk, run_eval
+
+    passed = [{"step": 4, "reason": "unknown tool '<b>run_ipython</b>'"},
+              {"step": 9, "reason": "failed edit: No replacement was performed"}]
+    run = run_eval(tmp_path, [case("agent-two", [{"file": "src/auth/session.py"}])],
+                   [attempt("t", "agent-two", [chunk("o", "src/other.py", start_line=1,
+                                                     end_line=5, step=0, kind="read")],
+                            passed_over=passed)])
+    page = tmp_path / "report.html"
+    page.write_text(render_html(ReportInput(results=run)), encoding="utf-8")
+    dom = _run(page.as_uri() + "#q=agent-two", "--dump-dom")
+    assert 'data-ready="1"' in dom
+    assert ("passed over: </b><span>step 4 (unknown tool '&lt;b&gt;run_ipython&lt;/b&gt;'), "
+            "step 9 (failed edit: No replacement was performed)</span>") in dom

@@ -14,7 +14,7 @@ from codegold.diagnose.records import (
     Excerpt,
     InventoryView,
 )
-from codegold.model import Chunk, RunResult
+from codegold.model import Chunk, RunResult, passed_over_text
 from codegold.plumbing.secrets import redact_struct, redact_text
 from codegold.plumbing.text import md_code, md_fence, plain_table, terminal_safe
 from codegold.plumbing.text import md_text as _cell
@@ -69,6 +69,7 @@ def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
     manifest = attempt.manifest if attempt and attempt.manifest else (index.manifest if index else None)
     chunker = f"{manifest.chunker.name} {manifest.chunker.version}" if manifest and manifest.chunker else None
     ranked: list[Chunk] = list(attempt.ranked) if attempt else list(result.ranked)
+    passed = (attempt.passed_over or []) if attempt else result.passed_over_steps
     context = msgspec.to_builtins(result.case.context) if result.case.context else {}
     # Excerpts (the retriever's, or read from git) and queries came from outside: every
     # string is redacted once here, so the JSON and Markdown forms hold no secret value.
@@ -94,6 +95,7 @@ def build_bundle(run: RunResult, facts: CaseFacts, cause: str, owner: str,
         rationale=result.case.rationale,
         context_ids=list(attempt.context_ids) if attempt and attempt.context_ids is not None else None,
         budget=result.budget,
+        passed_over=list(passed) if passed else msgspec.UNSET,
     ))
 
 
@@ -128,6 +130,13 @@ def _chunk_rows(chunks: list[Chunk], cutoff: int) -> list[str]:
     return rows
 
 
+def _passed_over(b: EvidenceBundle) -> list[str]:
+    """The agent's calls read as no context and no edit, by step (none: no line)."""
+    if isinstance(b.passed_over, msgspec.UnsetType) or not b.passed_over:
+        return []
+    return [f"- passed over: {_cell(passed_over_text(b.passed_over))}"]
+
+
 def _rank(rank: int | None) -> str:
     return "none" if rank is None else str(rank)
 
@@ -151,6 +160,7 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
               f"- evaluator: codegold {_cell(b.evaluator_version)}", f"- cutoff: {b.cutoff}" + _budget_note(b),
               f"- first relevant rank: {_rank(b.first_relevant_rank)} (any depth: "
               f"{_rank(b.first_relevant_rank_any_depth)})",
+              *_passed_over(b),
               "", "## Accepted targets", ""]
     lines += [f"- {_cell(t)}" for t in b.targets]
     if b.rationale:

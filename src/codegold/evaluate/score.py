@@ -332,6 +332,7 @@ class CaseScorer:
             cost_tokens=attempt.cost.tokens if attempt.cost else None,
             cost_usd=attempt.cost.usd if attempt.cost else None,
             budget=use, lines=lines, reach=reach,
+            passed_over=attempt.passed_over or UNSET,
         )
 
 

@@ -29,6 +29,7 @@ from codegold.index.grammars import (
     STRUCTURAL_LANGUAGES,
     Deadline,
     OverBudget,
+    QueryTooSlow,
     compile_queries,
     parse_budget,
     parse_source,
@@ -127,10 +128,13 @@ def chunk_file(path: str, data: bytes, *, revision: str = "", blob_sha: str = ""
                 drafts, chunker, fate, language, calls, found = _structural(
                     path, data, lines, language, category, packed, Deadline(budget))
                 notes.extend(found)
-            except OverBudget:
+            except QueryTooSlow as err:
                 drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
-                notes.append(f"parsing took over its {budget:.1f} s budget ({len(data)} "
-                             "bytes): lines fallback")
+                notes.append(f"{err.reason}: lines fallback, not queried")
+            except OverBudget as err:
+                drafts, chunker, fate = line_drafts(lines), "lines", "fallback"
+                notes.append(f"{err.stage} took over its {budget:.1f} s budget "
+                             f"({len(data)} bytes): lines fallback")
     elif language == "markdown":
         drafts, chunker = markdown_drafts(lines), "markdown"
     elif language == "rest":

@@ -22,10 +22,10 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 from codegold.index.languages import LANGUAGES, STRUCTURAL_LANGUAGES, LanguageSpec
 
 __all__ = ["LANGUAGES", "MAX_QUERY_START_DEPTH", "STRUCTURAL_LANGUAGES", "Deadline",
-           "LanguageSpec", "Match", "OverBudget", "calls_query", "compile_queries", "family",
-           "matches_within", "parse_budget", "parse_source", "parse_tree", "parser",
-           "query_cursor", "structure_matches", "tags_query", "test_marker_pattern",
-           "test_name_pattern", "ts_language"]
+           "LanguageSpec", "Match", "OverBudget", "QueryTooSlow", "calls_query",
+           "compile_queries", "family", "matches_within", "parse_budget", "parse_source",
+           "parse_tree", "parser", "query_cursor", "query_scan_steps", "structure_matches",
+           "tags_query", "test_marker_pattern", "test_name_pattern", "ts_language"]
 
 
 def family(language: str) -> str:
@@ -85,7 +85,12 @@ def parse_budget(size: int) -> float:
 
 
 class OverBudget(Exception):
-    """Parsing or querying a file ran past its :class:`Deadline` (never leaves the chunker)."""
+    """Parsing or querying a file ran past its :class:`Deadline` (never leaves the chunker);
+    ``stage`` says which."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__(stage)
+        self.stage = stage
 
 
 class Deadline:
@@ -105,9 +110,9 @@ class Deadline:
     def on_parse(self, _offset: int, _has_error: bool) -> bool:
         return self.check()  # True cancels the parse
 
-    def raise_if_passed(self) -> None:
+    def raise_if_passed(self, stage: str = "querying") -> None:
         if self.passed:
-            raise OverBudget(f"over its {self.seconds:.1f} s parse budget")
+            raise OverBudget(stage)
 
 
 _READ_BYTES = 1 << 16
@@ -129,7 +134,7 @@ def parse_tree(language: str, source: bytes, deadline: Deadline | None = None) -
         # with this one's state.
         found.reset()
         if deadline.passed:
-            raise OverBudget(f"over its {deadline.seconds:.1f} s parse budget") from None
+            raise OverBudget("parsing") from None
         raise
     # Parsed again from ``source`` itself reusing the whole tree (no edits: little work),
     # so node texts are read from bytes, not through the callback (eight times slower).
@@ -194,11 +199,70 @@ def _structure_query(language: str) -> tuple[Query, int]:
     return query, tag_patterns
 
 
+# tree-sitter's query cursor is quadratic in a run of anonymous tokens (punctuation)
+# that error recovery lumps under one ERROR node, for some runs (PHP's ``"{$"`` repeated
+# in a string, ``(`` or ``{`` repeated in most grammars, an unclosed Rust string of
+# ``{``: 64 kB of PHP took 5 s, 1 MB would take over an hour), whatever the query,
+# inside one call that nothing can interrupt (see matches_within). Real code has runs of
+# a few tokens. So the runs are counted before a query, and a tree whose runs would
+# cost more than QUERY_SCAN_STEPS_MAX steps (half a run's length squared: one run of about
+# 14,000 tokens, 0.4 s of querying on a loaded machine) is not queried. The count walks
+# only subtrees with a syntax error and more than QUERY_RUN_FREE nodes (shorter runs
+# cost at most that many steps a token): nothing for a file without syntax errors.
+QUERY_SCAN_STEPS_MAX = 100_000_000
+QUERY_RUN_FREE = 64
+# How often, in nodes, the count looks at the clock.
+_CLOCK_NODES = 4_096
+
+
+class QueryTooSlow(OverBudget):
+    """A tree holds runs of tokens that would make a query over it quadratic (see
+    QUERY_SCAN_STEPS_MAX); ``reason`` says what was found."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("querying")
+        self.reason = reason
+
+
+def query_scan_steps(root: Node, deadline: Deadline | None = None) -> tuple[int, int]:
+    """About how many steps a query over ``root`` may spend on runs of anonymous tokens
+    longer than QUERY_RUN_FREE under ERROR nodes, and the longest such run."""
+    steps = longest = visited = 0
+    todo = [root] if root.has_error else []
+    while todo:
+        node = todo.pop()
+        visited += 1
+        if deadline is not None and not visited % _CLOCK_NODES:
+            deadline.check()
+            deadline.raise_if_passed()
+        children = node.children
+        if node.is_error and node.child_count - node.named_child_count > QUERY_RUN_FREE:
+            run = 0
+            for child in [*children, None]:
+                if child is None or child.is_named:
+                    steps += run * run // 2
+                    longest = max(longest, run)
+                    run = 0
+                else:
+                    run += 1
+        todo.extend(child for child in children
+                    if child.has_error and child.descendant_count > QUERY_RUN_FREE)
+    return steps, longest
+
+
 def matches_within(query: Query, root: Node, deadline: Deadline | None) -> list[Match]:
-    """``query``'s matches in ``root`` (see :func:`query_cursor`); :class:`OverBudget`
-    when ``deadline`` has passed by the time they are found. The query itself is not
-    interrupted: py-tree-sitter 0.26's query progress callback reads its options after
-    they are gone (it crashes the process), so only the parse is cancelled mid-way."""
+    """``query``'s matches in ``root`` (see :func:`query_cursor`). With a ``deadline``:
+    :class:`QueryTooSlow` for a tree whose runs of tokens would make the query quadratic,
+    :class:`OverBudget` when the deadline has passed by the time the matches are found.
+    A query cannot be stopped mid-way: py-tree-sitter 0.26's query progress callback
+    crashes the process (the cursor keeps a pointer to options that are gone when it
+    reads them), and a query in byte ranges restarts at the root for every range and
+    walks past its end for patterns that start at the root."""
+    if deadline is not None:
+        steps, longest = query_scan_steps(root, deadline)
+        if steps > QUERY_SCAN_STEPS_MAX:
+            raise QueryTooSlow(f"a run of {longest} tokens in one syntax error, which "
+                               "tree-sitter's queries read in quadratic time")
     found = query_cursor(query).matches(root)
     if deadline is not None:
         deadline.check()

@@ -7,11 +7,13 @@ from codegold.model.attempts import (
     Attempt,
     Chunk,
     Edit,
+    PassedOver,
     Query,
     Resolution,
     decode_attempt,
     encode_attempt,
     iter_attempts,
+    passed_over_text,
 )
 from codegold.model.cases import ROLES, Case, CaseSet, Context, EvidenceGroup, Target, load_cases
 from codegold.model.io import Loaded, load_versioned
@@ -54,6 +56,7 @@ __all__ = [
     "InputRef",
     "Loaded",
     "Manifest",
+    "PassedOver",
     "PathPolicyInfo",
     "Query",
     "Resolution",
@@ -72,5 +75,6 @@ __all__ = [
     "load_results",
     "load_versioned",
     "manifest_problem",
+    "passed_over_text",
     "write_results",
 ]

@@ -160,6 +160,26 @@ class Edit(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True,
     tool: str | None = None
 
 
+class PassedOver(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A tool call of an imported trajectory that was read as no context and no edit (a
+    failed edit, an unknown tool, a command that reads no file): its step and why, in the
+    words of the import summary (``failed edit: …``, ``unknown tool 'foo'``)."""
+
+    step: Annotated[int, msgspec.Meta(ge=0)]
+    reason: str
+
+
+PASSED_OVER_SHOWN = 20
+"""Most passed-over steps a report or bundle lists for one case."""
+
+
+def passed_over_text(entries: list[PassedOver], limit: int = PASSED_OVER_SHOWN) -> str:
+    """``step 4 (failed edit: …), step 9 (unknown tool 'foo') and 3 more``: the steps by
+    number, never a count that reads as one. Plain text: each renderer escapes it."""
+    shown = ", ".join(f"step {e.step} ({e.reason})" for e in entries[:limit])
+    return shown + (f" and {len(entries) - limit} more" if len(entries) > limit else "")
+
+
 class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     attempt_id: str
     case_id: str
@@ -181,6 +201,8 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, for
     # An imported agent trajectory: the spans it edited, and its final patch or answer.
     edits: list[Edit] | None = None
     final: str | None = None
+    # Its tool calls read as no context and no edit, by step (left out when none was).
+    passed_over: list[PassedOver] | None = None
     # Top-level fields of the retriever's answer that codegold does not read, kept as is.
     extra: dict[str, Any] | None = None
     # What codegold noticed about the answer: one that held something no parser read
@@ -329,10 +351,10 @@ def _cleaned_manifest(manifest: Manifest) -> Manifest:
 def redact_attempt(attempt: Attempt) -> Attempt:
     """``attempt`` with every secret value in its free text replaced by ``<SECRET:kind>``:
     the query as sent and rewritten, filters (keys and values), timing names, the error,
-    the final answer, what the retriever sent that codegold keeps unread (``extra``, the
-    answer's and each chunk's), excerpts, symbols (reported and resolved) and notes of its
-    chunks, and the free text of its index manifest (:func:`_clean_manifest`). The same
-    object when nothing was found.
+    the final answer, why an agent's calls were passed over, what the retriever sent that
+    codegold keeps unread (``extra``, the answer's and each chunk's), excerpts, symbols
+    (reported and resolved) and notes of its chunks, and the free text of its index
+    manifest (:func:`_clean_manifest`). The same object when nothing was found.
 
     This is where text from outside enters, once: attempts are redacted as they are
     written (``run``) and as they are read (``eval``, ``diagnose``, ``link``…), so what is
@@ -376,6 +398,11 @@ def redact_attempt(attempt: Attempt) -> Attempt:
                  else msgspec.structs.replace(e, tool=redact_once(e.tool)) for e in attempt.edits]
         if any(a is not b for a, b in zip(edits, attempt.edits, strict=True)):
             changes["edits"] = edits
+    if attempt.passed_over:
+        reasons = [redact_once(p.reason) for p in attempt.passed_over]
+        if any(r != p.reason for r, p in zip(reasons, attempt.passed_over, strict=True)):
+            changes["passed_over"] = [PassedOver(step=p.step, reason=r)
+                                      for r, p in zip(reasons, attempt.passed_over, strict=True)]
     return msgspec.structs.replace(attempt, **changes) if changes else attempt
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from codegold.model.attempts import Chunk
+from codegold.model.attempts import Chunk, PassedOver
 from codegold.model.results import BudgetUse
 
 DIAGNOSIS_FORMAT = 1
@@ -65,6 +65,9 @@ class EvidenceBundle(msgspec.Struct, frozen=True, kw_only=True):
     context_ids: list[str] | None
     # A case judged at a budget: the budget and how it was spent (left out otherwise).
     budget: BudgetUse | msgspec.UnsetType = msgspec.UNSET
+    # An imported trajectory: its calls read as no context and no edit, by step (left out
+    # when none was).
+    passed_over: list[PassedOver] | msgspec.UnsetType = msgspec.UNSET
 
 
 class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):

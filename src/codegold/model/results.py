@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from codegold.model.attempts import Chunk, Query
+from codegold.model.attempts import Chunk, PassedOver, Query
 from codegold.model.cases import Budget, Case
 from codegold.plumbing.outputs import write_bytes_atomic
 
@@ -100,6 +100,9 @@ class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
     budget: BudgetUse | UnsetType = UNSET
     lines: LineFigures | UnsetType = UNSET
     reach: list[GroupReach] | UnsetType = UNSET
+    # An imported trajectory's calls read as no context and no edit, by step (left out
+    # when none was).
+    passed_over: list[PassedOver] | UnsetType = UNSET
 
     @property
     def line_figures(self) -> LineFigures | None:
@@ -112,6 +115,10 @@ class CaseResult(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def group_reach(self) -> list[GroupReach]:
         return [] if isinstance(self.reach, UnsetType) else self.reach
+
+    @property
+    def passed_over_steps(self) -> list[PassedOver]:
+        return [] if isinstance(self.passed_over, UnsetType) else self.passed_over
 
     def forbidden_hits(self) -> list[str]:
         """Each forbidden visible chunk as ``file:start-end (symbol)`` (:meth:`Chunk.where`),

@@ -7,7 +7,7 @@ the figures and the rest are folded into ``<details>`` so the comment stays shor
 
 from __future__ import annotations
 
-from codegold.model import CaseResult, SliceResult
+from codegold.model import CaseResult, SliceResult, passed_over_text
 from codegold.model.metrics import shown_metrics
 from codegold.model.results import UnsetType
 from codegold.report.model import ReportInput, cause_breakdown
@@ -83,7 +83,9 @@ def _timeline(report: ReportInput, case: CaseResult) -> list[str]:
     figures = case.line_figures
     if figures is not None:
         head += f", line recall {figures.recall:.3f}"
-    return [head + "): " + " · ".join(md(p) for p in parts)]
+    passed = passed_over_text(case.passed_over_steps)
+    tail = f"; passed over: {md(passed)}" if passed else ""
+    return [head + "): " + (" · ".join(md(p) for p in parts) or "no context") + tail]
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
@@ -137,7 +139,8 @@ def render_markdown(report: ReportInput) -> str:
             if len(cases) > len(visible):
                 lines += _details(f"{len(cases) - len(visible)} more for {md(owner)}",
                                   _case_rows(report, cases[len(visible):]))
-    agents = [c for c in bad if is_agent_case(c)]
+    # A trajectory whose every call was passed over has no context, and still belongs here.
+    agents = [c for c in bad if is_agent_case(c) or c.passed_over_steps]
     if agents:
         lines += [f"## Agent timelines ({len(agents)})", "",
                   "Steps in order; ‖ marks the budget, ✓ where a required group was first "

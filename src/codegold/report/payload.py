@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from codegold.model import CaseResult, Chunk
+from codegold.model import CaseResult, Chunk, passed_over_text
 from codegold.plumbing.text import json_visible
 from codegold.report.model import ReportInput
 
@@ -95,6 +95,8 @@ class CaseRow(msgspec.Struct, frozen=True, kw_only=True):
     timeline: list[TimelineRow] | msgspec.UnsetType = msgspec.UNSET
     budget: str | msgspec.UnsetType = msgspec.UNSET    # "lines=400, used 400"
     line_figures: str | msgspec.UnsetType = msgspec.UNSET
+    # An imported trajectory's calls read as nothing, by step: "step 4 (failed edit: …)".
+    passed_over: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class PagePayload(msgspec.Struct, frozen=True, kw_only=True):
@@ -235,6 +237,7 @@ def case_row(report: ReportInput, case: CaseResult) -> CaseRow:
         timeline=timeline(report, case) if is_agent_case(case) else msgspec.UNSET,
         budget=budget_text(case) if case.budget_use is not None else msgspec.UNSET,
         line_figures=line_text(case) or msgspec.UNSET,
+        passed_over=passed_over_text(case.passed_over_steps) or msgspec.UNSET,
     )
 
 

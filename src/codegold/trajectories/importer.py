@@ -23,7 +23,7 @@ from typing import Literal
 import msgspec
 
 from codegold.errors import InputError, SchemaError
-from codegold.model import Attempt, Case, CaseSet, Query
+from codegold.model import Attempt, Case, CaseSet, PassedOver, Query
 from codegold.model.io import read_bytes
 from codegold.plumbing.fieldpaths import dig
 from codegold.plumbing.secrets import redact_struct
@@ -189,9 +189,15 @@ def _attempt(trajectory: Trajectory, case: Case, format_name: str, roots: Sequen
         noted.update(found.notes)
     ledger.settle(trajectory.final)
     attempt_id = f"traj:{trajectory.label}:{digest[:12]}"
+    # The same steps the summary lists, kept on the attempt so that results, the report
+    # and the bundles can name them.
+    passed_over = sorted((PassedOver(step=step, reason=why)
+                          for why, steps in skipped_at.items() for step in steps),
+                         key=lambda p: (p.step, p.reason))
     attempt = Attempt(attempt_id=attempt_id, case_id=case.id, ranked=ledger.chunks,
                       query=Query(raw=case.query), retriever=f"agent:{format_name}",
-                      edits=ledger.edits or None, final=trajectory.final)
+                      edits=ledger.edits or None, final=trajectory.final,
+                      passed_over=passed_over or None)
     chunks = ledger.chunks
     report = TrajectoryReport(
         source=trajectory.source, label=trajectory.label, status="imported", case_id=case.id,

@@ -74,6 +74,7 @@
     if (c.forbidden_patterns.length) kv(box, "forbidden", c.forbidden_patterns.join(", "), true);
     if (c.budget) kv(box, "budget", c.budget);
     if (c.line_figures) kv(box, "line-level", c.line_figures);
+    if (c.passed_over) kv(box, "passed over", c.passed_over);
     if (c.timeline) box.appendChild(timeline(c));
     box.appendChild(el("h4", null, "Ranked evidence (" + (c.budget || ("cutoff " + c.cutoff)) + ")"));
     var t = el("table");
