@@ -598,3 +598,79 @@ int pop(node *queue);
     assert {"push", "pop", "node"} <= set(found(result))
     cpp = b"namespace q {\nclass Queue { public: int size() const; };\n}\n"
     assert chunk_file("include/q.h", cpp, revision="r" * 40).entry.language == "cpp"
+
+
+def test_c_upper_case_return_types_are_kept_before_a_function_name() -> None:
+    # flex's generated scanners and Unity write a typedef or a type macro in capitals as
+    # the return type; read as an attribute macro, it left a function without a type.
+    source = (b"typedef struct yy_buffer_state *YY_BUFFER_STATE;\n\n"
+              b"YY_BUFFER_STATE yy_scan_buffer  (char * base, int size)\n{\n    return 0;\n}\n\n"
+              b"YY_BUFFER_STATE yy_scan_bytes ( const char *bytes, int len );\n\n"
+              b"static UNITY_INTERNAL_PTR UnityNumToPtr(const int num)\n{\n    return 0;\n}\n\n"
+              b"FMT_API int plain(void) { return 1; }\n\n"
+              b"static int WINAPI worker(void *arg) { return 0; }\n")
+    defs = found(chunk_file("src/lexer.c", source))
+    assert defs["yy_scan_buffer"] == ("function", "definition", 3, 3, 6)
+    assert defs["yy_scan_bytes"] == ("function", "declaration", 8, 8, 8)
+    assert defs["UnityNumToPtr"] == ("function", "definition", 10, 10, 13)
+    # an attribute macro before a type, and a calling convention after one, still go
+    assert defs["plain"][:2] == defs["worker"][:2] == ("function", "definition")
+
+
+def test_cpp_prototypes_returning_a_reference_or_a_pointer_to_a_pointer() -> None:
+    # CLI11's string helpers and App::ensure_utf8, as Universal Ctags tags them.
+    source = (b"namespace CLI {\nstd::string &ltrim(std::string &str);\n"
+              b"std::ostream &format_aliases(std::ostream &out,\n    int wrap);\n"
+              b"char **ensure_utf8(char **argv);\n"
+              b"class App {\n    char **ensure_utf8(char **argv);\n};\n"
+              b"char **App::ensure_utf8(char **argv) {\n    return argv;\n}\n}\n")
+    defs = found(chunk_file("include/CLI/StringTools.hpp", source))
+    assert defs["CLI.ltrim"] == ("function", "declaration", 2, 2, 2)
+    assert defs["CLI.format_aliases"] == ("function", "declaration", 3, 3, 4)
+    assert defs["CLI.App.ensure_utf8"] == ("method", "definition", 9, 9, 11)
+    assert ("CLI.ensure_utf8", 5) in {(d.qualified, d.header_line)
+                                      for d in chunk_file("a.hpp", source).definitions}
+    assert ("CLI.App.ensure_utf8", 7) in {(d.qualified, d.header_line)
+                                          for d in chunk_file("a.hpp", source).definitions}
+    c_source = b"char **split_lines(const char *text);\n"
+    assert found(chunk_file("src/lines.c", c_source))["split_lines"][:2] == (
+        "function", "declaration")
+
+
+def test_c_upper_case_types_of_variables_keep_the_functions_after_them() -> None:
+    # Unity's own tests: `UNITY_INT8 p0[] = {...};` read without its type broke the
+    # function's body, which then swallowed the tests after it.
+    source = (b"#define EXPECT_ABORT_BEGIN \\\n    startPutcharSpy();     \\\n"
+              b"    if (TEST_PROTECT())    \\\n    {\n\n"
+              b"#define VERIFY_FAILS_END \\\n    }                   \\\n    endPutcharSpy();\n\n"
+              b"void testNotEqualInts(void)\n{\n    UNITY_INT8 p0[] = {1, 8};\n"
+              b"    EXPECT_ABORT_BEGIN\n    TEST_ASSERT_EQUAL_INT(3, 4);\n"
+              b"    VERIFY_FAILS_END\n}\n\n"
+              b"void testEqualInt8Arrays(void)\n{\n    UNITY_INT8 p0[] = {1, 8, 117, -2};\n"
+              b"    TEST_ASSERT_EQUAL_INT8_ARRAY(p0, p0, 1);\n}\n\n"
+              b"void testNotEqualInt8Arrays(void)\n{\n    EXPECT_ABORT_BEGIN\n"
+              b"    TEST_ASSERT_EQUAL_INT8_ARRAY(p0, p0, 1);\n    VERIFY_FAILS_END\n}\n")
+    defs = found(chunk_file("test/tests/testunity.c", source))
+    assert defs["testNotEqualInts"] == ("function", "test", 10, 10, 16)
+    assert defs["testEqualInt8Arrays"] == ("function", "test", 18, 18, 22)
+    assert defs["testNotEqualInt8Arrays"] == ("function", "test", 24, 24, 29)
+    assert defs["EXPECT_ABORT_BEGIN"][0] == defs["VERIFY_FAILS_END"][0] == "macro"
+
+
+def test_c_conditionals_without_else_that_close_each_others_blocks() -> None:
+    # jq's printer: one `#ifdef` opens an `else` block, a later one closes it; read as
+    # two complete statements they broke the function, which swallowed the file's rest.
+    source = (b"static void dump_term(jv x, int flags) {\n  switch (jv_get_kind(x)) {\n"
+              b"  case JV_KIND_NUMBER: {\n    if (jvp_number_is_nan(x)) {\n"
+              b"      dump_term(jv_null(), flags);\n    } else {\n#ifdef USE_DECNUM\n"
+              b"      const char * literal_data = jv_number_get_literal(x);\n"
+              b"      if (literal_data) {\n        put_str(literal_data);\n      } else {\n"
+              b"#endif\n        double d = jv_number_value(x);\n        put_str(jvp_dtoa_fmt(d));\n"
+              b"      }\n#ifdef USE_DECNUM\n    }\n#endif\n    break;\n  }\n  }\n}\n\n"
+              b"void jv_dumpf(jv x, int flags) {\n  dump_term(x, flags);\n}\n\n"
+              b"#ifdef __cplusplus\nextern \"C\" {\n#endif\nint after(void) { return 0; }\n")
+    for path in ("src/jv_print.c", "src/jv_print.cpp"):
+        defs = found(chunk_file(path, source))
+        assert defs["dump_term"][2:] == (1, 1, 22), path
+        assert defs["jv_dumpf"] == ("function", "definition", 24, 24, 26), path
+        assert defs["after"][:2] == ("function", "definition"), path

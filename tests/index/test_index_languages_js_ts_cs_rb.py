@@ -434,3 +434,28 @@ def test_rendered_api_documentation_pages_are_generated() -> None:
     for path, head in pages.items():
         assert categorize(path, head, "html") == "generated", path
     assert categorize("docs/usage.md", b"# Usage\n\nCall Session.request.\n", "markdown") == "docs"
+
+
+def test_ecmascript_named_functions_in_an_array_given_to_a_call_are_definitions() -> None:
+    # fastbench's form, as pino's benchmarks write it: the function names are what the
+    # benchmark's report prints, and Universal Ctags tags each.
+    source = (b"const bench = require('fastbench')\n"
+              b"const run = bench([\n"
+              b"  function benchPino (cb) {\n    setImmediate(cb)\n  },\n"
+              b"  function benchBunyan (cb) {\n    setImmediate(cb)\n  },\n"
+              b"  () => 1\n"
+              b"], 10000)\n"
+              b"series([function first (next) { next() }])\n"
+              b"var tasks = steps([function (done) { done() }])\n"
+              b"run(run)\n")
+    for path in ("benchmarks/basic.bench.js", "benchmarks/basic.bench.ts"):
+        result = chunk_file(path, source)
+        defs = found(result)
+        assert defs["benchPino"] == ("function", "definition", 3, 3, 5), path
+        assert defs["benchBunyan"] == ("function", "definition", 6, 6, 8), path
+        assert defs["first"][:4] == ("function", "definition", 11, 11), path
+        # an array of anonymous functions names nothing: its statement stays module code
+        assert defs["tasks"][0] == "variable", path
+        # the call's own line is read with each function it holds
+        holding = next(c for c in result.chunks if "benchPino" in c.symbols)
+        assert holding.text.startswith("const run = bench(["), path

@@ -161,3 +161,19 @@ def test_the_benchmark_script_prints_the_tools_figures(
     assert "javascript  files     1" in direct
     # the same figures (the timing aside) whichever way the tool is called
     assert re.sub(r"time +[\d.]+s", "", through_script) == re.sub(r"time +[\d.]+s", "", direct)
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="the benchmark needs Universal Ctags")
+def test_python_classes_inside_methods_are_nested_in_a_function(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # ctags's Python methods are `member`s: a class a test method defines (`class Meta:`
+    # of its schema) is nested in a function body, not a definition to find.
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_schema.py").write_bytes(
+        b"class TestSchema:\n    def test_dump(self):\n        class SelfSchema(Schema):\n"
+        b"            class Meta:\n                ordered = True\n        return SelfSchema\n\n"
+        b"    @property\n    def name(self):\n        return 1\n")
+    assert main([str(tmp_path), "--language", "python", "--misses", "20"]) == 0
+    out = capsys.readouterr().out
+    # TestSchema; not SelfSchema (a local, file-scope to ctags) nor Meta
+    assert re.search(r"ctags +1 ", out) and "recall 100.0%" in out and "missed" not in out

@@ -27,8 +27,8 @@ and abstract method signatures are). Left out, on principle and for every langua
   ``module``) beside the class's own name and the members; what it holds are the
   definitions, and codegold names a class expression by its own name;
 - definitions nested inside a function body: a tag whose scope (or any scope above it)
-  is a function or method, or whose line lies inside a function's lines (ctags' ``end``;
-  for JavaScript and TypeScript, where ctags records no end, the function bodies of the
+  is a function or method (Python's methods are ctags ``member``s), or whose line lies
+  inside a function's lines (ctags' ``end``; for JavaScript and TypeScript, where ctags records no end, the function bodies of the
   syntax tree; for C and C++, the blocks of the syntax tree that follow a macro call at
   file or namespace level, doctest's and Catch2's ``TEST_CASE("name") {...}``, bodies
   ctags does not read as functions, so it tags the calls in them, ``CHECK(x == 1);``,

@@ -62,3 +62,37 @@ REPOSITORIES = (
     ("ruby", "heartcombo/devise", "7ca7ed9c174525a4d36167441b35af4a0991b6af"),
     ("ruby", "rails/rails:activesupport", "2a2db1e8d6d104ee0611efcae7eb023af65cff34"),
 )
+
+# The mined question corpus (benchmarks/mined_corpus.py), measured at these commits
+# (docs/index.md, "The mined corpus"); Swift has no Universal Ctags 5.9 parser.
+MINED_CORPUS = (
+    ("python", "marshmallow-code/marshmallow", "341b927f219205704728c05cd61f04d7e9727523"),
+    ("python", "jd/tenacity", "c650fb45204635f07910948d5fc59a8c551ffdda"),
+    ("python", "encode/starlette", "cb8f84f5284dc301ca7a31eb732b9e140769dd48"),
+    ("javascript", "pinojs/pino", "b394c2c16ac6a8919cd33d7f5684a01baca1096f"),
+    ("javascript", "yargs/yargs", "2a4378bdc2eac9cf7d0cdfe0a52b1b25f779806a"),
+    ("typescript", "sindresorhus/ky", "3419113b48e034fdcf8fa6bd3be3da7b3d0d758f"),
+    ("typescript", "immerjs/immer", "061c2425e1c9dff89e4e4189d42af1b7839dfe0a"),
+    ("typescript", "pmndrs/zustand", "f094eebe9bd3b4b0d77b997f69ab1d273f69a877"),
+    ("go", "spf13/cobra", "adbc8813901bba65827259daa8e22ff94ec1f30e"),
+    ("go", "spf13/viper", "528f7416c4b56a4948673984b190bf8713f0c3c4"),
+    ("java", "jhy/jsoup", "46b620860af930eedc193a705eaf7cea5aec89a6"),
+    ("java", "square/javapoet", "b9017a9503b76e11b4ad4c1a9f050e2d29112cb0"),
+    ("rust", "serde-rs/json", "827a315bf2198558f0325b07bcc1e2cd973aba2f"),
+    ("rust", "tokio-rs/bytes", "d5c8ad3227afe459c09f1d0d85455abf00f0381a"),
+    ("ruby", "lostisland/faraday", "59334e0e9b1918bd26b143f4a7bbc8c765de3ac4"),
+    ("ruby", "sinatra/sinatra", "cb22afd7902b566b6eaba6c4ea89739494a65d12"),
+    ("csharp", "App-vNext/Polly", "173d6d1d2e28a4697f1ac1d22da68f77ff19a0c9"),
+    ("csharp", "serilog/serilog", "60935b4d7abad71cf6157b45a10f5c3c65ead527"),
+    ("c", "DaveGamble/cJSON", "a29814f285cc531c00223743ad3c55cd38c0dc56"),
+    ("c", "jqlang/jq", "579e6f76cffd7643ba4002a2c3618a5ea710589a"),
+    ("cpp", "CLIUtils/CLI11", "c1cfe00d2f3d862aecfe6e69ec810414d5f4c906"),
+    ("cpp", "jbeder/yaml-cpp", "c3f81127320662deb3e28f4da0a511f1faecd860"),
+    ("php", "Seldaek/monolog", "57eb1028342134e701e77c617565d51b6e5a2a53"),
+    ("php", "thephpleague/flysystem", "072735c56cc0da00e10716dd90d5a7f7b40b36be"),
+    ("kotlin", "square/kotlinpoet", "be2de914ce6eb3694092ed4e0f28626cbce1ffe0"),
+    ("kotlin", "coil-kt/coil", "a42b7709600630cd2bed73517832442b98d4d7b5"),
+    ("swift", "apple/swift-argument-parser", "2f77f2fccb6e84fecff338c37b199e33e7dfd119"),
+    ("swift", "onevcat/Kingfisher", "410984bf301f4fa224fe56277b3f8672cc465c79"),
+    ("swift", "SwiftyJSON/SwiftyJSON", "8805b547079d605f61f9c7964296384ff6fe853e"),
+)

@@ -23,6 +23,10 @@ DEFINITION_KINDS = frozenset({
 # `alias`es give an existing method a second name.
 SKIP = frozenset({("Python", "namespace"), ("C", "member"), ("C++", "member"),
                   ("PHP", "alias"), ("PHP", "namespace"), ("Ruby", "alias")})
+# Per language: kinds that are functions there beyond CALLABLE_KINDS. Python's methods
+# are ctags `member`s (its class attributes are `variable`s): a class inside a method
+# (`class Meta:` of a schema a test defines) is nested in a function body.
+LANGUAGE_CALLABLE_KINDS = frozenset({("Python", "member")})
 SKIP_NAMES = frozenset({"<lambda>"})
 # Names ctags makes up for anonymous functions, classes and structs.
 ANONYMOUS = re.compile(r"^(Anonymous(Function|Class|Object)[0-9a-f]+|__anon[0-9a-f]+)$")

@@ -19,6 +19,7 @@ from ctags_measure.rules import (
     FILE_SCOPE_LANGUAGES,
     FUNCTION_NODES,
     GTEST_MACROS,
+    LANGUAGE_CALLABLE_KINDS,
     MACRO_NAME,
     RESERVED,
     SKIP,
@@ -135,6 +136,12 @@ def ctags_extensions() -> frozenset[str]:
     return frozenset(m.group(1).lower() for m in re.finditer(r"\*(\.[\w+]+)", proc.stdout))
 
 
+def _callable(tag: dict[str, object], field: str) -> bool:
+    """Whether the tag's ``field`` (its ``kind`` or its ``scopeKind``) is a function's."""
+    kind = tag.get(field)
+    return kind in CALLABLE_KINDS or (tag.get("language"), kind) in LANGUAGE_CALLABLE_KINDS
+
+
 def in_ranges(line: int, ranges: list[tuple[int, int]]) -> bool:
     return any(start < line <= end for start, end in ranges)
 
@@ -160,9 +167,9 @@ def definition_tags(path: Path, language: str, data: bytes, root: Node
         tag["name"] = tag_name(tag, lines)
     bodies, imports, data_rows, alias_rows = _function_rows(language, root)
     callables = {(f"{t['scope']}.{t['name']}" if t.get("scope") else str(t["name"]))
-                 for t in raw if t.get("kind") in CALLABLE_KINDS}
+                 for t in raw if _callable(t, "kind")}
     ranges = [(int(t["line"]), int(t["end"])) for t in raw
-              if t.get("kind") in CALLABLE_KINDS and "end" in t]
+              if _callable(t, "kind") and "end" in t]
     counted: dict[tuple[str, int], str] = {}
     confirming: set[tuple[str, int]] = set()
     for tag in raw:
@@ -178,7 +185,7 @@ def definition_tags(path: Path, language: str, data: bytes, root: Node
         confirming.add((name, line))
         scope = str(tag.get("scope", ""))
         scopes = re.split(r"\.|::", scope) if scope else []
-        nested = (tag.get("scopeKind") in CALLABLE_KINDS
+        nested = (_callable(tag, "scopeKind")
                   or any(".".join(scopes[:i]) in callables for i in range(1, len(scopes) + 1))
                   or in_ranges(line, ranges) or in_ranges(line, bodies))
         if (kind in DEFINITION_KINDS and not nested

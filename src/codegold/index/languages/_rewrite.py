@@ -62,7 +62,7 @@ def _else_follows(lines: list[bytes], index: int) -> bool:
 
 
 def first_branch_only(data: bytes, alternatives_only: bool = False,
-                       declarations: bool = False) -> bytes:
+                       declarations: bool = False, inside_blocks: bool = False) -> bytes:
     """Blank (rows and byte offsets kept) a conditional whose branches do not each close
     the braces they open (``#if X`` ``if (a) {`` ``#else`` ``var a = b;`` ``#endif``): the
     grammar reads a conditional as a node of complete statements, so such a one ends the
@@ -74,7 +74,11 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
     declaration or holds its alternative signatures, and except one inside an ``if``
     chain (a branch that starts with ``else``, or an ``else`` right after ``#endif``):
     a grammar cannot read an ``else`` as a statement of its own, and the class that holds
-    it ended there (a C# class lost every method after such a conditional)."""
+    it ended there (a C# class lost every method after such a conditional). With
+    ``inside_blocks`` (C, C++), a conditional without an ``#else`` is read so too when it
+    sits inside a block (a function's body): ``#ifdef X`` ``} else {`` ``#endif`` and,
+    later, ``#ifdef X`` ``}`` ``#endif`` (jq's printer) close each other's blocks only
+    read as plain code."""
     if b"#" not in data:
         return data
     lines = data.split(b"\n")
@@ -82,6 +86,7 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
     # whether its first line of code is an ``else`` (1), is not (0), or is not read yet (-1)].
     frames: list[list[list[int]]] = []
     balance = [0]  # the brace balance of the innermost branch being read (outermost first)
+    depths: list[int] = []  # per open conditional: the brace depth it opened at
     # Rows to blank as a difference array: +1 where a blank run starts, -1 past its end
     # (runs nest, so marking them row by row could cost rows times depth).
     marks = [0] * (len(lines) + 1)
@@ -112,6 +117,7 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
             if declarations and _DECLARATION_GOES_ON.search(last_code):
                 continuing.add(len(frames))
             frames.append([[index, 0, -1]])
+            depths.append((depths[-1] if depths else 0) + balance[-1])
             balance.append(0)
         elif not frames:
             continue  # a stray #else or #endif: nothing to pair it with
@@ -125,9 +131,10 @@ def first_branch_only(data: bytes, alternatives_only: bool = False,
             continuing.discard(len(frames) - 1)
             branches = frames.pop()
             branches[-1][1] = balance.pop()
+            in_block = inside_blocks and depths.pop() > 0
             in_chain = any(b[2] == 1 for b in branches) or _else_follows(lines, index)
             if goes_on or in_chain or (any(b[1] != 0 for b in branches)
-                           and (len(branches) > 1 or not alternatives_only)):
+                           and (len(branches) > 1 or not alternatives_only or in_block)):
                 for row in (*(b[0] for b in branches[:2]), index):
                     marks[row] += 1
                     marks[row + 1] -= 1

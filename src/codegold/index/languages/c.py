@@ -81,7 +81,15 @@ _TOP_LEVEL_MACRO_STATEMENT = re.compile(
 # (a ``macro_type_specifier``); blanked, the function has no type, which C cannot parse
 # (C++ reads it as a constructor-like function). In C it is kept.
 _C_TYPE_MACRO = re.compile(rb"[A-Z][A-Z0-9]*_[A-Z0-9_]*\([\w \t*&,]+\)[ \t]+$")
-_NAME_AND_PARAMETERS = re.compile(rb"[A-Za-z_]\w*[ \t]*\(")
+# C: an upper-case type name right before a declared name (flex's ``YY_BUFFER_STATE
+# yy_scan_buffer (...)``, Unity's ``UNITY_INTERNAL_PTR UnityNumToPtr(...)`` and
+# ``UNITY_INT8 p0[] = {...};``, a typedef or a macro ``#define``d to a type) is its type:
+# blanked as an attribute macro, it leaves a declaration without a type, which C cannot
+# parse (a function's body so broken swallows the functions after it). Kept; were it an
+# attribute after all, the declaration still parses with its own name.
+_C_TYPE_NAME = re.compile(rb"(?<!\w)[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+$")
+# A declared name after a type: a function's (``f(``) or a variable's (``p0[] =``, ``n;``).
+_NAME_AND_PARAMETERS = re.compile(rb"[A-Za-z_]\w*[ \t]*[(\[=;,]")
 # A calling-convention or attribute macro between a return type and the function's name
 # (``int CJSON_CDECL main(void)``, ``DWORD WINAPI worker(void* arg)``, a qualified one's
 # ``void SPDLOG_INLINE ns::sink<M>::log(...)``, the name on the next line): read as the name,
@@ -118,15 +126,16 @@ def _prepare_c(data: bytes, keep_type_macros: bool = False) -> bytes:
     source = _CALLING_CONVENTION.sub(_blank_calling_convention, source)
     if keep_type_macros:
         source = _CPLUSPLUS_LINKAGE.sub(lambda m: _blank(m), source)
-    source = _first_branch_only(source, alternatives_only=True)
+    source = _first_branch_only(source, alternatives_only=True, inside_blocks=True)
     return source if source.endswith(b"\n") else source + b"\n"
 
 
 def _blank_attributes_not_types(match: re.Match[bytes]) -> bytes:
-    """A run of attribute macros blanked, but for a last one that wraps the return type of
-    the function named next (``_C_TYPE_MACRO``)."""
+    """A run of attribute macros blanked, but for a last one that wraps or is the type of
+    the function or variable named next (``_C_TYPE_MACRO``, ``_C_TYPE_NAME``)."""
     start, end = match.span(1)
-    kept = _C_TYPE_MACRO.search(match.string, start, end)
+    kept = (_C_TYPE_MACRO.search(match.string, start, end)
+            or _C_TYPE_NAME.search(match.string, start, end))
     if kept is not None and _NAME_AND_PARAMETERS.match(match.string, end):
         end = kept.start()
     text = match.group(0)
@@ -135,11 +144,18 @@ def _blank_attributes_not_types(match: re.Match[bytes]) -> bytes:
             + text[end - offset:])
 
 
+# Specifiers that come before a return type, never after one: a macro behind only these
+# (``static UNITY_INTERNAL_PTR UnityNumToPtr(...)``) is the type, not a calling convention.
+_BEFORE_A_TYPE = re.compile(rb"[ \t]*(?:(?:static|inline|__inline|__inline__|extern|const)"
+                            rb"[ \t]+)+")
+
+
 def _blank_calling_convention(match: re.Match[bytes]) -> bytes:
     """``_CALLING_CONVENTION`` blanked, but not in a directive (``#define X_PUSH
-    _Pragma("...")`` defines the macro)."""
+    _Pragma("...")`` defines the macro) nor where it is the return type (``_BEFORE_A_TYPE``)."""
     line_start = match.string.rfind(b"\n", max(0, match.start() - 200), match.start()) + 1
-    if match.string[line_start:match.start()].lstrip().startswith(b"#"):
+    before = match.string[line_start:match.start()]
+    if before.lstrip().startswith(b"#") or _BEFORE_A_TYPE.fullmatch(before):
         return match.group(0)
     return _blank(match, 1)
 

@@ -20,7 +20,9 @@
 ; `DECLARE_THING(x);`), which declares no function of that name.
 (declaration
   declarator: [(function_declarator declarator: (identifier) @name)
-               (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))]
+               (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+               (pointer_declarator declarator: (pointer_declarator
+                 declarator: (function_declarator declarator: (identifier) @name)))]
   (#not-match? @name "^[A-Z][A-Z0-9]*_[A-Z0-9_]*$")) @declaration.function
 (struct_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @definition.class
 ; A union holds members as a struct does (C++ constructors, a nested struct).

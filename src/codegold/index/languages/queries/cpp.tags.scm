@@ -38,6 +38,8 @@
                  scope: (_) @qualifier name: [(identifier) (operator_name)] @name)))
                (reference_declarator (function_declarator declarator: (qualified_identifier
                  scope: (_) @qualifier name: [(identifier) (operator_name)] @name)))
+               (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator
+                 declarator: (qualified_identifier scope: (_) @qualifier name: (identifier) @name))))
                (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier
                  name: (qualified_identifier scope: (_) @qualifier
                    name: [(identifier) (operator_name)] @name))))
@@ -48,8 +50,13 @@
 (field_declaration
   declarator: [(function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
                (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+               (pointer_declarator declarator: (pointer_declarator
+                 declarator: (function_declarator declarator: (field_identifier) @name)))
                (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))]
   ) @declaration.method
+; A prototype returning a reference (`std::string &ltrim(std::string &str);`).
+(declaration
+  declarator: (reference_declarator (function_declarator declarator: (identifier) @name))) @declaration.function
 (declaration
   declarator: (function_declarator declarator: (destructor_name) @name)) @declaration.method
 ; `T() = default;`, `~T() = delete;`: declared, with no body of their own.

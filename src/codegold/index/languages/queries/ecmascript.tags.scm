@@ -165,6 +165,17 @@
 ; defineGetter(req, 'host', function host() {}) (express): the function's own name
 (call_expression
   arguments: (arguments (function_expression name: (identifier) @name body: (_) @body))) @definition.function
+; Named functions handed to a call at module level in an array (fastbench's `const run =
+; bench([function benchPino (cb) {...}, ...])`, `series([function first () {...}])`):
+; each is a definition under its own name, the name the benchmark's report and a stack
+; trace print. The array is a nameless module holding them (code when none is named).
+(lexical_declaration (variable_declarator
+  value: (call_expression arguments: (arguments (array) @body)))) @definition.module
+(variable_declaration (variable_declarator
+  value: (call_expression arguments: (arguments (array) @body)))) @definition.module
+(expression_statement
+  (call_expression arguments: (arguments (array) @body)) @definition.module)
+(array (function_expression name: (identifier) @name body: (_) @body) @definition.function)
 
 ; Object literal members (only met inside an object container above); a quoted key
 ; (`"x-y": function`) is named without its quotes.
