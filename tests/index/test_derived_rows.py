@@ -213,7 +213,7 @@ EDITS = {
 }
 
 
-@pytest.mark.parametrize("damage", [*sorted(EDITS), "macs", "seal", "key"])
+@pytest.mark.parametrize("damage", [*sorted(EDITS), "macs", "seal", "key", "link"])
 def test_an_index_edited_since_its_seal_is_not_copied(tmp_path: Path, damage: str,
                                                       monkeypatch: pytest.MonkeyPatch,
                                                       writes: list[str]) -> None:
@@ -233,6 +233,9 @@ def test_an_index_edited_since_its_seal_is_not_copied(tmp_path: Path, damage: st
         (base / "reuse" / "macs.json").write_text(json.dumps(macs))
     elif damage == "seal":
         (base / "reuse" / "index.mac").unlink()
+    elif damage == "link":  # the same bytes elsewhere: a link is never followed
+        (base / "index.sqlite").rename(tmp_path / "elsewhere.sqlite")
+        (base / "index.sqlite").symlink_to(tmp_path / "elsewhere.sqlite")
     else:  # built by another user: another key
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
     second = repo.commit({"pkg/m4.py": _source(rng)}, "second")
@@ -255,3 +258,23 @@ def test_a_blob_kept_under_another_mode_is_decided_again(tmp_path: Path) -> None
                second).count(":100644 ") == 2
     build_index(history.repo.path, second, tmp_path / "second", store=store)
     _same_as_cold(history.repo, second, tmp_path / "second", tmp_path / "cold")
+
+
+def test_a_revision_that_changes_most_files_is_written_whole(tmp_path: Path,
+                                                             writes: list[str]) -> None:
+    """Deleting and writing again most rows of a copy costs more than a fresh file from
+    the store: past half the files changed, the build starts from nothing."""
+    repo = Repo(tmp_path / "repo")
+    rng = random.Random(8)
+    first = repo.commit({f"pkg/m{n}.py": _source(rng) for n in range(10)}, "first")
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo.path, first, tmp_path / "first", store=store)
+    few = repo.commit({f"pkg/m{n}.py": _source(rng) for n in range(4)}, "four of ten")
+    writes.clear()
+    build_index(repo.path, few, tmp_path / "few", store=store)
+    assert sorted(writes) == [f"pkg/m{n}.py" for n in range(4)]
+    most = repo.commit({f"pkg/m{n}.py": _source(rng) for n in range(4, 10)}, "six of ten")
+    writes.clear()
+    build_index(repo.path, most, tmp_path / "most", store=store)
+    assert len(writes) == 10  # four from the store, six parsed
+    _same_as_cold(repo, most, tmp_path / "most", tmp_path / "cold")

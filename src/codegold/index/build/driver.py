@@ -188,8 +188,15 @@ def _start_from(dest: Path, out: Path, reuse_from: Path | None, entries: list[Tr
     blobs = {item.path: item.sha for item in entries if item.object_type == "blob"}
     for folder in nearest_indexes(store, blobs, out):
         sealed = copy_sealed(folder, dest, key, policy_hash=policy.hash, redact=policy.secrets)
-        if sealed is not None:
-            return sealed
+        if sealed is None:
+            continue
+        kept = sum(sealed.blobs.get(path) == sha for path, sha in blobs.items())
+        if 2 * kept < len(blobs):
+            # Most rows would be deleted and written again, each with its index entries:
+            # a fresh file written in bulk from the store costs less.
+            dest.unlink()
+            return None
+        return sealed
     return None
 
 
