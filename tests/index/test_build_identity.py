@@ -202,11 +202,21 @@ def test_incremental_and_store_builds_hold_the_same_rows(example_and_awkward: So
                          reuse_from=tmp_path / "first")
     store = ChunkStore.open(tmp_path / "store")
     _build(repos, "awkward", "awkward_first", tmp_path / "store_first", store=store, jobs=2)
+    # a store object that built nothing yet reads every unchanged file from the store
+    store = ChunkStore.open(tmp_path / "store")
     via_store = _build(repos, "awkward", "awkward_second", tmp_path / "store_second",
                        store=store)
     assert store.hits > 0 and store.unwritten == 0
     expected = table_digests(scratch)
     assert table_digests(via_store) == expected
+    # one that built the first revision starts the second from a copy of that index
+    store = ChunkStore.open(tmp_path / "store")
+    _build(repos, "awkward", "awkward_first", tmp_path / "derived_first", store=store)
+    hits = store.hits
+    derived = _build(repos, "awkward", "awkward_second", tmp_path / "derived", store=store)
+    # only the two changed files (stored by the build above) come from the store
+    assert store.hits - hits == 2
+    assert table_digests(derived, with_order=False) == table_digests(scratch, with_order=False)
     # Entries written from worker results read back as the same rows.
     again = _build(repos, "awkward", "awkward_first", tmp_path / "store_again", store=store)
     assert table_digests(again) == table_digests(tmp_path / "store_first")

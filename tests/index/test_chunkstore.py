@@ -40,13 +40,16 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _rows(index: Path) -> list[tuple[object, ...]]:
+    """Every table's rows in an order of their content (a build that starts from a copy
+    of an earlier revision's index numbers the rows it adds after those it keeps)."""
     with sqlite3.connect(index / "index.sqlite") as conn:
         return [*conn.execute("SELECT id, file, start_line, end_line, symbols, role, text "
-                              "FROM chunks ORDER BY rowid"),
+                              "FROM chunks ORDER BY file, start_line, end_line, id"),
                 *conn.execute("SELECT * FROM files ORDER BY path"),
                 *conn.execute("SELECT * FROM symbols ORDER BY file, start_line, name"),
                 *conn.execute("SELECT * FROM refs ORDER BY file, line, name"),
-                *conn.execute("SELECT * FROM tokens ORDER BY rowid")]
+                *conn.execute("SELECT c.id, t.symbols, t.path, t.body FROM tokens t JOIN "
+                              "chunks c ON c.rowid = t.rowid ORDER BY c.id")]
 
 
 @pytest.fixture

@@ -346,8 +346,12 @@ def test_digests_made_while_writing_equal_those_read_back(make_repo: MakeRepo, r
     build_index(many.path, "main", tmp_path / "fresh", store=store)
     recorded, read_back = recorded_and_read_back(tmp_path / "fresh")
     assert len(recorded) > 10 and recorded == read_back
-    build_index(many.path, "main", tmp_path / "stored", store=store)  # rows from the store
+    # rows from the store (another store object: one that built "fresh" starts from it)
+    build_index(many.path, "main", tmp_path / "stored", store=ChunkStore.open(tmp_path / "store"))
     assert recorded_and_read_back(tmp_path / "stored") == (recorded, recorded)
+    # rows copied from the index the same store object built just before
+    build_index(many.path, "main", tmp_path / "derived", store=store)
+    assert recorded_and_read_back(tmp_path / "derived") == (recorded, recorded)
     # digests of the rows made in worker processes, keyed by the build
     build_index(many.path, "main", tmp_path / "workers", jobs=2)
     assert recorded_and_read_back(tmp_path / "workers") == (recorded, recorded)
@@ -360,6 +364,7 @@ def test_digests_made_while_writing_equal_those_read_back(make_repo: MakeRepo, r
         assert stored.digest
         payload = encode_stored(msgspec.structs.replace(stored, digest=b""))
         entry.write_bytes(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    old = ChunkStore.open(tmp_path / "old-store")
     build_index(many.path, "main", tmp_path / "o2", store=old)
     assert old.hits > 10 and old.corrupt == 0  # every entry read, digest or none
     assert recorded_and_read_back(tmp_path / "o2") == (recorded, recorded)

@@ -193,3 +193,16 @@ def test_warm_lexical_holds_nothing_in_memory_unless_asked(fixture_index: Path,
     warm_lexical(copy, keep=True)
     assert any(k[0] == key for k in lexindex._LOADED)
     assert os.listdir(copy / "lexical")
+
+
+def test_the_bundled_defaults_read_by_libyaml_are_the_python_loaders() -> None:
+    """The default configuration is parsed by libyaml's safe loader when PyYAML has it:
+    the same mapping, key order included, as the Python safe loader's."""
+    import yaml
+
+    from codegold.retrieve import config
+
+    config._parsed_defaults.cache_clear()
+    fast = config._parsed_defaults()
+    slow = yaml.safe_load(config.default_config_text())
+    assert fast == slow and repr(fast) == repr(slow)

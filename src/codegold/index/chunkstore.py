@@ -87,6 +87,8 @@ class IndexedRevision(msgspec.Struct, frozen=True, kw_only=True):
 # Indexes a new revision compares itself with (the most recently noted): enough for a
 # history built in order or a handful of branches, and a bounded cost per revision.
 MAX_INDEXED_CANDIDATES = 32
+# Indexes built with one ChunkStore object that it remembers (each with its files).
+_MAX_BUILT = 4
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 INDEXED_FOLDER = "indexed"
 _record_encoder = msgspec.json.Encoder()
@@ -121,7 +123,8 @@ class ChunkStore:
     """Read and write chunking results under one store folder (see the module doc).
 
     Counters ``hits``, ``misses``, ``corrupt`` and ``unwritten`` say what this object
-    found since it was opened. Entries are only ever regular files in real shard folders:
+    found since it was opened; ``built`` lists the indexes built with it, newest last
+    (:meth:`note_built`). Entries are only ever regular files in real shard folders:
     a symbolic link or other file planted in the store is treated as a damaged entry,
     never followed, and replaced (the link itself, not what it points to).
     """
@@ -132,6 +135,16 @@ class ChunkStore:
         self.misses = 0
         self.corrupt = 0
         self.unwritten = 0
+        self.built: list[tuple[str, dict[str, str]]] = []
+
+    def note_built(self, index: Path, blobs: dict[str, str]) -> None:
+        """Note that ``index`` (path → blob of its files in ``blobs``) was just built with
+        this object, so the next build with it may start from that index: its note in
+        the store (:meth:`record_index`) comes only once its caches do, after every
+        revision of a many-revision build."""
+        here = str(index.resolve())
+        self.built = [item for item in self.built if item[0] != here][-(_MAX_BUILT - 1):]
+        self.built.append((here, blobs))
 
     @classmethod
     def open(cls, root: str | Path) -> ChunkStore:

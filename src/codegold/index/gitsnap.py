@@ -11,7 +11,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,12 +104,14 @@ class GitSnapshot:
         name = Path(top).name if top else self.repo.resolve().name
         return name.removesuffix(".git")
 
-    def entries(self) -> list[TreeEntry]:
-        """Every path at the revision, in git's (byte-wise) order."""
+    def entries(self, *, sizes: bool = True) -> list[TreeEntry]:
+        """Every path at the revision, in git's (byte-wise) order; without ``sizes`` every
+        size is None (see :meth:`sized`: git reads a blob's header for its size, which
+        costs a file read each for loose objects)."""
         missing = self.missing_blobs()
         # ``--long`` reads every blob's size, which in a partial clone fetches (or fails
         # on) the blobs it lacks: there the sizes of the blobs it holds are asked apart.
-        long = [] if missing else ["--long"]
+        long = [] if missing or not sizes else ["--long"]
         out = _run(self.repo, ["ls-tree", "-r", "-z", *long, "--full-tree", END_OF_OPTIONS,
                                self.revision])
         entries: list[TreeEntry] = []
@@ -121,12 +123,22 @@ class GitSnapshot:
             path = raw_path.decode("utf-8", "surrogateescape")
             size_value = int(size[0]) if size and size[0].strip().isdigit() else None
             entries.append(TreeEntry(path, mode, object_type, sha, size_value))
-        if missing:
-            sizes = self._sizes(sorted({e.sha for e in entries if e.object_type == "blob"}
-                                       - missing))
-            entries = [TreeEntry(e.path, e.mode, e.object_type, e.sha, sizes.get(e.sha))
-                       for e in entries]
+        if missing and sizes:
+            return self.sized(entries)
         return entries
+
+    def sized(self, entries: list[TreeEntry],
+              skip: Callable[[TreeEntry], bool] | None = None) -> list[TreeEntry]:
+        """``entries`` (listed without sizes) with each blob's size, as
+        :meth:`entries` gives them, but for those ``skip`` names (left None); blobs a
+        partial clone lacks stay None."""
+        wanted = [e for e in entries if e.object_type == "blob" and not (skip and skip(e))]
+        if not wanted:
+            return entries
+        found = self._sizes(sorted({e.sha for e in wanted} - self.missing_blobs()))
+        sized = {e.path: TreeEntry(e.path, e.mode, e.object_type, e.sha, found.get(e.sha))
+                 for e in wanted}
+        return [sized.get(e.path, e) for e in entries]
 
     def _sizes(self, shas: list[str]) -> dict[str, int]:
         if not shas:

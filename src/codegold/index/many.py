@@ -25,7 +25,7 @@ from typing import Any
 
 from codegold.errors import CodeIndexError, InputError
 from codegold.execute import Executor
-from codegold.index.build import BuildProgress, build_index
+from codegold.index.build import BuildProgress, build_index, repository_name
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.clones import clone_for
@@ -231,6 +231,10 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     skipped: list[str] = []
     total = len(commits)
     counts = [0, 0]  # parsed, reused
+    if repository is None and any(commit not in have for commit in commits):
+        # the same for every revision (the clone's remote or folder): asked of git once
+        repository = repository_name(GitSnapshot.open(
+            repo, next(commit for commit in commits if commit not in have)))
     for done, commit in enumerate(commits):
         if commit in have:
             skipped.append(commit)

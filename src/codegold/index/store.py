@@ -201,20 +201,36 @@ class IndexWriter:
     def keep_only(self, paths: list[str]) -> None:
         """On a writer opened over a copy of a previous index: drop every row of files not
         in ``paths`` (those unchanged blobs stay; everything else is rebuilt). ``meta`` is
-        left alone: the build overwrites every key it writes."""
+        left alone (:meth:`clear_meta`). The rows dropped are found through the tables'
+        path indexes, so what this costs follows the files that go, not those that stay."""
         conn = self._conn
         kept = set(paths)
         if not kept <= self._macs.keys():
             self._macs_stale = True
         self._macs = {path: mac for path, mac in self._macs.items() if path in kept}
-        conn.execute("CREATE TEMP TABLE keep (path TEXT PRIMARY KEY)")
-        conn.executemany("INSERT OR IGNORE INTO keep(path) VALUES (?)", [(p,) for p in paths])
+        # every path any table names: the tables of a copy agree, but a row of a path the
+        # inventory lacks must not survive either (one scan of each path index; a UNION
+        # of them costs several times as much)
+        present = {path for query in ("SELECT path FROM files", "SELECT DISTINCT file FROM "
+                                      "chunks", "SELECT DISTINCT file FROM symbols",
+                                      "SELECT DISTINCT file FROM refs")
+                   for (path,) in conn.execute(query).fetchall()}
+        gone = [(path,) for path in present if path not in kept]
+        if not gone:
+            return
+        conn.execute("CREATE TEMP TABLE gone (path TEXT PRIMARY KEY)")
+        conn.executemany("INSERT OR IGNORE INTO gone(path) VALUES (?)", gone)
         conn.execute("DELETE FROM tokens WHERE rowid IN (SELECT rowid FROM chunks "
-                     "WHERE file NOT IN (SELECT path FROM keep))")
+                     "WHERE file IN (SELECT path FROM gone))")
         for table, column in (("chunks", "file"), ("symbols", "file"), ("refs", "file"),
                               ("files", "path")):
-            conn.execute(f"DELETE FROM {table} WHERE {column} NOT IN (SELECT path FROM keep)")
-        conn.execute("DROP TABLE keep")
+            conn.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT path FROM gone)")
+        conn.execute("DROP TABLE gone")
+
+    def clear_meta(self) -> None:
+        """Drop every ``meta`` row of a copied index: a build then holds exactly the keys
+        it writes, as one from scratch does."""
+        self._conn.execute("DELETE FROM meta")
 
     def chunk_count(self) -> int:
         count: int = self._conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
@@ -428,6 +444,7 @@ class IndexReader:
         self._conn = _GuardedConnection(conn, path / INDEX_FILE)
         self._fts_ready = False
         self._revision = manifest.revision or ""
+        self._chunk_ids: dict[str, list[str]] | None = None
 
     @classmethod
     def open(cls, index_dir: str | Path) -> IndexReader:
@@ -535,8 +552,12 @@ class IndexReader:
 
     def chunk_ids_by_file(self) -> dict[str, list[str]]:
         """Each file's chunk ids, files and chunks in :meth:`iter_chunks` order (files
-        without chunks left out)."""
-        found: dict[str, list[str]] = {}
+        without chunks left out). Read once per reader (the index never changes under
+        it): callers must not modify what it returns."""
+        found: dict[str, list[str]] | None = self._chunk_ids
+        if found is not None:
+            return found
+        found = {}
         for chunk_id, file in self._conn.execute(  # fetched whole: one guard, not one a row
                 "SELECT id, file FROM chunks ORDER BY file, start_line, end_line, rowid"
                 ).fetchall():
@@ -544,7 +565,14 @@ class IndexReader:
             if ids is None:
                 ids = found[file] = []
             ids.append(chunk_id)
+        self._chunk_ids = found
         return found
+
+    def file_blobs(self) -> dict[str, str]:
+        """The blob sha of each inventory path that has one (as :meth:`iter_inventory`
+        reads them, without making every entry)."""
+        return dict(self._conn.execute(
+            "SELECT path, blob_sha FROM files WHERE blob_sha IS NOT NULL").fetchall())
 
     def chunks_in_file(self, path: str) -> list[IndexedChunk]:
         rows = self._conn.execute(f"{_CHUNK_SELECT} WHERE file = ? "

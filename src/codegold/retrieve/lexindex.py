@@ -846,34 +846,45 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     if base.tfs is None or base.lengths is None:
         return None
     by_file = unit == "file"
+    files = list(chunk_ids)
     old_rows = np.full(len(base.chunk_ids), -1, dtype=np.int64)
-    old_lengths = base.lengths.tolist()
     ids: list[str] = []
-    file_names: list[str] = []
     starts: list[int] = []
     lengths: list[float] = []
     added: list[tuple[int, _Part, list[str]]] = []  # first row, documents, their terms
-    for file, chunks in chunk_ids.items():
+    # Unchanged files come in runs that sit together in ``base`` too: each run's rows
+    # move as one slice, so the work follows the changed files, not every file.
+    for first, last, kept_run in _runs(base, files, unchanged):
         row = len(ids)
-        starts.append(len(file_names) if by_file else row)
-        file_names.append(file)
-        number = base._file_number.get(file)
-        if file in unchanged:
-            if number is None:
-                return None
-            start, end = int(base.file_starts[number]), int(base.file_starts[number + 1])
-            kept = base.chunk_ids[start:end]
-            if kept != ([file] if by_file else chunks):
-                return None
-            old_rows[start:end] = np.arange(row, row + end - start)
-            ids.extend(kept)
-            lengths.extend(old_lengths[start:end])
-        else:
+        if not kept_run:
+            file = files[first]
+            starts.append(first if by_file else row)
             documents = changed[file]
             part = documents.parts[shape]
             ids.extend([file] if by_file else documents.chunk_ids)
             lengths.extend(part.lengths)
             added.append((row, part, documents.terms))
+            continue
+        numbers = base._file_number.get(files[first]), base._file_number.get(files[last - 1])
+        if numbers[0] is None or numbers[1] is None:
+            return None
+        start, end = int(base.file_starts[numbers[0]]), int(base.file_starts[numbers[1] + 1])
+        kept = base.chunk_ids[start:end]
+        run = files[first:last]
+        if by_file:
+            if kept != run:
+                return None
+            starts.extend(range(first, last))
+        else:
+            bounds = base.file_starts[numbers[0]:numbers[1] + 2]
+            if kept != list(chain.from_iterable(map(chunk_ids.__getitem__, run))) or \
+                    np.diff(bounds).tolist() != [len(chunk_ids[file]) for file in run]:
+                return None
+            starts.extend((bounds[:-1] - start + row).tolist())
+        old_rows[start:end] = np.arange(row, row + end - start)
+        ids.extend(kept)
+        lengths.extend(base.lengths[start:end].tolist())
+    file_names = files
     total = len(ids)
     mapped = old_rows[old_rows >= 0]
     if len(mapped) and not bool(np.all(mapped[1:] > mapped[:-1])):
@@ -956,10 +967,52 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
                      k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None)
 
 
+def _runs(base: LexicalIndex, files: Sequence[str], unchanged: Collection[str]
+          ) -> Iterator[tuple[int, int, bool]]:
+    """``files`` cut into ``(first, end, unchanged)`` slices: each changed file alone, and
+    runs of unchanged files that follow one another in ``base`` too (a file ``base``
+    lacks ends a run and is a run of its own, which its caller refuses)."""
+    count = len(files)
+    if not count:
+        return
+    numbers = np.fromiter((base._file_number.get(file, -2) for file in files), np.int64,
+                          count)
+    kept = np.fromiter((file in unchanged for file in files), bool, count)
+    goes_on = np.zeros(count, dtype=bool)
+    goes_on[1:] = kept[1:] & kept[:-1] & (numbers[1:] == numbers[:-1] + 1) & \
+        (numbers[1:] >= 0)
+    heads = np.flatnonzero(~goes_on).tolist()
+    for first, end in zip(heads, [*heads[1:], count], strict=True):
+        yield first, end, bool(kept[first])
+
+
+def _same_chunks_runs(base: LexicalIndex, chunk_ids: Mapping[str, list[str]],
+                      unchanged: set[str]) -> set[str]:
+    """The files of ``unchanged`` that have exactly their ``chunk_ids`` in the chunk
+    engine ``base``: compared a run of files at a time, file by file only in a run that
+    differs somewhere."""
+    files = list(chunk_ids)
+    same: set[str] = set()
+    for first, end, kept in _runs(base, files, unchanged):
+        if not kept:
+            continue
+        run = files[first:end]
+        numbers = base._file_number.get(run[0]), base._file_number.get(run[-1])
+        if numbers[0] is not None and numbers[1] is not None:
+            start = int(base.file_starts[numbers[0]])
+            stop = int(base.file_starts[numbers[1] + 1])
+            if base.chunk_ids[start:stop] == list(chain.from_iterable(
+                    map(chunk_ids.__getitem__, run))):
+                same.update(run)
+                continue
+        same.update(file for file in run if _same_chunks(base, file, chunk_ids[file]))
+    return same
+
+
 def _file_blobs(reader: IndexReader, chunk_ids: Mapping[str, list[str]]) -> dict[str, str]:
     """The blob of each file of ``chunk_ids`` (the files with chunks)."""
-    return {entry.path: entry.blob_sha for entry in reader.iter_inventory()
-            if entry.blob_sha and entry.path in chunk_ids}
+    return {path: blob for path, blob in reader.file_blobs().items()
+            if blob and path in chunk_ids}
 
 
 # The engines (with their state) of the indexes this process built last: a history built
@@ -1018,7 +1071,7 @@ def _from_nearest(reader: IndexReader, specs: Sequence[_Spec], shapes: Sequence[
     unchanged = {file for file, blob in blobs.items() if record.files.get(file) == blob}
     for base, spec in zip(bases, specs, strict=True):
         if base is not None and spec[3] != "file":  # the same chunks, not only the same blob
-            unchanged = {file for file in unchanged if _same_chunks(base, file, chunk_ids[file])}
+            unchanged = _same_chunks_runs(base, chunk_ids, unchanged)
     changed = dict(_file_documents(reader, shapes, store, jobs, every=chunk_ids,
                                    only=[file for file in chunk_ids if file not in unchanged]))
     engines = []

@@ -14,18 +14,22 @@ from codegold.errors import InputError
 from codegold.index.build.batching import one_blob, parse, start_pool, workers_for
 from codegold.index.build.chunking import chunk_blob
 from codegold.index.build.naming import repository_name
-from codegold.index.build.plan import plan_build
+from codegold.index.build.plan import kept_unchecked, plan_build
 from codegold.index.build.reuse import (
+    SealedCopy,
     carry_caches,
+    copy_sealed,
+    nearest_indexes,
     previous_blobs,
     record_macs,
     recorded_macs,
     reuse_key,
+    seal_index,
 )
 from codegold.index.build.stamps import created_at as stamp_time
 from codegold.index.build.stamps import stamp, write_manifest
 from codegold.index.chunkstore import ChunkStore, encode_stored
-from codegold.index.gitsnap import GitSnapshot
+from codegold.index.gitsnap import GitSnapshot, TreeEntry
 from codegold.index.grammars import compile_queries
 from codegold.index.outdir import (
     build_lock,
@@ -110,11 +114,8 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
                   progress: ProgressFn | None, reuse_from: Path | None, created_at: str,
                   started: float, store: ChunkStore | None = None,
                   jobs: int | None = None) -> Manifest:
-    explicit = reuse_from is not None
-    reuse_source = reuse_from if reuse_from is not None else (
-        out if (out / MANIFEST_FILE).exists() else None)
-    previous = previous_blobs(Path(reuse_source), explicit, policy.secrets) \
-        if reuse_source else None
+    if not policy.secrets:
+        store = None  # the shared chunk store holds redacted text only
     tmp = temp_name(out, "tmp")
     try:
         tmp.mkdir()
@@ -124,22 +125,31 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
     writer: IndexWriter | None = None
     key = reuse_key()
     try:
-        if previous:
-            # Start from a private copy of the previous index and drop what changed:
-            # unchanged files then cost nothing but the file copy (and keep the digests
-            # they were verified by).
-            shutil.copyfile(Path(reuse_source or "") / INDEX_FILE, tmp / INDEX_FILE)
+        # Listed without sizes when a previous index may be copied: the files it keeps
+        # need none, and git reads each loose blob for its size.
+        may_copy = reuse_from is not None or store is not None or (out / MANIFEST_FILE).exists()
+        entries = snapshot.entries(sizes=not may_copy)
+        start = _start_from(tmp / INDEX_FILE, out, reuse_from, entries, policy, store, key)
+        if may_copy:
+            unchanged = start.blobs if start is not None and start.same_policy else {}
+            entries = snapshot.sized(entries, lambda item: kept_unchecked(item, unchanged))
+        if start is not None:
+            # A private copy of a previous index, trimmed to what did not change: unchanged
+            # files then cost nothing but the file copy (and keep the digests they were
+            # verified by).
             writer = IndexWriter(tmp / INDEX_FILE, fresh=False, mac_key=key,
-                                 kept_macs=recorded_macs(Path(reuse_source or "")))
+                                 kept_macs=start.macs)
         else:
             writer = IndexWriter(tmp / INDEX_FILE, mac_key=key)
-        manifest = _build_into(writer, snapshot, identity, policy, previous, progress, started,
-                               created_at, store, jobs)
+        manifest, blobs = _build_into(writer, snapshot, entries, identity, policy, start,
+                                      progress, started, created_at, store, jobs)
         macs = writer.file_macs(key) if key is not None else None
         writer.finish()
         writer = None
         if macs is not None:
             record_macs(tmp, macs)
+        if key is not None:
+            seal_index(tmp, key)
         write_manifest(tmp / MANIFEST_FILE, manifest)
         carry_caches(out, tmp, manifest.index_build_id)
         _replace_dir(tmp, out)
@@ -148,19 +158,59 @@ def _build_locked(snapshot: GitSnapshot, identity: str, out: Path, policy: PathP
             writer.abort()
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if store is not None:
+        store.note_built(out, blobs)
     return manifest
 
 
-def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, policy: PathPolicy,
-                previous: dict[str, str] | None, progress: ProgressFn | None,
-                started: float, created_at: str, store: ChunkStore | None = None,
-                jobs: int | None = None) -> Manifest:
-    if not policy.secrets:
-        store = None  # the shared chunk store holds redacted text only
-    plan = plan_build(snapshot.entries(), policy, previous, store,
-                      frozenset(snapshot.missing_blobs()), str(snapshot.repo))
-    if previous is not None:
+def _start_from(dest: Path, out: Path, reuse_from: Path | None, entries: list[TreeEntry],
+                policy: PathPolicy, store: ChunkStore | None, key: bytes | None
+                ) -> SealedCopy | None:
+    """The previous index this build starts from, copied to ``dest``: ``reuse_from``, else
+    the index already at ``out``, else (or when that one gives nothing) the nearest index
+    built with the chunk ``store``; None to build from nothing. A sealed index is taken
+    whole; one that is not (built before seals, or edited since) gives only the rows that
+    still digest to what their build recorded, and only when named or at ``out``."""
+    explicit = reuse_from is not None
+    source = reuse_from if explicit else (out if (out / MANIFEST_FILE).exists() else None)
+    if source is not None:
+        if key is not None:
+            sealed = copy_sealed(Path(source), dest, key, policy_hash=policy.hash,
+                                 redact=policy.secrets)
+            if sealed is not None:
+                return sealed
+        previous = previous_blobs(Path(source), explicit, policy.secrets)
+        if previous:
+            shutil.copyfile(Path(source) / INDEX_FILE, dest)
+            return SealedCopy(Path(source), previous, recorded_macs(Path(source)), False)
+    if store is None or key is None:
+        return None
+    blobs = {item.path: item.sha for item in entries if item.object_type == "blob"}
+    for folder in nearest_indexes(store, blobs, out):
+        sealed = copy_sealed(folder, dest, key, policy_hash=policy.hash, redact=policy.secrets)
+        if sealed is None:
+            continue
+        kept = sum(sealed.blobs.get(path) == sha for path, sha in blobs.items())
+        if 2 * kept < len(blobs):
+            # Most rows would be deleted and written again, each with its index entries:
+            # a fresh file written in bulk from the store costs less.
+            dest.unlink()
+            return None
+        return sealed
+    return None
+
+
+def _build_into(writer: IndexWriter, snapshot: GitSnapshot, entries: list[TreeEntry],
+                identity: str, policy: PathPolicy, start: SealedCopy | None,
+                progress: ProgressFn | None, started: float, created_at: str,
+                store: ChunkStore | None = None, jobs: int | None = None
+                ) -> tuple[Manifest, dict[str, str]]:
+    previous = start.blobs if start is not None else None
+    plan = plan_build(entries, policy, previous, store, frozenset(snapshot.missing_blobs()),
+                      str(snapshot.repo), same_policy=start is not None and start.same_policy)
+    if start is not None:
         writer.keep_only(plan.paths("copy"))
+        writer.clear_meta()
     for entry in plan.unread:
         writer.add_entry(entry)
 
@@ -217,7 +267,7 @@ def _build_into(writer: IndexWriter, snapshot: GitSnapshot, identity: str, polic
     manifest = stamp(writer, snapshot, identity, policy, created_at, files=indexed_files,
                      chunks=chunks)
     report("done")
-    return manifest
+    return manifest, {item.path: item.sha for item, _ in plan.actions}
 
 
 def _replace_dir(built: Path, out: Path) -> None:

@@ -6,6 +6,7 @@ the chunk store) or ``read`` (its blob is chunked)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from codegold.errors import CodeIndexError
@@ -45,17 +46,35 @@ MISSING_BLOB_REASON = ("policy: blob missing from this partial clone (skip_missi
                        "not indexed")
 
 
+# A regular file's modes: a kept row was made from a blob of one of these.
+_REGULAR = frozenset({"100644", "100755"})
+
+
+def kept_unchecked(item: TreeEntry, unchanged: Mapping[str, str]) -> bool:
+    """Whether ``item`` is a regular file with the blob ``unchanged`` (the reusable files
+    of an index built under the same path policy) holds for its path: its rows are
+    copied without a check (or a size) of its own."""
+    return unchanged.get(item.path) == item.sha and item.mode in _REGULAR and \
+        item.object_type == "blob"
+
+
 def plan_build(entries: list[TreeEntry], policy: PathPolicy, previous: dict[str, str] | None,
                store: ChunkStore | None, missing: frozenset[str] = frozenset(),
-               repo: str = "") -> Plan:
+               repo: str = "", same_policy: bool = False) -> Plan:
     """Decide each entry of the tree: ``previous`` maps reusable paths to their blob sha,
     ``store`` is the chunk store consulted (None: none), ``missing`` the blobs the clone
     at ``repo`` lacks (left out under ``policy.skip_missing_blobs``, else an error that
-    names them)."""
+    names them). ``same_policy``: ``previous`` was built under this policy, so a regular
+    file it holds with the same blob is copied without the policy's checks (its name,
+    path and size, hence their verdicts, are the ones that let it in then)."""
     plan = Plan()
     lacking: list[TreeEntry] = []
     taken = {item.path for item in entries}
+    unchanged = previous if same_policy and previous else None
     for item in entries:
+        if unchanged is not None and kept_unchecked(item, unchanged):
+            plan.actions.append((item, "copy"))
+            continue
         problem = name_problem(item.path)
         hidden = path_secret(item.path) if policy.secrets else None
         if hidden and problem is None:
