@@ -97,7 +97,9 @@ from codegold.retrieve.config import load_config
 from codegold.retrieve.query import analyze_query
 
 # owner/name and the language its cases are tagged with (the language of most of its
-# code). None is in benchmarks/realcases/ and none is a SWE-bench repository.
+# code). None is in benchmarks/realcases/ and none is a SWE-bench repository. reqwest,
+# fmt and chi were dropped (and CLI11 and bytes added) when an outside held-out set turned
+# out to use them: a corpus the defaults are chosen on must not hold what judges them.
 REPOSITORIES: tuple[tuple[str, str], ...] = (
     ("marshmallow-code/marshmallow", "python"),
     ("jd/tenacity", "python"),
@@ -108,19 +110,18 @@ REPOSITORIES: tuple[tuple[str, str], ...] = (
     ("immerjs/immer", "typescript"),
     ("pmndrs/zustand", "typescript"),
     ("spf13/cobra", "go"),
-    ("go-chi/chi", "go"),
     ("spf13/viper", "go"),
     ("jhy/jsoup", "java"),
     ("square/javapoet", "java"),
     ("serde-rs/json", "rust"),
-    ("seanmonstar/reqwest", "rust"),
+    ("tokio-rs/bytes", "rust"),
     ("lostisland/faraday", "ruby"),
     ("sinatra/sinatra", "ruby"),
     ("App-vNext/Polly", "csharp"),
     ("serilog/serilog", "csharp"),
     ("DaveGamble/cJSON", "c"),
     ("jqlang/jq", "c"),
-    ("fmtlib/fmt", "cpp"),
+    ("CLIUtils/CLI11", "cpp"),
     ("jbeder/yaml-cpp", "cpp"),
     ("Seldaek/monolog", "php"),
     ("thephpleague/flysystem", "php"),
