@@ -19,6 +19,7 @@ from codegold.index.policy import DEFAULT_EXCLUDE, PathPolicy
 from codegold.index.store import IndexWriter
 from codegold.retrieve.warm import warm_lexical
 from gitrepo import Repo, git
+from indexrows import index_rows as _rows
 
 WORDS = ["alpha", "beta", "gamma", "redirect", "session", "fetch", "parse", "Zeta", "x1"]
 
@@ -102,25 +103,6 @@ class History:
                 self._write(name, self.files[name])
         self.commit = self._commit(f"{size} edits")
         return self.commit
-
-
-def _rows(index: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every table's rows (tokens with their chunk's id), sorted; SQLite's statistics and
-    schema too."""
-    tables = {
-        "meta": "SELECT * FROM meta", "files": "SELECT * FROM files",
-        "chunks": "SELECT c.id, c.file, c.start_line, c.end_line, c.symbol, c.symbols, "
-                  "c.kind, c.role, c.language, c.blob_sha, c.parent_id, c.prev_id, c.next_id, "
-                  "c.has_signature, c.text, t.symbols, t.path, t.body FROM chunks c "
-                  "LEFT JOIN tokens t ON t.rowid = c.rowid",
-        "symbols": "SELECT * FROM symbols", "refs": "SELECT * FROM refs",
-        "orphan_tokens": "SELECT * FROM tokens WHERE rowid NOT IN (SELECT rowid FROM chunks)",
-        "stat": "SELECT * FROM sqlite_stat1",
-        "schema": "SELECT type, name, tbl_name, sql FROM sqlite_master",
-    }
-    with sqlite3.connect(index / "index.sqlite") as conn:
-        return {name: sorted(conn.execute(sql).fetchall(), key=repr)
-                for name, sql in tables.items()}
 
 
 def _manifest(index: Path) -> dict[str, object]:

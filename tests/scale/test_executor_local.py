@@ -29,6 +29,7 @@ from codegold.execute.base import error_payload, rebuild_error
 from codegold.index.catalog import IndexSet
 from codegold.index.many import RevisionJob, build_many, build_revision, install_revision
 from codegold.model import load_cases
+from indexrows import index_rows
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -139,9 +140,9 @@ def test_index_many_on_a_remote_executor_installs_the_same_indexes(
     assert [m.revision for m in result.built] == [job.commit for job in double.jobs]
     assert result.parsed > 0 and result.store == tmp_path / "remote" / ".chunkstore"
     for commit in commits:
-        for name in ("manifest.json", "index.sqlite"):
-            assert (tmp_path / "remote" / commit / name).read_bytes() == \
-                (tmp_path / "local" / commit / name).read_bytes(), (commit, name)
+        assert (tmp_path / "remote" / commit / "manifest.json").read_bytes() == \
+            (tmp_path / "local" / commit / "manifest.json").read_bytes(), commit
+        assert index_rows(tmp_path / "remote" / commit) == index_rows(tmp_path / "local" / commit)
     # Nothing left behind but the indexes and the store.
     assert sorted(p.name for p in (tmp_path / "remote").iterdir()) == [".chunkstore", *commits]
     # Built again: everything is there, no job is sent.
