@@ -10,7 +10,6 @@ under a directory (``node_modules/`` at any depth). Exclusion wins over inclusio
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import re
 from functools import lru_cache
@@ -22,6 +21,7 @@ from msgspec import Meta
 
 from codegold.errors import InputError
 from codegold.model.paths import PathPattern, normalize_path
+from codegold.plumbing.secrets import secret_bearing
 
 POLICY_FORMAT = 1
 DEFAULT_MAX_BYTES = 1_000_000
@@ -40,32 +40,6 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     # dependency trees checked in by accident
     "node_modules/", ".git/",
 )
-
-# Secret-bearing files, left out whatever the include list says (unless the policy sets
-# ``secrets: false``): matched against a file's name, case-insensitively. Templates
-# (``.env.example``) are kept: they document settings and hold placeholders; any value
-# that looks like a secret in them is still redacted.
-SECRET_FILES: tuple[str, ...] = (
-    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*",
-    "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx", ".netrc", "_netrc",
-    ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd", ".dockercfg",
-    "credentials", "credentials.json", ".credentials",
-)
-SECRET_TEMPLATES: tuple[str, ...] = (".example", ".sample", ".template", ".dist", ".defaults")
-
-
-# One expression for every SECRET_FILES glob (fnmatchcase's own translation of each):
-# most names match none, and one search says so.
-_SECRET_UNION = re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in SECRET_FILES))
-
-
-def secret_bearing(path: str) -> str | None:
-    """The :data:`SECRET_FILES` pattern that marks ``path`` as a secret-bearing file."""
-    name = path.rsplit("/", 1)[-1].lower()
-    if name.endswith(SECRET_TEMPLATES) or _SECRET_UNION.match(name) is None:
-        return None
-    return next((glob for glob in SECRET_FILES if fnmatch.fnmatchcase(name, glob)), None)
-
 
 class _Compiled:
     """A policy list as patterns plus one union expression (most paths match none)."""
@@ -90,8 +64,9 @@ def _compiled(globs: tuple[str, ...]) -> _Compiled:
 class PathPolicy(msgspec.Struct, frozen=True, kw_only=True):
     """Include/exclude globs and a size limit; ``hash`` identifies it in the manifest.
 
-    ``secrets`` (on by default) leaves secret-bearing files out (:data:`SECRET_FILES`) and
-    has the build redact secret values in the text it stores."""
+    ``secrets`` (on by default) leaves secret-bearing files out
+    (:data:`codegold.plumbing.secrets.SECRET_FILES`) and has the build redact secret
+    values in the text it stores."""
 
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE

@@ -24,7 +24,13 @@ from codegold.model.io import (
 )
 from codegold.model.languages import BY_NAME
 from codegold.model.manifest import Manifest
-from codegold.plumbing.secrets import is_program_text, redact_data, redact_once
+from codegold.plumbing.secrets import (
+    is_program_text,
+    redact_data,
+    redact_once,
+    redact_whole,
+    secret_file_kind,
+)
 
 ATTEMPTS_FORMAT = 1
 
@@ -257,7 +263,9 @@ def _clean_chunk(chunk: Chunk) -> Chunk:
     # and languages too unless codegold knows them.
     changes: dict[str, Any] = {}
     if chunk.excerpt:
-        clean = redact_once(chunk.excerpt, code=is_program_text(chunk.file))
+        whole = secret_file_kind(chunk.file)
+        clean = redact_once(chunk.excerpt, code=is_program_text(chunk.file)) if whole is None \
+            else redact_whole(chunk.excerpt, whole)
         if clean is not chunk.excerpt and clean != chunk.excerpt:
             changes["excerpt"] = clean
     if chunk.symbol is not None and len(chunk.symbol) >= 4:

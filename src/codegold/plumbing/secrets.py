@@ -16,6 +16,7 @@ effort over known formats, not a guarantee.
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import math
 import re
@@ -31,6 +32,11 @@ from codegold.errors import InputError
 T = TypeVar("T")
 
 Span = tuple[int, int, str]  # start, end, kind
+
+# The names an assigned value is a secret under (matched case-insensitively).
+_SECRET_NAMES = (r"(?:password|passwd|pwd|passphrase|secret|client_secret|"
+                 r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
+                 r"access[_-]?token|token|credentials?|private[_-]?key[_-]?id)")
 
 SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*"
@@ -80,12 +86,19 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     # the keyword starts a word: after a non-letter, or at a camelCase boundary
     # (``dbPassword``, ``apiToken``)
     ("password", r"(?i)(?:(?<![a-z])|(?-i:(?<=[a-z])(?=[A-Z])))"
-                 r"(?:password|passwd|pwd|passphrase|secret|client_secret|"
-                 r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
-                 r"access[_-]?token|token|credentials?|private[_-]?key[_-]?id)"
-                 r"[\"']?\s*[:=]\s*[\"']?"
+                 + _SECRET_NAMES + r"[\"']?\s*[:=]\s*[\"']?"
                  # a quoted value is taken whole, spaces and all (a passphrase)
                  r"(?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|[^\s\"',;]{4,})"),
+    # a typed declaration whose value is a string literal: a type between the name and
+    # ``=`` or ``:=`` (``let password: String = "…"``, ``api_key: &'static str = "…"``,
+    # Go's ``var apiKey string = "…"``); a name with a type and no value (a parameter
+    # ``token: String,``) is not one. Types before the name (``String password = "…"``)
+    # need no rule: the name is followed by ``=``.
+    ("password", r"(?i)(?:(?<![a-z])|(?-i:(?<=[a-z])(?=[A-Z])))" + _SECRET_NAMES
+                 + r"[\"']?\??(?:[ \t]*:[ \t]*(?:[A-Za-z0-9_&*.'\[\]<>|?! \t]|::){0,60}?"
+                 r"|[ \t]+[A-Za-z_][A-Za-z0-9_.]{0,40}[ \t]*)"
+                 r":?=[ \t]*[\"'`](?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|"
+                 r"(?<=`)[^`\n]{4,}(?=`))"),
     # a key pasted into prose after the word for it: ``the token wJalrXUtn…``, ``secret
     # key is …`` (only when the value looks random, see _keylike); last, so that a kind
     # above names a value both find
@@ -192,7 +205,7 @@ _CODE_VALUE = re.compile(r"\{[^{}\s]*\}|\$\{|\$[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|
 _TYPE_NAME = re.compile(r"[A-Z][A-Za-z_.]*")
 # A name may end in Swift's, Kotlin's or TypeScript's optional or unwrapping mark
 # (``credential: URLCredential?``, ``password: String!``): a type annotation, not a value.
-_CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^[A-Za-z_][A-Za-z_.]*[?!]?[:,;]?$")
+_CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^&?[A-Za-z_][A-Za-z_.]*[?!]?[:,;]?$")
 
 
 @lru_cache(maxsize=1)
@@ -553,6 +566,55 @@ def redact_bytes(data: bytes) -> bytes:
     return clean.encode("utf-8", "surrogateescape") if kinds else data
 
 
+# Secret-bearing files: the index leaves them out whatever the include list says (unless
+# the policy sets ``secrets: false``), and what a trajectory or an attempt shows of one is
+# redacted whole. Matched against a file's name, case-insensitively. Templates
+# (``.env.example``) are neither: they document settings and hold placeholders; any value
+# that looks like a secret in them is still redacted.
+SECRET_FILES: tuple[str, ...] = (
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*",
+    "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx", ".netrc", "_netrc",
+    ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd", ".dockercfg",
+    "credentials", "credentials.json", ".credentials",
+)
+SECRET_TEMPLATES: tuple[str, ...] = (".example", ".sample", ".template", ".dist", ".defaults")
+# Of those, the ones that hold a private key (or a store of them): the placeholder's kind.
+_KEY_FILES = frozenset(("*.pem", "*.key", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*",
+                        "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks"))
+
+# One expression for every SECRET_FILES glob (fnmatchcase's own translation of each):
+# most names match none, and one search says so.
+_SECRET_UNION = re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in SECRET_FILES))
+
+
+def secret_bearing(path: str) -> str | None:
+    """The :data:`SECRET_FILES` pattern that marks ``path`` as a secret-bearing file."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(SECRET_TEMPLATES) or _SECRET_UNION.match(name) is None:
+        return None
+    return next((glob for glob in SECRET_FILES if fnmatch.fnmatchcase(name, glob)), None)
+
+
+def secret_file_kind(path: str) -> str | None:
+    """The placeholder kind for text shown of the file at ``path`` when its name marks it
+    as secret-bearing (``private_key`` for key files, ``secret_file`` for the others),
+    else None. A key read from its middle (``sed -n 4,30p server.key``) shows no BEGIN
+    line for a detector to see, so the name decides; a public key (``id_rsa.pub``) is not
+    one. A path a tool printed may use either separator."""
+    name = path.replace("\\", "/")
+    glob = secret_bearing(name)
+    if glob is None or name.lower().endswith(".pub"):
+        return None
+    return "private_key" if glob in _KEY_FILES else "secret_file"
+
+
+def redact_whole(text: str, kind: str) -> str:
+    """``text`` (lines of a secret-bearing file) with every line that holds more than
+    white space replaced by ``<SECRET:kind>``: line breaks and blank lines are kept."""
+    return "\n".join(f"<SECRET:{kind}>" if line.strip() else line
+                     for line in text.split("\n"))
+
+
 # Files whose text is data or prose, where ``password: value`` counts even unquoted; an
 # excerpt of any other file is read as program text (``code=True``).
 DATA_SUFFIXES = (".env", ".yaml", ".yml", ".json", ".toml", ".ini", ".cfg", ".conf", ".txt",
@@ -595,8 +657,8 @@ def redact_data(data: Any, kinds: list[str] | None = None, *, file: str | None =
     """Plain data (dicts, lists, strings, as JSON decodes) with every string redacted,
     mapping keys included; the kinds replaced are appended to ``kinds``. A mapping with a
     ``file`` and an ``excerpt`` or ``text`` (a chunk, a quoted passage) has it read as
-    that file's text; ``file`` names the file of a top-level mapping that names none (a
-    chunk's ``extra``). Walked without recursion limits mattering: input is bounded at 100
+    that file's text (every line replaced when the file is secret-bearing); ``file``
+    names the file of a top-level mapping that names none (a chunk's ``extra``). Walked without recursion limits mattering: input is bounded at 100
     levels where it enters."""
     found = kinds if kinds is not None else []
     if isinstance(data, str):
@@ -612,11 +674,16 @@ def redact_data(data: Any, kinds: list[str] | None = None, *, file: str | None =
         named = data.get("file")
         of = named if isinstance(named, str) else file
         code = of is not None and is_program_text(of)
+        whole = secret_file_kind(of) if of is not None else None
         for key, value in data.items():
             clean_key = redact_data(key, found) if isinstance(key, str) else key
             if clean_key in out:  # two keys redacted alike: keep both, told apart
                 clean_key = f"{clean_key}#{len(out)}"
-            if code and key in ("excerpt", "text") and isinstance(value, str):
+            if whole is not None and key in ("excerpt", "text") and isinstance(value, str):
+                out[clean_key] = redact_whole(value, whole)
+                if out[clean_key] != value:
+                    found.append(whole)
+            elif code and key in ("excerpt", "text") and isinstance(value, str):
                 clean, more = _redact_cached(value, True)
                 found.extend(more)
                 out[clean_key] = clean
@@ -648,8 +715,8 @@ def summary(kinds: list[str]) -> str:
 
 
 __all__ = ["DATA_SUFFIXES", "DETECT_SECRETS_KINDS", "PLACEHOLDER", "PLACEHOLDER_KINDS",
-           "SECRET_PATTERNS", "Span", "find_high_entropy",
+           "SECRET_FILES", "SECRET_PATTERNS", "SECRET_TEMPLATES", "Span", "find_high_entropy",
            "find_secrets", "is_program_text", "looks_random", "merge_spans", "redact",
            "redact_bytes", "redact_data", "redact_once", "redact_struct", "redact_text",
-           "replace_spans",
+           "redact_whole", "replace_spans", "secret_bearing", "secret_file_kind",
            "summary"]

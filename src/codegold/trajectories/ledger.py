@@ -10,7 +10,8 @@ chunk only for a file nothing has shown yet.
 What a call showed is redacted whole before it is split into chunks (a private key
 shown after its first lines were shown by an earlier call must still be seen as one),
 and a key whose end no call has shown yet keeps the lines after its start redacted in
-every later span of that file.
+every later span of that file. Every line shown of a secret-bearing file (``server.key``,
+``id_rsa``, ``.env``: its name says so) is redacted, whatever lines were read.
 
 A file the agent created (written whole before anything showed it: a reproduction
 script, a backup, a patch file) is marked ``created`` on every chunk of it; a span shown
@@ -31,7 +32,13 @@ from dataclasses import dataclass, field
 import msgspec
 
 from codegold.model import Chunk, Edit
-from codegold.plumbing.secrets import find_secrets, is_program_text, replace_spans
+from codegold.plumbing.secrets import (
+    find_secrets,
+    is_program_text,
+    redact_whole,
+    replace_spans,
+    secret_file_kind,
+)
 from codegold.trajectories.paths import PathPlacer
 from codegold.trajectories.records import Change, Seen
 
@@ -154,6 +161,9 @@ class Ledger:
         private key an earlier span began and none has ended yet are redacted too."""
         if not lines:
             return lines
+        whole = secret_file_kind(path)
+        if whole is not None:  # a key read from its middle shows no BEGIN line: the name decides
+            return tuple(redact_whole(line, whole) for line in lines)
         text = "\n".join(lines)
         keys = self._keys.get(path, [])
         inside = any(first < start and (last is None or start <= last) for first, last in keys)
