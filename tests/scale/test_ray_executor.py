@@ -22,6 +22,7 @@ from codegold.cli.main import cli
 from codegold.errors import CodegoldError, InputError
 from codegold.execute import open_executor
 from codegold.model import load_cases
+from indexrows import index_rows
 
 ray = pytest.importorskip("ray", reason="Ray cannot be installed on this machine "
                                         "(pip install 'codegold[ray]')")
@@ -131,9 +132,9 @@ def test_index_and_run_on_ray_write_what_local_writes(
         outputs[executor] = folder
     local, remote = outputs["local"], outputs["ray"]
     for commit in sorted(set(shas.values())):
-        for name in ("manifest.json", "index.sqlite"):
-            assert (remote / "idx" / commit / name).read_bytes() == \
-                (local / "idx" / commit / name).read_bytes(), (commit, name)
+        assert (remote / "idx" / commit / "manifest.json").read_bytes() == \
+            (local / "idx" / commit / "manifest.json").read_bytes(), commit
+        assert index_rows(remote / "idx" / commit) == index_rows(local / "idx" / commit)
     lines = normalised_attempts(local / "attempts.jsonl")
     assert len(lines) == 2 * len(load_cases(str(CASES)).cases)
     assert normalised_attempts(remote / "attempts.jsonl") == lines
