@@ -133,7 +133,6 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     category_patterns: dict[str, list[str]] = msgspec.field(default_factory=dict)
     open_file: OpenFileConfig = OpenFileConfig()
     same_file_decay: Weight = 0.92
-    same_name: Weight = 1.0
     no_signature: Weight = 0.9
     forwarder: Weight = 1.0
     deprecated: Weight = 1.0

@@ -197,7 +197,7 @@ def rerank(items: list[Scored], *, config: RerankConfig, intent: str,
         boosted.append(Scored(chunk=item.chunk, score=score, contributions=item.contributions,
                               factors=factors))
     boosted.sort(key=lambda s: (-s.score, s.chunk.id))
-    return same_name_twins(same_file_decay(boosted, config.same_file_decay), config.same_name)
+    return same_file_decay(boosted, config.same_file_decay)
 
 
 def same_file_decay(items: list[Scored], decay: float) -> list[Scored]:
@@ -219,36 +219,3 @@ def same_file_decay(items: list[Scored], decay: float) -> list[Scored]:
     out.sort(key=lambda s: (-s.score, s.chunk.id))
     return out
 
-
-_DEFINING = frozenset({"definition", "declaration"})
-
-
-def _short_name(chunk: IndexedChunk) -> str | None:
-    if chunk.role not in _DEFINING or not chunk.symbol:
-        return None
-    return chunk.symbol.replace("::", ".").rsplit(".", 1)[-1] or None
-
-
-def same_name_twins(items: list[Scored], factor: float) -> list[Scored]:
-    """Multiply by ``factor`` each definition whose name a better-ranked definition in
-    another file already has (a parallel implementation: the blocking twin of an async
-    client, a platform's copy, an overload for another character type), and re-sort; a
-    chunk of a file the query names (the path signal found it) is what was asked for."""
-    if factor >= 1.0:
-        return items
-    first_file: dict[str, str] = {}
-    out: list[Scored] = []
-    for item in items:
-        name = _short_name(item.chunk)
-        if name is None:
-            out.append(item)
-            continue
-        seen = first_file.setdefault(name, item.chunk.file)
-        if seen == item.chunk.file or "path" in item.contributions:
-            out.append(item)
-            continue
-        out.append(Scored(chunk=item.chunk, score=item.score * factor,
-                          contributions=item.contributions,
-                          factors={**item.factors, "same_name": factor}))
-    out.sort(key=lambda s: (-s.score, s.chunk.id))
-    return out
