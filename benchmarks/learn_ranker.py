@@ -134,14 +134,13 @@ def status(record: dict[str, Any], ranked: list[Any]) -> str:
     return score_case(record["case"], attempt).status
 
 
-def learnt_order(record: dict[str, Any], scores: np.ndarray) -> list[Any]:
-    config = load_config()
+def learnt_order(record: dict[str, Any], scores: np.ndarray, expansion: Any) -> list[Any]:
     items = [Scored(chunk=s.chunk, score=float(v + o), contributions=s.contributions)
              for s, v, o in zip(record["candidates"], scores.tolist(),
                                 record["offset"].tolist(), strict=True)]
     items.sort(key=lambda s: (-s.score, s.chunk.id))
     final, _ = expand(_Neighbours(record["neighbours"]), items, k=record["want"],  # type: ignore[arg-type]
-                      config=config.expansion, filters=record["filters"])
+                      config=expansion, filters=record["filters"])
     return [s.chunk.to_chunk(score=0.0, excerpt_chars=0) for s in final]
 
 
@@ -165,10 +164,11 @@ def judge(records: list[dict[str, Any]], params: dict[str, Any], rounds: int
     """Case id -> (shipped status, learnt status), each repository by a model that never
     saw it."""
     out: dict[str, tuple[str, str]] = {}
+    expansion = load_config().expansion
     for repo in sorted({r["repo"] for r in records}):
         model = train([r for r in records if r["repo"] != repo], params, rounds)
         for record in (r for r in records if r["repo"] == repo):
-            learnt = learnt_order(record, model.predict(record["X"]))
+            learnt = learnt_order(record, model.predict(record["X"]), expansion)
             out[record["case"].id] = (status(record, record["shipped"]), status(record, learnt))
         print(f"judged {repo}", file=sys.stderr, flush=True)
     return out

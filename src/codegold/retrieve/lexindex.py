@@ -865,18 +865,18 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
             lengths.extend(part.lengths)
             added.append((row, part, documents.terms))
             continue
-        numbers = base._file_number.get(files[first]), base._file_number.get(files[last - 1])
-        if numbers[0] is None or numbers[1] is None:
-            return None
-        start, end = int(base.file_starts[numbers[0]]), int(base.file_starts[numbers[1] + 1])
-        kept = base.chunk_ids[start:end]
         run = files[first:last]
+        span = _run_span(base, run)
+        if span is None:
+            return None
+        start, end = span
+        kept = base.chunk_ids[start:end]
         if by_file:
             if kept != run:
                 return None
             starts.extend(range(first, last))
         else:
-            bounds = base.file_starts[numbers[0]:numbers[1] + 2]
+            bounds = base.file_starts[base._file_number[run[0]]:base._file_number[run[-1]] + 2]
             if kept != list(chain.from_iterable(map(chunk_ids.__getitem__, run))) or \
                     np.diff(bounds).tolist() != [len(chunk_ids[file]) for file in run]:
                 return None
@@ -986,6 +986,15 @@ def _runs(base: LexicalIndex, files: Sequence[str], unchanged: Collection[str]
         yield first, end, bool(kept[first])
 
 
+def _run_span(base: LexicalIndex, run: Sequence[str]) -> tuple[int, int] | None:
+    """The rows of ``base`` from the first file of ``run`` to the end of its last (None
+    when ``base`` lacks either)."""
+    first, last = base._file_number.get(run[0]), base._file_number.get(run[-1])
+    if first is None or last is None:
+        return None
+    return int(base.file_starts[first]), int(base.file_starts[last + 1])
+
+
 def _same_chunks_runs(base: LexicalIndex, chunk_ids: Mapping[str, list[str]],
                       unchanged: set[str]) -> set[str]:
     """The files of ``unchanged`` that have exactly their ``chunk_ids`` in the chunk
@@ -997,14 +1006,11 @@ def _same_chunks_runs(base: LexicalIndex, chunk_ids: Mapping[str, list[str]],
         if not kept:
             continue
         run = files[first:end]
-        numbers = base._file_number.get(run[0]), base._file_number.get(run[-1])
-        if numbers[0] is not None and numbers[1] is not None:
-            start = int(base.file_starts[numbers[0]])
-            stop = int(base.file_starts[numbers[1] + 1])
-            if base.chunk_ids[start:stop] == list(chain.from_iterable(
-                    map(chunk_ids.__getitem__, run))):
-                same.update(run)
-                continue
+        span = _run_span(base, run)
+        if span is not None and base.chunk_ids[span[0]:span[1]] == list(
+                chain.from_iterable(map(chunk_ids.__getitem__, run))):
+            same.update(run)
+            continue
         same.update(file for file in run if _same_chunks(base, file, chunk_ids[file]))
     return same
 

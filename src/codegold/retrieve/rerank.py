@@ -218,4 +218,3 @@ def same_file_decay(items: list[Scored], decay: float) -> list[Scored]:
                           factors={**item.factors, "same_file": factor}))
     out.sort(key=lambda s: (-s.score, s.chunk.id))
     return out
-
