@@ -116,7 +116,9 @@ def test_expansion_adds_missing_signature_after_its_part() -> None:
     tail = _chunk("tail", "a.py", has_signature=False, prev_id="head")
     other = _chunk("o", "b.py")
     ranked = [Scored(chunk=tail, score=1.0), Scored(chunk=other, score=0.5)]
-    config = load_config().expansion
+    # Off by default (it paid on no evaluation set); a consumer turns it on.
+    assert not load_config().expansion.enabled
+    config = load_config(overrides={"expansion": {"enabled": True}}).expansion
     out, added = expand(_Reader([head, tail, other]), ranked, k=3, config=config,  # type: ignore[arg-type]
                         filters=Filters())
     assert [s.chunk.id for s in out] == ["tail", "head", "o"]
@@ -124,6 +126,9 @@ def test_expansion_adds_missing_signature_after_its_part() -> None:
     out2, _ = expand(_Reader([head, tail, other]), ranked, k=2, config=config,  # type: ignore[arg-type]
                      filters=Filters())
     assert [s.chunk.id for s in out2] == ["tail", "head"]
+    off, none = expand(_Reader([head, tail, other]), ranked, k=3,  # type: ignore[arg-type]
+                       config=load_config().expansion, filters=Filters())
+    assert [s.chunk.id for s in off] == ["tail", "o"] and none == []
 
 
 def test_default_categories_mark_legacy_modules_and_code_under_docs() -> None:

@@ -240,3 +240,29 @@ def test_a_tasks_opening_verb_does_not_pull_in_every_definition_named_by_it(
         off = ReferenceRetriever(reader, load_config(
             overrides={"short_query": {"task_words": False}}))
         assert off.retrieve("Add a timeout to the upload", k=3).ranked[0].chunk.file == "src/cart.py"
+
+
+def test_a_tasks_bare_test_word_does_not_ask_for_tests(tmp_path: Path) -> None:
+    # "Fix backoff overflow in retry, add test" is work to do on the retry code (a
+    # commit message's "* Add tests" bullet too), not a question about its tests.
+    files = {
+        "src/retry.py": 'def next_delay(attempt, base):\n    """Backoff delay of a retry."""\n'
+                        '    return base * 2 ** attempt\n',
+        "tests/test_retry.py": 'def test_next_delay_backoff_overflow():\n'
+                               '    """Retry backoff delay does not overflow."""\n'
+                               '    assert next_delay(2000, 1.0) > 0\n',
+    }
+    query = "Fix backoff overflow in retry delay, add test"
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        result = ReferenceRetriever(reader, load_config()).retrieve(query, k=2)
+        assert result.analysis.intent != "tests"
+        assert result.ranked[0].chunk.file == "src/retry.py"
+        off = ReferenceRetriever(reader, load_config(
+            overrides={"short_query": {"task_intent": False}}))
+        kept = off.retrieve(query, k=2)
+        assert kept.analysis.intent == "tests"
+        assert kept.ranked[0].chunk.file == "tests/test_retry.py"
+        # A question about tests still asks for them.
+        asked = ReferenceRetriever(reader, load_config()).retrieve(
+            "which test covers the retry backoff overflow", k=2)
+        assert asked.analysis.intent == "tests"

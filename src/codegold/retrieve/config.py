@@ -132,7 +132,7 @@ class RerankConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     category_penalty: dict[str, Weight] = msgspec.field(default_factory=dict)
     category_patterns: dict[str, list[str]] = msgspec.field(default_factory=dict)
     open_file: OpenFileConfig = OpenFileConfig()
-    same_file_decay: Weight = 0.92
+    same_file_decay: Weight = 0.98
     no_signature: Weight = 0.9
     forwarder: Weight = 1.0
     deprecated: Weight = 1.0
@@ -148,7 +148,7 @@ class FiltersConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class ExpansionConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    enabled: bool = True
+    enabled: bool = False
     max_added: Count = 3
     score_factor: Weight = 0.98
 
@@ -170,6 +170,7 @@ class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields
     stem: bool = False
     compounds: CompoundsConfig = CompoundsConfig()
     task_words: bool = False
+    task_intent: bool = False
 
     def applies(self, query: str) -> bool:
         return len(query.strip()) < self.max_chars

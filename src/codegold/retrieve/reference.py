@@ -137,6 +137,8 @@ class ReferenceRetriever:
                 lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
             if cfg.short_query.task_words:
                 analysis = analysis.without_task_words()
+            if cfg.short_query.task_intent and analysis.task_words and analysis.test_words:
+                analysis = analysis.as_domain_vocabulary()
             joined = cfg.short_query.compounds
             if joined.weight > 0 and analysis.intent in joined.intents:
                 compounds = signals.Compounds(analysis.words, STOPWORDS, joined.weight,
