@@ -38,7 +38,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain, groupby
+from itertools import chain, groupby, repeat
 from pathlib import Path
 
 import msgspec
@@ -51,7 +51,12 @@ from codegold.execute.processes import PoolWording
 from codegold.index.chunkstore import ChunkStore, IndexedRevision
 from codegold.index.store import IndexReader
 from codegold.plumbing.memo import MissCache
-from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
+from codegold.plumbing.outputs import (
+    cache_folder,
+    read_cache_file,
+    write_cache_file,
+    write_vouched_cache_file,
+)
 from codegold.retrieve.compounds import Vocabulary, compound_terms
 
 LEXICAL_FORMAT = 3
@@ -407,14 +412,15 @@ class LexicalIndex:
         # A stale meta.json must not vouch for files being replaced under it.
         with contextlib.suppress(FileNotFoundError):
             (folder / "meta.json").unlink()
+        # (meta.json, written last through a rename, vouches for each file's digest)
         for name, payload in payloads.items():
-            write_cache_file(folder / name, payload)
+            write_vouched_cache_file(folder / name, payload)
         state: dict[str, object] = {}
         if self.tfs is not None and self.lengths is not None:
             for name, values in (("tfs.npy", self.tfs), ("lengths.npy", self.lengths)):
                 buffer = io.BytesIO()
                 np.save(buffer, values, allow_pickle=False)
-                write_cache_file(folder / name, buffer.getvalue())
+                write_vouched_cache_file(folder / name, buffer.getvalue())
                 state[name] = _fingerprint(buffer.getvalue())
         files = {name: _fingerprint(payloads[name]) for name in _CACHE_FILES}
         extra = {"state": state} if state else {}
@@ -798,7 +804,9 @@ def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArra
     engine counted whole and one derived from a predecessor's are the same bytes."""
     total = len(chunk_ids)
     average = (sum(lengths) / total) if total else 1.0
-    norms = [k1 * (1 - b + b * length / average) for length in lengths]
+    # (one IEEE operation per numpy pass, in the order ``k1 * (1 - b + b * l / avg)``
+    # evaluates one length at a time: the same doubles)
+    norms = k1 * ((1 - b) + (b * np.asarray(lengths, dtype=np.float64)) / average)
     counts_per_term = np.diff(offsets)
     term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
     if vocab is None:  # (else ``terms`` in row order already, as a dict)
@@ -811,7 +819,7 @@ def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArra
     table = np.zeros(int(seen[-1]) + 1 if len(seen) else 0, dtype=np.float64)
     table[seen] = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in seen.tolist()]
     idf = table[counts_per_term]
-    norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
+    norm = norms[rows] if len(rows) \
         else np.zeros(0, dtype=np.float64)
     saturated = frequency * (k1 + 1) / (frequency + norm)
     docs = rows.astype(np.int32)
@@ -916,8 +924,8 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     for first, part, terms in added:
         local = np.frombuffer(part.ids, dtype="<i4").astype(np.int64)
         part_rows = first + np.repeat(np.arange(len(part.sizes), dtype=np.int64), part.sizes)
-        olds = np.fromiter((get_old(word, -1) for word in terms), np.int64, len(terms))
-        used = np.unique(local)
+        olds = np.fromiter(map(get_old, terms, repeat(-1)), np.int64, len(terms))
+        used = np.flatnonzero(np.bincount(local, minlength=len(terms)))  # sorted, once each
         missing = used[~alive_or_not[olds[used]]].tolist()
         for number in missing:
             new_words[terms[number]] = None
@@ -933,8 +941,16 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     final_of_fresh = {word: int(at) + n for n, (word, at) in enumerate(
         zip(fresh, inserted.tolist(), strict=True))}
     terms_final = kept_terms
-    if fresh:  # two sorted runs: one merge
-        terms_final = sorted([*kept_terms, *fresh])
+    if fresh:  # each fresh word at its place: slices of the sorted kept terms between them
+        pieces: list[list[str]] = []
+        start = 0
+        for word, at in zip(fresh, inserted.tolist(), strict=True):
+            pieces += (kept_terms[start:at], [word])
+            start = at
+        pieces.append(kept_terms[start:])
+        terms_final = list(chain.from_iterable(pieces))
+        if terms_final == by_row:  # the words a changed file dropped, it brought back:
+            terms_final = by_row  # the base's vocabulary serves (no dict made again)
     width = max(total, 1)
     term_rows = final_of_old[old_terms]
     if parts:
