@@ -14,6 +14,7 @@ import re
 import shutil
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from codegold.plumbing.process import kill_group
 
 # A blob stream that makes no progress for this long is stopped (a hung git, a dead disk).
 BLOB_STALL_SECONDS = 120.0
+_TREE_LINE = re.compile(rb"tree [0-9a-f]+\n")
 _SCP_URL = re.compile(r"^[\w.-]+@[\w.-]+:(?P<path>.+)$")
 
 MODE_SYMLINK = "120000"
@@ -123,6 +125,11 @@ class GitSnapshot:
         size is None (see :meth:`sized`: git reads a blob's header for its size, which
         costs a file read each for loose objects)."""
         missing = self.missing_blobs()
+        if self.objects is not None and not self.objects.partial():
+            # read through the shared cat-file process, subtrees unchanged since an
+            # earlier revision taken as they were listed then
+            listed = self.objects.listing(self.revision)
+            return self.sized(listed) if sizes else listed
         # ``--long`` reads every blob's size, which in a partial clone fetches (or fails
         # on) the blobs it lacks: there the sizes of the blobs it holds are asked apart.
         long = [] if missing or not sizes else ["--long"]
@@ -193,7 +200,8 @@ class GitSnapshot:
             return
         proc = git_popen(["cat-file", "--batch", "--buffer"], repo=self.repo)
         try:
-            yield from _answers(proc, wanted, self.repo, close=True)
+            for sha, _, data in _answers(proc, wanted, self.repo, close=True):
+                yield sha, data
         finally:
             _stop(proc)
 
@@ -212,6 +220,9 @@ class GitObjects:
         self._batch: GitProcess | None = None
         self._check: GitProcess | None = None
         self._partial: bool | None = None
+        # (tree sha, path prefix) -> the entries below it, oldest first (see listing)
+        self._listed: OrderedDict[tuple[str, str], list[TreeEntry]] = OrderedDict()
+        self._held = 0  # entries in _listed
         self.started = 0  # processes started: one of each kind unless one was ended early
 
     def __enter__(self) -> GitObjects:
@@ -254,6 +265,11 @@ class GitObjects:
 
     def blobs(self, shas: Iterable[str]) -> Generator[tuple[str, bytes], None, None]:
         """``(sha, content)`` of each of ``shas``, in order."""
+        for sha, _, data in self._objects(shas):
+            yield sha, data
+
+    def _objects(self, shas: Iterable[str]) -> Generator[tuple[str, str, bytes], None, None]:
+        """``(sha, type, content)`` of each of ``shas``, in order."""
         wanted = list(shas)
         if not wanted:
             return
@@ -266,6 +282,54 @@ class GitObjects:
         finally:
             if answered < len(wanted):
                 self._drop(proc)
+
+    def listing(self, commit: str) -> list[TreeEntry]:
+        """Every path of ``commit``'s tree as ``git ls-tree -r --full-tree`` lists it
+        (without sizes), read from tree objects: a subtree already listed at the same path
+        (for an earlier revision) is taken as it was, so a revision costs the trees its
+        changes touched. The trees of one level are asked for together."""
+        ((_, kind, data),) = self._objects([commit])
+        head = data[:len(commit) + 6]  # "tree <id>\n" opens every commit object
+        if kind != "commit" or not _TREE_LINE.fullmatch(head) or len(head) != len(commit) + 6:
+            raise CodeIndexError(f"git cat-file read {commit} as a {kind}, not a commit "
+                                 "naming its tree")
+        root = head[5:-1].decode("ascii")
+        width = len(commit) // 2  # bytes of an object id (SHA-1 or SHA-256)
+        parsed: dict[str, list[tuple[str, str, str, str]]] = {}
+        level = [(root, "")]
+        while level:  # read every uncached tree of one depth in one request
+            wanted = [tree for tree, prefix in level
+                      if (tree, prefix) not in self._listed and tree not in parsed]
+            for sha, kind, data in self._objects(dict.fromkeys(wanted)):
+                if kind != "tree":
+                    raise CodeIndexError(f"git cat-file read {sha} as a {kind}, not a tree")
+                parsed[sha] = _tree_items(data, width)
+            level = [(sha, f"{prefix}{name}/")
+                     for tree, prefix in level if (tree, prefix) not in self._listed
+                     for mode, kind, sha, name in parsed[tree] if kind == "tree"]
+        return self._assemble(root, "", parsed)
+
+    def _assemble(self, tree: str, prefix: str, parsed: dict[str, list[tuple[str, str, str, str]]]
+                  ) -> list[TreeEntry]:
+        """The entries below ``tree`` (at ``prefix``), depth first in tree order; each
+        subtree's list kept for a later revision (the most recent few thousand)."""
+        kept = self._listed.get((tree, prefix))
+        if kept is not None:
+            self._listed.move_to_end((tree, prefix))
+            return kept
+        found: list[TreeEntry] = []
+        for mode, kind, sha, name in parsed[tree]:
+            if kind == "tree":
+                found.extend(self._assemble(sha, f"{prefix}{name}/", parsed))
+            else:
+                found.append(TreeEntry(f"{prefix}{name}", mode, kind, sha, None))
+        if prefix:  # the root changes with every revision: not worth keeping
+            self._listed[(tree, prefix)] = found
+            self._held += len(found)
+            while self._held > _LISTED_ENTRIES and self._listed:
+                _, dropped = self._listed.popitem(last=False)
+                self._held -= len(dropped)
+        return found
 
     def sizes(self, shas: list[str]) -> dict[str, int]:
         """The size of each of ``shas`` git holds (those it lacks are left out)."""
@@ -283,6 +347,34 @@ class GitObjects:
 
 
 _SIZES = "--batch-check=%(objectname) %(objectsize)"
+# Entries of subtree listings a GitObjects keeps (about 100 bytes each).
+_LISTED_ENTRIES = 500_000
+
+
+def _tree_items(data: bytes, width: int) -> list[tuple[str, str, str, str]]:
+    """``(mode, type, sha, name)`` of each entry of a tree object, in its order, the mode
+    as ``git ls-tree`` prints it (git's canonical modes: a file is 100644 or 100755)."""
+    items: list[tuple[str, str, str, str]] = []
+    position, end = 0, len(data)
+    while position < end:
+        space = data.find(b" ", position)
+        nul = data.find(b"\0", space + 1)
+        if space < 0 or nul < 0 or nul + 1 + width > end:
+            raise CodeIndexError("git returned a tree object that does not parse")
+        mode = int(data[position:space], 8)
+        name = data[space + 1:nul].decode("utf-8", "surrogateescape")
+        sha = data[nul + 1:nul + 1 + width].hex()
+        position = nul + 1 + width
+        kind = mode & 0o170000
+        if kind == 0o040000:
+            items.append(("040000", "tree", sha, name))
+        elif kind == 0o100000:
+            items.append(("100755" if mode & 0o100 else "100644", "blob", sha, name))
+        elif kind == 0o120000:
+            items.append(("120000", "blob", sha, name))
+        else:  # git reads any other mode as a submodule's commit
+            items.append(("160000", "commit", sha, name))
+    return items
 
 
 def _is_partial(repo: Path) -> bool:
@@ -352,7 +444,7 @@ class _Watch:
 
 
 def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
-             ) -> Generator[tuple[str, bytes], None, None]:
+             ) -> Generator[tuple[str, str, bytes], None, None]:
     """Read ``cat-file --batch``'s answer to each of ``wanted`` from ``proc``, in order:
     a git that makes no progress for :data:`BLOB_STALL_SECONDS` is killed, and its
     request ends in a :class:`CodeIndexError`. A request left before its last answer
@@ -381,7 +473,7 @@ def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
                                      f"object {sha}")
             answered += 1
             watch.waiting(False)  # our consumer's time is not git's stall
-            yield sha, data
+            yield sha, fields[1].decode("ascii", "replace"), data
             watch.waiting(True)
     finally:
         watch.finished.set()
