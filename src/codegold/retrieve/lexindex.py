@@ -40,6 +40,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, groupby, repeat
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import numpy as np
@@ -73,6 +74,7 @@ _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
 _STEMMER = Stemmer.Stemmer("english")
 # An engine's parameters: (field weights, k1, b, unit, stemmed).
 _Spec = tuple[tuple[float, float, float], float, float, str, bool]
+_Item = TypeVar("_Item", bound=np.generic)
 
 
 @lru_cache(maxsize=200_000)
@@ -797,7 +799,8 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.in
 def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
               frequency: npt.NDArray[np.float64], lengths: list[float], chunk_ids: list[str],
               file_names: list[str], starts: list[int], k1: float, b: float, stemmed: bool,
-              vocab: dict[str, int] | None = None) -> LexicalIndex:
+              vocab: dict[str, int] | None = None,
+              term_of: npt.NDArray[np.int64] | None = None) -> LexicalIndex:
     """The engine of postings sorted by term (``terms`` in row order, ``offsets``), then
     document ``rows``, with their weighted ``frequency``, and each document's length:
     every float of the impacts is computed here, from these alone, in one order, so an
@@ -808,7 +811,8 @@ def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArra
     # evaluates one length at a time: the same doubles)
     norms = k1 * ((1 - b) + (b * np.asarray(lengths, dtype=np.float64)) / average)
     counts_per_term = np.diff(offsets)
-    term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
+    if term_of is None:  # (else each posting's term row, given by a caller that has it)
+        term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
     if vocab is None:  # (else ``terms`` in row order already, as a dict)
         vocab = dict(zip(terms, range(len(terms)), strict=True))
     # The same double-precision arithmetic as one posting at a time, rounded once (each
@@ -974,13 +978,28 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
             return None  # a term twice in one document: not the documents they seem
         # (added documents' rows are none of the kept ones': no key is in both)
         places = np.searchsorted(term_rows * width + rows, more)
-        term_rows = np.insert(term_rows, places, more_terms[order])
-        rows = np.insert(rows, places, more_rows[order])
-        tfs = np.insert(tfs, places, np.concatenate(new_tfs)[order])
+        # where each added posting lands among all (``np.insert`` of each array, its
+        # places worked out once for the three)
+        landed = places + np.arange(len(places), dtype=np.int64)
+        stays = np.ones(len(rows) + len(places), dtype=bool)
+        stays[landed] = False
+        term_rows = _spliced(term_rows, stays, landed, more_terms[order])
+        rows = _spliced(rows, stays, landed, more_rows[order])
+        tfs = _spliced(tfs, stays, landed, np.concatenate(new_tfs)[order])
     offsets = np.concatenate(([0], np.cumsum(np.bincount(term_rows, minlength=len(terms_final)))
                               )).astype(np.int64)
     return _finished(terms_final, offsets, rows, tfs, lengths, ids, file_names, starts,
-                     k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None)
+                     k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None,
+                     term_of=term_rows)
+
+
+def _spliced(kept: npt.NDArray[_Item], stays: npt.NDArray[np.bool_],
+             landed: npt.NDArray[np.int64], added: npt.NDArray[_Item]) -> npt.NDArray[_Item]:
+    """``kept`` with ``added`` put at the positions ``landed`` (``stays`` marks the others)."""
+    out = np.empty(len(stays), dtype=kept.dtype)
+    out[stays] = kept
+    out[landed] = added
+    return out
 
 
 def _runs(base: LexicalIndex, files: Sequence[str], unchanged: Collection[str]
