@@ -6,6 +6,7 @@ process of their own would."""
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,9 @@ def test_answers_stay_in_step_after_a_request_is_left_early(make_repo: MakeRepo)
             shas["a.txt"]: 6, shas["c.txt"]: 6}
         assert objects.sizes([shas["b.txt"]]) == {shas["b.txt"]: 5}
         assert objects.started == 4  # --batch three times (two requests ended early), one check
+        # no thread outlives its request: a build forks workers only from a process
+        # that runs no other thread
+        assert threading.active_count() == 1
 
 
 def test_a_resolved_snapshot_reads_what_an_opened_one_reads(make_repo: MakeRepo) -> None:

@@ -442,6 +442,12 @@ class _Watch:
     def waiting(self, yes: bool) -> None:
         self.since = time.monotonic() if yes else float("inf")
 
+    def stop(self) -> None:
+        """End the watchdog and wait for its thread: a build forks its workers only from a
+        process that runs no other thread."""
+        self.finished.set()
+        self._thread.join(timeout=5)
+
 
 def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
              ) -> Generator[tuple[str, str, bytes], None, None]:
@@ -476,7 +482,7 @@ def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
             yield sha, fields[1].decode("ascii", "replace"), data
             watch.waiting(True)
     finally:
-        watch.finished.set()
+        watch.stop()
         if answered < len(wanted) and proc.poll() is None:
             kill_group(proc)  # (else the writer may wait on a pipe git no longer reads)
         writer.join(timeout=5)
@@ -507,7 +513,7 @@ def _sizes_answered(proc: GitProcess, shas: list[str], repo: Path
                 sizes[sha] = int(size)
             answered += 1
     finally:
-        watch.finished.set()
+        watch.stop()
         if answered < len(shas) and proc.poll() is None:
             kill_group(proc)
         writer.join(timeout=5)
