@@ -14,6 +14,7 @@ from codegold.plumbing.outputs import (
     guard_output,
     resolve_inside,
     write_bytes_atomic,
+    write_vouched_cache_file,
 )
 
 
@@ -108,3 +109,20 @@ def test_trec_ids_with_whitespace_stay_one_field() -> None:
     assert unquote(run[0][0]) == case.id and unquote(run[0][2]) == "src/my file.py"
     assert qrels[0][2] == run[0][2] and qrels[0][3] == "2"
     assert trec_id("plain/path.py::Name") == "plain/path.py::Name"
+
+
+def test_a_vouched_cache_file_is_made_in_place_and_never_through_a_link(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.npy"
+    write_vouched_cache_file(fresh, b"first")
+    assert fresh.read_bytes() == b"first" and fresh.stat().st_mode & 0o777 == 0o600
+    write_vouched_cache_file(fresh, b"second")  # a file already there: replaced whole
+    assert fresh.read_bytes() == b"second"
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"untouched")
+    planted = tmp_path / "planted.npy"
+    planted.symlink_to(target)
+    write_vouched_cache_file(planted, b"cache")
+    assert not planted.is_symlink() and planted.read_bytes() == b"cache"
+    assert target.read_bytes() == b"untouched"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "fresh.npy",
+                                                          "planted.npy"]

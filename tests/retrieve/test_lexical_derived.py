@@ -118,3 +118,35 @@ def test_the_nearest_revision_is_chosen_and_a_missing_one_is_no_base(tmp_path: P
     with IndexReader.open(tmp_path / "near") as reader:
         engines = LexicalIndex.build_many(reader, specs, store=store)
     assert {engine.derived_from for engine in engines} == {None}
+
+
+def test_a_file_that_keeps_its_words_keeps_the_base_vocabulary(tmp_path: Path) -> None:
+    """A changed file's words leave with its old postings and come back with its new
+    ones: when they are the same words, the derived engine's terms are the base's, the
+    base's vocabulary serves it, and the caches are still a cold build's bytes."""
+    repo = Repo(tmp_path / "repo")
+    rng = random.Random(4)
+    files = {f"pkg/m{n}.py": _source(rng) for n in range(8)}
+    files["pkg/own.py"] = "def zebra_only(quagga):\n    return quagga\n"
+    first = repo.commit(files, "first")
+    second = repo.commit({"pkg/own.py": "def zebra_only(quagga):\n\n    return quagga\n"},
+                         "the same words, another line")
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo.path, first, tmp_path / "first", store=store)
+    warm_lexical(tmp_path / "first", store=store)
+    build_index(repo.path, second, tmp_path / "second", store=store)
+    specs = [(e.weights, e.k1, e.b, e.unit, e.stemmed) for e in lexical_engines(load_config())]
+    # the engines the first revision's warm-up left for the next one to start from
+    here = str((tmp_path / "first").resolve())
+    bases = {params: engine for (index, _, params), engine in lexindex._BASES.items()
+             if index == here}
+    with IndexReader.open(tmp_path / "second") as reader:
+        engines = LexicalIndex.build_many(reader, specs, store=store)
+    assert all(engine.derived_from is not None for engine in engines)
+    for spec, engine in zip(specs, engines, strict=True):
+        assert engine.vocab is bases[lexindex._params(*spec)].vocab
+        assert "quagga" in engine.vocab
+    warm_lexical(tmp_path / "second", store=store)
+    build_index(repo.path, second, tmp_path / "cold")
+    warm_lexical(tmp_path / "cold")
+    assert _cache_bytes(tmp_path / "second") == _cache_bytes(tmp_path / "cold")

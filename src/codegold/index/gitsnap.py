@@ -2,25 +2,30 @@
 
 ``git rev-parse`` resolves the revision, ``git ls-tree -r -z --long`` lists every path
 with its mode, blob id and size, and one ``git cat-file --batch`` process streams the
-blobs. The user's working tree and index are never touched.
+blobs. Many revisions built one after another share those processes
+(:class:`GitObjects`): one ``cat-file --batch`` and one ``--batch-check`` serve them
+all. The user's working tree and index are never touched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from codegold.errors import CodeIndexError, InputError
-from codegold.plumbing.git import END_OF_OPTIONS, git, git_popen, is_full_sha
+from codegold.plumbing.git import END_OF_OPTIONS, GitProcess, git, git_popen, is_full_sha
 from codegold.plumbing.process import kill_group
 
 # A blob stream that makes no progress for this long is stopped (a hung git, a dead disk).
 BLOB_STALL_SECONDS = 120.0
+_TREE_LINE = re.compile(rb"tree [0-9a-f]+\n")
 _SCP_URL = re.compile(r"^[\w.-]+@[\w.-]+:(?P<path>.+)$")
 
 MODE_SYMLINK = "120000"
@@ -41,11 +46,22 @@ class TreeEntry:
 class GitSnapshot:
     """A repository pinned at one full commit sha."""
 
-    def __init__(self, repo: Path, revision: str, requested: str) -> None:
+    def __init__(self, repo: Path, revision: str, requested: str,
+                 objects: GitObjects | None = None) -> None:
         self.repo = repo
         self.revision = revision
         self.requested = requested
+        # Shared with the other revisions of a many-revision build: its git processes.
+        self.objects = objects
         self._missing: set[str] | None = None
+
+    @classmethod
+    def resolved(cls, objects: GitObjects, commit: str) -> GitSnapshot:
+        """A snapshot of ``commit``, a full commit sha git already named in
+        ``objects``' repository (see :meth:`open`), without asking git again."""
+        if not is_full_sha(commit):
+            raise InputError(f"{commit!r} is not a full commit sha")
+        return cls(objects.repo, commit, commit, objects)
 
     @classmethod
     def open(cls, repo: str | Path, revision: str) -> GitSnapshot:
@@ -109,6 +125,11 @@ class GitSnapshot:
         size is None (see :meth:`sized`: git reads a blob's header for its size, which
         costs a file read each for loose objects)."""
         missing = self.missing_blobs()
+        if self.objects is not None and not self.objects.partial():
+            # read through the shared cat-file process, subtrees unchanged since an
+            # earlier revision taken as they were listed then
+            listed = self.objects.listing(self.revision)
+            return self.sized(listed) if sizes else listed
         # ``--long`` reads every blob's size, which in a partial clone fetches (or fails
         # on) the blobs it lacks: there the sizes of the blobs it holds are asked apart.
         long = [] if missing or not sizes else ["--long"]
@@ -143,7 +164,9 @@ class GitSnapshot:
     def _sizes(self, shas: list[str]) -> dict[str, int]:
         if not shas:
             return {}
-        out = _run(self.repo, ["cat-file", "--batch-check=%(objectname) %(objectsize)"],
+        if self.objects is not None:
+            return self.objects.sizes(shas)
+        out = _run(self.repo, ["cat-file", _SIZES],
                    stdin="".join(f"{sha}\n" for sha in shas).encode("ascii"))
         sizes: dict[str, int] = {}
         for line in out.stdout.splitlines():
@@ -159,10 +182,7 @@ class GitSnapshot:
         if self._missing is not None:
             return self._missing
         self._missing = set()
-        promisor = _run(self.repo, ["config", "--get-regexp",
-                                    r"^(extensions\.partialclone|remote\..*\.promisor)$"],
-                        check=False).stdout
-        if not promisor.strip():
+        if not (self.objects.partial() if self.objects is not None else _is_partial(self.repo)):
             return self._missing
         out = _run(self.repo, ["rev-list", "--objects", "--missing=print", "--no-object-names",
                                END_OF_OPTIONS, self.revision, "--"], check=False)
@@ -172,68 +192,332 @@ class GitSnapshot:
 
     def blobs(self, shas: Iterable[str]) -> Generator[tuple[str, bytes], None, None]:
         """Stream ``(sha, content)`` for each requested blob, in request order."""
+        if self.objects is not None:
+            yield from self.objects.blobs(shas)
+            return
         wanted = list(shas)
         if not wanted:
             return
         proc = git_popen(["cat-file", "--batch", "--buffer"], repo=self.repo)
-        if proc.stdin is None or proc.stdout is None:  # pragma: no cover - pipes were asked for
-            raise CodeIndexError("git cat-file started without pipes")
-        stdin = proc.stdin
-        progress = [time.monotonic()]
-        finished = threading.Event()
-        stalled = threading.Event()
-
-        def watchdog() -> None:
-            # Kills git when it stops answering, so a read below returns instead of hanging.
-            while not finished.wait(0.5):
-                if time.monotonic() - progress[0] > BLOB_STALL_SECONDS:
-                    stalled.set()
-                    kill_group(proc)
-                    return
-
-        guard = threading.Thread(target=watchdog, daemon=True)
-        guard.start()
-
-        def feed() -> None:
-            # A writer thread keeps git's output pipe draining while we still send names.
-            try:
-                for sha in wanted:
-                    stdin.write(sha.encode("ascii") + b"\n")
-                stdin.close()
-            except (BrokenPipeError, OSError):
-                pass
-
-        writer = threading.Thread(target=feed, daemon=True)
-        writer.start()
-        stdout = proc.stdout
         try:
-            for sha in wanted:
-                header = stdout.readline()
-                fields = header.split()
-                if stalled.is_set():
-                    raise CodeIndexError(f"git cat-file in {self.repo} made no progress for "
-                                      f"{BLOB_STALL_SECONDS:g}s and was stopped")
-                if len(fields) != 3:
-                    raise CodeIndexError(f"git cat-file could not read object {sha}: "
-                                      f"{header.decode('utf-8', 'replace').strip()}")
-                size = int(fields[2])
-                data = stdout.read(size)
-                stdout.read(1)  # the newline git writes after each object
-                if stalled.is_set() or len(data) != size:
-                    raise CodeIndexError(f"git cat-file in {self.repo} stopped in the middle of "
-                                      f"object {sha}")
-                progress[0] = float("inf")  # our consumer's time is not git's stall
+            for sha, _, data in _answers(proc, wanted, self.repo, close=True):
                 yield sha, data
-                progress[0] = time.monotonic()
         finally:
-            finished.set()
-            if proc.poll() is None:
-                kill_group(proc)
-            proc.wait()
-            stdout.close()
-            if proc.stderr is not None:
-                proc.stderr.close()
-            writer.join(timeout=5)
+            _stop(proc)
+
+
+class GitObjects:
+    """Long-lived ``git cat-file`` processes of one repository, for the snapshots of many
+    revisions built one after another: one ``--batch`` process streams every blob asked
+    for and one ``--batch-check`` process every size, instead of a process of each per
+    revision; whether the clone is partial is asked of git once. Use as a context
+    manager (or :meth:`close`): the processes end with it. A request that stops before
+    every answer is read (an error, a consumer that stops early) ends its process, and
+    the next request starts a fresh one, so answers never mix."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._batch: GitProcess | None = None
+        self._check: GitProcess | None = None
+        self._partial: bool | None = None
+        # (tree sha, path prefix) -> the entries below it, oldest first (see listing)
+        self._listed: OrderedDict[tuple[str, str], list[TreeEntry]] = OrderedDict()
+        self._held = 0  # entries in _listed
+        self.started = 0  # processes started: one of each kind unless one was ended early
+
+    def __enter__(self) -> GitObjects:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for proc in (self._batch, self._check):
+            if proc is not None:
+                _stop(proc)
+        self._batch = self._check = None
+
+    def partial(self) -> bool:
+        """Whether the repository is a partial clone (its promisor settings)."""
+        if self._partial is None:
+            self._partial = _is_partial(self.repo)
+        return self._partial
+
+    def _process(self, check: bool) -> GitProcess:
+        proc = self._check if check else self._batch
+        if proc is None or proc.poll() is not None:
+            # (no --buffer: git answers each name as it reads it, so a request of a few
+            # names is answered while the process waits for the next one)
+            proc = git_popen(["cat-file", _SIZES if check else "--batch"], repo=self.repo)
+            self.started += 1
+            if check:
+                self._check = proc
+            else:
+                self._batch = proc
+        return proc
+
+    def _drop(self, proc: GitProcess) -> None:
+        _stop(proc)
+        if proc is self._batch:
+            self._batch = None
+        if proc is self._check:
+            self._check = None
+
+    def blobs(self, shas: Iterable[str]) -> Generator[tuple[str, bytes], None, None]:
+        """``(sha, content)`` of each of ``shas``, in order."""
+        for sha, _, data in self._objects(shas):
+            yield sha, data
+
+    def _objects(self, shas: Iterable[str]) -> Generator[tuple[str, str, bytes], None, None]:
+        """``(sha, type, content)`` of each of ``shas``, in order."""
+        wanted = list(shas)
+        if not wanted:
+            return
+        proc = self._process(check=False)
+        answered = 0
+        try:
+            for answer in _answers(proc, wanted, self.repo, close=False):
+                answered += 1  # (counted before the consumer may stop: it got them all)
+                yield answer
+        finally:
+            if answered < len(wanted):
+                self._drop(proc)
+
+    def listing(self, commit: str) -> list[TreeEntry]:
+        """Every path of ``commit``'s tree as ``git ls-tree -r --full-tree`` lists it
+        (without sizes), read from tree objects: a subtree already listed at the same path
+        (for an earlier revision) is taken as it was, so a revision costs the trees its
+        changes touched. The trees of one level are asked for together."""
+        ((_, kind, data),) = self._objects([commit])
+        head = data[:len(commit) + 6]  # "tree <id>\n" opens every commit object
+        if kind != "commit" or not _TREE_LINE.fullmatch(head) or len(head) != len(commit) + 6:
+            raise CodeIndexError(f"git cat-file read {commit} as a {kind}, not a commit "
+                                 "naming its tree")
+        root = head[5:-1].decode("ascii")
+        width = len(commit) // 2  # bytes of an object id (SHA-1 or SHA-256)
+        parsed: dict[str, list[tuple[str, str, str, str]]] = {}
+        level = [(root, "")]
+        while level:  # read every uncached tree of one depth in one request
+            wanted = [tree for tree, prefix in level
+                      if (tree, prefix) not in self._listed and tree not in parsed]
+            for sha, kind, data in self._objects(dict.fromkeys(wanted)):
+                if kind != "tree":
+                    raise CodeIndexError(f"git cat-file read {sha} as a {kind}, not a tree")
+                parsed[sha] = _tree_items(data, width)
+            level = [(sha, f"{prefix}{name}/")
+                     for tree, prefix in level if (tree, prefix) not in self._listed
+                     for mode, kind, sha, name in parsed[tree] if kind == "tree"]
+        return self._assemble(root, "", parsed)
+
+    def _assemble(self, tree: str, prefix: str, parsed: dict[str, list[tuple[str, str, str, str]]]
+                  ) -> list[TreeEntry]:
+        """The entries below ``tree`` (at ``prefix``), depth first in tree order; each
+        subtree's list kept for a later revision (the most recent few thousand)."""
+        kept = self._listed.get((tree, prefix))
+        if kept is not None:
+            self._listed.move_to_end((tree, prefix))
+            return kept
+        found: list[TreeEntry] = []
+        for mode, kind, sha, name in parsed[tree]:
+            if kind == "tree":
+                found.extend(self._assemble(sha, f"{prefix}{name}/", parsed))
+            else:
+                found.append(TreeEntry(f"{prefix}{name}", mode, kind, sha, None))
+        if prefix:  # the root changes with every revision: not worth keeping
+            self._listed[(tree, prefix)] = found
+            self._held += len(found)
+            while self._held > _LISTED_ENTRIES and self._listed:
+                _, dropped = self._listed.popitem(last=False)
+                self._held -= len(dropped)
+        return found
+
+    def sizes(self, shas: list[str]) -> dict[str, int]:
+        """The size of each of ``shas`` git holds (those it lacks are left out)."""
+        if not shas:
+            return {}
+        proc = self._process(check=True)
+        done = False
+        try:
+            found = _sizes_answered(proc, shas, self.repo)
+            done = True
+        finally:
+            if not done:
+                self._drop(proc)
+        return found
+
+
+_SIZES = "--batch-check=%(objectname) %(objectsize)"
+# Entries of subtree listings a GitObjects keeps (about 100 bytes each).
+_LISTED_ENTRIES = 500_000
+
+
+def _tree_items(data: bytes, width: int) -> list[tuple[str, str, str, str]]:
+    """``(mode, type, sha, name)`` of each entry of a tree object, in its order, the mode
+    as ``git ls-tree`` prints it (git's canonical modes: a file is 100644 or 100755)."""
+    items: list[tuple[str, str, str, str]] = []
+    position, end = 0, len(data)
+    while position < end:
+        space = data.find(b" ", position)
+        nul = data.find(b"\0", space + 1)
+        if space < 0 or nul < 0 or nul + 1 + width > end:
+            raise CodeIndexError("git returned a tree object that does not parse")
+        mode = int(data[position:space], 8)
+        name = data[space + 1:nul].decode("utf-8", "surrogateescape")
+        sha = data[nul + 1:nul + 1 + width].hex()
+        position = nul + 1 + width
+        kind = mode & 0o170000
+        if kind == 0o040000:
+            items.append(("040000", "tree", sha, name))
+        elif kind == 0o100000:
+            items.append(("100755" if mode & 0o100 else "100644", "blob", sha, name))
+        elif kind == 0o120000:
+            items.append(("120000", "blob", sha, name))
+        else:  # git reads any other mode as a submodule's commit
+            items.append(("160000", "commit", sha, name))
+    return items
+
+
+def _is_partial(repo: Path) -> bool:
+    promisor = _run(repo, ["config", "--get-regexp",
+                           r"^(extensions\.partialclone|remote\..*\.promisor)$"],
+                    check=False).stdout
+    return bool(promisor.strip())
+
+
+def _stop(proc: GitProcess) -> None:
+    """End a ``cat-file`` process and close its pipes."""
+    if proc.poll() is None:
+        kill_group(proc)
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+def _feeding(proc: GitProcess, wanted: list[str], *, close: bool
+             ) -> threading.Thread:
+    """A thread that writes ``wanted`` to ``proc``, one name a line (closing its input
+    after them when ``close``): it keeps git's output pipe draining while names are
+    still being sent."""
+    stdin = proc.stdin
+
+    def feed() -> None:
+        if stdin is None:  # pragma: no cover - git_popen asks for every pipe
+            return
+        try:
+            stdin.write(b"".join(sha.encode("ascii") + b"\n" for sha in wanted))
+            if close:
+                stdin.close()
+            else:
+                stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return writer
+
+
+class _Watch:
+    """A watchdog over one request to a ``cat-file`` process: it kills git when no answer
+    comes for :data:`BLOB_STALL_SECONDS`, so a read returns instead of hanging. The
+    reader sets :attr:`waiting` while it waits on git (not while its consumer works)."""
+
+    def __init__(self, proc: GitProcess) -> None:
+        self.since = time.monotonic()
+        self.finished = threading.Event()
+        self.stalled = threading.Event()
+        self._proc = proc
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self.finished.wait(0.5):
+            if time.monotonic() - self.since > BLOB_STALL_SECONDS:
+                self.stalled.set()
+                kill_group(self._proc)
+                return
+
+    def waiting(self, yes: bool) -> None:
+        self.since = time.monotonic() if yes else float("inf")
+
+    def stop(self) -> None:
+        """End the watchdog and wait for its thread: a build forks its workers only from a
+        process that runs no other thread."""
+        self.finished.set()
+        self._thread.join(timeout=5)
+
+
+def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
+             ) -> Generator[tuple[str, str, bytes], None, None]:
+    """Read ``cat-file --batch``'s answer to each of ``wanted`` from ``proc``, in order:
+    a git that makes no progress for :data:`BLOB_STALL_SECONDS` is killed, and its
+    request ends in a :class:`CodeIndexError`. A request left before its last answer
+    kills git (its caller forgets the process)."""
+    stdout = proc.stdout
+    if stdout is None:  # pragma: no cover - pipes were asked for
+        raise CodeIndexError("git cat-file started without pipes")
+    watch = _Watch(proc)
+    writer = _feeding(proc, wanted, close=close)
+    answered = 0
+    try:
+        for sha in wanted:
+            header = stdout.readline()
+            fields = header.split()
+            if watch.stalled.is_set():
+                raise CodeIndexError(f"git cat-file in {repo} made no progress for "
+                                     f"{BLOB_STALL_SECONDS:g}s and was stopped")
+            if len(fields) != 3:
+                raise CodeIndexError(f"git cat-file could not read object {sha}: "
+                                     f"{header.decode('utf-8', 'replace').strip()}")
+            size = int(fields[2])
+            data = stdout.read(size)
+            stdout.read(1)  # the newline git writes after each object
+            if watch.stalled.is_set() or len(data) != size:
+                raise CodeIndexError(f"git cat-file in {repo} stopped in the middle of "
+                                     f"object {sha}")
+            answered += 1
+            watch.waiting(False)  # our consumer's time is not git's stall
+            yield sha, fields[1].decode("ascii", "replace"), data
+            watch.waiting(True)
+    finally:
+        watch.stop()
+        if answered < len(wanted) and proc.poll() is None:
+            kill_group(proc)  # (else the writer may wait on a pipe git no longer reads)
+        writer.join(timeout=5)
+
+
+def _sizes_answered(proc: GitProcess, shas: list[str], repo: Path
+                    ) -> dict[str, int]:
+    """``cat-file --batch-check``'s sizes for ``shas`` (one answer line each, the sizes
+    of objects git lacks left out), watched as :func:`_answers` is."""
+    stdout = proc.stdout
+    if stdout is None:  # pragma: no cover - pipes were asked for
+        raise CodeIndexError("git cat-file started without pipes")
+    watch = _Watch(proc)
+    writer = _feeding(proc, shas, close=False)
+    sizes: dict[str, int] = {}
+    answered = 0
+    try:
+        for _ in shas:
+            line = stdout.readline()
+            if watch.stalled.is_set():
+                raise CodeIndexError(f"git cat-file in {repo} made no progress for "
+                                     f"{BLOB_STALL_SECONDS:g}s and was stopped")
+            if not line.endswith(b"\n"):
+                raise CodeIndexError(f"git cat-file in {repo} stopped before it gave every "
+                                     "size asked for")
+            sha, _, size = line.decode("utf-8", "replace").strip().partition(" ")
+            if size.isdigit():
+                sizes[sha] = int(size)
+            answered += 1
+    finally:
+        watch.stop()
+        if answered < len(shas) and proc.poll() is None:
+            kill_group(proc)
+        writer.join(timeout=5)
+    return sizes
 
 
 def _run(repo: Path, args: list[str], *, check: bool = True, stdin: bytes | None = None

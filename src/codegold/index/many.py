@@ -29,7 +29,7 @@ from codegold.index.build import BuildProgress, build_index, repository_name
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.clones import clone_for
-from codegold.index.gitsnap import GitSnapshot
+from codegold.index.gitsnap import GitObjects, GitSnapshot
 from codegold.index.outdir import build_lock, check_output, remove_stale_temps, temp_name
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
@@ -231,29 +231,40 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     skipped: list[str] = []
     total = len(commits)
     counts = [0, 0]  # parsed, reused
-    if repository is None and any(commit not in have for commit in commits):
-        # the same for every revision (the clone's remote or folder): asked of git once
-        repository = repository_name(GitSnapshot.open(
-            repo, next(commit for commit in commits if commit not in have)))
-    for done, commit in enumerate(commits):
-        if commit in have:
-            skipped.append(commit)
-            if progress is not None:
-                progress(ManyProgress(commit, done + 1, total, skipped=True))
-            continue
-
-        def report(event: BuildProgress, commit: str = commit, done: int = done) -> None:
-            if event.stage == "done":
-                counts[0] += event.parsed
-                counts[1] += event.reused
-            if progress is not None:
-                progress(ManyProgress(commit, done + (event.stage == "done"), total, event))
-
-        built.append(build_index(repo, commit, root / commit, policy=policy,
-                                 repository=repository, store=chunks, progress=report))
+    # Every commit to build was named by git above: one set of git processes serves them.
+    with GitObjects(Path(repo)) as objects:
+        if repository is None and any(commit not in have for commit in commits):
+            # the same for every revision (the clone's remote or folder): asked of git once
+            repository = repository_name(GitSnapshot.resolved(
+                objects, next(commit for commit in commits if commit not in have)))
+        for done, commit in enumerate(commits):
+            if commit in have:
+                skipped.append(commit)
+                if progress is not None:
+                    progress(ManyProgress(commit, done + 1, total, skipped=True))
+                continue
+            built.append(_build_one(repo, root, commit, done, total, counts, progress,
+                                    policy=policy, repository=repository, store=chunks,
+                                    snapshot=GitSnapshot.resolved(objects, commit)))
     return ManyResult(built=tuple(built), skipped=tuple(skipped),
                       store=chunks.root if chunks else None,
                       parsed=counts[0], reused=counts[1])
+
+
+def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
+               counts: list[int], progress: ManyProgressFn | None, *,
+               policy: PathPolicy | None, repository: str | None, store: ChunkStore | None,
+               snapshot: GitSnapshot) -> Manifest:
+
+    def report(event: BuildProgress) -> None:
+        if event.stage == "done":
+            counts[0] += event.parsed
+            counts[1] += event.reused
+        if progress is not None:
+            progress(ManyProgress(commit, done + (event.stage == "done"), total, event))
+
+    return build_index(repo, commit, root / commit, policy=policy, repository=repository,
+                       store=store, progress=report, snapshot=snapshot)
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
@@ -269,7 +280,9 @@ def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
         return {}
     GitSnapshot.open(repo, names[0])  # the repository checks, worded
     try:
-        done = git(["rev-parse", END_OF_OPTIONS, *(f"{name}^{{commit}}" for name in names)],
+        # No --end-of-options: git before 2.43 echoes it among the shas (and every name
+        # here starts with a letter, digit or underscore, so none reads as an option).
+        done = git(["rev-parse", *(f"{name}^{{commit}}" for name in names)],
                    repo=repo, check=False)
     except (CodeIndexError, InputError):
         return {}

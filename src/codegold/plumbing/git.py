@@ -149,7 +149,11 @@ def git(args: Sequence[str], *, repo: str | Path, timeout: float = DEFAULT_TIMEO
     return result
 
 
-def git_popen(args: Sequence[str], *, repo: str | Path) -> subprocess.Popen[bytes]:
+# A streaming git process, for modules that may not import subprocess themselves.
+GitProcess = subprocess.Popen[bytes]
+
+
+def git_popen(args: Sequence[str], *, repo: str | Path) -> GitProcess:
     """A streaming git process (pipes on all three streams) in its own process group,
     with the same isolated environment; stop it with :func:`kill_group`."""
     try:

@@ -303,6 +303,26 @@ def write_cache_file(path: PathArg, data: bytes | Iterable[bytes]) -> None:
     _replace_through_temp(os.fspath(path), data)
 
 
+def write_vouched_cache_file(path: PathArg, data: bytes) -> None:
+    """:func:`write_cache_file` for a file that a record written after it vouches for
+    (its size and digest): when nothing is at ``path`` yet the file is created in place
+    (``O_EXCL``, never through a link), which spares a temporary file and a rename each;
+    a crash may then leave it torn, which the record's digest tells. Anything already at
+    ``path`` is replaced as :func:`write_cache_file` replaces it.
+
+    Raises ``OSError`` as it comes.
+    """
+    target = os.fspath(path)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except FileExistsError:
+        _replace_through_temp(target, data)
+        return
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
 def read_cache_file(path: PathArg, *, limit: int | None = None) -> bytes:
     """The bytes of the regular file ``path``, never through a symbolic link.
 

@@ -38,8 +38,9 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain, groupby
+from itertools import chain, groupby, repeat
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import numpy as np
@@ -51,7 +52,12 @@ from codegold.execute.processes import PoolWording
 from codegold.index.chunkstore import ChunkStore, IndexedRevision
 from codegold.index.store import IndexReader
 from codegold.plumbing.memo import MissCache
-from codegold.plumbing.outputs import cache_folder, read_cache_file, write_cache_file
+from codegold.plumbing.outputs import (
+    cache_folder,
+    read_cache_file,
+    write_cache_file,
+    write_vouched_cache_file,
+)
 from codegold.retrieve.compounds import Vocabulary, compound_terms
 
 LEXICAL_FORMAT = 3
@@ -68,6 +74,7 @@ _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
 _STEMMER = Stemmer.Stemmer("english")
 # An engine's parameters: (field weights, k1, b, unit, stemmed).
 _Spec = tuple[tuple[float, float, float], float, float, str, bool]
+_Item = TypeVar("_Item", bound=np.generic)
 
 
 @lru_cache(maxsize=200_000)
@@ -407,14 +414,15 @@ class LexicalIndex:
         # A stale meta.json must not vouch for files being replaced under it.
         with contextlib.suppress(FileNotFoundError):
             (folder / "meta.json").unlink()
+        # (meta.json, written last through a rename, vouches for each file's digest)
         for name, payload in payloads.items():
-            write_cache_file(folder / name, payload)
+            write_vouched_cache_file(folder / name, payload)
         state: dict[str, object] = {}
         if self.tfs is not None and self.lengths is not None:
             for name, values in (("tfs.npy", self.tfs), ("lengths.npy", self.lengths)):
                 buffer = io.BytesIO()
                 np.save(buffer, values, allow_pickle=False)
-                write_cache_file(folder / name, buffer.getvalue())
+                write_vouched_cache_file(folder / name, buffer.getvalue())
                 state[name] = _fingerprint(buffer.getvalue())
         files = {name: _fingerprint(payloads[name]) for name in _CACHE_FILES}
         extra = {"state": state} if state else {}
@@ -791,16 +799,20 @@ def _merge(files: Sequence[tuple[str, _FileDocuments]], ranks: npt.NDArray[np.in
 def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
               frequency: npt.NDArray[np.float64], lengths: list[float], chunk_ids: list[str],
               file_names: list[str], starts: list[int], k1: float, b: float, stemmed: bool,
-              vocab: dict[str, int] | None = None) -> LexicalIndex:
+              vocab: dict[str, int] | None = None,
+              term_of: npt.NDArray[np.int64] | None = None) -> LexicalIndex:
     """The engine of postings sorted by term (``terms`` in row order, ``offsets``), then
     document ``rows``, with their weighted ``frequency``, and each document's length:
     every float of the impacts is computed here, from these alone, in one order, so an
     engine counted whole and one derived from a predecessor's are the same bytes."""
     total = len(chunk_ids)
     average = (sum(lengths) / total) if total else 1.0
-    norms = [k1 * (1 - b + b * length / average) for length in lengths]
+    # (one IEEE operation per numpy pass, in the order ``k1 * (1 - b + b * l / avg)``
+    # evaluates one length at a time: the same doubles)
+    norms = k1 * ((1 - b) + (b * np.asarray(lengths, dtype=np.float64)) / average)
     counts_per_term = np.diff(offsets)
-    term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
+    if term_of is None:  # (else each posting's term row, given by a caller that has it)
+        term_of = np.repeat(np.arange(len(counts_per_term), dtype=np.int64), counts_per_term)
     if vocab is None:  # (else ``terms`` in row order already, as a dict)
         vocab = dict(zip(terms, range(len(terms)), strict=True))
     # The same double-precision arithmetic as one posting at a time, rounded once (each
@@ -811,7 +823,7 @@ def _finished(terms: list[str], offsets: npt.NDArray[np.int64], rows: npt.NDArra
     table = np.zeros(int(seen[-1]) + 1 if len(seen) else 0, dtype=np.float64)
     table[seen] = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in seen.tolist()]
     idf = table[counts_per_term]
-    norm = np.asarray(norms, dtype=np.float64)[rows] if len(rows) \
+    norm = norms[rows] if len(rows) \
         else np.zeros(0, dtype=np.float64)
     saturated = frequency * (k1 + 1) / (frequency + norm)
     docs = rows.astype(np.int32)
@@ -916,8 +928,8 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     for first, part, terms in added:
         local = np.frombuffer(part.ids, dtype="<i4").astype(np.int64)
         part_rows = first + np.repeat(np.arange(len(part.sizes), dtype=np.int64), part.sizes)
-        olds = np.fromiter((get_old(word, -1) for word in terms), np.int64, len(terms))
-        used = np.unique(local)
+        olds = np.fromiter(map(get_old, terms, repeat(-1)), np.int64, len(terms))
+        used = np.flatnonzero(np.bincount(local, minlength=len(terms)))  # sorted, once each
         missing = used[~alive_or_not[olds[used]]].tolist()
         for number in missing:
             new_words[terms[number]] = None
@@ -933,8 +945,16 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
     final_of_fresh = {word: int(at) + n for n, (word, at) in enumerate(
         zip(fresh, inserted.tolist(), strict=True))}
     terms_final = kept_terms
-    if fresh:  # two sorted runs: one merge
-        terms_final = sorted([*kept_terms, *fresh])
+    if fresh:  # each fresh word at its place: slices of the sorted kept terms between them
+        pieces: list[list[str]] = []
+        start = 0
+        for word, at in zip(fresh, inserted.tolist(), strict=True):
+            pieces += (kept_terms[start:at], [word])
+            start = at
+        pieces.append(kept_terms[start:])
+        terms_final = list(chain.from_iterable(pieces))
+        if terms_final == by_row:  # the words a changed file dropped, it brought back:
+            terms_final = by_row  # the base's vocabulary serves (no dict made again)
     width = max(total, 1)
     term_rows = final_of_old[old_terms]
     if parts:
@@ -958,13 +978,28 @@ def _derived(base: LexicalIndex, chunk_ids: Mapping[str, list[str]], unchanged: 
             return None  # a term twice in one document: not the documents they seem
         # (added documents' rows are none of the kept ones': no key is in both)
         places = np.searchsorted(term_rows * width + rows, more)
-        term_rows = np.insert(term_rows, places, more_terms[order])
-        rows = np.insert(rows, places, more_rows[order])
-        tfs = np.insert(tfs, places, np.concatenate(new_tfs)[order])
+        # where each added posting lands among all (``np.insert`` of each array, its
+        # places worked out once for the three)
+        landed = places + np.arange(len(places), dtype=np.int64)
+        stays = np.ones(len(rows) + len(places), dtype=bool)
+        stays[landed] = False
+        term_rows = _spliced(term_rows, stays, landed, more_terms[order])
+        rows = _spliced(rows, stays, landed, more_rows[order])
+        tfs = _spliced(tfs, stays, landed, np.concatenate(new_tfs)[order])
     offsets = np.concatenate(([0], np.cumsum(np.bincount(term_rows, minlength=len(terms_final)))
                               )).astype(np.int64)
     return _finished(terms_final, offsets, rows, tfs, lengths, ids, file_names, starts,
-                     k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None)
+                     k1, b, stemmed, vocab=base.vocab if in_order and terms_final is by_row else None,
+                     term_of=term_rows)
+
+
+def _spliced(kept: npt.NDArray[_Item], stays: npt.NDArray[np.bool_],
+             landed: npt.NDArray[np.int64], added: npt.NDArray[_Item]) -> npt.NDArray[_Item]:
+    """``kept`` with ``added`` put at the positions ``landed`` (``stays`` marks the others)."""
+    out = np.empty(len(stays), dtype=kept.dtype)
+    out[stays] = kept
+    out[landed] = added
+    return out
 
 
 def _runs(base: LexicalIndex, files: Sequence[str], unchanged: Collection[str]

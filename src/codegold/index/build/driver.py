@@ -65,7 +65,8 @@ _PROGRESS_INTERVAL_S = 0.5
 def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
                 policy: PathPolicy | None = None, progress: ProgressFn | None = None,
                 reuse_from: Path | None = None, repository: str | None = None,
-                store: ChunkStore | None = None, jobs: int | None = None) -> Manifest:
+                store: ChunkStore | None = None, jobs: int | None = None,
+                snapshot: GitSnapshot | None = None) -> Manifest:
     """Index ``repo`` at ``revision`` into ``out_dir`` and return the manifest written.
 
     ``reuse_from`` names a previous index whose rows are copied for unchanged blobs; when
@@ -77,6 +78,8 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
     process; None: one per CPU, up to 8, when there are enough files to repay starting
     them and this process runs no other thread); the index written is the same for every
     value.
+    ``snapshot``: ``revision`` already resolved in ``repo`` (:meth:`GitSnapshot.resolved`,
+    sharing the git processes of a many-revision build); git is then not asked again.
     Raises InputError for bad arguments or repositories, CodeIndexError when git fails.
     """
     started = time.perf_counter()
@@ -84,7 +87,8 @@ def build_index(repo: str | Path, revision: str, out_dir: str | Path, *,
         raise InputError(f"jobs is {jobs}; expected 1 or more worker processes")
     policy = policy or PathPolicy()
     created_at = stamp_time()
-    snapshot = GitSnapshot.open(repo, revision)
+    if snapshot is None or snapshot.revision != revision:
+        snapshot = GitSnapshot.open(repo, revision)
     identity = repository or repository_name(snapshot)
     shown = Path(out_dir)
     out = check_output(shown, snapshot.repo)
