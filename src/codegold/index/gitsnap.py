@@ -414,9 +414,13 @@ def _feeding(proc: GitProcess, wanted: list[str], *, close: bool
         except (BrokenPipeError, OSError, ValueError):
             pass
 
-    writer = threading.Thread(target=feed, daemon=True)
+    writer = threading.Thread(target=feed, daemon=True, name=f"{GIT_THREAD_PREFIX}feed")
     writer.start()
     return writer
+
+
+# The threads a request to git runs (named, so a check can tell them from others).
+GIT_THREAD_PREFIX = "codegold-git-"
 
 
 class _Watch:
@@ -429,7 +433,8 @@ class _Watch:
         self.finished = threading.Event()
         self.stalled = threading.Event()
         self._proc = proc
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"{GIT_THREAD_PREFIX}watch")
         self._thread.start()
 
     def _run(self) -> None:
