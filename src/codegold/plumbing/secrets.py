@@ -22,7 +22,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -160,22 +160,37 @@ _HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
     "kubeconfig_key": (True, ("client-key-data",)),
     "secret_block": (False, (": |", ": >", ":|", ":>")),
     "high_entropy": (True, ("token", "secret", "key", "pass", "credential")),
-    "netrc_password": (False, ("machine", "default")),
 }
-# Kinds that find nothing in a text that holds none of these words as well: their hints
-# (``default``) are common words, their match holds these.
-_ALSO: dict[str, tuple[str, ...]] = {"netrc_password": ("password", "account")}
 
-# Kinds matched only at the starts of the lines a finder yields (and the first line), in
-# a text that holds its literal: a .pgpass line holds no literal rare enough for a hint,
-# and a scan tries a pattern that starts with ``^`` at every position. The finder is a
-# superset of the pattern's start (a field, then a port or ``*``) that never backtracks.
-_LINE_STARTS: dict[str, tuple[str, re.Pattern[str]]] = {
-    "pgpass_password": (":", re.compile(r"\n[ \t]*+(?:[^\s:\\]++|\\.)++:(?:\*|[1-9][0-9]{0,4}):")),
+# A .pgpass line's start: a superset of the pattern's first two fields (a field, then a
+# port or ``*``) after a line break, that never backtracks.
+_PGPASS_LINE = re.compile(r"\n[ \t]*+(?:[^\s:\\]++|\\.)++:(?:\*|[1-9][0-9]{0,4}):")
+
+
+def _pgpass_starts(text: str) -> Iterator[int]:
+    return itertools.chain([0], (found.start() + 1 for found in _PGPASS_LINE.finditer(text)))
+
+
+def _netrc_starts(text: str) -> Iterator[int]:
+    for word in ("machine", "default"):
+        at = text.find(word)
+        while at >= 0:
+            yield at
+            at = text.find(word, at + 1)
+
+
+# Kinds matched only where a finder says a match may start, in a text that holds one of
+# their words (a substring test first): a .pgpass line holds no literal rare enough for
+# a hint (a scan tries its ``^`` at every position), and a netrc entry's first word is a
+# common one (``default`` is on every line of some logs) that its ``password`` or
+# ``account`` is not.
+_STARTS: dict[str, tuple[tuple[str, ...], Callable[[str], Iterable[int]]]] = {
+    "pgpass_password": ((":",), _pgpass_starts),
+    "netrc_password": (("password", "account"), _netrc_starts),
 }
 
 # Whether some kind is matched without a hint (none is today): then every text is scanned.
-_UNHINTED = any(not _HINTS.get(kind, (False, ()))[1] and kind not in _LINE_STARTS
+_UNHINTED = any(not _HINTS.get(kind, (False, ()))[1] and kind not in _STARTS
                 for kind, _ in SECRET_PATTERNS)
 
 # Kinds whose match starts at a fixed distance from one of its hints: (first, last)
@@ -192,7 +207,6 @@ _ANCHORS: dict[str, tuple[int, int]] = {
     "openai_key": (0, 0),
     "cli_password": (-1, 0),    # at ``-u``, ``--user`` (the hint ``-u`` is 1 in) or ``mysql``
     "high_entropy": (0, 0),     # at the word ``token``, ``key``…
-    "netrc_password": (0, 0),   # at ``machine`` or ``default``
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -293,7 +307,8 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
         # letters, which ``str.lower`` leaves alone: fold them so the hints see them too.
         lowered = lowered.replace("\u017f", "s").replace("\u0131", "i")
     exact, folded_text = _hint_positions(text, lowered)
-    lined = {kind for kind, (literal, _) in _LINE_STARTS.items() if literal in text}
+    lined = {kind for kind, (words, _) in _STARTS.items()
+             if any(word in text for word in words)}
     # A text that holds no hint at all (most queries and symbols) can match no pattern.
     for kind, pattern in _compiled() if exact or folded_text or lined or _UNHINTED else ():
         folded, hints = _HINTS.get(kind, (False, ()))
@@ -301,17 +316,15 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
         present = [where[hint] for hint in hints if hint in where]
         if hints and not present:
             continue  # a match must hold one of its hints: most files hold none
-        if kind in _LINE_STARTS and kind not in lined:
-            continue
-        if kind in _ALSO and not any(word in text for word in _ALSO[kind]):
+        if kind in _STARTS and kind not in lined:
             continue
         if code and kind == "secret_block":
             continue  # YAML's block scalars: data files only
         anchors = _ANCHORS.get(kind)
         if anchors is not None and len(lowered) == len(text):
             matches: Iterable[re.Match[str]] = _anchored(pattern, text, present, anchors)
-        elif kind in _LINE_STARTS:
-            matches = _at_line_starts(pattern, text, _LINE_STARTS[kind][1])
+        elif kind in _STARTS:
+            matches = _at_starts(pattern, text, _STARTS[kind][1](text))
         else:
             matches = pattern.finditer(text)
         for match in matches:
@@ -369,14 +382,18 @@ def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
     return spans
 
 
-def _at_line_starts(pattern: re.Pattern[str], text: str,
-                    finder: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """The matches of ``pattern`` (which starts with ``^``) at the text's start and after
-    each line break ``finder`` (which starts with ``\\n``) finds: one try a line."""
-    for start in itertools.chain([0], (found.start() + 1 for found in finder.finditer(text))):
+def _at_starts(pattern: re.Pattern[str], text: str,
+               starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    """The matches ``pattern.finditer(text)`` yields, trying only ``starts`` (every place
+    a match can start): left to right, never overlapping, as a scan would."""
+    end = 0
+    for start in sorted(set(starts)):
+        if start < end:
+            continue
         match = pattern.match(text, start)
         if match is not None:
             yield match
+            end = max(match.end(), start + 1)
 
 
 # Armoured key text read from its middle (``tail``, ``sed -n`` of a ``.asc`` or ``.pem``):
@@ -552,10 +569,6 @@ _WRAPPED = re.compile(r"(?<=[A-Za-z0-9_+/=-])\r?\n(?=[A-Za-z0-9_+/=-])")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=.-]*")
 
 
-# Hints that are words, not the prefix of a token a line break may split.
-_WORD_HINTS = frozenset(_HINTS["netrc_password"][1])
-
-
 def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
     """Secrets the patterns find only once what hides them is undone: each hiding is
     undone in a view of ``text`` whose positions map back, and a span found there that
@@ -566,8 +579,7 @@ def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
     if "%" in text and _PERCENT.search(text):
         found += _in_view(text, _PERCENT, _percent_decoded, code)
     if "\n" in text and hints:
-        found += _wrapped(text, code, sorted({at for hint, places in hints.items()
-                                              if hint not in _WORD_HINTS for at in places}))
+        found += _wrapped(text, code, sorted({at for places in hints.values() for at in places}))
     return found
 
 
