@@ -16,12 +16,13 @@ effort over known formats, not a guarantee.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -99,6 +100,19 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
                  r"|[ \t]+[A-Za-z_][A-Za-z0-9_.]{0,40}[ \t]*)"
                  r":?=[ \t]*[\"'`](?P<value>(?<=\")[^\"\n]{4,}(?=\")|(?<=')[^'\n]{4,}(?=')|"
                  r"(?<=`)[^`\n]{4,}(?=`))"),
+    # a netrc entry (``cat ~/.netrc``): ``machine HOST`` or ``default``, then keyword and
+    # value pairs; the ``password`` and ``account`` values are taken (see _netrc_values,
+    # which also asks for a netrc line's shape, so that prose is left alone). A value
+    # is never ``machine`` or ``default``: they open the next entry.
+    ("netrc_password", r"(?<![^\s\"'])(?:machine\s+(?!default(?!\S))\S+|default)"
+                       r"(?:\s+(?:login|password|account|port)\s+"
+                       r"(?!(?:machine|default)(?![^\s\"']))\S+)+"),
+    # a .pgpass line, on its own: ``host:port:database:user:password`` (``\:`` escapes a
+    # colon); a port number or ``*`` second, no white space in the first four fields, no
+    # bare colon in the password, and a host that is not a number (a time, a MAC address)
+    ("pgpass_password", r"(?m)^[ \t]*(?![0-9]+:)(?:\*|/[^\s:]*|(?:[A-Za-z0-9_.%-]|\\[:\\])+)"
+                        r":(?:\*|[1-9][0-9]{0,4})(?::(?:\*|(?:[A-Za-z0-9_.$@+-]|\\[:\\])+)){2}"
+                        r":(?P<value>(?:[^\s:\\]|\\[^\n])(?:[^\n\r:\\]|\\[^\n])*)\r?$"),
     # a key pasted into prose after the word for it: ``the token wJalrXUtn…``, ``secret
     # key is …`` (only when the value looks random, see _keylike); last, so that a kind
     # above names a value both find
@@ -148,8 +162,36 @@ _HINTS: dict[str, tuple[bool, tuple[str, ...]]] = {
     "high_entropy": (True, ("token", "secret", "key", "pass", "credential")),
 }
 
+# A .pgpass line's start: a superset of the pattern's first two fields (a field, then a
+# port or ``*``) after a line break, that never backtracks.
+_PGPASS_LINE = re.compile(r"\n[ \t]*+(?:[^\s:\\]++|\\.)++:(?:\*|[1-9][0-9]{0,4}):")
+
+
+def _pgpass_starts(text: str) -> Iterator[int]:
+    return itertools.chain([0], (found.start() + 1 for found in _PGPASS_LINE.finditer(text)))
+
+
+def _netrc_starts(text: str) -> Iterator[int]:
+    for word in ("machine", "default"):
+        at = text.find(word)
+        while at >= 0:
+            yield at
+            at = text.find(word, at + 1)
+
+
+# Kinds matched only where a finder says a match may start, in a text that holds one of
+# their words (a substring test first): a .pgpass line holds no literal rare enough for
+# a hint (a scan tries its ``^`` at every position), and a netrc entry's first word is a
+# common one (``default`` is on every line of some logs) that its ``password`` or
+# ``account`` is not.
+_STARTS: dict[str, tuple[tuple[str, ...], Callable[[str], Iterable[int]]]] = {
+    "pgpass_password": ((":",), _pgpass_starts),
+    "netrc_password": (("password", "account"), _netrc_starts),
+}
+
 # Whether some kind is matched without a hint (none is today): then every text is scanned.
-_UNHINTED = any(not _HINTS.get(kind, (False, ()))[1] for kind, _ in SECRET_PATTERNS)
+_UNHINTED = any(not _HINTS.get(kind, (False, ()))[1] and kind not in _STARTS
+                for kind, _ in SECRET_PATTERNS)
 
 # Kinds whose match starts at a fixed distance from one of its hints: (first, last)
 # offset of the match start relative to where a hint occurs. They are matched only at
@@ -183,7 +225,9 @@ DETECT_SECRETS_KINDS = frozenset((
     "secret_keyword", "sendgrid_api_key", "slack_token", "softlayer_credentials",
     "square_oauth_secret", "stripe_access_key", "telegram_bot_token", "twilio_api_key",
     "detected_secret"))
-PLACEHOLDER_KINDS = frozenset({kind for kind, _ in SECRET_PATTERNS}) | DETECT_SECRETS_KINDS
+# armored_key: base64 lines in a key's shape, found by _key_bodies rather than a pattern
+PLACEHOLDER_KINDS = frozenset({kind for kind, _ in SECRET_PATTERNS}) | {"armored_key"} \
+    | DETECT_SECRETS_KINDS
 
 
 def _kind_pattern(underscore: str) -> str:
@@ -263,21 +307,30 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
         # letters, which ``str.lower`` leaves alone: fold them so the hints see them too.
         lowered = lowered.replace("\u017f", "s").replace("\u0131", "i")
     exact, folded_text = _hint_positions(text, lowered)
+    lined = {kind for kind, (words, _) in _STARTS.items()
+             if any(word in text for word in words)}
     # A text that holds no hint at all (most queries and symbols) can match no pattern.
-    for kind, pattern in _compiled() if exact or folded_text or _UNHINTED else ():
+    for kind, pattern in _compiled() if exact or folded_text or lined or _UNHINTED else ():
         folded, hints = _HINTS.get(kind, (False, ()))
         where = folded_text if folded else exact
         present = [where[hint] for hint in hints if hint in where]
         if hints and not present:
             continue  # a match must hold one of its hints: most files hold none
+        if kind in _STARTS and kind not in lined:
+            continue
         if code and kind == "secret_block":
             continue  # YAML's block scalars: data files only
         anchors = _ANCHORS.get(kind)
         if anchors is not None and len(lowered) == len(text):
             matches: Iterable[re.Match[str]] = _anchored(pattern, text, present, anchors)
+        elif kind in _STARTS:
+            matches = _at_starts(pattern, text, _STARTS[kind][1](text))
         else:
             matches = pattern.finditer(text)
         for match in matches:
+            if kind == "netrc_password":
+                spans.extend(_netrc_values(text, match, code))
+                continue
             start, end = match.span("value") if "value" in pattern.groupindex else match.span()
             if end <= start:
                 continue
@@ -292,9 +345,152 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
                     and not _AUTHORIZATION_BEFORE.search(text[max(0, start - 40):start])):
                 continue
             spans.append((start, end, kind))
+    if "\n" in text:
+        spans.extend(_key_bodies(text, "PRIVATE KEY" in exact))
     if _deep:
         spans.extend(_hidden(text, code, exact))
     return merge_spans(_outside_placeholders(text, spans))
+
+
+# What may stand right before a netrc entry's first keyword on its line (indentation, a
+# quote opening ``echo "machine …"``), and the end of a line after an entry's last value.
+_NETRC_LEAD = re.compile(r"(?:\A|\n)[ \t]*[\"']?\Z")
+_LINE_END = re.compile(r"[ \t]*\r?(?:\n|\Z)")
+_NETRC_TOKEN = re.compile(r"\S+")
+
+
+def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
+    """The ``password`` and ``account`` values of a netrc entry ``match`` found. Only in
+    a netrc file's shape: the entry opens its line (or a quoted string), or its last
+    value ends its line; prose ("by default login and password are…") does neither."""
+    start, end = match.span()
+    # a bounded look back: entries on one long line must not each scan it to its start
+    opens = bool(_NETRC_LEAD.search(text, max(0, start - 200), start)) \
+        or (start > 0 and text[start - 1] in "\"'")
+    if not opens and not _LINE_END.match(text, end):
+        return []
+    tokens = list(_NETRC_TOKEN.finditer(text, start, end))
+    first = 2 if tokens[0].group() == "machine" else 1
+    spans: list[Span] = []
+    for keyword, value in zip(tokens[first::2], tokens[first + 1::2], strict=False):
+        shown = value.group()
+        if keyword.group() not in ("password", "account") or PLACEHOLDER.fullmatch(shown):
+            continue
+        if code and _CODE_VALUE.search(shown):
+            continue  # a template (``password {pw}``, ``password $PW``) in program text
+        spans.append((*value.span(), "netrc_password"))
+    return spans
+
+
+def _at_starts(pattern: re.Pattern[str], text: str,
+               starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    """The matches ``pattern.finditer(text)`` yields, trying only ``starts`` (every place
+    a match can start): left to right, never overlapping, as a scan would."""
+    end = 0
+    for start in sorted(set(starts)):
+        if start < end:
+            continue
+        match = pattern.match(text, start)
+        if match is not None:
+            yield match
+            end = max(match.end(), start + 1)
+
+
+# Armoured key text read from its middle (``tail``, ``sed -n`` of a ``.asc`` or ``.pem``):
+# no BEGIN line for the private_key pattern to see. A line of the body: base64, the last
+# one padded, or an OpenPGP checksum line (``=h8jr``).
+_END_PRIVATE = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
+_BODY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4})[ \t]*\r?")
+# A full line of a body: 64 characters (PEM, OpenPGP) or 70 (OpenSSH), at a line's start.
+_FULL_LINE = re.compile(r"\n[ \t]*(?P<body>[A-Za-z0-9+/]{70}|[A-Za-z0-9+/]{64})[ \t]*\r?(?=\n|\Z)")
+_FULL_FIRST = re.compile(r"[ \t]*(?P<body>[A-Za-z0-9+/]{70}|[A-Za-z0-9+/]{64})[ \t]*\r?(?=\n|\Z)")
+_LAST_LINE = re.compile(r"\n[ \t]*(?P<body>[A-Za-z0-9+/]{1,70}={0,2}|=[A-Za-z0-9+/]{4})[ \t]*\r?(?=\n|\Z)")
+_MARKER = re.compile(r"-----(BEGIN|END) ([A-Z0-9 ]{1,60})-----")
+_UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
+# Full lines in a row that make a body: a few (a certificate's or a key's lines are many;
+# what else is base64 is seldom wrapped at these widths).
+BODY_LINES = 3
+
+
+def _key_bodies(text: str, end_marker: bool) -> list[Span]:
+    """Key bodies with no BEGIN line: the base64 lines right above an ``-----END … PRIVATE
+    KEY-----`` line (``private_key``, the END line included), and a run of full base64
+    lines (``armored_key``) that no visible BEGIN or END marks as a certificate's, a
+    public key's or a signature's."""
+    spans: list[Span] = []
+    if end_marker and "-----END" in text:
+        for match in _END_PRIVATE.finditer(text):
+            top = _body_above(text, match.start())
+            if top is not None:
+                spans.append((top, match.end(), "private_key"))
+    if len(text) < 64 * BODY_LINES:
+        return spans
+    runs = _full_runs(text)
+    if not runs:
+        return spans
+    markers = [(m.start(), m.group(1), m.group(2)) for m in _MARKER.finditer(text)] \
+        if "-----" in text else []
+    places = [at for at, _, _ in markers]
+    for start, end in runs:
+        before = bisect.bisect_left(places, start) - 1
+        after = bisect.bisect_left(places, end)
+        if before >= 0 and markers[before][1] == "BEGIN" and "PRIVATE" not in markers[before][2]:
+            continue  # inside a certificate, public key, signature or message
+        if after < len(markers) and markers[after][1] == "END" \
+                and "PRIVATE" not in markers[after][2]:
+            continue
+        spans.append((start, end, "armored_key"))
+    return spans
+
+
+def _body_above(text: str, marker: int) -> int | None:
+    """Where the base64 lines right above the END line at ``marker`` start (their first
+    character), or None when there are none (or the END line holds more than it)."""
+    line = marker
+    while line > 0 and marker - line < 100 and text[line - 1] in " \t":
+        line -= 1
+    if line > 0 and text[line - 1] != "\n":
+        return None  # ``-----END`` inside other text (a string, a comment)
+    top = None
+    while line > 0:
+        above = text.rfind("\n", 0, line - 1) + 1
+        body = text[above:line - 1]
+        if not body.strip() or not _BODY_LINE.fullmatch(body):
+            break
+        top = above + len(body) - len(body.lstrip())
+        line = above
+    return top
+
+
+def _full_runs(text: str) -> list[tuple[int, int]]:
+    """Spans of at least BODY_LINES full base64 lines in a row of one width, each with
+    upper-case and lower-case letters and digits (hex digests, words and numbers are not
+    base64 bodies), with the shorter last line and the checksum line that may follow."""
+    lines: list[tuple[int, int, int, int]] = []  # match start, body start, body end, match end
+    first = _FULL_FIRST.match(text)
+    for match in itertools.chain([first] if first else [], _FULL_LINE.finditer(text)):
+        body = match.group("body")
+        if _UPPER.search(body) and _LOWER.search(body) and _DIGIT.search(body):
+            lines.append((match.start(), match.start("body"), match.end("body"), match.end()))
+    runs: list[tuple[int, int]] = []
+    at = 0
+    while at < len(lines):
+        width = lines[at][2] - lines[at][1]
+        nxt = at + 1
+        # the next line of the text (its match starts at this line's break), as wide
+        while nxt < len(lines) and lines[nxt][0] == lines[nxt - 1][3] \
+                and lines[nxt][2] - lines[nxt][1] == width:
+            nxt += 1
+        if nxt - at >= BODY_LINES:
+            end, after = lines[nxt - 1][2], lines[nxt - 1][3]
+            for _ in range(2):  # the shorter last line, then the checksum line
+                last = _LAST_LINE.match(text, after)
+                if last is None:
+                    break
+                end, after = last.end("body"), last.end()
+            runs.append((lines[at][1], end))
+        at = nxt
+    return runs
 
 
 # An authorization header right before ``Basic``: whatever follows is the credential.
@@ -446,13 +642,17 @@ def _wrapped(text: str, code: bool, hints: list[int]) -> list[Span]:
             continue
         run = _TOKEN_CHARS.match(text, at)
         head_end = run.end() if run else at
-        if head_end <= at or not _WRAPPED.match(text, head_end):
+        if head_end <= at:
+            continue
+        # every later hint inside this token runs to the same end: looked at once (a
+        # token of 40,000 ``ghp_`` took 8 s when each hint read it to its end)
+        done = head_end
+        if not _WRAPPED.match(text, head_end):
             continue
         breaks = 2 if text.startswith("\r\n", head_end) else 1
         tail = _TOKEN_CHARS.match(text, head_end + breaks)
         head = text[at:head_end]
         joined = head + (tail.group() if tail else "")
-        done = head_end
         for start, end, kind in find_secrets(joined, code=code, _deep=False):
             if start < len(head) < end:
                 spans.append((at + start, head_end + breaks + end - len(head), kind))
@@ -560,10 +760,27 @@ def redact_text(text: str, *, code: bool = False) -> str:
 
 
 def redact_bytes(data: bytes) -> bytes:
-    """UTF-8 ``data`` with every secret value replaced; other bytes kept as they are."""
+    """UTF-8 ``data`` with every secret value replaced; other bytes kept as they are. A
+    binary OpenPGP secret key (``secring.gpg``, ``gpg --export-secret-keys``) holds no
+    text a detector sees: it is replaced whole."""
+    if _openpgp_secret_key(data):
+        return b"<SECRET:private_key>" + b"\n" * data.count(b"\n")
     text = data.decode("utf-8", "surrogateescape")
     clean, kinds = redact(text)
     return clean.encode("utf-8", "surrogateescape") if kinds else data
+
+
+def _openpgp_secret_key(data: bytes) -> bool:
+    """Whether ``data`` starts with an OpenPGP secret-key packet (tag 5; RFC 4880 section
+    4.2): its header, in the old format or the new, then a key version (3 to 6)."""
+    if len(data) < 8 or not data[0] & 0x80:
+        return False
+    if data[0] & 0x40:  # new format: the tag in six bits, a one, two or five octet length
+        tag, first = data[0] & 0x3F, data[1]
+        length = 1 if first < 192 else 2 if first < 224 else 5 if first == 255 else 1
+    else:  # old format: the tag in four bits, the length's size in two
+        tag, length = (data[0] >> 2) & 0x0F, (1, 2, 4, 0)[data[0] & 0x03]
+    return tag == 5 and data[1 + length] in (3, 4, 5, 6)
 
 
 # Secret-bearing files: the index leaves them out whatever the include list says (unless
@@ -575,12 +792,12 @@ SECRET_FILES: tuple[str, ...] = (
     ".env", ".env.*", "*.env", "*.pem", "*.key", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*",
     "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx", ".netrc", "_netrc",
     ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".htpasswd", ".dockercfg",
-    "credentials", "credentials.json", ".credentials",
+    "credentials", "credentials.json", ".credentials", "secring.*",
 )
 SECRET_TEMPLATES: tuple[str, ...] = (".example", ".sample", ".template", ".dist", ".defaults")
 # Of those, the ones that hold a private key (or a store of them): the placeholder's kind.
 _KEY_FILES = frozenset(("*.pem", "*.key", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*",
-                        "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks"))
+                        "id_ed25519*", "*.p12", "*.pfx", "*.keystore", "*.jks", "secring.*"))
 
 # One expression for every SECRET_FILES glob (fnmatchcase's own translation of each):
 # most names match none, and one search says so.
