@@ -700,14 +700,7 @@ def _anchored(pattern: re.Pattern[str], text: str, occurrences: list[list[int]],
     for positions in occurrences:
         for at in positions:
             starts.update(range(max(0, at + first), at + last + 1))
-    end = 0
-    for start in sorted(starts):
-        if start < end:
-            continue
-        match = pattern.match(text, start)
-        if match is not None:
-            yield match
-            end = max(match.end(), start + 1)
+    yield from _at_starts(pattern, text, starts)
 
 
 def find_high_entropy(text: str) -> list[Span]:
