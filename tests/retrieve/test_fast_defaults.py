@@ -206,3 +206,16 @@ def test_the_bundled_defaults_read_by_libyaml_are_the_python_loaders() -> None:
     fast = config._parsed_defaults()
     slow = yaml.safe_load(config.default_config_text())
     assert fast == slow and repr(fast) == repr(slow)
+
+
+def test_short_questions_read_an_engine_of_their_own_length_normalisation() -> None:
+    config = load_config()
+    assert config.short_query.b is not None and config.short_query.b != config.signals.lexical.b
+    chunk = [e for e in lexical_engines(config) if e.unit == "chunk" and e.weights
+             == config.signals.lexical.field_weights]
+    assert {(e.b, e.stemmed) for e in chunk} == {
+        (config.signals.lexical.b, False), (config.short_query.b, True)}
+    same = load_config(overrides={"short_query": {"b": None}})
+    assert {(e.b, e.stemmed) for e in lexical_engines(same)
+            if e.unit == "chunk" and e.weights == same.signals.lexical.field_weights} == {
+        (same.signals.lexical.b, False), (same.signals.lexical.b, True)}

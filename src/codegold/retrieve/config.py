@@ -168,6 +168,8 @@ class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields
     max_chars: Count = 0
     weights: dict[Signal, Weight] = msgspec.field(default_factory=dict)
     stem: bool = False
+    # BM25's length normalisation for short questions; None: signals.lexical.b.
+    b: Fraction | None = None
     compounds: CompoundsConfig = CompoundsConfig()
     task_words: bool = False
     task_intent: bool = False

@@ -59,12 +59,14 @@ def lexical_engines(config: RetrieverConfig) -> list[Engine]:
         if engine not in found:
             found.append(engine)
 
-    stems = [lexical.stem]
-    if config.short_query.stem and config.short_query.max_chars > 0:
-        stems.append(True)  # short questions search Snowball stems
+    short = config.short_query
     if lexical.enabled and lexical.backend == "memory":
-        for stemmed in stems:
-            add(Engine(lexical.field_weights, lexical.k1, lexical.b, stemmed=stemmed))
+        add(Engine(lexical.field_weights, lexical.k1, lexical.b, stemmed=lexical.stem))
+        if short.max_chars > 0:
+            # short questions search Snowball stems, with their own length normalisation
+            add(Engine(lexical.field_weights, lexical.k1,
+                       lexical.b if short.b is None else short.b,
+                       stemmed=lexical.stem or short.stem))
     identifier = signals.identifier
     if identifier.enabled and identifier.backend == "memory":
         add(Engine(identifier.field_weights, identifier.k1, identifier.b,
