@@ -336,14 +336,11 @@ class GitObjects:
         if not shas:
             return {}
         proc = self._process(check=True)
-        done = False
         try:
-            found = _sizes_answered(proc, shas, self.repo)
-            done = True
-        finally:
-            if not done:
-                self._drop(proc)
-        return found
+            return _sizes_answered(proc, shas, self.repo)
+        except BaseException:
+            self._drop(proc)  # its answers may be half read: the next request starts afresh
+            raise
 
 
 _SIZES = "--batch-check=%(objectname) %(objectsize)"
@@ -424,18 +421,23 @@ GIT_THREAD_PREFIX = "codegold-git-"
 
 
 class _Watch:
-    """A watchdog over one request to a ``cat-file`` process: it kills git when no answer
-    comes for :data:`BLOB_STALL_SECONDS`, so a read returns instead of hanging. The
-    reader sets :attr:`waiting` while it waits on git (not while its consumer works)."""
+    """One request to a ``cat-file`` process: the thread that feeds it ``wanted`` and a
+    watchdog that kills git when no answer comes for :data:`BLOB_STALL_SECONDS`, so a
+    read returns instead of hanging. The reader sets :attr:`waiting` while it waits on
+    git (not while its consumer works), calls :meth:`check` after each read and
+    :meth:`stop` at the end."""
 
-    def __init__(self, proc: GitProcess) -> None:
+    def __init__(self, proc: GitProcess, repo: Path, wanted: list[str], *, close: bool
+                 ) -> None:
         self.since = time.monotonic()
         self.finished = threading.Event()
         self.stalled = threading.Event()
         self._proc = proc
+        self._repo = repo
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name=f"{GIT_THREAD_PREFIX}watch")
         self._thread.start()
+        self._writer = _feeding(proc, wanted, close=close)
 
     def _run(self) -> None:
         while not self.finished.wait(0.5):
@@ -447,32 +449,39 @@ class _Watch:
     def waiting(self, yes: bool) -> None:
         self.since = time.monotonic() if yes else float("inf")
 
-    def stop(self) -> None:
-        """End the watchdog and wait for its thread: a build forks its workers only from a
-        process that runs no other thread."""
+    def check(self) -> None:
+        """A CodeIndexError when the watchdog stopped git."""
+        if self.stalled.is_set():
+            raise CodeIndexError(f"git cat-file in {self._repo} made no progress for "
+                                 f"{BLOB_STALL_SECONDS:g}s and was stopped")
+
+    def stop(self, *, complete: bool) -> None:
+        """End the watchdog and the writer and wait for their threads (a build forks its
+        workers only from a process that runs no other thread). A request left before
+        its last answer kills git: else the writer may wait on a pipe git no longer
+        reads, and its caller forgets the process."""
         self.finished.set()
         self._thread.join(timeout=5)
+        if not complete and self._proc.poll() is None:
+            kill_group(self._proc)
+        self._writer.join(timeout=5)
 
 
 def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
              ) -> Generator[tuple[str, str, bytes], None, None]:
-    """Read ``cat-file --batch``'s answer to each of ``wanted`` from ``proc``, in order:
-    a git that makes no progress for :data:`BLOB_STALL_SECONDS` is killed, and its
-    request ends in a :class:`CodeIndexError`. A request left before its last answer
-    kills git (its caller forgets the process)."""
+    """Read ``cat-file --batch``'s answer to each of ``wanted`` from ``proc``, in order,
+    watched (see :class:`_Watch`): a stalled git ends the request in a
+    :class:`CodeIndexError`."""
     stdout = proc.stdout
     if stdout is None:  # pragma: no cover - pipes were asked for
         raise CodeIndexError("git cat-file started without pipes")
-    watch = _Watch(proc)
-    writer = _feeding(proc, wanted, close=close)
+    watch = _Watch(proc, repo, wanted, close=close)
     answered = 0
     try:
         for sha in wanted:
             header = stdout.readline()
             fields = header.split()
-            if watch.stalled.is_set():
-                raise CodeIndexError(f"git cat-file in {repo} made no progress for "
-                                     f"{BLOB_STALL_SECONDS:g}s and was stopped")
+            watch.check()
             if len(fields) != 3:
                 raise CodeIndexError(f"git cat-file could not read object {sha}: "
                                      f"{header.decode('utf-8', 'replace').strip()}")
@@ -487,10 +496,7 @@ def _answers(proc: GitProcess, wanted: list[str], repo: Path, *, close: bool
             yield sha, fields[1].decode("ascii", "replace"), data
             watch.waiting(True)
     finally:
-        watch.stop()
-        if answered < len(wanted) and proc.poll() is None:
-            kill_group(proc)  # (else the writer may wait on a pipe git no longer reads)
-        writer.join(timeout=5)
+        watch.stop(complete=answered == len(wanted))
 
 
 def _sizes_answered(proc: GitProcess, shas: list[str], repo: Path
@@ -500,16 +506,13 @@ def _sizes_answered(proc: GitProcess, shas: list[str], repo: Path
     stdout = proc.stdout
     if stdout is None:  # pragma: no cover - pipes were asked for
         raise CodeIndexError("git cat-file started without pipes")
-    watch = _Watch(proc)
-    writer = _feeding(proc, shas, close=False)
+    watch = _Watch(proc, repo, shas, close=False)
     sizes: dict[str, int] = {}
     answered = 0
     try:
         for _ in shas:
             line = stdout.readline()
-            if watch.stalled.is_set():
-                raise CodeIndexError(f"git cat-file in {repo} made no progress for "
-                                     f"{BLOB_STALL_SECONDS:g}s and was stopped")
+            watch.check()
             if not line.endswith(b"\n"):
                 raise CodeIndexError(f"git cat-file in {repo} stopped before it gave every "
                                      "size asked for")
@@ -518,10 +521,7 @@ def _sizes_answered(proc: GitProcess, shas: list[str], repo: Path
                 sizes[sha] = int(size)
             answered += 1
     finally:
-        watch.stop()
-        if answered < len(shas) and proc.poll() is None:
-            kill_group(proc)
-        writer.join(timeout=5)
+        watch.stop(complete=answered == len(shas))
     return sizes
 
 
