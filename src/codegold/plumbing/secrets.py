@@ -402,8 +402,8 @@ def _at_starts(pattern: re.Pattern[str], text: str,
 _END_PRIVATE = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 _BODY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4})[ \t]*\r?")
 # A full line of a body: 64 characters (PEM, OpenPGP) or 70 (OpenSSH), at a line's start.
-_FULL_LINE = re.compile(r"\n[ \t]*(?P<body>[A-Za-z0-9+/]{70}|[A-Za-z0-9+/]{64})[ \t]*\r?(?=\n|\Z)")
-_FULL_FIRST = re.compile(r"[ \t]*(?P<body>[A-Za-z0-9+/]{70}|[A-Za-z0-9+/]{64})[ \t]*\r?(?=\n|\Z)")
+_FULL_LINE = re.compile(r"(?:\A|\n)[ \t]*(?P<body>[A-Za-z0-9+/]{70}|[A-Za-z0-9+/]{64})[ \t]*\r?"
+                        r"(?=\n|\Z)")
 _LAST_LINE = re.compile(r"\n[ \t]*(?P<body>[A-Za-z0-9+/]{1,70}={0,2}|=[A-Za-z0-9+/]{4})[ \t]*\r?(?=\n|\Z)")
 _MARKER = re.compile(r"-----(BEGIN|END) ([A-Z0-9 ]{1,60})-----")
 _UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
@@ -467,8 +467,7 @@ def _full_runs(text: str) -> list[tuple[int, int]]:
     upper-case and lower-case letters and digits (hex digests, words and numbers are not
     base64 bodies), with the shorter last line and the checksum line that may follow."""
     lines: list[tuple[int, int, int, int]] = []  # match start, body start, body end, match end
-    first = _FULL_FIRST.match(text)
-    for match in itertools.chain([first] if first else [], _FULL_LINE.finditer(text)):
+    for match in _FULL_LINE.finditer(text):
         body = match.group("body")
         if _UPPER.search(body) and _LOWER.search(body) and _DIGIT.search(body):
             lines.append((match.start(), match.start("body"), match.end("body"), match.end()))
