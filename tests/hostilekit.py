@@ -4,12 +4,14 @@ traceback, sentinel files intact)."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 MEMORY_LIMIT = 3 * 1024**3  # bytes of address space for the child
 CODE = "from codegold.cli.main import main; main()"
@@ -126,3 +128,21 @@ cases:
     query: billing totals
     accepted: [{file: src/billing.py}]
 """
+
+
+def import_swe_steps(tmp_path: Path, steps: Sequence[tuple[str, str]], cases: Path,
+                     timeout: float = 60) -> tuple[str, list[dict[str, Any]]]:
+    """``codegold import trajectories`` of one SWE-agent trajectory of ``steps`` (action,
+    observation): everything it wrote (attempts and report) as text, and the attempts."""
+    folder = tmp_path / "t"
+    folder.mkdir(parents=True, exist_ok=True)
+    traj = folder / "demo__repo-1.traj"
+    traj.write_text(json.dumps({"trajectory": [
+        {"action": a, "observation": o, "state": {"working_dir": "/testbed"}}
+        for a, o in steps]}), encoding="utf-8")
+    out, report = tmp_path / "a.jsonl", tmp_path / "report.json"
+    proc = run_cli("import", "trajectories", traj, "--format", "swe-agent", "-o", out,
+                   "--report", report, "--cases", cases, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    written = out.read_text(encoding="utf-8") + report.read_text(encoding="utf-8")
+    return written, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

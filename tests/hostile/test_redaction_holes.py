@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from codegold.index.build.redaction import redact_blob
 from codegold.index.policy import PathPolicy
 from codegold.model.attempts import Attempt, Chunk, redact_attempt
 from codegold.plumbing.secrets import find_secrets, redact, redact_data
-from hostilekit import run_cli
+from hostilekit import import_swe_steps
 
 FIXTURES = Path(__file__).resolve().parents[1] / "trajectories" / "fixtures"
 CASES = FIXTURES / "cases.yaml"
@@ -95,23 +94,8 @@ def test_the_index_build_redacts_typed_declarations(path: str, source: bytes) ->
 
 # --- trajectories --------------------------------------------------------------------
 
-def _swe(folder: Path, steps: list[tuple[str, str]]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "demo__repo-1.traj"
-    path.write_text(json.dumps({"trajectory": [
-        {"action": a, "observation": o, "state": {"working_dir": "/testbed"}} for a, o in steps]}),
-        encoding="utf-8")
-    return path
-
-
 def _import(tmp_path: Path, steps: list[tuple[str, str]]) -> tuple[str, list[dict[str, Any]]]:
-    traj = _swe(tmp_path / "t", steps)
-    out, report = tmp_path / "a.jsonl", tmp_path / "report.json"
-    proc = run_cli("import", "trajectories", traj, "--format", "swe-agent", "-o", out,
-                   "--report", report, "--cases", CASES, timeout=TIMEOUT)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    written = out.read_text(encoding="utf-8") + report.read_text(encoding="utf-8")
-    return written, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return import_swe_steps(tmp_path, steps, CASES, TIMEOUT)
 
 
 def _key_body() -> list[str]:

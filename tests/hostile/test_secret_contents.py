@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +33,7 @@ from codegold.plumbing.secrets import (
     redact_text,
     secret_file_kind,
 )
-from hostilekit import run_cli
+from hostilekit import import_swe_steps
 
 FIXTURES = Path(__file__).resolve().parents[1] / "trajectories" / "fixtures"
 CASES = FIXTURES / "cases.yaml"
@@ -259,18 +258,7 @@ def test_a_secret_keyring_is_marked_by_its_name(name: str, kind: str | None) -> 
 # --- a trajectory ----------------------------------------------------------------------
 
 def _import(tmp_path: Path, steps: list[tuple[str, str]]) -> tuple[str, list[dict[str, Any]]]:
-    folder = tmp_path / "t"
-    folder.mkdir()
-    traj = folder / "demo__repo-1.traj"
-    traj.write_text(json.dumps({"trajectory": [
-        {"action": a, "observation": o, "state": {"working_dir": "/testbed"}}
-        for a, o in steps]}), encoding="utf-8")
-    out, report = tmp_path / "a.jsonl", tmp_path / "report.json"
-    proc = run_cli("import", "trajectories", traj, "--format", "swe-agent", "-o", out,
-                   "--report", report, "--cases", CASES, timeout=TIMEOUT)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    written = out.read_text(encoding="utf-8") + report.read_text(encoding="utf-8")
-    return written, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return import_swe_steps(tmp_path, steps, CASES, TIMEOUT)
 
 
 def test_secret_files_under_other_names_never_reach_an_attempt(tmp_path: Path) -> None:
