@@ -81,6 +81,7 @@ def test_cache_is_written_and_reused(fixture_index: Path, tmp_path: Path) -> Non
 def test_stemmed_engine_meets_other_word_forms(fixture_index: Path, tmp_path: Path) -> None:
     copy = tmp_path / "index"
     shutil.copytree(fixture_index, copy)
+    shutil.rmtree(copy / "lexical", ignore_errors=True)  # other tests' caches
     with IndexReader.open(copy) as reader:
         plain = LexicalIndex.for_reader(reader, weights=(3.0, 1.5, 1.0))
         stemmed = LexicalIndex.for_reader(reader, weights=(3.0, 1.5, 1.0), stemmed=True)
