@@ -91,7 +91,10 @@ def _alive(pid: int) -> bool:
 def test_a_stopped_build_leaves_no_index_and_no_workers(tmp_path: Path, how: signal.Signals,
                                                          group: bool) -> None:
     repo = Repo(tmp_path / "repo")
-    repo.commit({f"pkg/mod_{i:03}.py": f"def f_{i}():\n    return {i}\n" for i in range(70)})
+    # Far more files than the two workers get through before the signal (0.5 s each): on a
+    # loaded machine the second worker may start late, and a build that had already ended
+    # when the signal came would rightly keep its index.
+    repo.commit({f"pkg/mod_{i:03}.py": f"def f_{i}():\n    return {i}\n" for i in range(400)})
     pids = tmp_path / "pids"
     pids.mkdir()
     out = tmp_path / "out"
@@ -116,6 +119,7 @@ def test_a_stopped_build_leaves_no_index_and_no_workers(tmp_path: Path, how: sig
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert "Traceback" not in stderr, stderr[-3000:]
+    assert proc.returncode != 0, "the build ended before the signal came"
     if how == signal.SIGINT:
         assert len([line for line in stderr.splitlines() if line.strip()]) <= 1, stderr
     deadline = time.monotonic() + 10
