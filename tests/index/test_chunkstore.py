@@ -216,9 +216,14 @@ def test_cli_gc_keeps_named_revisions_and_refuses_to_empty(
                                    "--dry-run"])
     assert dry.exit_code == 0 and "would remove 1 entries" in dry.output, dry.output
     assert len(list(ChunkStore.open(store).entries())) == before
+    notes = store / "indexed"
+    assert len(list(notes.iterdir())) == 2  # one per index built
+    assert "and 1 notes of indexes not kept" in dry.output, dry.output
     done = CliRunner().invoke(cli, ["index", "gc", str(store), "--keep-revisions", second])
     assert done.exit_code == 0 and "removed 1 entries" in done.output, done.output
     assert {k for k, _ in ChunkStore.open(store).entries()} == used_keys(folder / second)
+    # The first index's note goes with its entries; the kept one's still serves a later build.
+    assert [r.revision for r in ChunkStore.open(store).indexed()] == [second]
     everything = CliRunner().invoke(cli, ["index", "gc", str(store)])
     assert everything.exit_code == 0 and "removed 0 entries" in everything.output
     unknown = CliRunner().invoke(cli, ["index", "gc", str(store), "--keep-revisions", "ffff"])

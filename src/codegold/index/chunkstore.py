@@ -353,12 +353,35 @@ class ChunkStore:
         """Note that the index at ``record.index`` (its caches complete) was built with this
         store, so a later revision can derive its lexical caches from the nearest one
         (:meth:`indexed`). A store that cannot be written only loses the note."""
-        name = hashlib.sha256(record.index.encode("utf-8", "surrogateescape")).hexdigest()
         try:
             folder = cache_folder(self.root, INDEXED_FOLDER)
-            write_cache_file(folder / f"{name[:24]}.json", _record_encoder.encode(record))
+            write_cache_file(folder / _note_name(record.index), _record_encoder.encode(record))
         except OSError:
             self.unwritten += 1
+
+    def prune_indexed(self, keep: Iterable[Path], *, dry_run: bool = False) -> tuple[int, int]:
+        """Remove the notes (:meth:`record_index`) of every index but ``keep``'s: the
+        index a note names was left out of a ``gc`` (its entries go) or is gone. A note
+        holds each file's blob, so one per build of a large repository adds up.
+
+        Returns (notes removed, bytes freed); with ``dry_run`` nothing is removed."""
+        kept = {_note_name(str(index.resolve())) for index in keep}
+        folder = self.root / INDEXED_FOLDER
+        if folder.is_symlink() or not folder.is_dir():
+            return 0, 0
+        removed = freed = 0
+        for file in sorted(folder.iterdir()):
+            if file.name in kept:
+                continue
+            try:
+                size = file.lstat().st_size
+                if not dry_run:
+                    file.unlink()
+            except OSError:
+                continue
+            removed += 1
+            freed += size
+        return removed, freed
 
     def indexed(self, limit: int = MAX_INDEXED_CANDIDATES) -> list[IndexedRevision]:
         """The ``limit`` most recently noted indexes (:meth:`record_index`), newest first;
@@ -380,6 +403,11 @@ class ChunkStore:
                 records.append(_record_decoder.decode(read_cache_file(
                     file, limit=MAX_RECORD_BYTES)))
         return records
+
+
+def _note_name(index: str) -> str:
+    """The file name of the note of the index at absolute folder ``index``."""
+    return hashlib.sha256(index.encode("utf-8", "surrogateescape")).hexdigest()[:24] + ".json"
 
 
 def _is_entry(shard: str, file: str) -> bool:
@@ -435,12 +463,13 @@ def used_keys(index_dir: Path) -> set[str]:
 
 def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
                     keep_revisions: Iterable[str] | None = None, *,
-                    dry_run: bool = False) -> tuple[list[str], int, int]:
-    """Remove store entries that no kept index uses.
+                    dry_run: bool = False) -> tuple[list[str], int, int, int]:
+    """Remove store entries that no kept index uses, and the notes of indexes not kept.
 
     Kept indexes are the complete ones in ``index_folders`` (an index directory or a
     folder of them), only those whose commit starts with one of ``keep_revisions`` when
-    that is given. Returns (kept commits, entries removed, bytes freed). A kept revision
+    that is given. Returns (kept commits, entries removed, notes removed, bytes freed,
+    notes included). A kept revision
     that matches no index, or no index kept at all, is an InputError: gc never empties a
     store by mistake.
     """
@@ -469,7 +498,8 @@ def collect_garbage(store: ChunkStore, index_folders: Iterable[Path],
     for index_dir in found.values():
         keep |= used_keys(index_dir)
     removed, freed = store.gc(keep, dry_run=dry_run)
-    return sorted(found), removed, freed
+    notes, note_bytes = store.prune_indexed(found.values(), dry_run=dry_run)
+    return sorted(found), removed, notes, freed + note_bytes
 
 
 __all__ = ["CHUNKSTORE_FORMAT", "DEFAULT_STORE_NAME", "ChunkStore", "IndexedRevision", "StoredFile",

@@ -108,7 +108,8 @@ class Garbage:
 
     kept: tuple[str, ...]  # the indexes whose entries were kept
     removed: int
-    freed_bytes: int
+    freed_bytes: int  # entries and notes
+    notes_removed: int = 0  # notes of indexes not kept (a later build may start from a noted one)
 
 
 def collect_garbage(request: GarbageRequest) -> Garbage:
@@ -116,5 +117,5 @@ def collect_garbage(request: GarbageRequest) -> Garbage:
     chunks = ChunkStore.open_existing(request.store)
     folders = list(request.indexes) or [request.store.resolve().parent]
     keep = read_revisions(request.keep_revisions) if request.keep_revisions is not None else None
-    kept, removed, freed = _collect_garbage(chunks, folders, keep, dry_run=request.dry_run)
-    return Garbage(kept=tuple(kept), removed=removed, freed_bytes=freed)
+    kept, removed, notes, freed = _collect_garbage(chunks, folders, keep, dry_run=request.dry_run)
+    return Garbage(kept=tuple(kept), removed=removed, freed_bytes=freed, notes_removed=notes)

@@ -34,5 +34,6 @@ def gc_command(store: Path, index_folders: tuple[Path, ...], keep_spec: str | No
     result = workflows.collect_garbage(workflows.GarbageRequest(
         store=store, indexes=index_folders, keep_revisions=keep_spec, dry_run=dry_run))
     verb = "would remove" if dry_run else "removed"
-    click.echo(_safe(f"{verb} {result.removed} entries ({result.freed_bytes / 1e6:.1f} MB) "
+    notes = f" and {result.notes_removed} notes of indexes not kept" if result.notes_removed else ""
+    click.echo(_safe(f"{verb} {result.removed} entries{notes} ({result.freed_bytes / 1e6:.1f} MB) "
                      f"from {store}; kept what {len(result.kept)} indexes use"))
