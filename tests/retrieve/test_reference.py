@@ -187,6 +187,23 @@ def test_a_qualified_name_with_a_short_member_gets_the_symbol_signal(tmp_path: P
         assert all("symbol" not in s.contributions for s in retriever.retrieve("sel", k=2).ranked)
 
 
+def test_a_short_name_quoted_alone_in_backticks_is_looked_up(tmp_path: Path) -> None:
+    # "use" is a stop word and too short to trust as a name, unless the writer marks it as
+    # code: "Fix `use` with keyword arguments" asks for the method `use`.
+    files = {
+        "lib/base.rb": "def use(middleware, *args)\n  @middleware << [middleware, args]\nend\n",
+        "lib/options.rb": "def keyword_arguments(options)\n  options.to_h\nend\n",
+    }
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        quoted = retriever.retrieve("Fix `use` with keyword arguments", k=2).ranked
+        assert quoted[0].chunk.symbol == "use"
+        assert quoted[0].contributions.get("symbol", 0.0) > 0.0
+        plain = retriever.retrieve("Fix use with keyword arguments", k=2).ranked
+        assert all("symbol" not in s.contributions for s in plain)
+        assert plain[0].chunk.symbol == "keyword_arguments"
+
+
 def test_a_previous_release_line_kept_in_the_tree_is_demoted_unless_named(tmp_path: Path) -> None:
     body = 'def parse_header(raw):\n    """Parse one header line into name and value."""\n    return raw.split(":", 1)\n'
     files = {"src/v3/headers.py": body, "src/v4/headers.py": body, "src/v4/other.py": "x = 1\n"}

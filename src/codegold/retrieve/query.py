@@ -27,6 +27,7 @@ from codegold.model.paths import normalize_path
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
+_ONE_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _URL = re.compile(r"https?://\S+")
 _BLOB_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?)\]>'\"]+)")
 _PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
@@ -181,6 +182,9 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     plain_asks: frozenset[str] = frozenset()
     # The opening verb of a task or commit message ("Fix ...", "add ...": task_words).
     task_words: tuple[str, ...] = ()
+    # Names the query quotes as code, alone in backticks (`use`, `find`): a name however
+    # short or plain it looks.
+    quoted: tuple[str, ...] = ()
 
     def as_domain_vocabulary(self) -> QueryAnalysis:
         """The analysis with ``test_words`` read as plain vocabulary, not a wish for tests.
@@ -390,6 +394,13 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         if looks_like_code(word) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", word):
             followed_by_call = text[m.end():m.end() + 1] == "("
             add(word, 3 if followed_by_call else 2)
+    # A backtick span that is one name is code by the writer's own mark, even when the
+    # word alone would read as English (`use`, `sub`, `find`).
+    quoted = tuple(dict.fromkeys(
+        span for span in (m.group(1).strip() for m in _BACKTICK.finditer(_FENCE.sub(" ", text)))
+        if _ONE_NAME.fullmatch(span) and span.lower() not in _CODE_NOISE))
+    for name in quoted:
+        add(name, 2)
     for m in _IDENT.finditer(code_text):
         word = _MEMBER_SEPARATOR.sub(".", m.group(0))
         if looks_like_code(word):
@@ -431,4 +442,5 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         plain_intent=detect_intent(text, test_words=False),
         plain_asks=detect_asks(text, test_words=False),
         task_words=task_words(text),
+        quoted=tuple(name for name in quoted if name in set(identifiers)),
     )

@@ -139,7 +139,7 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
             # A short lower-case word alone is usually English ("sel", "map", "any"); after
             # a qualifier (``Dataset.sel``) it is a member name, as sure as a long one.
             if ("." not in candidate and len(short) < config.min_length and short.islower()
-                    and "_" not in short):
+                    and "_" not in short and name not in analysis.quoted):
                 break
             definitions = reader.definitions(candidate)
             if not definitions:
