@@ -23,10 +23,13 @@ from codegold.curate.stanza import slug, unique_id
 from codegold.errors import InputError, MissingDependency
 from codegold.index.categories import categorize
 from codegold.index.clones import clone_for
+from codegold.index.policy import PathPolicy
 from codegold.model.languages import language_of
 from codegold.plumbing.git import is_full_sha
 
 MAX_ALTERNATIVES = 8
+# What an index built with the default path policy leaves out is no evidence to draft.
+_INDEX_POLICY = PathPolicy()
 
 
 class DraftReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,11 +50,18 @@ def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]],
     if not is_full_sha(base):
         return [], "base revision is not a 40-hex commit sha"
     groups: list[dict[str, Any]] = []
+    left_out = 0
     for change in parse_patch(patch):
         if change.old_path is None:
             continue  # a new file: nothing to retrieve at the base revision
         data = file_at(repo, base, change.old_path)
         if data is None:
+            continue
+        if _INDEX_POLICY.exclusion(change.old_path, len(data)) is not None:
+            # A lock file, a bundle, a binary or a secret-bearing file: an index leaves it
+            # out, so no retriever could ever find it (a dependency bump's package-lock.json
+            # beside the fix would fail every run of the case).
+            left_out += 1
             continue
         targets: list[dict[str, Any]] = [
             {"file": change.old_path, "symbol": d.qualified}
@@ -64,6 +74,8 @@ def gold_groups(repo: str, base: str, patch: str) -> tuple[list[dict[str, Any]],
             group["required"] = False
         groups.append(group)
     if not groups:
+        if left_out:
+            return [], "the patch changes only files an index leaves out (lock files, bundles, binaries)"
         return [], "the patch changes no file that exists at the base revision"
     if all(group.get("required") is False for group in groups):
         return [], "only test files changed"
