@@ -59,6 +59,12 @@ def _facts(raw: str, rewritten: str | None) -> CaseFacts:
     ("what calls parse_signature()?", "callers of parse_signature", []),
     ("who reads sha256 digests", "who reads digests", ["sha256"]),
     ("a plain question about sessions", "sessions", []),
+    # a word joined to a number (an issue key, an encoding): its words are what a search
+    # keeps; the number alone is no search term
+    ("fixes mem leak relating to issue-1834 (#1893)", "fixes mem leak relating issue", []),
+    ("decode utf-8 bodies", "decode utf bodies", []),
+    ("see issue-1834", "see", ["issue-1834"]),
+    ("why does retry_policy-2 fail", "why fail", ["retry_policy-2"]),
 ])
 def test_rewrite_loss_compares_identifier_tokens(raw: str, rewritten: str, lost: list[str]) -> None:
     found = query_rewrite_loss(_facts(raw, rewritten))

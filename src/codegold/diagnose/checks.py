@@ -34,7 +34,7 @@ from codegold.labels import TargetFacts as TargetFacts
 from codegold.labels import look_up as look_up_target
 from codegold.labels.lookup import defines, role_at, wants_definition
 from codegold.model import Attempt, CaseResult, Chunk, EvidenceGroup, Query, Target
-from codegold.model.identifiers import Token, identifiers, tokenize  # noqa: F401 (re-exported)
+from codegold.model.identifiers import Token, identifiers, tokenize
 from codegold.model.paths import normalize_path
 
 
@@ -339,12 +339,22 @@ def query_rewrite_loss(facts: CaseFacts) -> Outcome:
     for token in tokenize(query.rewritten):
         kept.add(token.text)
         kept.update(token.parts)
-    lost = [w for w in identifiers(query.raw) if w not in kept]
+    lost = [w for w in identifiers(query.raw) if w not in kept and not _kept_but_numbers(w, kept)]
     if not lost:
         return None
     return Finding("query_rewrite_loss", f"the rewrite dropped {', '.join(lost)}",
                    (f"raw query: {query.raw}", f"rewritten: {query.rewritten}",
                     f"identifiers missing from the rewrite: {', '.join(lost)}"))
+
+
+def _kept_but_numbers(word: str, kept: set[str]) -> bool:
+    """``issue-1834``, ``utf-8``: a name of words and numbers whose words the rewrite kept.
+    A number alone is no search term (retrievers drop it as the reference one does), so
+    the rewrite lost nothing a search could use."""
+    parts = Token(word, quoted=False).parts
+    numbers = [p for p in parts if p.isdigit()]
+    words = [p for p in parts if not p.isdigit()]
+    return bool(numbers) and bool(words) and all(p in kept for p in words)
 
 
 # --- group checks ------------------------------------------------------------------------
