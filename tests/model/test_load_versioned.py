@@ -63,6 +63,11 @@ def test_errors_name_line_field_and_rule(tmp_path: Path) -> None:
     with pytest.raises(SchemaError, match="unknown key 'nmae'") as info:
         _load(tmp_path, "format: 1\nitems:\n  - nmae: a\n")
     assert info.value.line == 3
+    # The keys that mapping may hold, the nearest one first.
+    assert "did you mean 'name'? the keys here: name, size" in info.value.message
+    with pytest.raises(SchemaError) as info:
+        _load(tmp_path, "format: 1\nitems: []\nwhatever: 1\n")
+    assert "unknown key 'whatever' (a typo? the keys here: format, items" in info.value.message
 
 
 def test_json_syntax_errors_get_a_line(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -100,6 +101,18 @@ def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
     return text
 
 
+def _known_keys(spec: type[Any] | None, where: str, field: str) -> str:
+    """What a mapping at ``where`` may hold, the nearest to ``field`` first: "did you mean
+    'rules'? the keys here: format, rules, ...", or "a typo?" when the type is not known."""
+    info, _ = _type_at(spec, where) if spec is not None else (None, None)
+    if not isinstance(info, msgspec.inspect.StructType):
+        return "a typo?"
+    names = [f.encode_name for f in info.fields]
+    near = difflib.get_close_matches(field, names, n=1, cutoff=0.6)
+    head = f"did you mean {near[0]!r}? " if near else "a typo? "
+    return head + "the keys here: " + ", ".join(names) + ";"
+
+
 def describe_validation_error(message: str, spec: type[Any]) -> str:
     """A msgspec validation message said plainly, with its path (no line: streamed input)."""
     text, where = split_validation_error(message)
@@ -128,7 +141,7 @@ def located_error(doc: LoadedDocument, root: Any, message: str, *,
     missing = re.match(r"Object missing required field `([^`]+)`", text)
     if unknown:
         field = unknown.group(1)
-        text = f"unknown key {field!r} (a typo?{' ' + hint if hint else ''})"
+        text = f"unknown key {field!r} ({_known_keys(spec, where, field)}{' ' + hint if hint else ''})"
     elif missing:
         field = missing.group(1)
         text = f"missing required key {field!r}"
