@@ -108,7 +108,7 @@ def test_the_report_shows_the_symbols_and_roles_the_import_resolved(tmp_path: Pa
     assert isinstance(row.timeline, list)
     assert [(r.symbol, r.role) for r in row.timeline] == [
         ("", ""), ("SessionService.createSession", "definition")]
-    assert "\\(SessionService.createSession\\)" in render_markdown(ReportInput(results=run))
+    assert "(SessionService.createSession)" in render_markdown(ReportInput(results=run))
 
 
 def test_a_bundle_shows_resolved_symbols_and_no_none_lines(tmp_path: Path) -> None:

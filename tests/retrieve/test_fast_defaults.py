@@ -175,7 +175,7 @@ def test_the_report_header_and_compare_name_the_embedder(fixture_index: Path,
                                    str(tmp_path / "b.json")])
     assert compared.exit_code == 0, compared.output
     assert "| run | retriever | embedder |" in compared.output
-    assert compared.output.count("| reference | none \\(dense off\\) |") == 2  # Markdown-escaped
+    assert compared.output.count("| reference | none (dense off) |") == 2  # Markdown table
     assert "differ in dense retrieval" not in compared.output
 
 

@@ -113,8 +113,9 @@ def rich_text(text: str, *, multiline: bool = False, style: str = "") -> Text:
 _MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 # ASCII punctuation CommonMark or GitHub gives a meaning to anywhere in a line: emphasis,
 # code, links and images, headings, tables, strikethrough, math. List and quote markers
-# only count at the start of a line: see _LINE_START.
-_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()#|!~$<>&]")
+# only count at the start of a line: see _LINE_START. Parentheses are left as they are: a
+# link's destination opens only right after a ``]``, which is escaped.
+_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]#|!~$<>&]")
 _LINE_START = re.compile(r"^(\s*\d{0,9})([-+=.)])(?=\s|$|[-=\s]*$)")
 
 
