@@ -76,3 +76,17 @@ def test_a_case_naming_another_repository_is_warned(tmp_path: Path) -> None:
                               str(tmp_path / "a.jsonl"), "--quiet"])
     assert ran.exit_code == 0, ran.output
     assert ran.output.count("warning: case book") == 1
+
+
+def test_a_go_starter_is_an_exported_name(tmp_path: Path) -> None:
+    # Go's lower-case names are private to their package, however top-level.
+    repo = Repo(tmp_path / "gin")
+    repo.commit({"auth.go": "package gin\n\ntype authPair struct {\n\tvalue string\n}\n\n"
+                            "func processAccounts() []authPair {\n\treturn nil\n}\n",
+                 "context.go": "package gin\n\ntype Context struct {\n\tindex int8\n}\n"})
+    out = tmp_path / "evals"
+    done = CliRunner().invoke(cli, ["cases", "init", str(repo.path), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    target = load_cases(str(out / "cases.yaml")).cases[0].groups[0].any_of[0]
+    assert (target.file, target.symbol) == ("context.go", "Context")
+

@@ -90,7 +90,9 @@ class Scaffold:
                       if d.role == "definition" and roles.get(d.chunk_id) == "definition"
                       and d.kind in ("function", "class") and "." not in d.qualified
                       and not d.qualified.startswith("_") and len(d.qualified) >= 4
-                      and d.qualified.lower() not in _GENERIC_NAMES]
+                      and d.qualified.lower() not in _GENERIC_NAMES
+                      # Go exports a name by its capital: authPair is the package's own
+                      and (language_of(path) != "go" or d.qualified[:1].isupper())]
         defined = Counter(name for _, name, _ in found)
         unique = [item for item in found if defined[item[1]] == 1]
         for path, name, _ in sorted(unique or found, key=lambda f: f[2] != "class")[:1]:
