@@ -307,12 +307,19 @@ class GitObjects:
             level = [(sha, f"{prefix}{name}/")
                      for tree, prefix in level if (tree, prefix) not in self._listed
                      for mode, kind, sha, name in parsed[tree] if kind == "tree"]
-        return self._assemble(root, "", parsed)
+        found = self._assemble(root, "", parsed)
+        # Trimmed only once the revision is assembled: a kept subtree dropped halfway
+        # would be one this revision still needs and never read (it was kept).
+        while self._held > _LISTED_ENTRIES and self._listed:
+            _, dropped = self._listed.popitem(last=False)
+            self._held -= len(dropped)
+        return found
 
     def _assemble(self, tree: str, prefix: str, parsed: dict[str, list[tuple[str, str, str, str]]]
                   ) -> list[TreeEntry]:
         """The entries below ``tree`` (at ``prefix``), depth first in tree order; each
-        subtree's list kept for a later revision (the most recent few thousand)."""
+        subtree's list kept for a later revision (the most recently used, trimmed by
+        :meth:`listing`)."""
         kept = self._listed.get((tree, prefix))
         if kept is not None:
             self._listed.move_to_end((tree, prefix))
@@ -326,9 +333,6 @@ class GitObjects:
         if prefix:  # the root changes with every revision: not worth keeping
             self._listed[(tree, prefix)] = found
             self._held += len(found)
-            while self._held > _LISTED_ENTRIES and self._listed:
-                _, dropped = self._listed.popitem(last=False)
-                self._held -= len(dropped)
         return found
 
     def sizes(self, shas: list[str]) -> dict[str, int]:
