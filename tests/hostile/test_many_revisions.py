@@ -10,7 +10,8 @@ import pytest
 
 from codegold.index import gitsnap
 from codegold.index.gitsnap import GitObjects, GitSnapshot
-from gitrepo import Repo
+from gitrepo import Repo, git
+from hostilekit import assert_clean_error, run_cli
 
 MakeRepo = Callable[[str], Repo]
 
@@ -32,3 +33,67 @@ def test_a_kept_subtree_dropped_while_a_revision_is_listed_is_not_lost(
         for commit in [*commits, *commits]:
             shared = GitSnapshot.resolved(objects, commit).entries(sizes=False)
             assert shared == GitSnapshot.open(repo.path, commit).entries(sizes=False)
+
+
+def _tagged(tmp_path: Path) -> tuple[Repo, list[str]]:
+    """Three commits tagged v1..v3, and a tag and a branch both called ``dup`` that name
+    different commits (v1's and v2's)."""
+    repo = Repo(tmp_path / "repo")
+    commits = [repo.commit({"pkg/a.py": "def f():\n    return 1\n"}, "one"),
+               repo.commit({"pkg/b.py": "def g():\n    return 2\n"}, "two"),
+               repo.commit({}, "empty")]
+    for number, commit in enumerate(commits, 1):
+        git(repo.path, "tag", f"v{number}", commit)
+    git(repo.path, "tag", "dup", commits[0])
+    git(repo.path, "branch", "dup", commits[1])
+    return repo, commits
+
+
+@pytest.mark.parametrize("flags", [("--revision", "dup"), ("--revisions", "dup,v3"),
+                                   ("--revisions", "dup..v3"), ("--revisions", "v1..dup")])
+def test_a_tag_and_a_branch_of_one_name_are_refused_not_picked(tmp_path: Path,
+                                                              flags: tuple[str, str]) -> None:
+    """git takes the tag quietly (its warning is off under --quiet): the index would be
+    of a tree the user may not have meant."""
+    repo, _ = _tagged(tmp_path)
+    out = tmp_path / "out"
+    proc = run_cli("index", repo.path, *flags, "-o", out / "one" if flags[0] == "--revision"
+                   else out, "--quiet", timeout=120)
+    assert_clean_error(proc, contains=["'dup' is ambiguous", "refs/tags/dup", "refs/heads/dup"])
+    assert not any(path.name != ".chunkstore" for path in out.glob("*")), list(out.glob("*"))
+    # named in full, each is built from its own commit
+    full = run_cli("index", repo.path, "--revisions", "refs/heads/dup,refs/tags/dup",
+                   "-o", out, "--quiet", timeout=120)
+    assert full.returncode == 0, full.stderr
+    assert {path.name for path in out.iterdir()} >= {git(repo.path, "rev-parse", "v1"),
+                                                    git(repo.path, "rev-parse", "v2")}
+
+
+def test_one_name_for_one_commit_twice_is_no_ambiguity(tmp_path: Path) -> None:
+    repo, commits = _tagged(tmp_path)
+    git(repo.path, "tag", "same", commits[2])
+    git(repo.path, "branch", "same", commits[2])
+    proc = run_cli("index", repo.path, "--revisions", "same,v1", "-o", tmp_path / "out",
+                   "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / commits[2] / "manifest.json").is_file()
+
+
+def test_a_revisions_file_from_a_windows_editor_is_read(tmp_path: Path) -> None:
+    """A byte order mark, CRLF line ends, comments, blank lines and spaces."""
+    repo, commits = _tagged(tmp_path)
+    revisions = tmp_path / "revisions.txt"
+    revisions.write_bytes(b"\xef\xbb\xbfv1\r\n# a comment\r\n\r\n  v2  # the second\r\n\r\n")
+    proc = run_cli("index", repo.path, "--revisions", revisions, "-o", tmp_path / "out",
+                   "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name != ".chunkstore") \
+        == sorted(commits[:2])
+
+
+def test_a_range_with_an_unknown_end_names_that_end(tmp_path: Path) -> None:
+    repo, _ = _tagged(tmp_path)
+    proc = run_cli("index", repo.path, "--revisions", "v1..nope", "-o", tmp_path / "out",
+                   "--quiet", timeout=60)
+    line = assert_clean_error(proc, contains="unknown revision 'nope'")
+    assert "fatal:" not in line and "\\x0a" not in line, line

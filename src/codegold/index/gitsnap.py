@@ -89,6 +89,7 @@ class GitSnapshot:
         resolved = _run(path, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS,
                                f"{revision}^{{commit}}"], check=False)
         if resolved.returncode == 0 and is_full_sha(resolved.stdout.strip()):
+            refuse_ambiguous(path, [revision])
             return cls(path, resolved.stdout.strip(), revision)
         if _run(path, ["rev-parse", "--verify", "--quiet", "HEAD"], check=False).returncode != 0:
             anything = _run(path, ["rev-list", "-n", "1", "--all"], check=False)
@@ -204,6 +205,38 @@ class GitSnapshot:
                 yield sha, data
         finally:
             _stop(proc)
+
+
+# A name git may read as a ref name (no ``~``, ``^``, ``:``; never an option).
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
+
+
+def refuse_ambiguous(repo: Path, names: Iterable[str]) -> None:
+    """An InputError for the first of ``names`` that more than one ref answers to, by
+    git's rules (``refs/NAME``, ``refs/tags/NAME``, ``refs/heads/NAME``,
+    ``refs/remotes/NAME``, ``refs/remotes/NAME/HEAD``), when they name different commits:
+    git takes the first quietly (a tag over a branch of the same name), and an index of
+    a tree the user did not mean is a silent wrong result. Only plain names are looked
+    at (``v1.0``, ``release/2``; not ``v1.0~2`` or a full sha), in one git call."""
+    plain = [name for name in dict.fromkeys(names)
+             if PLAIN_NAME.fullmatch(name) and not is_full_sha(name) and ".." not in name]
+    if not plain:
+        return
+    listed = _run(repo, ["for-each-ref", "--format=%(refname)"], check=False)
+    refs = set(listed.stdout.splitlines()) if listed.returncode == 0 else set()
+    for name in plain:
+        found = [ref for ref in (f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}",
+                                 f"refs/remotes/{name}", f"refs/remotes/{name}/HEAD")
+                 if ref in refs]
+        if len(found) < 2:
+            continue
+        commits = {_run(repo, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS,
+                               f"{ref}^{{commit}}"], check=False).stdout.strip()
+                   for ref in found}
+        if len(commits) > 1:
+            raise InputError(f"revision {name!r} is ambiguous: {', '.join(found)} name "
+                             "different commits; name the one meant in full (say "
+                             f"{found[-1]})", path=str(repo))
 
 
 class GitObjects:

@@ -14,7 +14,6 @@ reach it) and returns the index's files; this process installs them, atomically,
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 import tempfile
@@ -29,7 +28,7 @@ from codegold.index.build import BuildProgress, build_index, repository_name
 from codegold.index.catalog import IndexSet
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.clones import clone_for
-from codegold.index.gitsnap import GitObjects, GitSnapshot
+from codegold.index.gitsnap import PLAIN_NAME, GitObjects, GitSnapshot, refuse_ambiguous
 from codegold.index.outdir import build_lock, check_output, remove_stale_temps, temp_name
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
@@ -88,7 +87,8 @@ def read_revisions(spec: str) -> list[str]:
             if len(raw) > _MAX_REVISIONS_FILE:
                 raise InputError(f"the revisions file is over {_MAX_REVISIONS_FILE} bytes; "
                                  "expected one revision per line", path=spec)
-            text = raw.decode("utf-8")
+            # (an editor's byte order mark is no part of the first revision's name)
+            text = raw.decode("utf-8-sig")
         except (OSError, UnicodeDecodeError) as err:
             raise InputError(f"cannot read the revisions file: {err}; expected one revision "
                              "per line", path=spec) from err
@@ -119,6 +119,13 @@ def expand_revisions(repo: str | Path, items: Sequence[str]) -> list[str]:
         if not start or not end or looks_like_option(start) or looks_like_option(end):
             raise InputError(f"revision range {item!r}: expected A..B with both ends named "
                              "(say v1.0..v1.1)", settings=("revisions",))
+        # each end on its own first: an unknown one is named as such, not in git's words
+        for name in (start, end):
+            try:
+                GitSnapshot.open(repo, name)
+            except InputError as err:
+                raise InputError(f"revision range {item!r}: {err.message}", path=err.path,
+                                 settings=err.settings) from err
         done = git(["rev-list", "--reverse", "--topo-order", END_OF_OPTIONS,
                     f"{start}^{{commit}}..{end}^{{commit}}"], repo=repo, check=False)
         if not done.ok:
@@ -267,15 +274,12 @@ def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
                        store=store, progress=report, snapshot=snapshot)
 
 
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
-
-
 def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
     """The commit of each plain revision name in one git call (a history of hundreds
     would otherwise pay a call or two each); empty when any is unknown or git says
     anything unexpected, and the caller then resolves each on its own."""
     names = [name for name in dict.fromkeys(revisions)
-             if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
+             if PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
     if len(names) < 2:
         return {}
     GitSnapshot.open(repo, names[0])  # the repository checks, worded
@@ -289,6 +293,7 @@ def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
     found = done.text.split()
     if not done.ok or len(found) != len(names) or not all(map(is_full_sha, found)):
         return {}
+    refuse_ambiguous(Path(repo), names)
     return dict(zip(names, found, strict=True))
 
 
