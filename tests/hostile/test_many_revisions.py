@@ -10,6 +10,7 @@ import pytest
 
 from codegold.index import gitsnap
 from codegold.index.gitsnap import GitObjects, GitSnapshot
+from codegold.index.many import build_many
 from gitrepo import Repo, git
 from hostilekit import assert_clean_error, run_cli
 
@@ -97,3 +98,27 @@ def test_a_range_with_an_unknown_end_names_that_end(tmp_path: Path) -> None:
                    "--quiet", timeout=60)
     line = assert_clean_error(proc, contains="unknown revision 'nope'")
     assert "fatal:" not in line and "\\x0a" not in line, line
+
+
+def _caches(index: Path) -> dict[str, bytes]:
+    return {str(file.relative_to(index)): file.read_bytes()
+            for file in sorted((index / "lexical").rglob("*")) if file.is_file()}
+
+
+def test_a_rerun_after_a_stopped_run_pays_the_caches_it_skipped(tmp_path: Path) -> None:
+    """A many-revision run builds every revision, then their caches: one stopped between
+    the two left complete indexes without caches, which the rerun skipped as done (and
+    never warmed), so each first query paid them."""
+    repo, commits = _tagged(tmp_path)
+    out = tmp_path / "out"
+    build_many(repo.path, out, commits[:2])  # what the stopped run left
+    proc = run_cli("index", repo.path, "--revisions", ",".join(commits), "-o", out,
+                   "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 indexes built, 2 already there" in proc.stdout + proc.stderr
+    for commit in commits:
+        cold = tmp_path / "cold" / commit
+        again = run_cli("index", repo.path, "--revision", commit, "-o", cold, "--quiet",
+                        timeout=120)
+        assert again.returncode == 0, again.stderr
+        assert _caches(out / commit) == _caches(cold) != {}, commit

@@ -64,6 +64,7 @@ class ManyResult:
     store: Path | None
     parsed: int
     reused: int
+    skipped_dirs: tuple[Path, ...] = ()  # the index folder of each skipped commit
 
 
 def _is_file(spec: str) -> bool:
@@ -255,7 +256,8 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                                     snapshot=GitSnapshot.resolved(objects, commit)))
     return ManyResult(built=tuple(built), skipped=tuple(skipped),
                       store=chunks.root if chunks else None,
-                      parsed=counts[0], reused=counts[1])
+                      parsed=counts[0], reused=counts[1],
+                      skipped_dirs=tuple(have[commit] for commit in skipped))
 
 
 def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
@@ -408,7 +410,8 @@ def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None
             progress(ManyProgress(built.commit, len(skipped) + len(finished), total))
     return ManyResult(built=tuple(finished[job.commit] for job in jobs),
                       skipped=tuple(skipped), store=chunks.root if chunks else None,
-                      parsed=counts[0], reused=counts[1])
+                      parsed=counts[0], reused=counts[1],
+                      skipped_dirs=tuple(have[commit] for commit in skipped))
 
 
 __all__ = ["BuiltRevision", "ManyProgress", "ManyProgressFn", "ManyResult", "RevisionJob",
