@@ -75,7 +75,10 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
                              r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
     # ``curl -u user:pass``, ``--user user:pass``; ``mysql -pPASS`` (the value joined to -p)
     ("cli_password", r"(?<=\s)(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:(?P<value>[^\s\"'@]{3,})"),
-    ("cli_password", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n]*?[ \t]-p"
+    # (the words between stop at the next client name: each name is tried to the next
+    # one, not to the line's end, which was quadratic in a line of many)
+    ("cli_password", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b"
+                     r"(?:(?!\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b)[^\n])*?[ \t]-p"
                      r"(?P<value>[^\s\"'-][^\s\"']{2,})"),
     # a kubeconfig's client key (base64 of a private key block)
     ("kubeconfig_key", r"(?i)\bclient-key-data[\"']?\s*:\s*[\"']?(?P<value>[A-Za-z0-9+/=]{16,})"),
@@ -613,20 +616,35 @@ def _in_view(text: str, pattern: re.Pattern[str], undo: Any, code: bool) -> list
     if shown == text:
         return []  # nothing was hidden (``%02d`` is not an encoded character)
 
+    # The places never touch (a pattern's neighbouring matches are one match): each is
+    # found by bisection, not by a walk over all of them per span (a text of thousands
+    # of encoded values, each a span, took minutes).
+    starts = [v_start for v_start, _, _, _ in places]
+    ends = [v_end for _, v_end, _, _ in places]
+
     def back(position: int, *, end: bool) -> int:
-        shift = 0
-        for v_start, v_end, t_start, t_end in places:
-            if position < v_start or (not end and position == v_start and v_start == v_end):
-                break
-            if position < v_end or (end and position == v_end):
-                return t_end if end else t_start
-            shift = t_end - v_end
-        return position + shift
+        at = bisect.bisect_right(starts, position) - 1  # the last place not after it
+        if at < 0:
+            return position
+        v_start, v_end, t_start, t_end = places[at]
+        if not end and position == v_start == v_end:  # a start before an empty place
+            return position + (places[at - 1][3] - places[at - 1][1] if at else 0)
+        if position < v_end or (end and position == v_end):
+            return t_end if end else t_start
+        return position + t_end - v_end
+
+    def covers(start: int, end: int) -> bool:
+        """Whether a place starts in ``[start, end]``, or ends there and starts before
+        ``end``."""
+        first = bisect.bisect_left(starts, start)
+        if first < len(places) and starts[first] <= end:
+            return True
+        last = bisect.bisect_left(ends, start)
+        return last < len(places) and ends[last] <= end and starts[last] < end
 
     spans = []
     for start, end, kind in find_secrets(shown, code=code, _deep=False):
-        if any(start <= v_start <= end or (start <= v_end <= end and v_start < end)
-               for v_start, v_end, _, _ in places):
+        if covers(start, end):
             spans.append((back(start, end=False), back(end, end=True), kind))
     return spans
 

@@ -1,0 +1,63 @@
+"""Texts that made the secret scan quadratic: a line of many ``mysql`` words (each tried
+to the line's end for a ``-p`` password), and many values hidden by percent-encoding or
+invisible characters (each span mapped back by a walk over every hidden place). Each at
+two sizes, eight times apart, in a child with a timeout, as tests/hostile's other
+linear-time checks are."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from codegold.plumbing.secrets import find_secrets, redact
+
+TIMEOUT = 60
+
+_HOSTILE = """
+import sys
+from codegold.plumbing.secrets import find_secrets
+make = {
+    "mysql-words": lambda n: "mysql " * n,
+    "client-words": lambda n: "mysqldump --opts mariadb " * n + "-pS3cretX",
+    "encoded-values": lambda n: "password=ab%41cdef " * n,
+    "invisible-values": lambda n: "password=ab\\u200bcdef " * n,
+}[sys.argv[1]]
+for size in (int(sys.argv[2]), 8 * int(sys.argv[2])):
+    find_secrets(make(size))
+    find_secrets(make(size), code=True)
+"""
+
+
+@pytest.mark.parametrize(("name", "size"), [
+    # 5,000 words (30 kB) took 4.8 s, 20,000 over a minute
+    ("mysql-words", 20_000), ("client-words", 5_000),
+    # 20,000 values (380 kB) took 80 s
+    ("encoded-values", 4_000), ("invisible-values", 4_000),
+])
+def test_hostile_text_is_scanned_in_linear_time(name: str, size: int) -> None:
+    done = subprocess.run([sys.executable, "-c", _HOSTILE, name, str(size)],
+                          capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("mysql mysql -uroot -pS3cretX db", "S3cretX"),
+    ("mysqldump mysql --all -pS3cretX > dump.sql", "S3cretX"),
+    ("mysql -h db mariadb -P 3306 mysql -pS3cretX", "S3cretX"),
+])
+def test_a_client_password_after_several_client_names_is_still_found(text: str,
+                                                                     value: str) -> None:
+    clean, kinds = redact(text)
+    assert value not in clean and kinds == ["cli_password"], clean
+
+
+def test_many_hidden_values_are_each_redacted_where_they_are() -> None:
+    text = "".join(f"password=ab%4{n}cdef{n} x\u200b password=q\u200bwerty{n}\n"
+                   for n in range(10))
+    spans = find_secrets(text)
+    assert len(spans) == 20
+    clean = redact(text)[0]
+    assert "cdef" not in clean and "werty" not in clean, clean
+    assert clean.count("\n") == 10 and clean.count(" x\u200b ") == 10
