@@ -61,3 +61,28 @@ def test_many_hidden_values_are_each_redacted_where_they_are() -> None:
     clean = redact(text)[0]
     assert "cdef" not in clean and "werty" not in clean, clean
     assert clean.count("\n") == 10 and clean.count(" x\u200b ") == 10
+
+
+# --- a netrc value in double quotes (curl and Python's netrc read it whole) ------------
+
+@pytest.mark.parametrize(("text", "values"), [
+    ('machine api.example.com login alice password "correct horse battery"',
+     ["correct", "horse", "battery"]),
+    ('machine h\n  login "alice smith"\n  password "pa ss\\" zq9x"\n  account "acct 42"\n',
+     ["pa ss", "zq9x", "acct 42"]),
+    ('default login bob password "unclosed pass phrase\nmachine k password pw2secret',
+     ["unclosed", "phrase", "pw2secret"]),
+])
+def test_a_quoted_netrc_value_is_redacted_whole(text: str, values: list[str]) -> None:
+    for code in (False, True):
+        clean, kinds = redact(text, code=code)
+        for value in values:
+            assert value not in clean, (value, clean)
+        assert set(kinds) == {"netrc_password"}, kinds
+        assert clean.count("\n") == text.count("\n")
+        assert redact(clean, code=code) == (clean, [])
+        assert "alice" in clean or "bob" in clean  # the login stays
+
+
+def test_an_empty_quoted_netrc_value_hides_nothing() -> None:
+    assert find_secrets('machine h login bob password ""') == []

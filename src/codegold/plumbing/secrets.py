@@ -39,6 +39,10 @@ _SECRET_NAMES = (r"(?:password|passwd|pwd|passphrase|secret|client_secret|"
                  r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
                  r"access[_-]?token|token|credentials?|private[_-]?key[_-]?id)")
 
+# A netrc value: a double-quoted one may hold spaces and backslash escapes (as curl and
+# Python's netrc read it), to its closing quote or its line's end; any other is a word.
+_NETRC_VALUE = r'(?:"(?:[^"\\\n]|\\[^\n])*(?:"|(?=\n|\Z))|\S+)'
+
 SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*"
                     r"PRIVATE KEY( BLOCK)?-----|\Z)"),
@@ -109,7 +113,7 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     # is never ``machine`` or ``default``: they open the next entry.
     ("netrc_password", r"(?<![^\s\"'])(?:machine\s+(?!default(?!\S))\S+|default)"
                        r"(?:\s+(?:login|password|account|port)\s+"
-                       r"(?!(?:machine|default)(?![^\s\"']))\S+)+"),
+                       r"(?!(?:machine|default)(?![^\s\"']))" + _NETRC_VALUE + r")+"),
     # a .pgpass line, on its own: ``host:port:database:user:password`` (``\:`` escapes a
     # colon); a port number or ``*`` second, no white space in the first four fields, no
     # bare colon in the password, and a host that is not a number (a time, a MAC address)
@@ -359,7 +363,7 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
 # quote opening ``echo "machine …"``), and the end of a line after an entry's last value.
 _NETRC_LEAD = re.compile(r"(?:\A|\n)[ \t]*[\"']?\Z")
 _LINE_END = re.compile(r"[ \t]*\r?(?:\n|\Z)")
-_NETRC_TOKEN = re.compile(r"\S+")
+_NETRC_TOKEN = re.compile(_NETRC_VALUE)
 
 
 def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
@@ -376,12 +380,16 @@ def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
     first = 2 if tokens[0].group() == "machine" else 1
     spans: list[Span] = []
     for keyword, value in zip(tokens[first::2], tokens[first + 1::2], strict=False):
-        shown = value.group()
-        if keyword.group() not in ("password", "account") or PLACEHOLDER.fullmatch(shown):
+        at, to = value.span()
+        if text[at] == '"':  # a quoted value: what is inside its quotes
+            at, to = at + 1, to - (to - at > 1 and text[to - 1] == '"')
+        shown = text[at:to]
+        if keyword.group() not in ("password", "account") or not shown \
+                or PLACEHOLDER.fullmatch(shown):
             continue
         if code and _CODE_VALUE.search(shown):
             continue  # a template (``password {pw}``, ``password $PW``) in program text
-        spans.append((*value.span(), "netrc_password"))
+        spans.append((at, to, "netrc_password"))
     return spans
 
 
