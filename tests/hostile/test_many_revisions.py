@@ -122,3 +122,19 @@ def test_a_rerun_after_a_stopped_run_pays_the_caches_it_skipped(tmp_path: Path) 
                         timeout=120)
         assert again.returncode == 0, again.stderr
         assert _caches(out / commit) == _caches(cold) != {}, commit
+
+
+def test_a_name_that_is_a_file_here_and_a_revision_is_refused(tmp_path: Path) -> None:
+    """``--revisions v1`` beside a file called ``v1`` was read as that file's list (here
+    the other revision): an index of another revision than the one named, silently."""
+    repo, commits = _tagged(tmp_path)
+    (tmp_path / "v1").write_text("v2\n", encoding="utf-8")
+    proc = run_cli("index", repo.path, "--revisions", "v1", "-o", tmp_path / "out",
+                   "--quiet", cwd=tmp_path, timeout=60)
+    assert_clean_error(proc, contains=["both a file", "./v1", "v1,"])
+    assert not (tmp_path / "out" / commits[1]).exists()
+    for spec, commit in (("./v1", commits[1]), ("v1,", commits[0])):
+        done = run_cli("index", repo.path, "--revisions", spec, "-o", tmp_path / "out",
+                       "--quiet", cwd=tmp_path, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "out" / commit / "manifest.json").is_file()

@@ -103,6 +103,21 @@ def read_revisions(spec: str) -> list[str]:
     return found
 
 
+def refuse_file_and_revision(repo: str | Path, spec: str) -> None:
+    """An InputError when ``spec`` (``--revisions``) names both a file here and a revision
+    of ``repo``: it would be read as the file's list of revisions, which is not what a
+    user naming the branch meant. ``./NAME`` names the file, ``NAME,`` the revision."""
+    if not _is_file(spec) or not PLAIN_NAME.fullmatch(spec) or ".." in spec:
+        return
+    found = git(["rev-parse", "--verify", "--quiet", END_OF_OPTIONS, f"{spec}^{{commit}}"],
+                repo=repo, check=False)
+    if found.ok and is_full_sha(found.text.strip()):
+        raise InputError(f"{{revisions}} {spec!r} names both a file here and a revision of "
+                         f"the repository; write ./{spec} for the file of revisions, or "
+                         f"{spec}, (a list of one) for the revision", path=spec,
+                         settings=("revisions",))
+
+
 # A range of more commits than this is refused: far more indexes than a suite needs.
 MAX_RANGE_COMMITS = 100_000
 
@@ -416,4 +431,4 @@ def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None
 
 __all__ = ["BuiltRevision", "ManyProgress", "ManyProgressFn", "ManyResult", "RevisionJob",
            "build_many", "build_revision", "expand_revisions", "install_revision",
-           "read_revisions"]
+           "read_revisions", "refuse_file_and_revision"]

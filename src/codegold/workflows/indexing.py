@@ -23,6 +23,7 @@ from codegold.index.many import (
     build_many,
     case_sources,
     expand_revisions,
+    refuse_file_and_revision,
 )
 from codegold.index.many import read_revisions as _read_revisions
 from codegold.index.policy import PathPolicy, load_policy
@@ -202,6 +203,7 @@ def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
 def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
     """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
     line, or a comma-separated list; a range ``A..B`` in either stands for its commits."""
+    refuse_file_and_revision(repo, revisions)
     return (CaseSource(Path(repo), None, {},
                        tuple(expand_revisions(repo, _read_revisions(revisions)))),)
 
