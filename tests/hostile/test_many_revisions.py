@@ -138,3 +138,19 @@ def test_a_name_that_is_a_file_here_and_a_revision_is_refused(tmp_path: Path) ->
                        "--quiet", cwd=tmp_path, timeout=120)
         assert done.returncode == 0, done.stderr
         assert (tmp_path / "out" / commit / "manifest.json").is_file()
+
+
+@pytest.mark.parametrize("pin", ["tree", "blob", "unknown"])
+def test_a_case_pinning_no_commit_is_named_in_the_error(tmp_path: Path, pin: str) -> None:
+    """Of a suite's many pins, the one that names a tree, a blob or nothing known."""
+    repo, commits = _tagged(tmp_path)
+    bad = {"tree": git(repo.path, "rev-parse", "v2^{tree}"),
+           "blob": git(repo.path, "rev-parse", "v2:pkg/a.py"), "unknown": "0" * 40}[pin]
+    cases = tmp_path / "cases.yaml"
+    cases.write_text("format: 1\ndefaults: {repository: acme/repo, cutoff: 3}\ncases:\n" + "".join(
+        f"  - id: case-{n}\n    revision: '{revision}'\n    query: where is f\n"
+        f"    accepted: [{{file: pkg/a.py}}]\n"
+        for n, revision in enumerate([commits[0], bad, commits[1]])), encoding="utf-8")
+    proc = run_cli("index", repo.path, "--cases", cases, "-o", tmp_path / "out", "--quiet",
+                   timeout=60)
+    assert_clean_error(proc, contains=["case 'case-1'", bad])

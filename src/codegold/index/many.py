@@ -234,7 +234,16 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
         elif revision in resolved:
             commit, repo_dir = resolved[revision], Path(repo)
         else:  # its own call, for the error that names what is wrong
-            snapshot = GitSnapshot.open(repo, revision)
+            try:
+                snapshot = GitSnapshot.open(repo, revision)
+            except InputError as err:
+                if revision not in pinned or err.case_id is not None \
+                        or repr(revision) not in err.message:  # (the repository's own)
+                    raise
+                # (which of a suite's cases pins it: a tree's or a blob's id, an unfetched
+                # commit)
+                raise InputError(err.message, path=err.path, case_id=pinned[revision],
+                                 field="revision", settings=err.settings) from err
             commit, repo_dir = snapshot.revision, snapshot.repo
         if revision in pinned and commit != revision:
             # e.g. `git rev-parse TAG` of an annotated tag: the tag object's id, not a
@@ -299,7 +308,10 @@ def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
              if PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
     if len(names) < 2:
         return {}
-    GitSnapshot.open(repo, names[0])  # the repository checks, worded
+    try:
+        GitSnapshot.open(repo, names[0])  # the repository checks, worded
+    except InputError:
+        return {}  # each is opened on its own, its error with the case that pins it
     try:
         # No --end-of-options: git before 2.43 echoes it among the shas (and every name
         # here starts with a letter, digit or underscore, so none reads as an option).
