@@ -13,6 +13,7 @@ from codegold.index.gitsnap import GitObjects, GitSnapshot
 from codegold.index.many import build_many
 from gitrepo import Repo, git
 from hostilekit import assert_clean_error, run_cli
+from indexrows import index_rows
 
 MakeRepo = Callable[[str], Repo]
 
@@ -154,3 +155,29 @@ def test_a_case_pinning_no_commit_is_named_in_the_error(tmp_path: Path, pin: str
     proc = run_cli("index", repo.path, "--cases", cases, "-o", tmp_path / "out", "--quiet",
                    timeout=60)
     assert_clean_error(proc, contains=["case 'case-1'", bad])
+
+
+def test_a_rerun_with_another_policy_builds_again_what_it_changes(tmp_path: Path) -> None:
+    """A rerun with a changed --policy said '2 already there' and kept the indexes of the
+    old policy (a single build honours it); without --policy what is there is kept."""
+    repo, commits = _tagged(tmp_path)
+    out = tmp_path / "out"
+    first = run_cli("index", repo.path, "--revisions", "v1,v2", "-o", out, "--quiet",
+                    timeout=120)
+    assert first.returncode == 0, first.stderr
+    policy = tmp_path / "policy.yaml"
+    policy.write_text('format: 1\nexclude: ["pkg/b.py"]\n', encoding="utf-8")
+    again = run_cli("index", repo.path, "--revisions", "v1,v2", "-o", out, "--policy", policy,
+                    "--quiet", timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "2 indexes built, 0 already there" in again.stdout + again.stderr
+    cold = run_cli("index", repo.path, "--revision", "v2", "-o", tmp_path / "cold",
+                   "--policy", policy, "--quiet", timeout=120)
+    assert cold.returncode == 0, cold.stderr
+    assert index_rows(out / commits[1]) == index_rows(tmp_path / "cold")
+    assert _caches(out / commits[1]) == _caches(tmp_path / "cold") != {}
+    # the same policy again, or none: nothing to build
+    for flags in (("--policy", policy), ()):
+        same = run_cli("index", repo.path, "--revisions", "v1,v2", "-o", out, *flags,
+                       "--quiet", timeout=120)
+        assert "0 indexes built, 2 already there" in same.stdout + same.stderr, same.stderr

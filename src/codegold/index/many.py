@@ -25,7 +25,7 @@ from typing import Any
 from codegold.errors import CodeIndexError, InputError
 from codegold.execute import Executor
 from codegold.index.build import BuildProgress, build_index, repository_name
-from codegold.index.catalog import IndexSet
+from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.clones import clone_for
 from codegold.index.gitsnap import PLAIN_NAME, GitObjects, GitSnapshot, refuse_ambiguous
@@ -223,6 +223,8 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
         have = dict(IndexSet.from_path(root).by_revision)
     except InputError:  # nothing complete there yet
         have = {}
+    if policy is not None:  # (without one, an index there of any policy will do)
+        have = _same_policy(root, have, policy)
     pinned = pinned_by or {}
     commits: list[str] = []
     repo_dir: Path | None = None  # the repository as git found it, for check_output
@@ -282,6 +284,24 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                       store=chunks.root if chunks else None,
                       parsed=counts[0], reused=counts[1],
                       skipped_dirs=tuple(have[commit] for commit in skipped))
+
+
+def _same_policy(root: Path, have: Mapping[str, Path], policy: PathPolicy) -> dict[str, Path]:
+    """The indexes of ``have`` built with ``policy``: one built with another (a rerun
+    with a changed ``--policy``) is built again in its place, as a single build would,
+    not kept as done with what the old policy let in or left out."""
+    kept: dict[str, Path] = {}
+    for commit, folder in have.items():
+        manifest = manifest_or_none(folder)
+        found = manifest.path_policy.hash if manifest and manifest.path_policy else None
+        if found == policy.hash:
+            kept[commit] = folder
+        elif folder.resolve() != (root / commit).resolve():
+            raise InputError(f"the index of {commit} here was built with another path policy "
+                             f"({found}, not {policy.hash}) and sits at another name than "
+                             f"{commit}; remove it, or build into another folder",
+                             path=str(folder))
+    return kept
 
 
 def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
