@@ -217,13 +217,17 @@ def refuse_ambiguous(repo: Path, names: Iterable[str]) -> None:
     ``refs/remotes/NAME``, ``refs/remotes/NAME/HEAD``), when they name different commits:
     git takes the first quietly (a tag over a branch of the same name), and an index of
     a tree the user did not mean is a silent wrong result. Only plain names are looked
-    at (``v1.0``, ``release/2``; not ``v1.0~2`` or a full sha), in one git call."""
+    at (``v1.0``, ``release/2``; not ``v1.0~2`` or a full sha), in one git call a few
+    hundred names."""
     plain = [name for name in dict.fromkeys(names)
              if PLAIN_NAME.fullmatch(name) and not is_full_sha(name) and ".." not in name]
-    if not plain:
-        return
-    listed = _run(repo, ["for-each-ref", "--format=%(refname)"], check=False)
-    refs = set(listed.stdout.splitlines()) if listed.returncode == 0 else set()
+    refs: set[str] = set()
+    for first in range(0, len(plain), 500):  # only the refs each name may mean are listed
+        listed = _run(repo, ["for-each-ref", "--format=%(refname)",
+                             *(f"refs/{kind}{name}" for name in plain[first:first + 500]
+                               for kind in ("", "tags/", "heads/", "remotes/"))], check=False)
+        if listed.returncode == 0:
+            refs.update(listed.stdout.splitlines())
     for name in plain:
         found = [ref for ref in (f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}",
                                  f"refs/remotes/{name}", f"refs/remotes/{name}/HEAD")
