@@ -181,3 +181,18 @@ def test_a_rerun_with_another_policy_builds_again_what_it_changes(tmp_path: Path
         same = run_cli("index", repo.path, "--revisions", "v1,v2", "-o", out, *flags,
                        "--quiet", timeout=120)
         assert "0 indexes built, 2 already there" in same.stdout + same.stderr, same.stderr
+
+
+def test_a_branch_with_a_hash_in_its_name_is_not_cut_to_another(tmp_path: Path) -> None:
+    """``fix#12`` in a revisions file was read as ``fix`` and a comment: another branch,
+    built without a word."""
+    repo, commits = _tagged(tmp_path)
+    git(repo.path, "branch", "fix", commits[0])
+    git(repo.path, "branch", "fix#12", commits[1])
+    revisions = tmp_path / "revisions.txt"
+    revisions.write_text("fix#12  # the fix\n", encoding="utf-8")
+    proc = run_cli("index", repo.path, "--revisions", revisions, "-o", tmp_path / "out",
+                   "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name != ".chunkstore") \
+        == [commits[1]]

@@ -14,6 +14,7 @@ reach it) and returns the index's files; this process installs them, atomically,
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -51,6 +52,7 @@ class ManyProgress:
 
 ManyProgressFn = Callable[[ManyProgress], None]
 _MAX_REVISIONS_FILE = 4 * 1024 * 1024
+_COMMENT = re.compile(r"(?:^|\s)#.*")
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,9 @@ def read_revisions(spec: str) -> list[str]:
         except (OSError, UnicodeDecodeError) as err:
             raise InputError(f"cannot read the revisions file: {err}; expected one revision "
                              "per line", path=spec) from err
-        items = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+        # a comment starts a line or follows white space: git allows ``#`` in a branch
+        # name (``fix#12``), which is not cut to another branch's name (``fix``)
+        items = [_COMMENT.sub("", line).strip() for line in text.splitlines()]
     else:
         items = [part.strip() for part in spec.split(",")]
     found = list(dict.fromkeys(item for item in items if item))
