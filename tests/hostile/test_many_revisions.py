@@ -196,3 +196,18 @@ def test_a_branch_with_a_hash_in_its_name_is_not_cut_to_another(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.name != ".chunkstore") \
         == [commits[1]]
+
+
+def test_a_folder_holding_another_revisions_index_is_not_built_over(tmp_path: Path) -> None:
+    """v2's index moved by hand to v1's folder name: the run counted v2 as already there
+    and then built v1 over it, so v2's index was gone while reported present."""
+    repo, commits = _tagged(tmp_path)
+    out = tmp_path / "out"
+    first = run_cli("index", repo.path, "--revisions", "v2", "-o", out, "--quiet", timeout=120)
+    assert first.returncode == 0, first.stderr
+    (out / commits[1]).rename(out / commits[0])
+    proc = run_cli("index", repo.path, "--revisions", "v2,v1", "-o", out, "--quiet",
+                   timeout=120)
+    assert_clean_error(proc, contains=[f"holds the index of revision {commits[1]}"])
+    manifest = (out / commits[0] / "manifest.json").read_text(encoding="utf-8")
+    assert commits[1] in manifest

@@ -260,6 +260,7 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                              field="revision")
         if commit not in commits:
             commits.append(commit)
+    _refuse_misnamed(root, have, [commit for commit in commits if commit not in have])
     chunks = ChunkStore.open(store if store is not None else default_store(root)) \
         if use_store and any(commit not in have for commit in commits) else None
     if executor is not None and not executor.in_process:
@@ -288,6 +289,19 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                       store=chunks.root if chunks else None,
                       parsed=counts[0], reused=counts[1],
                       skipped_dirs=tuple(have[commit] for commit in skipped))
+
+
+def _refuse_misnamed(root: Path, have: Mapping[str, Path], building: Sequence[str]) -> None:
+    """An InputError, before anything is built, when the folder a revision is to be built
+    in holds another revision's index (a folder renamed by hand): building there would
+    replace the index of a revision this run counts as already there."""
+    held = {folder.resolve(): commit for commit, folder in have.items()}
+    for commit in building:
+        other = held.get((root / commit).resolve())
+        if other is not None and other != commit:
+            raise InputError(f"{commit} holds the index of revision {other}, not of {commit}; "
+                             f"move it to {other} (each index's folder is named by its "
+                             "commit)", path=str(root / commit))
 
 
 def _same_policy(root: Path, have: Mapping[str, Path], policy: PathPolicy) -> dict[str, Path]:
