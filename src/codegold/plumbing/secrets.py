@@ -351,6 +351,9 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
             if (kind == "basic_auth" and not _basic_credentials(text[start:end])
                     and not _AUTHORIZATION_BEFORE.search(text[max(0, start - 40):start])):
                 continue
+            if (kind == "bearer_token" and _WORD.fullmatch(text[start:end])
+                    and not _BEARER_HEADER.search(text[max(0, start - 40):start])):
+                continue  # prose ("HTTP bearer authorization"), not a token
             spans.append((start, end, kind))
     if "\n" in text:
         spans.extend(_key_bodies(text, "PRIVATE KEY" in exact))
@@ -505,6 +508,9 @@ def _full_runs(text: str) -> list[tuple[int, int]]:
 
 # An authorization header right before ``Basic``: whatever follows is the credential.
 _AUTHORIZATION_BEFORE = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?basic\s+\Z")
+# The same before ``Bearer``; elsewhere a word after it is prose, not a token.
+_BEARER_HEADER = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?bearer\s+\Z")
+_WORD = re.compile(r"[A-Za-z][a-z]+")
 
 
 def _basic_credentials(token: str) -> bool:
