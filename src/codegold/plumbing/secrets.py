@@ -344,6 +344,8 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
             if code and kind in ("password", "authorization_header") and _code_value(
                     text[start:end], quoted=_quoted(text, start, end)):
                 continue
+            if code and kind == "url_credentials" and _CODE_VALUE.search(text[start:end]):
+                continue  # ``f"http://{user}:{password}@…"``, ``<user>:<password>``
             if PLACEHOLDER.fullmatch(text[start:end]):
                 continue
             if kind == "high_entropy" and not _keylike(text[start:end]):
