@@ -89,6 +89,7 @@ class GitSnapshot:
         resolved = _run(path, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS,
                                f"{revision}^{{commit}}"], check=False)
         if resolved.returncode == 0 and is_full_sha(resolved.stdout.strip()):
+            refuse_ambiguous(path, [revision])
             return cls(path, resolved.stdout.strip(), revision)
         if _run(path, ["rev-parse", "--verify", "--quiet", "HEAD"], check=False).returncode != 0:
             anything = _run(path, ["rev-list", "-n", "1", "--all"], check=False)
@@ -206,6 +207,42 @@ class GitSnapshot:
             _stop(proc)
 
 
+# A name git may read as a ref name (no ``~``, ``^``, ``:``; never an option).
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
+
+
+def refuse_ambiguous(repo: Path, names: Iterable[str]) -> None:
+    """An InputError for the first of ``names`` that more than one ref answers to, by
+    git's rules (``refs/NAME``, ``refs/tags/NAME``, ``refs/heads/NAME``,
+    ``refs/remotes/NAME``, ``refs/remotes/NAME/HEAD``), when they name different commits:
+    git takes the first quietly (a tag over a branch of the same name), and an index of
+    a tree the user did not mean is a silent wrong result. Only plain names are looked
+    at (``v1.0``, ``release/2``; not ``v1.0~2`` or a full sha), in one git call a few
+    hundred names."""
+    plain = [name for name in dict.fromkeys(names)
+             if PLAIN_NAME.fullmatch(name) and not is_full_sha(name) and ".." not in name]
+    refs: set[str] = set()
+    for first in range(0, len(plain), 500):  # only the refs each name may mean are listed
+        listed = _run(repo, ["for-each-ref", "--format=%(refname)",
+                             *(f"refs/{kind}{name}" for name in plain[first:first + 500]
+                               for kind in ("", "tags/", "heads/", "remotes/"))], check=False)
+        if listed.returncode == 0:
+            refs.update(listed.stdout.splitlines())
+    for name in plain:
+        found = [ref for ref in (f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}",
+                                 f"refs/remotes/{name}", f"refs/remotes/{name}/HEAD")
+                 if ref in refs]
+        if len(found) < 2:
+            continue
+        commits = {_run(repo, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS,
+                               f"{ref}^{{commit}}"], check=False).stdout.strip()
+                   for ref in found}
+        if len(commits) > 1:
+            raise InputError(f"revision {name!r} is ambiguous: {', '.join(found)} name "
+                             "different commits; name the one meant in full (say "
+                             f"{found[-1]})", path=str(repo))
+
+
 class GitObjects:
     """Long-lived ``git cat-file`` processes of one repository, for the snapshots of many
     revisions built one after another: one ``--batch`` process streams every blob asked
@@ -307,12 +344,19 @@ class GitObjects:
             level = [(sha, f"{prefix}{name}/")
                      for tree, prefix in level if (tree, prefix) not in self._listed
                      for mode, kind, sha, name in parsed[tree] if kind == "tree"]
-        return self._assemble(root, "", parsed)
+        found = self._assemble(root, "", parsed)
+        # Trimmed only once the revision is assembled: a kept subtree dropped halfway
+        # would be one this revision still needs and never read (it was kept).
+        while self._held > _LISTED_ENTRIES and self._listed:
+            _, dropped = self._listed.popitem(last=False)
+            self._held -= len(dropped)
+        return found
 
     def _assemble(self, tree: str, prefix: str, parsed: dict[str, list[tuple[str, str, str, str]]]
                   ) -> list[TreeEntry]:
         """The entries below ``tree`` (at ``prefix``), depth first in tree order; each
-        subtree's list kept for a later revision (the most recent few thousand)."""
+        subtree's list kept for a later revision (the most recently used, trimmed by
+        :meth:`listing`)."""
         kept = self._listed.get((tree, prefix))
         if kept is not None:
             self._listed.move_to_end((tree, prefix))
@@ -326,9 +370,6 @@ class GitObjects:
         if prefix:  # the root changes with every revision: not worth keeping
             self._listed[(tree, prefix)] = found
             self._held += len(found)
-            while self._held > _LISTED_ENTRIES and self._listed:
-                _, dropped = self._listed.popitem(last=False)
-                self._held -= len(dropped)
         return found
 
     def sizes(self, shas: list[str]) -> dict[str, int]:

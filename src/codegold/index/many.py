@@ -26,10 +26,10 @@ from typing import Any
 from codegold.errors import CodeIndexError, InputError
 from codegold.execute import Executor
 from codegold.index.build import BuildProgress, build_index, repository_name
-from codegold.index.catalog import IndexSet
+from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.clones import clone_for
-from codegold.index.gitsnap import GitObjects, GitSnapshot
+from codegold.index.gitsnap import PLAIN_NAME, GitObjects, GitSnapshot, refuse_ambiguous
 from codegold.index.outdir import build_lock, check_output, remove_stale_temps, temp_name
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
@@ -52,6 +52,7 @@ class ManyProgress:
 
 ManyProgressFn = Callable[[ManyProgress], None]
 _MAX_REVISIONS_FILE = 4 * 1024 * 1024
+_COMMENT = re.compile(r"(?:^|\s)#.*")
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class ManyResult:
     store: Path | None
     parsed: int
     reused: int
+    skipped_dirs: tuple[Path, ...] = ()  # the index folder of each skipped commit
 
 
 def _is_file(spec: str) -> bool:
@@ -88,11 +90,14 @@ def read_revisions(spec: str) -> list[str]:
             if len(raw) > _MAX_REVISIONS_FILE:
                 raise InputError(f"the revisions file is over {_MAX_REVISIONS_FILE} bytes; "
                                  "expected one revision per line", path=spec)
-            text = raw.decode("utf-8")
+            # (an editor's byte order mark is no part of the first revision's name)
+            text = raw.decode("utf-8-sig")
         except (OSError, UnicodeDecodeError) as err:
             raise InputError(f"cannot read the revisions file: {err}; expected one revision "
                              "per line", path=spec) from err
-        items = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+        # a comment starts a line or follows white space: git allows ``#`` in a branch
+        # name (``fix#12``), which is not cut to another branch's name (``fix``)
+        items = [_COMMENT.sub("", line).strip() for line in text.splitlines()]
     else:
         items = [part.strip() for part in spec.split(",")]
     found = list(dict.fromkeys(item for item in items if item))
@@ -100,6 +105,21 @@ def read_revisions(spec: str) -> list[str]:
         raise InputError("{revisions} names no revision: expected a file with one revision "
                          "per line or a list like v1.0,v1.1", path=spec, settings=("revisions",))
     return found
+
+
+def refuse_file_and_revision(repo: str | Path, spec: str) -> None:
+    """An InputError when ``spec`` (``--revisions``) names both a file here and a revision
+    of ``repo``: it would be read as the file's list of revisions, which is not what a
+    user naming the branch meant. ``./NAME`` names the file, ``NAME,`` the revision."""
+    if not _is_file(spec) or not PLAIN_NAME.fullmatch(spec) or ".." in spec:
+        return
+    found = git(["rev-parse", "--verify", "--quiet", END_OF_OPTIONS, f"{spec}^{{commit}}"],
+                repo=repo, check=False)
+    if found.ok and is_full_sha(found.text.strip()):
+        raise InputError(f"{{revisions}} {spec!r} names both a file here and a revision of "
+                         f"the repository; write ./{spec} for the file of revisions, or "
+                         f"{spec}, (a list of one) for the revision", path=spec,
+                         settings=("revisions",))
 
 
 # A range of more commits than this is refused: far more indexes than a suite needs.
@@ -119,6 +139,13 @@ def expand_revisions(repo: str | Path, items: Sequence[str]) -> list[str]:
         if not start or not end or looks_like_option(start) or looks_like_option(end):
             raise InputError(f"revision range {item!r}: expected A..B with both ends named "
                              "(say v1.0..v1.1)", settings=("revisions",))
+        # each end on its own first: an unknown one is named as such, not in git's words
+        for name in (start, end):
+            try:
+                GitSnapshot.open(repo, name)
+            except InputError as err:
+                raise InputError(f"revision range {item!r}: {err.message}", path=err.path,
+                                 settings=err.settings) from err
         done = git(["rev-list", "--reverse", "--topo-order", END_OF_OPTIONS,
                     f"{start}^{{commit}}..{end}^{{commit}}"], repo=repo, check=False)
         if not done.ok:
@@ -200,6 +227,8 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
         have = dict(IndexSet.from_path(root).by_revision)
     except InputError:  # nothing complete there yet
         have = {}
+    if policy is not None:  # (without one, an index there of any policy will do)
+        have = _same_policy(root, have, policy)
     pinned = pinned_by or {}
     commits: list[str] = []
     repo_dir: Path | None = None  # the repository as git found it, for check_output
@@ -211,7 +240,16 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
         elif revision in resolved:
             commit, repo_dir = resolved[revision], Path(repo)
         else:  # its own call, for the error that names what is wrong
-            snapshot = GitSnapshot.open(repo, revision)
+            try:
+                snapshot = GitSnapshot.open(repo, revision)
+            except InputError as err:
+                if revision not in pinned or err.case_id is not None \
+                        or repr(revision) not in err.message:  # (the repository's own)
+                    raise
+                # (which of a suite's cases pins it: a tree's or a blob's id, an unfetched
+                # commit)
+                raise InputError(err.message, path=err.path, case_id=pinned[revision],
+                                 field="revision", settings=err.settings) from err
             commit, repo_dir = snapshot.revision, snapshot.repo
         if revision in pinned and commit != revision:
             # e.g. `git rev-parse TAG` of an annotated tag: the tag object's id, not a
@@ -222,6 +260,7 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                              field="revision")
         if commit not in commits:
             commits.append(commit)
+    _refuse_misnamed(root, have, [commit for commit in commits if commit not in have])
     chunks = ChunkStore.open(store if store is not None else default_store(root)) \
         if use_store and any(commit not in have for commit in commits) else None
     if executor is not None and not executor.in_process:
@@ -248,7 +287,39 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
                                     snapshot=GitSnapshot.resolved(objects, commit)))
     return ManyResult(built=tuple(built), skipped=tuple(skipped),
                       store=chunks.root if chunks else None,
-                      parsed=counts[0], reused=counts[1])
+                      parsed=counts[0], reused=counts[1],
+                      skipped_dirs=tuple(have[commit] for commit in skipped))
+
+
+def _refuse_misnamed(root: Path, have: Mapping[str, Path], building: Sequence[str]) -> None:
+    """An InputError, before anything is built, when the folder a revision is to be built
+    in holds another revision's index (a folder renamed by hand): building there would
+    replace the index of a revision this run counts as already there."""
+    held = {folder.resolve(): commit for commit, folder in have.items()}
+    for commit in building:
+        other = held.get((root / commit).resolve())
+        if other is not None and other != commit:
+            raise InputError(f"{commit} holds the index of revision {other}, not of {commit}; "
+                             f"move it to {other} (each index's folder is named by its "
+                             "commit)", path=str(root / commit))
+
+
+def _same_policy(root: Path, have: Mapping[str, Path], policy: PathPolicy) -> dict[str, Path]:
+    """The indexes of ``have`` built with ``policy``: one built with another (a rerun
+    with a changed ``--policy``) is built again in its place, as a single build would,
+    not kept as done with what the old policy let in or left out."""
+    kept: dict[str, Path] = {}
+    for commit, folder in have.items():
+        manifest = manifest_or_none(folder)
+        found = manifest.path_policy.hash if manifest and manifest.path_policy else None
+        if found == policy.hash:
+            kept[commit] = folder
+        elif folder.resolve() != (root / commit).resolve():
+            raise InputError(f"the index of {commit} here was built with another path policy "
+                             f"({found}, not {policy.hash}) and sits at another name than "
+                             f"{commit}; remove it, or build into another folder",
+                             path=str(folder))
+    return kept
 
 
 def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
@@ -267,18 +338,18 @@ def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
                        store=store, progress=report, snapshot=snapshot)
 
 
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+@-]{0,254}")
-
-
 def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
     """The commit of each plain revision name in one git call (a history of hundreds
     would otherwise pay a call or two each); empty when any is unknown or git says
     anything unexpected, and the caller then resolves each on its own."""
     names = [name for name in dict.fromkeys(revisions)
-             if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
+             if PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".")]
     if len(names) < 2:
         return {}
-    GitSnapshot.open(repo, names[0])  # the repository checks, worded
+    try:
+        GitSnapshot.open(repo, names[0])  # the repository checks, worded
+    except InputError:
+        return {}  # each is opened on its own, its error with the case that pins it
     try:
         # No --end-of-options: git before 2.43 echoes it among the shas (and every name
         # here starts with a letter, digit or underscore, so none reads as an option).
@@ -289,6 +360,7 @@ def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
     found = done.text.split()
     if not done.ok or len(found) != len(names) or not all(map(is_full_sha, found)):
         return {}
+    refuse_ambiguous(Path(repo), names)
     return dict(zip(names, found, strict=True))
 
 
@@ -403,9 +475,10 @@ def _build_elsewhere(executor: Executor, repo: str | Path, repo_dir: Path | None
             progress(ManyProgress(built.commit, len(skipped) + len(finished), total))
     return ManyResult(built=tuple(finished[job.commit] for job in jobs),
                       skipped=tuple(skipped), store=chunks.root if chunks else None,
-                      parsed=counts[0], reused=counts[1])
+                      parsed=counts[0], reused=counts[1],
+                      skipped_dirs=tuple(have[commit] for commit in skipped))
 
 
 __all__ = ["BuiltRevision", "ManyProgress", "ManyProgressFn", "ManyResult", "RevisionJob",
            "build_many", "build_revision", "expand_revisions", "install_revision",
-           "read_revisions"]
+           "read_revisions", "refuse_file_and_revision"]

@@ -39,6 +39,10 @@ _SECRET_NAMES = (r"(?:password|passwd|pwd|passphrase|secret|client_secret|"
                  r"api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|"
                  r"access[_-]?token|token|credentials?|private[_-]?key[_-]?id)")
 
+# A netrc value: a double-quoted one may hold spaces and backslash escapes (as curl and
+# Python's netrc read it), to its closing quote or its line's end; any other is a word.
+_NETRC_VALUE = r'(?:"(?:[^"\\\n]|\\[^\n])*(?:"|(?=\n|\Z))|\S+)'
+
 SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*"
                     r"PRIVATE KEY( BLOCK)?-----|\Z)"),
@@ -75,7 +79,10 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
                              r"(?:(?!bearer\b|basic\b)[a-z-]+\s+)?(?P<value>[^\s\"',;<]{8,})"),
     # ``curl -u user:pass``, ``--user user:pass``; ``mysql -pPASS`` (the value joined to -p)
     ("cli_password", r"(?<=\s)(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']+:(?P<value>[^\s\"'@]{3,})"),
-    ("cli_password", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n]*?[ \t]-p"
+    # (the words between stop at the next client name: each name is tried to the next
+    # one, not to the line's end, which was quadratic in a line of many)
+    ("cli_password", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b"
+                     r"(?:(?!\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b)[^\n])*?[ \t]-p"
                      r"(?P<value>[^\s\"'-][^\s\"']{2,})"),
     # a kubeconfig's client key (base64 of a private key block)
     ("kubeconfig_key", r"(?i)\bclient-key-data[\"']?\s*:\s*[\"']?(?P<value>[A-Za-z0-9+/=]{16,})"),
@@ -106,7 +113,7 @@ SECRET_PATTERNS: tuple[tuple[str, str], ...] = (
     # is never ``machine`` or ``default``: they open the next entry.
     ("netrc_password", r"(?<![^\s\"'])(?:machine\s+(?!default(?!\S))\S+|default)"
                        r"(?:\s+(?:login|password|account|port)\s+"
-                       r"(?!(?:machine|default)(?![^\s\"']))\S+)+"),
+                       r"(?!(?:machine|default)(?![^\s\"']))" + _NETRC_VALUE + r")+"),
     # a .pgpass line, on its own: ``host:port:database:user:password`` (``\:`` escapes a
     # colon); a port number or ``*`` second, no white space in the first four fields, no
     # bare colon in the password, and a host that is not a number (a time, a MAC address)
@@ -337,6 +344,8 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
             if code and kind in ("password", "authorization_header") and _code_value(
                     text[start:end], quoted=_quoted(text, start, end)):
                 continue
+            if code and kind == "url_credentials" and _CODE_VALUE.search(text[start:end]):
+                continue  # ``f"http://{user}:{password}@…"``, ``<user>:<password>``
             if PLACEHOLDER.fullmatch(text[start:end]):
                 continue
             if kind == "high_entropy" and not _keylike(text[start:end]):
@@ -344,6 +353,9 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
             if (kind == "basic_auth" and not _basic_credentials(text[start:end])
                     and not _AUTHORIZATION_BEFORE.search(text[max(0, start - 40):start])):
                 continue
+            if (kind == "bearer_token" and _WORD.fullmatch(text[start:end])
+                    and not _BEARER_HEADER.search(text[max(0, start - 40):start])):
+                continue  # prose ("HTTP bearer authorization"), not a token
             spans.append((start, end, kind))
     if "\n" in text:
         spans.extend(_key_bodies(text, "PRIVATE KEY" in exact))
@@ -356,7 +368,7 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
 # quote opening ``echo "machine …"``), and the end of a line after an entry's last value.
 _NETRC_LEAD = re.compile(r"(?:\A|\n)[ \t]*[\"']?\Z")
 _LINE_END = re.compile(r"[ \t]*\r?(?:\n|\Z)")
-_NETRC_TOKEN = re.compile(r"\S+")
+_NETRC_TOKEN = re.compile(_NETRC_VALUE)
 
 
 def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
@@ -373,12 +385,16 @@ def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
     first = 2 if tokens[0].group() == "machine" else 1
     spans: list[Span] = []
     for keyword, value in zip(tokens[first::2], tokens[first + 1::2], strict=False):
-        shown = value.group()
-        if keyword.group() not in ("password", "account") or PLACEHOLDER.fullmatch(shown):
+        at, to = value.span()
+        if text[at] == '"':  # a quoted value: what is inside its quotes
+            at, to = at + 1, to - (to - at > 1 and text[to - 1] == '"')
+        shown = text[at:to]
+        if keyword.group() not in ("password", "account") or not shown \
+                or PLACEHOLDER.fullmatch(shown):
             continue
         if code and _CODE_VALUE.search(shown):
             continue  # a template (``password {pw}``, ``password $PW``) in program text
-        spans.append((*value.span(), "netrc_password"))
+        spans.append((at, to, "netrc_password"))
     return spans
 
 
@@ -494,6 +510,9 @@ def _full_runs(text: str) -> list[tuple[int, int]]:
 
 # An authorization header right before ``Basic``: whatever follows is the credential.
 _AUTHORIZATION_BEFORE = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?basic\s+\Z")
+# The same before ``Bearer``; elsewhere a word after it is prose, not a token.
+_BEARER_HEADER = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?bearer\s+\Z")
+_WORD = re.compile(r"[A-Za-z][a-z]+")
 
 
 def _basic_credentials(token: str) -> bool:
@@ -613,20 +632,35 @@ def _in_view(text: str, pattern: re.Pattern[str], undo: Any, code: bool) -> list
     if shown == text:
         return []  # nothing was hidden (``%02d`` is not an encoded character)
 
+    # The places never touch (a pattern's neighbouring matches are one match): each is
+    # found by bisection, not by a walk over all of them per span (a text of thousands
+    # of encoded values, each a span, took minutes).
+    starts = [v_start for v_start, _, _, _ in places]
+    ends = [v_end for _, v_end, _, _ in places]
+
     def back(position: int, *, end: bool) -> int:
-        shift = 0
-        for v_start, v_end, t_start, t_end in places:
-            if position < v_start or (not end and position == v_start and v_start == v_end):
-                break
-            if position < v_end or (end and position == v_end):
-                return t_end if end else t_start
-            shift = t_end - v_end
-        return position + shift
+        at = bisect.bisect_right(starts, position) - 1  # the last place not after it
+        if at < 0:
+            return position
+        v_start, v_end, t_start, t_end = places[at]
+        if not end and position == v_start == v_end:  # a start before an empty place
+            return position + (places[at - 1][3] - places[at - 1][1] if at else 0)
+        if position < v_end or (end and position == v_end):
+            return t_end if end else t_start
+        return position + t_end - v_end
+
+    def covers(start: int, end: int) -> bool:
+        """Whether a place starts in ``[start, end]``, or ends there and starts before
+        ``end``."""
+        first = bisect.bisect_left(starts, start)
+        if first < len(places) and starts[first] <= end:
+            return True
+        last = bisect.bisect_left(ends, start)
+        return last < len(places) and ends[last] <= end and starts[last] < end
 
     spans = []
     for start, end, kind in find_secrets(shown, code=code, _deep=False):
-        if any(start <= v_start <= end or (start <= v_end <= end and v_start < end)
-               for v_start, v_end, _, _ in places):
+        if covers(start, end):
             spans.append((back(start, end=False), back(end, end=True), kind))
     return spans
 

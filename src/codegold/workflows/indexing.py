@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from codegold.errors import InputError
+from codegold.errors import CodegoldError, InputError
 from codegold.execute import Executor, ExecutorSpec, open_executor, parse_executor
 from codegold.index.build import build_index, check_store_apart
 from codegold.index.catalog import IndexSet
@@ -23,12 +23,13 @@ from codegold.index.many import (
     build_many,
     case_sources,
     expand_revisions,
+    refuse_file_and_revision,
 )
 from codegold.index.many import read_revisions as _read_revisions
 from codegold.index.policy import PathPolicy, load_policy
 from codegold.model import Case, Manifest, load_cases
 from codegold.retrieve.config import DenseConfig, load_config
-from codegold.retrieve.warm import WarmProgress, lexical_engines, warm_lexical
+from codegold.retrieve.warm import WarmProgress, lexical_engines, missing_engines, warm_lexical
 from codegold.workflows.progress import (
     BuildProgressFn,
     EmbedProgressFn,
@@ -141,8 +142,9 @@ def build_indexes(request: BuildRequest, caches: PrepareProgress, *,
                                              policy=policy, repository=request.repository),
                             executor=pool, progress=many_progress)
         folders = tuple((request.output / str(m.revision), m) for m in result.built)
-        prepare_caches([folder for folder, _ in folders], caches,
-                       embed=request.embed, store=result.store)
+        # (an interrupted run's indexes first: the new ones may derive from them)
+        prepare_caches([*unwarmed(result.skipped_dirs), *(folder for folder, _ in folders)],
+                       caches, embed=request.embed, store=result.store)
     return Built(indexes=folders, many=result)
 
 
@@ -201,6 +203,7 @@ def prepare_caches(dirs: Sequence[Path], progress: PrepareProgress, *,
 def revision_sources(repo: Path, revisions: str) -> tuple[CaseSource, ...]:
     """The one source ``--revisions`` names: ``revisions`` is a file with one revision per
     line, or a comma-separated list; a range ``A..B`` in either stands for its commits."""
+    refuse_file_and_revision(repo, revisions)
     return (CaseSource(Path(repo), None, {},
                        tuple(expand_revisions(repo, _read_revisions(revisions)))),)
 
@@ -270,7 +273,24 @@ def _build_sources(request: IndexManyRequest, executor: Executor | None,
                       skipped=tuple(c for r in results for c in r.skipped),
                       store=next((r.store for r in results if r.store), None),
                       parsed=sum(r.parsed for r in results),
-                      reused=sum(r.reused for r in results))
+                      reused=sum(r.reused for r in results),
+                      skipped_dirs=tuple(d for r in results for d in r.skipped_dirs))
+
+
+def unwarmed(dirs: Sequence[Path]) -> list[Path]:
+    """The indexes of ``dirs`` that lack a BM25 cache the default configuration reads:
+    those a many-revision run built before it was stopped (its caches come after every
+    revision), which a rerun skips as complete. One that no longer opens is left to the
+    command that reads it."""
+    config = load_config()
+    found = []
+    for folder in dirs:
+        try:
+            if missing_engines(folder, config):
+                found.append(folder)
+        except CodegoldError:
+            continue
+    return found
 
 
 def index_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Case], *,
@@ -283,7 +303,8 @@ def index_case_revisions(repo: str | Path, folder: Path, cases: Sequence[Case], 
     result = index_many(IndexManyRequest(case_revision_sources(repo, cases), folder),
                         executor=executor, progress=progress)
     if warm:
-        warm_indexes([folder / str(m.revision) for m in result.built], warm_progress,
+        warm_indexes([*unwarmed(result.skipped_dirs),
+                      *(folder / str(m.revision) for m in result.built)], warm_progress,
                      store=result.store)
     return result
 

@@ -17,8 +17,8 @@ from codegold.execute import parse_executor
 @click.argument("repo", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--revision", "-r", help="Branch, tag or sha to index.")
 @click.option("--revisions", "revisions_spec", metavar="FILE|REV,REV,...",
-              help="Index many revisions into -o DIR/<commit>: a file (when one exists "
-                   "there) with one revision per line, else a comma-separated list; an "
+              help="Index many revisions into -o DIR/<commit>: a file with one revision "
+                   "per line, else a comma-separated list (./NAME, NAME, when both); an "
                    "item A..B stands for that range's commits, oldest first.")
 @click.option("--cases", "cases_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Index every revision these cases pin into -o DIR/<commit>; with REPO a "
