@@ -319,11 +319,8 @@ class ChunkStore:
         for key, file, side in list(self._files()):
             if key in kept:
                 continue
-            try:
-                size = file.stat().st_size
-                if not dry_run:
-                    file.unlink()
-            except OSError:
+            size = _remove(file, dry_run)
+            if size is None:
                 continue
             removed += 0 if side else 1
             freed += size
@@ -371,16 +368,10 @@ class ChunkStore:
             return 0, 0
         removed = freed = 0
         for file in sorted(folder.iterdir()):
-            if file.name in kept:
-                continue
-            try:
-                size = file.lstat().st_size
-                if not dry_run:
-                    file.unlink()
-            except OSError:
-                continue
-            removed += 1
-            freed += size
+            size = None if file.name in kept else _remove(file, dry_run)
+            if size is not None:
+                removed += 1
+                freed += size
         return removed, freed
 
     def indexed(self, limit: int = MAX_INDEXED_CANDIDATES) -> list[IndexedRevision]:
@@ -403,6 +394,18 @@ class ChunkStore:
                 records.append(_record_decoder.decode(read_cache_file(
                     file, limit=MAX_RECORD_BYTES)))
         return records
+
+
+def _remove(file: Path, dry_run: bool) -> int | None:
+    """Remove ``file`` (a link itself, never what it points to), or only measure it when
+    ``dry_run``: the bytes it took, None when it could not be."""
+    try:
+        size = file.lstat().st_size
+        if not dry_run:
+            file.unlink()
+    except OSError:
+        return None
+    return size
 
 
 def _note_name(index: str) -> str:
