@@ -141,6 +141,40 @@ def test_text_with_colons_is_not_a_pgpass_line(text: str) -> None:
         assert find_secrets(text, code=code) == [], text
 
 
+# --- the same files in a numbered view (cat -n, grep -n, an agent's file window) -------
+
+NUMBERED = [
+    ("     1\tmachine api.example.com\n     2\tlogin alice\n     3\tpassword s3cretPassw0rd\n",
+     "s3cretPassw0rd"),
+    ("1:localhost:5432:mydb:alice:s3cretpw\n2:*:*:*:bob:hunter2pass\n", "s3cretpw"),
+    ("1:localhost:5432:mydb:alice:s3cretpw\n2:*:*:*:bob:hunter2pass\n", "hunter2pass"),
+    ("41:machine example.com login bob password Tr0ub4dor\n42:\n", "Tr0ub4dor"),
+    ("3-# replica\n4:replica.example.com:5432:app:ro:r3pl1caPw\n", "r3pl1caPw"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), NUMBERED)
+def test_a_numbered_view_of_a_secret_file_loses_its_values(text: str, value: str) -> None:
+    # A rule that asks a line to open with its keyword must see past the viewer's number.
+    clean = redact_text(text)
+    assert value not in clean, clean
+    assert clean.count("\n") == text.count("\n")
+
+
+def test_a_numbered_key_body_seen_from_the_middle_is_redacted() -> None:
+    lines = [*_base64_lines("numbered", 400), "-----END OPENSSH PRIVATE KEY-----"]
+    text = "".join(f"{number:6}\t{line}\n" for number, line in enumerate(lines, start=20))
+    clean = redact_text(text)
+    assert all(line not in clean for line in lines[:-1]), clean
+
+
+def test_numbered_code_stays_as_it_is() -> None:
+    text = "10:def connect(host, port):\n11:    return open_socket(host, port)\n" \
+           "12:a:b:c:d:e\n     13\tx = {'k': 1}\n"
+    for code in (False, True):
+        assert find_secrets(text, code=code) == [], text
+
+
 # --- armoured key bodies seen from the middle ----------------------------------------
 
 def _base64_lines(seed: str, size: int, width: int = 64) -> list[str]:

@@ -598,7 +598,18 @@ def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
         found += _in_view(text, _PERCENT, _percent_decoded, code)
     if "\n" in text and hints:
         found += _wrapped(text, code, sorted({at for places in hints.values() for at in places}))
+    if "\n" in text and _NUMBERED_TWICE.search(text):
+        # A numbered view of a file (``cat -n``, ``grep -n``, an agent's ``12:`` window):
+        # the rules that ask a line to open with its keyword (.netrc, .pgpass, a key
+        # body's lines) see the file's own lines once the numbers are gone.
+        found += _in_view(text, _LINE_NUMBER, lambda match: "", code, every=True)
     return found
+
+
+# A line's number as a viewer prints it before the line: ``     3\t`` (cat -n, nl),
+# ``3:`` (grep -n on one file, an agent's file window), ``3-`` (grep's context lines).
+_LINE_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,7}(?:\t|:|-(?=\S))")
+_NUMBERED_TWICE = re.compile(r"(?m)^[ \t]*\d{1,7}(?:\t|:|-(?=\S))[^\n]*\n[ \t]*\d{1,7}(?:\t|:|-)")
 
 
 def _percent_decoded(match: re.Match[str]) -> str:
@@ -613,7 +624,10 @@ def _percent_decoded(match: re.Match[str]) -> str:
     return decoded if _TOKEN_CHARS.fullmatch(decoded) else match.group()
 
 
-def _in_view(text: str, pattern: re.Pattern[str], undo: Any, code: bool) -> list[Span]:
+def _in_view(text: str, pattern: re.Pattern[str], undo: Any, code: bool, *,
+             every: bool = False) -> list[Span]:
+    """Spans found in the view of ``text`` with ``pattern``'s places undone, mapped back:
+    those that cover an undone place, or (``every``) all of them."""
     pieces: list[str] = []
     # (view start, view end, text start, text end) of each undone place
     places: list[tuple[int, int, int, int]] = []
@@ -660,7 +674,7 @@ def _in_view(text: str, pattern: re.Pattern[str], undo: Any, code: bool) -> list
 
     spans = []
     for start, end, kind in find_secrets(shown, code=code, _deep=False):
-        if covers(start, end):
+        if every or covers(start, end):
             spans.append((back(start, end=False), back(end, end=True), kind))
     return spans
 
