@@ -139,15 +139,17 @@ def expand_revisions(repo: str | Path, items: Sequence[str]) -> list[str]:
         if not start or not end or looks_like_option(start) or looks_like_option(end):
             raise InputError(f"revision range {item!r}: expected A..B with both ends named "
                              "(say v1.0..v1.1)", settings=("revisions",))
-        # each end on its own first: an unknown one is named as such, not in git's words
-        for name in (start, end):
-            try:
-                GitSnapshot.open(repo, name)
-            except InputError as err:
-                raise InputError(f"revision range {item!r}: {err.message}", path=err.path,
-                                 settings=err.settings) from err
         done = git(["rev-list", "--reverse", "--topo-order", END_OF_OPTIONS,
                     f"{start}^{{commit}}..{end}^{{commit}}"], repo=repo, check=False)
+        try:
+            if done.ok:
+                refuse_ambiguous(Path(repo), [start, end])  # (git took a tag quietly)
+            else:  # each end on its own: an unknown one is named, not in git's words
+                for name in (start, end):
+                    GitSnapshot.open(repo, name)
+        except InputError as err:
+            raise InputError(f"revision range {item!r}: {err.message}", path=err.path,
+                             settings=err.settings) from err
         if not done.ok:
             raise InputError(f"revision range {item!r}: git cannot read it "
                              f"({done.stderr.strip()[:200]}); check both ends with "

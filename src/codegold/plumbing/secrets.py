@@ -351,10 +351,10 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
             if kind == "high_entropy" and not _keylike(text[start:end]):
                 continue
             if (kind == "basic_auth" and not _basic_credentials(text[start:end])
-                    and not _AUTHORIZATION_BEFORE.search(text[max(0, start - 40):start])):
+                    and not _HEADER_BEFORE["basic"].search(text[max(0, start - 40):start])):
                 continue
             if (kind == "bearer_token" and _WORD.fullmatch(text[start:end])
-                    and not _BEARER_HEADER.search(text[max(0, start - 40):start])):
+                    and not _HEADER_BEFORE["bearer"].search(text[max(0, start - 40):start])):
                 continue  # prose ("HTTP bearer authorization"), not a token
             spans.append((start, end, kind))
     if "\n" in text:
@@ -508,10 +508,10 @@ def _full_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
-# An authorization header right before ``Basic``: whatever follows is the credential.
-_AUTHORIZATION_BEFORE = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?basic\s+\Z")
-# The same before ``Bearer``; elsewhere a word after it is prose, not a token.
-_BEARER_HEADER = re.compile(r"(?i)authorization[\"']?\s*[:=]\s*[\"']?bearer\s+\Z")
+# An authorization header right before its scheme (``Basic``, ``Bearer``): whatever
+# follows is the credential; elsewhere a word after ``Bearer`` is prose, not a token.
+_HEADER_BEFORE = {scheme: re.compile(rf"(?i)authorization[\"']?\s*[:=]\s*[\"']?{scheme}\s+\Z")
+                  for scheme in ("basic", "bearer")}
 _WORD = re.compile(r"[A-Za-z][a-z]+")
 
 
@@ -608,8 +608,9 @@ def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
 
 # A line's number as a viewer prints it before the line: ``     3\t`` (cat -n, nl),
 # ``3:`` (grep -n on one file, an agent's file window), ``3-`` (grep's context lines).
-_LINE_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,7}(?:\t|:|-(?=\S))")
-_NUMBERED_TWICE = re.compile(r"(?m)^[ \t]*\d{1,7}(?:\t|:|-(?=\S))[^\n]*\n[ \t]*\d{1,7}(?:\t|:|-)")
+_NUMBER = r"[ \t]*\d{1,7}(?:\t|:|-(?=\S))"
+_LINE_NUMBER = re.compile(rf"(?m)^{_NUMBER}")
+_NUMBERED_TWICE = re.compile(rf"(?m)^{_NUMBER}[^\n]*\n[ \t]*\d{{1,7}}(?:\t|:|-)")
 
 
 def _percent_decoded(match: re.Match[str]) -> str:

@@ -199,6 +199,14 @@ class RetrieverConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     filters: FiltersConfig = FiltersConfig()
     expansion: ExpansionConfig = ExpansionConfig()
 
+    def short_lexical(self) -> LexicalConfig:
+        """The lexical signal as a short query searches it: ``short_query.stem`` and
+        ``short_query.b`` over ``signals.lexical`` (the engine a query reads and the one
+        an index warms for it must be the same)."""
+        lexical, short = self.signals.lexical, self.short_query
+        return msgspec.structs.replace(lexical, stem=lexical.stem or short.stem,
+                                       b=lexical.b if short.b is None else short.b)
+
 
 FUSION_METHODS = ("rrf", "weighted")
 RANKER_METHODS = ("ltr", "fusion")

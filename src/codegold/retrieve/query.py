@@ -214,14 +214,17 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
         return f"{head} | {' '.join(prose)}" if head else " ".join(prose)
 
 
-def _code_spans(text: str) -> list[str]:
+def _code_spans(text: str) -> tuple[list[str], list[str]]:
+    """Every code span of ``text`` (fenced blocks, backtick spans, indented lines), and
+    the backtick spans among them."""
     spans = [m.group(0).strip("`") for m in _FENCE.finditer(text)]
     without_fences = _FENCE.sub(" ", text)
-    spans.extend(m.group(1) for m in _BACKTICK.finditer(without_fences))
+    backticked = [m.group(1) for m in _BACKTICK.finditer(without_fences)]
+    spans.extend(backticked)
     # Indented blocks (4 spaces or a tab) are code in Markdown issue reports.
     spans.extend(line for line in without_fences.splitlines()
                  if line.startswith(("    ", "\t")) and line.strip())
-    return spans
+    return spans, backticked
 
 
 def _frames(text: str) -> list[Frame]:
@@ -371,7 +374,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     text = _HTML_COMMENT.sub(" ", raw.replace("\r\n", "\n"))
     frames = _frames(text)
     paths = _paths(text)
-    spans = _code_spans(text)
+    spans, backticked = _code_spans(text)
     code_text = "\n".join(spans)
     path_set = set(paths)
 
@@ -397,7 +400,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     # A backtick span that is one name is code by the writer's own mark, even when the
     # word alone would read as English (`use`, `sub`, `find`).
     quoted = tuple(dict.fromkeys(
-        span for span in (m.group(1).strip() for m in _BACKTICK.finditer(_FENCE.sub(" ", text)))
+        span for span in (part.strip() for part in backticked)
         if _ONE_NAME.fullmatch(span) and span.lower() not in _CODE_NOISE))
     for name in quoted:
         add(name, 2)
@@ -442,5 +445,5 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         plain_intent=detect_intent(text, test_words=False),
         plain_asks=detect_asks(text, test_words=False),
         task_words=task_words(text),
-        quoted=tuple(name for name in quoted if name in set(identifiers)),
+        quoted=quoted,
     )

@@ -133,10 +133,7 @@ class ReferenceRetriever:
         # The learnt ranker's features come from the signals as it was trained on them.
         if cfg.short_query.applies(query) and not self._learnt(query):
             weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
-            if cfg.short_query.stem:
-                lexical_cfg = msgspec.structs.replace(lexical_cfg, stem=True)
-            if cfg.short_query.b is not None:
-                lexical_cfg = msgspec.structs.replace(lexical_cfg, b=cfg.short_query.b)
+            lexical_cfg = cfg.short_lexical()
             if cfg.short_query.task_words:
                 analysis = analysis.without_task_words()
             if cfg.short_query.task_intent and analysis.task_words and analysis.test_words:

@@ -64,9 +64,8 @@ def lexical_engines(config: RetrieverConfig) -> list[Engine]:
         add(Engine(lexical.field_weights, lexical.k1, lexical.b, stemmed=lexical.stem))
         if short.max_chars > 0:
             # short questions search Snowball stems, with their own length normalisation
-            add(Engine(lexical.field_weights, lexical.k1,
-                       lexical.b if short.b is None else short.b,
-                       stemmed=lexical.stem or short.stem))
+            words = config.short_lexical()
+            add(Engine(words.field_weights, words.k1, words.b, stemmed=words.stem))
     identifier = signals.identifier
     if identifier.enabled and identifier.backend == "memory":
         add(Engine(identifier.field_weights, identifier.k1, identifier.b,
