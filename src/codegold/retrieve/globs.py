@@ -16,14 +16,19 @@ from codegold.model.paths import PathPattern, normalize_path
 
 class GlobSet:
     """A union of path filters; strings are read with :meth:`PathPattern.path_filter`.
+    ``smart_case``: a pattern written all in lower case matches any case (``examples/**``
+    also matches ``Examples/``), one with a capital matches exactly (``NEWS*`` is not
+    ``news_feed.py``). For path categories, which guess what a folder holds; a case's
+    own patterns stay exact.
 
     Raises :class:`~codegold.errors.InputError` for a malformed pattern when built.
     """
 
-    def __init__(self, patterns: Iterable[str | PathPattern]) -> None:
+    def __init__(self, patterns: Iterable[str | PathPattern], *, smart_case: bool = False) -> None:
         self.patterns = tuple(p if isinstance(p, PathPattern) else PathPattern.path_filter(p)
                               for p in patterns)
-        joined = "|".join(f"(?:{p.regex})" for p in self.patterns)
+        joined = "|".join(f"(?i:{p.regex})" if smart_case and p.text == p.text.lower()
+                          else f"(?:{p.regex})" for p in self.patterns)
         self._regex = re.compile(joined, re.DOTALL) if self.patterns else None
         self._cache: dict[str, bool] = {}
 

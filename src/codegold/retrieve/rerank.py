@@ -33,7 +33,11 @@ class Categories:
     """Path categories of a chunk: from its role, then from the configured path patterns."""
 
     def __init__(self, patterns: dict[str, list[str]]) -> None:
-        self.sets = {name: GlobSet(globs) for name, globs in sorted(patterns.items())}
+        # Swift and .NET projects write `Examples/`, `Demo/`, `Docs/` where others write
+        # them in lower case: a lower-case pattern matches any case (a capital, as in
+        # `NEWS*`, asks for that case).
+        self.sets = {name: GlobSet(globs, smart_case=True)
+                     for name, globs in sorted(patterns.items())}
         # Categories known file by file (from the whole tree, not a pattern).
         self.files: dict[str, frozenset[str]] = {}
 
