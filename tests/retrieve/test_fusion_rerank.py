@@ -89,7 +89,28 @@ def test_rerank_penalises_tests_unless_asked_and_boosts_open_file() -> None:
                    Scored(chunk=_chunk("y", "src/y.py"), score=0.9)],
                   config=config, intent="general", asks_for=frozenset(), open_file="src/z.py")
     assert [s.chunk.id for s in near] == ["y", "x"]
-    assert near[0].factors == {"open_dir": config.open_file.same_dir}
+    assert near[0].factors["open_dir"] == config.open_file.same_dir
+    assert "open_dir" not in near[1].factors
+
+
+def test_a_question_that_states_no_intent_prefers_definitions() -> None:
+    # "crash when the header is empty": the answer defines something; a module's loose
+    # statements and call sites that repeat the words come after it.
+    config = load_config().rerank
+    items = [Scored(chunk=_chunk("m", "src/app.py", "call_site"), score=1.0),
+             Scored(chunk=_chunk("r", "src/setup.py", "reference"), score=1.0),
+             Scored(chunk=_chunk("d", "src/headers.py"), score=0.9)]
+    out = rerank(items, config=config, intent="general", asks_for=frozenset(), open_file=None)
+    assert out[0].chunk.id == "d"
+    assert out[0].factors == {"role:definition": config.role_preference["general"]["definition"]}
+    assert config.role_preference["general"]["definition"] > 1.0
+    # "Which migration stores tokens hashed?": the role asked for is not overtaken.
+    asked = rerank([Scored(chunk=_chunk("g", "db/002_hash.sql", "migration"), score=1.0),
+                    Scored(chunk=_chunk("d", "src/tokens.py"), score=0.9)],
+                   config=config, intent="general", asks_for=frozenset({"migration"}),
+                   open_file=None)
+    assert [s.chunk.id for s in asked] == ["g", "d"]
+    assert "role:definition" not in asked[1].factors
 
 
 def test_same_file_decay_spreads_files() -> None:
