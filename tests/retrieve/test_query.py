@@ -260,3 +260,18 @@ def test_an_opening_verb_the_query_names_as_code_stays_a_term() -> None:
     analysis = analyze_query("Fix `fix_path` for relative roots")
     assert analysis.task_words == ("fix",)
     assert "fix" in analysis.without_task_words().terms
+
+
+def test_commit_trailers_and_email_addresses_are_not_searched_as_names() -> None:
+    # `jane.doe` and `example.com` have the shape of qualified names; they name people.
+    message = ("Fix retry delay overflow (#123)\n\n* compute the delay in seconds\n\n"
+               "Co-authored-by: Jane Doe <jane.doe@example.com>\n"
+               "Signed-off-by: John Smith <john@smith.org>\nReviewed-by: Bob\n"
+               "Change-Id: I8d2a9c0f\n")
+    analysis = analyze_query(message)
+    assert analysis.identifiers == ()
+    assert not {"jane", "doe", "example", "smith", "bob", "signed", "authored"} & set(analysis.terms)
+    assert {"retry", "delay", "overflow"} <= set(analysis.terms)
+    # A decorator, a scoped package and an at-sign in code stay.
+    assert analyze_query("where does `@app.route` register a view").identifiers == ("app.route",)
+    assert "ttl_seconds" in analyze_query("cache@v2 ignores ttl_seconds").identifiers

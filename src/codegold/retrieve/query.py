@@ -29,6 +29,12 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _ONE_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _URL = re.compile(r"https?://\S+")
+# A commit's trailers ("Signed-off-by: Jane Doe <jane@example.org>", "Co-authored-by:")
+# and e-mail addresses name people: read as words they were searched as names
+# (`jane.doe`, `example.org`) ahead of the question's own words.
+_TRAILER = re.compile(r"^[ \t]*(?:[A-Za-z]+-)+by:[^\n]*$|^[ \t]*Change-Id:[^\n]*$",
+                      re.MULTILINE | re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _BLOB_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?)\]>'\"]+)")
 _PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
 _JAVA_FRAME = re.compile(r"\bat (?P<func>[\w$]+(?:\.[\w$<>]+)+)\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)")
@@ -372,6 +378,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     """Analyse ``raw``; deterministic, no index needed."""
     # Issue templates wrap their instructions in HTML comments: boilerplate, not the issue.
     text = _HTML_COMMENT.sub(" ", raw.replace("\r\n", "\n"))
+    text = _EMAIL.sub(" ", _TRAILER.sub(" ", text))
     frames = _frames(text)
     paths = _paths(text)
     spans, backticked = _code_spans(text)
