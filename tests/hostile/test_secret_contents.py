@@ -175,6 +175,64 @@ def test_numbered_code_stays_as_it_is() -> None:
         assert find_secrets(text, code=code) == [], text
 
 
+
+# --- netrc lines grep shows without their machine line --------------------------------
+
+GREPPED_NETRC = [  # (text, the secret values in it)
+    # ``grep -n password ~/.netrc``: one numbered line, nothing else to go by
+    ("3:  password hunter2xyz", ["hunter2xyz"]),
+    ("     3\tpassword hunter2xyz\n", ["hunter2xyz"]),
+    # ``grep -n password ~/.netrc ~/other``: the file name says netrc; any value
+    ("~/.netrc:3:password s3cr3tValue", ["s3cr3tValue"]),
+    ("/home/me/.netrc:  password correcthorsebattery\n", ["correcthorsebattery"]),
+    ("C:\\Users\\me\\_netrc:4:  password correct horse\n", ["correct"]),
+    ("C:/Users/me/_netrc-5-  account acctvalue\n", ["acctvalue"]),
+    ('/root/.netrc:2:password "pass with spaces"', ["pass with spaces"]),
+    ("~/.netrc:1:machine h.example.com login u password pw1", ["pw1"]),
+    ("41:machine example.com login bob password Tr0ub4dor", ["Tr0ub4dor"]),
+    # an entry's lines without its machine line, numbered, named or bare
+    ("login bob password s3cr3tValue", ["s3cr3tValue"]),
+    ("  login bob\n  password s3cr3tValue\n", ["s3cr3tValue"]),
+    ("2:  login bob\n3:  password hunter2xyz\n", ["hunter2xyz"]),
+    ("notes/hosts.txt-2-  login bob\nnotes/hosts.txt:3:  password hunter2xyz\n",
+     ["hunter2xyz"]),
+    ("hosts.txt:1:machine h.example.com\nhosts.txt:2:  password plainwords\n",
+     ["plainwords"]),
+    ("$ grep -A1 login ~/notes\nlogin alice account acct-77\n$ ls", ["acct-77"]),
+]
+
+
+@pytest.mark.parametrize(("text", "values"), GREPPED_NETRC)
+def test_a_netrc_line_grep_shows_loses_its_password(text: str, values: list[str]) -> None:
+    clean = _redacted(text, "netrc_password", values)
+    assert "password <SECRET:netrc_password>" in clean or "account <SECRET:" in clean \
+        or 'password "<SECRET:netrc_password>"' in clean, clean
+
+
+NOT_GREPPED_NETRC = [
+    'password = request.form["password"]', "the password field is required",
+    "def check_password(password):", "password: str", "login and password are required",
+    "password hunter2xyz",  # one bare line: nothing says it is netrc
+    # grep -n over program text and prose: a type, a word, a number, code
+    "12:\tpassword string", "user.go:12:\tpassword  []byte", "user.go-13-\tpassword *string",
+    'main.go:7:\tpassword    string `json:"password"`', "a.rs:4:    password: String,",
+    "schema.sql:5:  password VARCHAR(255) NOT NULL,", "5:  password TEXT,",
+    "3: password reset", "12: password int64", "9: password 1.2.3", "9: password 123456",
+    "3:    password = get_password()", "x.hs:3:  password :: Text", "12:  account balance",
+    "2026-01-02 12:00:07 password changed", "host all all 0.0.0.0/0 password",
+    "  --password PASSWORD", "login USER password PASS", "Usage: password NEWPASS",
+    "  login bob\n  password reset\n", "README.md:4:login and password are both required",
+    "3:password $PW", "3:password {pw}", "3:password %s", "foo:login bob password ${PASSWORD}",
+]
+
+
+@pytest.mark.parametrize("text", NOT_GREPPED_NETRC)
+def test_grepped_code_and_prose_about_passwords_are_not_netrc(text: str) -> None:
+    for code in (False, True):
+        assert [kind for *_, kind in find_secrets(text, code=code)
+                if kind == "netrc_password"] == [], text
+
+
 # --- armoured key bodies seen from the middle ----------------------------------------
 
 def _base64_lines(seed: str, size: int, width: int = 64) -> list[str]:
@@ -344,6 +402,9 @@ make = {
     "netrc-entries": lambda n: "password\\n" + "default login a password b " * n + "!",
     "netrc-pairs": lambda n: "machine a" + " login b" * n + " x password",
     "netrc-openers": lambda n: "password " + "machine " * n,
+    "netrc-candidates": lambda n: "login a\\nx" + " password b" * n,
+    "netrc-lines": lambda n: "a.netrc:1:login a password b\\nlogin c\\n" * n,
+    "netrc-prefix": lambda n: "-1" * n + " password b2b2\\n" + "a" * n + ":password",
     "pgpass-colons": lambda n: "a:1:" * n,
     "pgpass-escapes": lambda n: "a\\\\:" * n + ":1:",
     "pgpass-lines": lambda n: ("h:1:d:u:" + "x" * 20 + ":\\n") * n,
@@ -366,6 +427,7 @@ for size in (int(sys.argv[2]), 8 * int(sys.argv[2])):
 
 @pytest.mark.parametrize(("name", "size"), [
     ("netrc-entries", 2_000), ("netrc-pairs", 5_000), ("netrc-openers", 5_000),
+    ("netrc-candidates", 5_000), ("netrc-lines", 2_000), ("netrc-prefix", 20_000),
     ("pgpass-colons", 5_000), ("pgpass-escapes", 5_000), ("pgpass-lines", 5_000),
     ("body-lines", 5_000), ("body-above-end", 5_000), ("end-markers", 2_000),
     ("wide-lines", 5_000),

@@ -17,7 +17,7 @@ from codegold.index import IndexReader, PathPolicy, build_index, code_tokens
 from codegold.index import build as build_module
 from codegold.index.build import chunking as chunking_module
 from codegold.index.build import driver as driver_module
-from codegold.index.store import IndexWriter
+from codegold.index.store import INDEX_FILE, MANIFEST_FILE, IndexWriter
 from gitrepo import Repo, git
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -136,6 +136,39 @@ def test_crash_during_rebuild_keeps_previous_index(repo: Repo, tmp_path: Path,
     with IndexReader.open(out) as reader:
         assert reader.manifest.index_build_id == first.index_build_id
     assert not any(p.name.startswith(".idx.") for p in tmp_path.iterdir())
+
+
+
+def test_the_database_is_on_disk_before_the_manifest_that_vouches_for_it(
+        repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """index.sqlite is written with no journal and no syncs: after a power loss a manifest
+    synced before it could name a build whose database never reached the disk. So the
+    database (whole: at its final size) and its folder entry are synced first, then the
+    manifest and its entry."""
+    synced: list[tuple[tuple[int, int], int]] = []  # ((device, inode), size) per fsync
+    real = os.fsync
+
+    def recording(fd: int) -> None:
+        status = os.fstat(fd)
+        synced.append(((status.st_dev, status.st_ino), status.st_size))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", recording)
+    out = tmp_path / "idx"
+    build_index(repo.path, "main", out)  # built in a sibling folder, renamed to ``out``
+
+    def node(path: Path) -> tuple[int, int]:
+        status = path.stat()
+        return status.st_dev, status.st_ino
+
+    order = [which for which, _ in synced]
+    database, folder, manifest = node(out / INDEX_FILE), node(out), node(out / MANIFEST_FILE)
+    assert database in order and manifest in order, order
+    first_manifest = order.index(manifest)
+    assert order.index(database) < first_manifest
+    assert folder in order[order.index(database):first_manifest]
+    assert folder in order[first_manifest:]
+    assert dict(synced)[database] == (out / INDEX_FILE).stat().st_size
 
 
 def test_incomplete_manifest_is_refused(repo: Repo, tmp_path: Path) -> None:

@@ -150,3 +150,48 @@ def test_a_file_that_keeps_its_words_keeps_the_base_vocabulary(tmp_path: Path) -
     build_index(repo.path, second, tmp_path / "cold")
     warm_lexical(tmp_path / "cold")
     assert _cache_bytes(tmp_path / "second") == _cache_bytes(tmp_path / "cold")
+
+
+def test_a_neighbour_cache_with_one_byte_changed_is_no_base(tmp_path: Path) -> None:
+    """Each cache file of the revision a later one would derive from, one byte changed
+    (its size kept): the neighbour fails the digest check its meta.json records (as a
+    cache loaded for queries does), is passed over, and the later revision's engines are
+    counted whole: the engines a cold build makes, scores and all."""
+    repo = Repo(tmp_path / "repo")
+    rng = random.Random(11)
+    files = {f"pkg/m{n}.py": _source(rng) for n in range(12)}
+    first = repo.commit(files, "first")
+    second = repo.commit({"pkg/m0.py": _source(rng)}, "one file")
+    store = ChunkStore.open(tmp_path / "store")
+    build_index(repo.path, first, tmp_path / "first", store=store)
+    warm_lexical(tmp_path / "first", store=store)
+    build_index(repo.path, second, tmp_path / "second", store=store)
+    build_index(repo.path, second, tmp_path / "cold")
+    specs = [(e.weights, e.k1, e.b, e.unit, e.stemmed) for e in lexical_engines(load_config())]
+    with IndexReader.open(tmp_path / "cold") as reader:
+        cold = [LexicalIndex.build(reader, weights=w, k1=k1, b=b, unit=unit, stemmed=stemmed)
+                for w, k1, b, unit, stemmed in specs]
+    caches = sorted((tmp_path / "first" / "lexical").iterdir())
+    names = sorted(file.name for file in caches[0].iterdir() if file.name != "meta.json")
+    assert {"tfs.npy", "lengths.npy", "impacts.npy", "vocab.json"} <= set(names)
+    tokens = ["redirects", "session", "fetch", "w7", "alpha"]
+    for name in names:
+        lexindex._BASES.clear()  # read back from disk, not from this process's memory
+        originals = {}
+        for folder in caches:
+            data = bytearray(originals.setdefault(folder, (folder / name).read_bytes()))
+            data[len(data) // 2] ^= 0x01
+            (folder / name).write_bytes(bytes(data))
+        with IndexReader.open(tmp_path / "second") as reader:
+            engines = LexicalIndex.build_many(reader, specs, store=store)
+        assert {engine.derived_from for engine in engines} == {None}, name
+        for engine, scratch in zip(engines, cold, strict=True):
+            assert engine.chunk_ids == scratch.chunk_ids
+            assert engine.scores(tokens).tolist() == scratch.scores(tokens).tolist(), name
+        for folder, data in originals.items():
+            (folder / name).write_bytes(data)
+    # undamaged, the same neighbour is a base again
+    lexindex._BASES.clear()
+    with IndexReader.open(tmp_path / "second") as reader:
+        engines = LexicalIndex.build_many(reader, specs, store=store)
+    assert {engine.derived_from for engine in engines} != {None}

@@ -357,6 +357,8 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
                     and not _HEADER_BEFORE["bearer"].search(text[max(0, start - 40):start])):
                 continue  # prose ("HTTP bearer authorization"), not a token
             spans.append((start, end, kind))
+    if "password" in text or "account" in text:
+        spans.extend(_netrc_lines(text, code))
     if "\n" in text:
         spans.extend(_key_bodies(text, "PRIVATE KEY" in exact))
     if _deep:
@@ -397,6 +399,99 @@ def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
         spans.append((at, to, "netrc_password"))
     return spans
 
+
+
+# netrc lines that show no ``machine`` where the entry rule can see it: what ``grep
+# password ~/.netrc`` prints (``~/.netrc:3:password …``, ``3:  password …``) and an
+# entry's ``login`` and ``password`` lines without their ``machine`` line. A line counts
+# only when it is nothing but netrc keyword and value pairs, after what grep or a viewer
+# puts before it: a file name and line number (``PATH:12:``, ``PATH-12-``, ``PATH:``), or
+# a line number alone (``12:``, ``     12\t``).
+_NETRC_CANDIDATE = re.compile(r"(?<![^\s:\-\"'])(?:password|account)[ \t]+\S")
+_NETRC_PREFIX = re.compile(r"[ \t]*\d{1,7}(?:\t|:|-(?=\S))"
+                           r"|(?P<path>(?:[A-Za-z]:[\\/])?[^\s:]+?)(?::\d{1,7}[:-]|-\d{1,7}[:-]|:)")
+_NETRC_FILE = re.compile(r"(?i)[._]netrc\Z")
+_NETRC_PAIRED = frozenset(("machine", "login", "password", "account", "port"))
+# A value that may be a password when nothing but the line's shape says it is one: not
+# a word or a dotted name (``password string`` in a Go struct, ``password reset``), a
+# number, a version or a sized type; no brackets, quotes, operators or templates, and
+# not a pointer, a flag or a path (``*string``, ``--stdin``, ``/dev/tty``).
+_PLAIN_VALUE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)*|v?[0-9]+(?:\.[0-9]+)*"
+                          r"|(?:u?int|float|complex)[0-9]+")
+_CODE_CHARS = re.compile(r"[()\[\]{}<>=;,\"'`$\\]|^[*&/.#-]")
+
+
+def _password_like(value: str) -> bool:
+    return len(value) >= 4 and not _PLAIN_VALUE.fullmatch(value) \
+        and not _CODE_CHARS.search(value)
+
+
+def _netrc_line(text: str, start: int, end: int
+                ) -> tuple[bool, bool, list[tuple[str, re.Match[str] | None]]] | None:
+    """The line ``text[start:end]`` read as netrc: whether a file name or line number
+    opens it, whether that name is a netrc file's, and its keyword and value pairs; None
+    when it holds anything else (a netrc file's line is read whatever it holds)."""
+    prefix = _NETRC_PREFIX.match(text, start, end)
+    netrc = False
+    if prefix is not None:
+        path = prefix.group("path")
+        netrc = path is not None and _NETRC_FILE.search(path) is not None
+        start = prefix.end()
+    pairs: list[tuple[str, re.Match[str] | None]] = []
+    tokens = _NETRC_TOKEN.finditer(text, start, end)
+    for token in tokens:  # read lazily: most lines stop at their first word
+        word = token.group()
+        if word == "default":
+            pairs.append((word, None))
+        elif word in _NETRC_PAIRED:
+            value = next(tokens, None)
+            if value is None:
+                return None if not netrc else (True, True, pairs)
+            pairs.append((word, value))
+        elif not netrc:
+            return None
+    return prefix is not None, netrc, pairs
+
+
+def _netrc_lines(text: str, code: bool) -> list[Span]:
+    """``password`` and ``account`` values of netrc lines the entry rule cannot place:
+    any value on a netrc file's line (by the name grep shows) or after a ``machine`` or
+    ``default`` on the line or the line above; a value that looks like a password
+    (:func:`_password_like`) after a ``login`` on the line or the line above, or on a
+    line a file name or line number opens."""
+    spans: list[Span] = []
+    end = -1
+    for candidate in _NETRC_CANDIDATE.finditer(text):
+        if candidate.start() < end:
+            continue  # on the line just read
+        start = text.rfind("\n", 0, candidate.start()) + 1
+        end = text.find("\n", candidate.start())
+        end = len(text) if end < 0 else end
+        line = _netrc_line(text, start, end)
+        if line is None:
+            continue
+        shown, netrc, pairs = line
+        words = {word for word, _ in pairs}
+        if start > 0:
+            above = _netrc_line(text, text.rfind("\n", 0, start - 1) + 1, start - 1)
+            if above is not None:
+                words |= {word for word, _ in above[2]}
+        sure = netrc or bool(words & {"machine", "default"})
+        if not (sure or shown or "login" in words):
+            continue
+        for keyword, value in pairs:
+            if keyword not in ("password", "account") or value is None:
+                continue
+            at, to = value.span()
+            if sure and text[at] == '"':  # a quoted value: what is inside its quotes
+                at, to = at + 1, to - (to - at > 1 and text[to - 1] == '"')
+            found = text[at:to].rstrip("\r")
+            if not found or PLACEHOLDER.fullmatch(found) \
+                    or (code and _CODE_VALUE.search(found)) \
+                    or not (sure or _password_like(found)):
+                continue
+            spans.append((at, at + len(found), "netrc_password"))
+    return spans
 
 def _at_starts(pattern: re.Pattern[str], text: str,
                starts: Iterable[int]) -> Iterator[re.Match[str]]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
@@ -15,7 +16,7 @@ from codegold.errors import InputError
 from codegold.index.chunker import CHUNKER_NAME, CHUNKER_VERSION
 from codegold.index.gitsnap import GitSnapshot
 from codegold.index.policy import PathPolicy
-from codegold.index.store import STORE_FORMAT, IndexWriter
+from codegold.index.store import INDEX_FILE, STORE_FORMAT, IndexWriter
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
 
 
@@ -72,8 +73,30 @@ def stamp(writer: IndexWriter, snapshot: GitSnapshot, identity: str, policy: Pat
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
+    """Write the manifest at ``path``, durably, once the ``index.sqlite`` beside it (closed)
+    is on disk: the database is written with no journal and no syncs, so a manifest
+    synced first could outlive it in a power loss and vouch for a database that never
+    reached the disk."""
+    folder = path.parent
+    _sync(folder / INDEX_FILE)
+    _sync_folder(folder)  # the database's entry in its folder
     payload = msgspec.json.format(msgspec.json.encode(manifest), indent=2) + b"\n"
     with path.open("wb") as handle:
         handle.write(payload)
         handle.flush()
         os.fsync(handle.fileno())
+    _sync_folder(folder)  # the manifest's entry
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_folder(folder: Path) -> None:
+    # Some file systems cannot sync a folder (EINVAL): the files in it were synced.
+    with contextlib.suppress(OSError):
+        _sync(folder)
