@@ -150,6 +150,11 @@ NUMBERED = [
     ("1:localhost:5432:mydb:alice:s3cretpw\n2:*:*:*:bob:hunter2pass\n", "hunter2pass"),
     ("41:machine example.com login bob password Tr0ub4dor\n42:\n", "Tr0ub4dor"),
     ("3-# replica\n4:replica.example.com:5432:app:ro:r3pl1caPw\n", "r3pl1caPw"),
+    # Claude Code's Read prints "     3→" before each line.
+    ("     1\u2192machine api.example.com\n     2\u2192login alice\n"
+     "     3\u2192password s3cretPassw0rd\n", "s3cretPassw0rd"),
+    ("     1\u2192localhost:5432:mydb:alice:s3cretpw\n     2\u2192*:*:*:bob:hunter2pass\n",
+     "hunter2pass"),
 ]
 
 
@@ -170,7 +175,7 @@ def test_a_numbered_key_body_seen_from_the_middle_is_redacted() -> None:
 
 def test_numbered_code_stays_as_it_is() -> None:
     text = "10:def connect(host, port):\n11:    return open_socket(host, port)\n" \
-           "12:a:b:c:d:e\n     13\tx = {'k': 1}\n"
+           "12:a:b:c:d:e\n     13\tx = {'k': 1}\n    14\u2192return build(host)\n"
     for code in (False, True):
         assert find_secrets(text, code=code) == [], text
 

@@ -702,10 +702,11 @@ def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
 
 
 # A line's number as a viewer prints it before the line: ``     3\t`` (cat -n, nl),
-# ``3:`` (grep -n on one file, an agent's file window), ``3-`` (grep's context lines).
-_NUMBER = r"[ \t]*\d{1,7}(?:\t|:|-(?=\S))"
+# ``3:`` (grep -n on one file, an agent's file window), ``3-`` (grep's context lines),
+# ``     3→`` (Claude Code's Read).
+_NUMBER = r"[ \t]*\d{1,7}(?:\t|:|-(?=\S)|\u2192)"
 _LINE_NUMBER = re.compile(rf"(?m)^{_NUMBER}")
-_NUMBERED_TWICE = re.compile(rf"(?m)^{_NUMBER}[^\n]*\n[ \t]*\d{{1,7}}(?:\t|:|-)")
+_NUMBERED_TWICE = re.compile(rf"(?m)^{_NUMBER}[^\n]*\n[ \t]*\d{{1,7}}(?:\t|:|-|\u2192)")
 
 
 def _percent_decoded(match: re.Match[str]) -> str:
