@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from codegold.index.store import IndexReader
@@ -283,3 +284,38 @@ def test_a_tasks_bare_test_word_does_not_ask_for_tests(tmp_path: Path) -> None:
         asked = ReferenceRetriever(reader, load_config()).retrieve(
             "which test covers the retry backoff overflow", k=2)
         assert asked.analysis.intent == "tests"
+
+
+def test_feedback_finds_the_answer_that_shares_words_with_the_first_hits(tmp_path: Path) -> None:
+    # The question's words are in the caller; the answer uses the caller's other words
+    # (drain, sentinel) and none of the question's.
+    files = {
+        "src/worker.py": ("def stop_worker_on_shutdown(pool):\n"
+                          '    """Stop the worker at shutdown: drain its queue, then post the sentinel."""\n'
+                          "    drain_queue(pool.queue)\n    post_sentinel(pool.queue)\n"),
+        "src/drain.py": ("def drain_queue(queue):\n"
+                         '    """Take every pending item until the sentinel arrives."""\n'
+                         "    while (item := queue.get()) is not SENTINEL:\n        item.done()\n"),
+        "src/colors.py": "def paint(canvas):\n    return canvas.fill('red')\n",
+        "src/sizes.py": "def measure(box):\n    return box.width * box.height\n",
+    }
+    question = "why does the worker hang at shutdown"
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        config = load_config()
+        off_config = msgspec.structs.replace(config, short_query=msgspec.structs.replace(
+            config.short_query, feedback=msgspec.structs.replace(
+                config.short_query.feedback, weight=0.0)))
+        off = ReferenceRetriever(reader, off_config).retrieve(question, k=4)
+        assert "src/drain.py" not in [s.chunk.file for s in off.ranked if s.score > 0]
+        on_config = msgspec.structs.replace(config, short_query=msgspec.structs.replace(
+            config.short_query, feedback=msgspec.structs.replace(
+                config.short_query.feedback, weight=0.3)))
+        on = ReferenceRetriever(reader, on_config).retrieve(question, k=4)
+        files_on = [s.chunk.file for s in on.ranked]
+        assert files_on[0] == "src/worker.py"
+        assert files_on[1] == "src/drain.py"
+        assert on.ranked[1].contributions.get("lexical", 0.0) > 0.0
+        # A question that names code is anchored by the name: no words are borrowed.
+        named = ReferenceRetriever(reader, on_config).retrieve(
+            "why does stop_worker_on_shutdown hang", k=4)
+        assert "src/drain.py" not in [s.chunk.file for s in named.ranked if s.score > 0]

@@ -550,6 +550,20 @@ class IndexReader:
         for chunk_id, path, symbols, path_field, body in cursor:
             yield chunk_id, path, symbols.split(), path_field.split(), body.split()
 
+    def lexical_fields_of(self, ids: Sequence[str]) -> dict[str, tuple[list[str], list[str]]]:
+        """``chunk id → (symbol tokens, body tokens)`` of the chunks ``ids`` that exist:
+        the tokens the build computed, in their order."""
+        found: dict[str, tuple[list[str], list[str]]] = {}
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), 500):
+            batch = unique[start:start + 500]
+            marks = ",".join("?" * len(batch))
+            for chunk_id, symbols, body in self._conn.execute(
+                    "SELECT c.id, t.symbols, t.body FROM chunks c "
+                    f"JOIN tokens t ON t.rowid = c.rowid WHERE c.id IN ({marks})", batch):
+                found[chunk_id] = (symbols.split(), body.split())
+        return found
+
     def chunk_ids_by_file(self) -> dict[str, list[str]]:
         """Each file's chunk ids, files and chunks in :meth:`iter_chunks` order (files
         without chunks left out). Read once per reader (the index never changes under

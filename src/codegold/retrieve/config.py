@@ -162,6 +162,16 @@ class CompoundsConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=
     per_word: Positive = 3
 
 
+class FeedbackConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Pseudo-relevance feedback for short questions: the ``terms`` best words of the
+    ``documents`` best first lexical hits, searched again at ``weight`` of a question
+    word (0 turns it off)."""
+
+    weight: Weight = 0.0
+    documents: Positive = 5
+    terms: Positive = 10
+
+
 class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How queries shorter than ``max_chars`` (a question, a name) are searched."""
 
@@ -171,6 +181,7 @@ class ShortQueryConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields
     # BM25's length normalisation for short questions; None: signals.lexical.b.
     b: Fraction | None = None
     compounds: CompoundsConfig = CompoundsConfig()
+    feedback: FeedbackConfig = FeedbackConfig()
     task_words: bool = False
     task_intent: bool = False
 

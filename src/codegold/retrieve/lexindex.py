@@ -478,6 +478,12 @@ class LexicalIndex:
             scores[self.docs[start:end]] += impacts if weight is None \
                 else np.float32(weight) * impacts
 
+    def document_frequency(self, term: str) -> int:
+        """How many documents hold ``term`` (in this engine's form: stemmed for a stemmed
+        engine)."""
+        row = self.vocab.get(term)
+        return 0 if row is None else int(self.offsets[row + 1] - self.offsets[row])
+
     def row_of(self, doc_id: str) -> int | None:
         """The row of a document (a chunk id, or a path in the file unit) in ``scores``."""
         if self._rows is None:

@@ -130,6 +130,7 @@ class ReferenceRetriever:
         sig = cfg.signals
         lexical_cfg = sig.lexical
         compounds: signals.Compounds | None = None
+        feedback: signals.Feedback | None = None
         # The learnt ranker's features come from the signals as it was trained on them.
         if cfg.short_query.applies(query) and not self._learnt(query):
             weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
@@ -142,10 +143,16 @@ class ReferenceRetriever:
             if joined.weight > 0 and analysis.intent in joined.intents:
                 compounds = signals.Compounds(analysis.words, STOPWORDS, joined.weight,
                                               joined.per_word)
+            again = cfg.short_query.feedback
+            # A question that names code is anchored by its names (the symbol, identifier
+            # and path signals); words borrowed from its first hits only blur it.
+            if again.weight > 0 and not (analysis.identifiers or analysis.paths):
+                feedback = signals.Feedback(again.weight, again.documents, again.terms)
         rankings = signals.run_signals(signals.SignalInputs(
             reader=self.reader, query=query, analysis=analysis, config=cfg,
             lexical=lexical_cfg, weights=weights, depth=depth,
-            resolver=lambda: self.resolver, compounds=compounds, dense=self.dense), timing)
+            resolver=lambda: self.resolver, compounds=compounds, feedback=feedback,
+            dense=self.dense), timing)
         mark = time.perf_counter()
 
         fuser = FUSERS[cfg.fusion.method]

@@ -26,6 +26,7 @@ from typing import Protocol
 from codegold.index.store import IndexReader
 from codegold.model import EmbedderInfo
 from codegold.model.paths import normalize_path
+from codegold.retrieve import lexindex
 from codegold.retrieve.config import (
     FileConfig,
     LexicalConfig,
@@ -33,9 +34,10 @@ from codegold.retrieve.config import (
     RetrieverConfig,
     SymbolConfig,
 )
+from codegold.retrieve.feedback import expansion_terms
 from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
-from codegold.retrieve.query import QueryAnalysis
+from codegold.retrieve.query import STOPWORDS, QueryAnalysis
 
 Hits = list[tuple[str, float]]
 
@@ -50,6 +52,16 @@ class Compounds:
     per_word: int = 3
 
 
+@dataclass(frozen=True)
+class Feedback:
+    """Pseudo-relevance feedback for the lexical signal (:mod:`feedback`): the ``terms``
+    best words of the ``documents`` best first hits, searched again at ``weight``."""
+
+    weight: float
+    documents: int
+    terms: int
+
+
 # A path suffix shared by more files than this names none of them (``__init__.py``).
 _MAX_SUFFIX_FILES = 3
 
@@ -59,18 +71,29 @@ def _sorted(scores: dict[str, float], limit: int) -> Hits:
 
 
 def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int,
-            compounds: Compounds | None = None) -> Hits:
+            compounds: Compounds | None = None, feedback: Feedback | None = None) -> Hits:
     """Chunk BM25 of ``terms``; with ``compounds`` (memory backend), the vocabulary's
-    terms that run the question's words together count too (:mod:`compounds`)."""
+    terms that run the question's words together count too (:mod:`compounds`); with
+    ``feedback`` (memory backend), the best words of the first hits (:mod:`feedback`)."""
     if not terms:
         return []
     if config.backend == "memory":
         engine = LexicalIndex.for_reader(reader, weights=config.field_weights, k1=config.k1,
                                          b=config.b, stemmed=config.stem)
-        if compounds is None or compounds.weight <= 0:
-            return engine.search(terms, limit)
-        extra = engine.compounds(compounds.words, compounds.skip, compounds.per_word)
-        return engine.search(terms, limit, extra, compounds.weight)
+        if compounds is not None and compounds.weight > 0:
+            extra = engine.compounds(compounds.words, compounds.skip, compounds.per_word)
+            return engine.search(terms, limit, extra, compounds.weight)
+        first = engine.search(terms, limit)
+        if feedback is None or feedback.weight <= 0 or not first:
+            return first
+        fold = lexindex.stem if engine.stemmed else (lambda w: w)
+        top = first[:feedback.documents]
+        added = expansion_terms(
+            top, reader.lexical_fields_of([chunk_id for chunk_id, _ in top]),
+            asked={fold(t) for t in terms}, document_frequency=engine.document_frequency,
+            documents=len(engine.chunk_ids), skip=STOPWORDS, count=feedback.documents,
+            limit=feedback.terms, fold=fold)
+        return engine.search(terms, limit, added, feedback.weight) if added else first
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
 
 
@@ -253,6 +276,7 @@ class SignalInputs:
     depth: int
     resolver: Callable[[], PathResolver]
     compounds: Compounds | None = None
+    feedback: Feedback | None = None
     dense: DenseSignal | None = None
 
 
@@ -292,7 +316,8 @@ def _dense(inputs: SignalInputs, rankings: Mapping[str, Hits]) -> Hits:
 SIGNALS: tuple[Signal, ...] = (
     Signal("lexical",
            lambda q: q.config.signals.lexical.enabled,
-           lambda q, _: lexical(q.reader, q.analysis.terms, q.lexical, q.depth, q.compounds)),
+           lambda q, _: lexical(q.reader, q.analysis.terms, q.lexical, q.depth, q.compounds,
+                                q.feedback)),
     Signal("identifier",
            lambda q: q.config.signals.identifier.enabled and bool(q.analysis.identifier_terms),
            lambda q, _: lexical(q.reader, q.analysis.identifier_terms,
