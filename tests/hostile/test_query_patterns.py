@@ -22,6 +22,10 @@ HOSTILE = {
     "PHP namespace run": "A\\" * (SIZE // 2) + "b",
     "member arrows": "a->" * (SIZE // 3),
     "hash members": "a#" * (SIZE // 2),
+    # e-mail addresses and commit trailers are taken out before analysis
+    "at-signs": "a@" * (SIZE // 2),
+    "a long run before one at-sign": "a." * (SIZE // 2) + "@x.org",
+    "hyphenated words with no by:": "Co-" * (SIZE // 3),
     # every Go frame is also a path:line: each was compared with every frame read before
     "Go frames flood": "main.go:12\n" * (SIZE // 5),
 }

@@ -34,7 +34,9 @@ _URL = re.compile(r"https?://\S+")
 # (`jane.doe`, `example.org`) ahead of the question's own words.
 _TRAILER = re.compile(r"^[ \t]*(?:[A-Za-z]+-)+by:[^\n]*$|^[ \t]*Change-Id:[^\n]*$",
                       re.MULTILINE | re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Bounded, and only from the start of a run (the look-behind): an unbounded local part
+# tried again from every character of a long run without "@" is quadratic.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
 _BLOB_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?)\]>'\"]+)")
 _PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
 _JAVA_FRAME = re.compile(r"\bat (?P<func>[\w$]+(?:\.[\w$<>]+)+)\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)")
@@ -378,7 +380,9 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     """Analyse ``raw``; deterministic, no index needed."""
     # Issue templates wrap their instructions in HTML comments: boilerplate, not the issue.
     text = _HTML_COMMENT.sub(" ", raw.replace("\r\n", "\n"))
-    text = _EMAIL.sub(" ", _TRAILER.sub(" ", text))
+    text = _TRAILER.sub(" ", text)
+    if "@" in text:
+        text = _EMAIL.sub(" ", text)
     frames = _frames(text)
     paths = _paths(text)
     spans, backticked = _code_spans(text)
