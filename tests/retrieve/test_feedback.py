@@ -10,7 +10,7 @@ def _terms(**kwargs: object) -> list[str]:
         "c": (["never"], ["queue", "queue", "queue"]),
     }
     options: dict[str, object] = {
-        "asked": {"worker"}, "document_frequency": lambda t: _DF.get(t, 0), "documents": 100,
+        "asked": {"worker"}, "document_frequency": lambda t: _DF.get(t, 0), "indexed": 100,
         "skip": frozenset({"the"}), "count": 2, "limit": 3}
     options.update(kwargs)
     return expansion_terms([("a", 2.0), ("b", 1.0), ("c", 0.5)], tokens, **options)  # type: ignore[arg-type]
@@ -31,5 +31,5 @@ def test_feedback_terms_come_from_the_best_hits_weighed_by_share_score_and_rarit
 
 def test_no_feedback_without_hits_or_room() -> None:
     assert _terms(limit=0) == []
-    assert expansion_terms([], {}, asked=(), document_frequency=lambda t: 2, documents=10,
+    assert expansion_terms([], {}, asked=(), document_frequency=lambda t: 2, indexed=10,
                            skip=(), count=5, limit=5) == []

@@ -400,6 +400,10 @@ def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
     return spans
 
 
+# A line's number as a viewer prints it before the line: ``     3\t`` (cat -n, nl),
+# ``3:`` (grep -n on one file, an agent's file window), ``3-`` (grep's context lines),
+# ``     3→`` (Claude Code's Read).
+_NUMBER = r"[ \t]*\d{1,7}(?:\t|:|-(?=\S)|\u2192)"
 
 # netrc lines that show no ``machine`` where the entry rule can see it: what ``grep
 # password ~/.netrc`` prints (``~/.netrc:3:password …``, ``3:  password …``) and an
@@ -408,7 +412,7 @@ def _netrc_values(text: str, match: re.Match[str], code: bool) -> list[Span]:
 # puts before it: a file name and line number (``PATH:12:``, ``PATH-12-``, ``PATH:``), or
 # a line number alone (``12:``, ``     12\t``).
 _NETRC_CANDIDATE = re.compile(r"(?<![^\s:\-\"'])(?:password|account)[ \t]+\S")
-_NETRC_PREFIX = re.compile(r"[ \t]*\d{1,7}(?:\t|:|-(?=\S))"
+_NETRC_PREFIX = re.compile(rf"{_NUMBER}"
                            r"|(?P<path>(?:[A-Za-z]:[\\/])?[^\s:]+?)(?::\d{1,7}[:-]|-\d{1,7}[:-]|:)")
 _NETRC_FILE = re.compile(r"(?i)[._]netrc\Z")
 _NETRC_PAIRED = frozenset(("machine", "login", "password", "account", "port"))
@@ -492,6 +496,7 @@ def _netrc_lines(text: str, code: bool) -> list[Span]:
                 continue
             spans.append((at, at + len(found), "netrc_password"))
     return spans
+
 
 def _at_starts(pattern: re.Pattern[str], text: str,
                starts: Iterable[int]) -> Iterator[re.Match[str]]:
@@ -701,10 +706,6 @@ def _hidden(text: str, code: bool, hints: dict[str, list[int]]) -> list[Span]:
     return found
 
 
-# A line's number as a viewer prints it before the line: ``     3\t`` (cat -n, nl),
-# ``3:`` (grep -n on one file, an agent's file window), ``3-`` (grep's context lines),
-# ``     3→`` (Claude Code's Read).
-_NUMBER = r"[ \t]*\d{1,7}(?:\t|:|-(?=\S)|\u2192)"
 _LINE_NUMBER = re.compile(rf"(?m)^{_NUMBER}")
 _NUMBERED_TWICE = re.compile(rf"(?m)^{_NUMBER}[^\n]*\n[ \t]*\d{{1,7}}(?:\t|:|-|\u2192)")
 

@@ -21,15 +21,16 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 def expansion_terms(first: Sequence[tuple[str, float]],
                     tokens: Mapping[str, tuple[list[str], list[str]]], *,
                     asked: Collection[str], document_frequency: Callable[[str], int],
-                    documents: int, skip: Collection[str], count: int, limit: int,
+                    indexed: int, skip: Collection[str], count: int, limit: int,
                     fold: Callable[[str], str] = lambda w: w) -> list[str]:
     """The ``limit`` best feedback terms from the ``count`` best hits of ``first`` (chunk
-    id, score; best first). ``tokens``: each chunk's (symbol, body) tokens; ``fold`` maps
-    a token to the engine's term; ``asked``: the question's terms (in that form), never
-    returned; ``skip``: words that carry no meaning (stop words); terms the index holds
-    in fewer than two chunks are left out (a typo, a hash)."""
+    id, score; best first) in an index of ``indexed`` chunks. ``tokens``: each chunk's
+    (symbol, body) tokens; ``fold`` maps a token to the engine's term; ``asked``: the
+    question's terms (in that form), never returned; ``skip``: words that carry no
+    meaning (stop words); terms the index holds in fewer than two chunks are left out
+    (a typo, a hash)."""
     top = [(chunk_id, score) for chunk_id, score in first[:count] if score > 0]
-    if not top or limit <= 0 or documents <= 0:
+    if not top or limit <= 0 or indexed <= 0:
         return []
     best = top[0][1]
     weight: dict[str, float] = {}
@@ -46,6 +47,6 @@ def expansion_terms(first: Sequence[tuple[str, float]],
     for term, value in weight.items():
         df = document_frequency(term)
         if df >= 2:
-            scored.append((value * math.log(documents / df), term))
+            scored.append((value * math.log(indexed / df), term))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [term for _, term in scored[:limit]]

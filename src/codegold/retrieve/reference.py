@@ -19,7 +19,7 @@ from codegold.index.roots import MAX_BUILD_FILE_CHARS, is_build_file, unshipped_
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model.languages import CODE_LANGUAGES
 from codegold.retrieve import lexindex, ltr, signals
-from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.config import FeedbackConfig, RetrieverConfig
 from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
 from codegold.retrieve.fusion import FUSERS
@@ -130,7 +130,7 @@ class ReferenceRetriever:
         sig = cfg.signals
         lexical_cfg = sig.lexical
         compounds: signals.Compounds | None = None
-        feedback: signals.Feedback | None = None
+        feedback: FeedbackConfig | None = None
         # The learnt ranker's features come from the signals as it was trained on them.
         if cfg.short_query.applies(query) and not self._learnt(query):
             weights.update((str(k), v) for k, v in cfg.short_query.weights.items())
@@ -143,11 +143,10 @@ class ReferenceRetriever:
             if joined.weight > 0 and analysis.intent in joined.intents:
                 compounds = signals.Compounds(analysis.words, STOPWORDS, joined.weight,
                                               joined.per_word)
-            again = cfg.short_query.feedback
             # A question that names code is anchored by its names (the symbol, identifier
             # and path signals); words borrowed from its first hits only blur it.
-            if again.weight > 0 and not (analysis.identifiers or analysis.paths):
-                feedback = signals.Feedback(again.weight, again.documents, again.terms)
+            if not (analysis.identifiers or analysis.paths):
+                feedback = cfg.short_query.feedback
         rankings = signals.run_signals(signals.SignalInputs(
             reader=self.reader, query=query, analysis=analysis, config=cfg,
             lexical=lexical_cfg, weights=weights, depth=depth,

@@ -28,6 +28,7 @@ from codegold.model import EmbedderInfo
 from codegold.model.paths import normalize_path
 from codegold.retrieve import lexindex
 from codegold.retrieve.config import (
+    FeedbackConfig,
     FileConfig,
     LexicalConfig,
     PathConfig,
@@ -52,16 +53,6 @@ class Compounds:
     per_word: int = 3
 
 
-@dataclass(frozen=True)
-class Feedback:
-    """Pseudo-relevance feedback for the lexical signal (:mod:`feedback`): the ``terms``
-    best words of the ``documents`` best first hits, searched again at ``weight``."""
-
-    weight: float
-    documents: int
-    terms: int
-
-
 # A path suffix shared by more files than this names none of them (``__init__.py``).
 _MAX_SUFFIX_FILES = 3
 
@@ -71,7 +62,7 @@ def _sorted(scores: dict[str, float], limit: int) -> Hits:
 
 
 def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int,
-            compounds: Compounds | None = None, feedback: Feedback | None = None) -> Hits:
+            compounds: Compounds | None = None, feedback: FeedbackConfig | None = None) -> Hits:
     """Chunk BM25 of ``terms``; with ``compounds`` (memory backend), the vocabulary's
     terms that run the question's words together count too (:mod:`compounds`); with
     ``feedback`` (memory backend), the best words of the first hits (:mod:`feedback`)."""
@@ -91,7 +82,7 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
         added = expansion_terms(
             top, reader.lexical_fields_of([chunk_id for chunk_id, _ in top]),
             asked={fold(t) for t in terms}, document_frequency=engine.document_frequency,
-            documents=len(engine.chunk_ids), skip=STOPWORDS, count=feedback.documents,
+            indexed=len(engine.chunk_ids), skip=STOPWORDS, count=feedback.documents,
             limit=feedback.terms, fold=fold)
         return engine.search(terms, limit, added, feedback.weight) if added else first
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
@@ -276,7 +267,7 @@ class SignalInputs:
     depth: int
     resolver: Callable[[], PathResolver]
     compounds: Compounds | None = None
-    feedback: Feedback | None = None
+    feedback: FeedbackConfig | None = None
     dense: DenseSignal | None = None
 
 
