@@ -13,6 +13,7 @@ from codegold.plumbing.outputs import (
     append_locked,
     guard_output,
     resolve_inside,
+    swap_folder,
     write_bytes_atomic,
     write_vouched_cache_file,
 )
@@ -126,3 +127,35 @@ def test_a_vouched_cache_file_is_made_in_place_and_never_through_a_link(tmp_path
     assert target.read_bytes() == b"untouched"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "fresh.npy",
                                                           "planted.npy"]
+
+
+def test_a_swapped_folder_is_on_disk_before_the_old_one_is_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renames of a swap are entries of the parent folder: they are synced before the
+    old folder's files are unlinked, so a power loss leaves the old folder or the new one."""
+    import shutil
+
+    events: list[str] = []
+    real_fsync, real_rmtree = os.fsync, shutil.rmtree
+    parent = (tmp_path.stat().st_dev, tmp_path.stat().st_ino)
+
+    def fsync(fd: int) -> None:
+        status = os.fstat(fd)
+        events.append("sync parent" if (status.st_dev, status.st_ino) == parent else "sync")
+        real_fsync(fd)
+
+    def rmtree(path: object, *args: object, **kwargs: object) -> None:
+        events.append("remove old")
+        real_rmtree(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    target, staged = tmp_path / "index", tmp_path / ".index.new"
+    target.mkdir()
+    (target / "a").write_text("old")
+    staged.mkdir()
+    (staged / "a").write_text("new")
+    swap_folder(staged, target, aside=tmp_path / ".index.old")
+    assert (target / "a").read_text() == "new"
+    assert not (tmp_path / ".index.old").exists()
+    assert events == ["sync parent", "remove old"], events

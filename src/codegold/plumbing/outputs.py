@@ -205,8 +205,25 @@ def swap_folder(staged: PathArg, target: PathArg, *, aside: PathArg) -> None:
         if moved:
             os.rename(aside, target)
         raise
+    # The renames are entries of the parent folder: on disk before the old folder's files
+    # are unlinked, or a power loss could leave neither folder whole.
+    sync_folder(target.parent)
     if moved:
         shutil.rmtree(aside, ignore_errors=True)
+
+
+def sync_folder(folder: PathArg) -> None:
+    """fsync ``folder`` itself, so the entries created or renamed in it are on disk.
+
+    Some file systems cannot sync a folder (EINVAL); the files in it were synced by their
+    writers, so that is not an error.
+    """
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_text_atomic(path: PathArg, text: str) -> None:

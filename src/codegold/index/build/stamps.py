@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import os
@@ -18,6 +17,7 @@ from codegold.index.gitsnap import GitSnapshot
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, STORE_FORMAT, IndexWriter
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
+from codegold.plumbing.outputs import sync_folder
 
 
 def build_id(repository: str, revision: str, policy: PathPolicy) -> str:
@@ -79,13 +79,13 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
     reached the disk."""
     folder = path.parent
     _sync(folder / INDEX_FILE)
-    _sync_folder(folder)  # the database's entry in its folder
+    sync_folder(folder)  # the database's entry in its folder
     payload = msgspec.json.format(msgspec.json.encode(manifest), indent=2) + b"\n"
     with path.open("wb") as handle:
         handle.write(payload)
         handle.flush()
         os.fsync(handle.fileno())
-    _sync_folder(folder)  # the manifest's entry
+    sync_folder(folder)  # the manifest's entry
 
 
 def _sync(path: Path) -> None:
@@ -94,9 +94,3 @@ def _sync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _sync_folder(folder: Path) -> None:
-    # Some file systems cannot sync a folder (EINVAL): the files in it were synced.
-    with contextlib.suppress(OSError):
-        _sync(folder)
