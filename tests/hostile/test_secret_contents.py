@@ -187,6 +187,8 @@ GREPPED_NETRC = [  # (text, the secret values in it)
     # ``grep -n password ~/.netrc``: one numbered line, nothing else to go by
     ("3:  password hunter2xyz", ["hunter2xyz"]),
     ("     3\tpassword hunter2xyz\n", ["hunter2xyz"]),
+    ("     3\u2192password hunter2xyz\n", ["hunter2xyz"]),  # Claude Code's Read, one line
+    ("3\u2192  password hunter2xyz", ["hunter2xyz"]),
     # ``grep -n password ~/.netrc ~/other``: the file name says netrc; any value
     ("~/.netrc:3:password s3cr3tValue", ["s3cr3tValue"]),
     ("/home/me/.netrc:  password correcthorsebattery\n", ["correcthorsebattery"]),
@@ -227,6 +229,7 @@ NOT_GREPPED_NETRC = [
     "2026-01-02 12:00:07 password changed", "host all all 0.0.0.0/0 password",
     "  --password PASSWORD", "login USER password PASS", "Usage: password NEWPASS",
     "  login bob\n  password reset\n", "README.md:4:login and password are both required",
+    "3\u2192password string", "12\u2192  password: String,",
     "3:password $PW", "3:password {pw}", "3:password %s", "foo:login bob password ${PASSWORD}",
 ]
 

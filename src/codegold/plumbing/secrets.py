@@ -411,7 +411,7 @@ _NUMBER = r"[ \t]*\d{1,7}(?:\t|:|-(?=\S)|\u2192)"
 # only when it is nothing but netrc keyword and value pairs, after what grep or a viewer
 # puts before it: a file name and line number (``PATH:12:``, ``PATH-12-``, ``PATH:``), or
 # a line number alone (``12:``, ``     12\t``).
-_NETRC_CANDIDATE = re.compile(r"(?<![^\s:\-\"'])(?:password|account)[ \t]+\S")
+_NETRC_CANDIDATE = re.compile(r"(?<![^\s:\-\"'\u2192])(?:password|account)[ \t]+\S")
 _NETRC_PREFIX = re.compile(rf"{_NUMBER}"
                            r"|(?P<path>(?:[A-Za-z]:[\\/])?[^\s:]+?)(?::\d{1,7}[:-]|-\d{1,7}[:-]|:)")
 _NETRC_FILE = re.compile(r"(?i)[._]netrc\Z")
