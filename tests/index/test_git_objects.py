@@ -170,3 +170,33 @@ def test_trees_read_through_cat_file_list_what_ls_tree_lists(make_repo: MakeRepo
         assert objects.started == 2
     kinds = {entry.mode for entry in GitSnapshot.open(repo.path, commits[1]).entries()}
     assert kinds == {"100644", "100755", "120000", "160000"}
+
+
+def test_revisions_are_named_in_batches(make_repo: MakeRepo, started: list[list[str]],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo("proj")
+    commits = _history(repo, 5)
+    monkeypatch.setattr("codegold.index.many._RESOLVE_BATCH", 2)
+    started.clear()
+    found = _resolve_all(repo.path, [*commits, "main"])
+    assert found == {**{commit: commit for commit in commits}, "main": commits[-1]}
+    assert len([argv for argv in started if argv[0] == "rev-parse" and "--verify" not in argv
+                and "^{commit}" in argv[-1]]) == 3, started
+
+
+@pytest.mark.slow
+def test_more_revision_names_than_a_command_line_holds_are_named(
+        make_repo: MakeRepo) -> None:
+    """Twelve thousand tags of 200 characters: 2.5 MB of arguments in one call, more
+    than Linux's 2 MB."""
+    repo = make_repo("proj")
+    commits = _history(repo, 2)
+    names = [f"release-{i:06d}-" + "x" * 185 for i in range(12_000)]
+    lines = "".join(f"create refs/tags/{name} {commits[i % 2]}\n"
+                    for i, name in enumerate(names))
+    subprocess.run(["git", "-C", str(repo.path), "update-ref", "--stdin"], input=lines,
+                   text=True, check=True)
+    subprocess.run(["git", "-C", str(repo.path), "pack-refs", "--all"], check=True)
+    found = _resolve_all(repo.path, names)
+    assert len(found) == len(names)
+    assert found[names[0]] == commits[0] and found[names[-1]] == commits[1]

@@ -340,6 +340,10 @@ def _build_one(repo: str | Path, root: Path, commit: str, done: int, total: int,
                        store=store, progress=report, snapshot=snapshot)
 
 
+# Revision names resolved per git call (a command line holds a few thousand of them).
+_RESOLVE_BATCH = 1000
+
+
 def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
     """The commit of each plain revision name in one git call (a history of hundreds
     would otherwise pay a call or two each); empty when any is unknown or git says
@@ -352,16 +356,22 @@ def _resolve_all(repo: str | Path, revisions: Sequence[str]) -> dict[str, str]:
         GitSnapshot.open(repo, names[0])  # the repository checks, worded
     except InputError:
         return {}  # each is opened on its own, its error with the case that pins it
-    try:
-        # No --end-of-options: git before 2.43 echoes it among the shas (and every name
-        # here starts with a letter, digit or underscore, so none reads as an option).
-        done = git(["rev-parse", *(f"{name}^{{commit}}" for name in names)],
-                   repo=repo, check=False)
-    except (CodeIndexError, InputError):
-        return {}
-    found = done.text.split()
-    if not done.ok or len(found) != len(names) or not all(map(is_full_sha, found)):
-        return {}
+    found: list[str] = []
+    # In batches: tens of thousands of names in one call outgrow the command line.
+    for at in range(0, len(names), _RESOLVE_BATCH):
+        batch = names[at:at + _RESOLVE_BATCH]
+        try:
+            # No --end-of-options: git before 2.43 echoes it among the shas (and every
+            # name here starts with a letter, digit or underscore, so none reads as an
+            # option).
+            done = git(["rev-parse", *(f"{name}^{{commit}}" for name in batch)],
+                       repo=repo, check=False)
+        except (CodeIndexError, InputError):
+            return {}
+        shas = done.text.split()
+        if not done.ok or len(shas) != len(batch) or not all(map(is_full_sha, shas)):
+            return {}
+        found.extend(shas)
     refuse_ambiguous(Path(repo), names)
     return dict(zip(names, found, strict=True))
 
