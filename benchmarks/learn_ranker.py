@@ -67,9 +67,11 @@ def _label(chunk: Any, case: Any) -> int:
     return 1 if chunk.file in files else 0
 
 
-def collect(cache: Path, config_overrides: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """One record per short mined case: its features, offsets, labels, and what scoring
-    it again needs (the case, the candidates, the hand-set order)."""
+def collect(cache: Path, config_overrides: dict[str, Any] | None, *, long: bool = False
+            ) -> list[dict[str, Any]]:
+    """One record per short mined case (``long``: per case the shipped learnt ranker
+    orders, an issue-length message): its features, offsets, labels, and what scoring it
+    again needs (the case, the candidates, the shipped order)."""
     config = load_config(overrides={"ranker": {"method": "ltr", "model": "builtin"},
                                     **(config_overrides or {})})
     files = sorted(p for p in (cache / "cases").glob("*.yaml") if not p.name.startswith("slice"))
@@ -78,7 +80,9 @@ def collect(cache: Path, config_overrides: dict[str, Any] | None) -> list[dict[s
         cases = load_cases(str(path)).cases
         by_revision: dict[str, list[Any]] = collections.defaultdict(list)
         for case in cases:
-            if config.short_query.applies(case.query) and (cache / "indexes" / case.revision).is_dir():
+            wanted = (len(case.query.strip()) >= config.ranker.min_query_chars if long
+                      else config.short_query.applies(case.query))
+            if wanted and (cache / "indexes" / case.revision).is_dir():
                 by_revision[case.revision].append(case)
         for revision, group in sorted(by_revision.items()):
             with IndexReader.open(str(cache / "indexes" / revision)) as reader:
@@ -97,6 +101,8 @@ def collect(cache: Path, config_overrides: dict[str, Any] | None) -> list[dict[s
                               for s in gathered.candidates]
                     shipped_final, _ = expand(reader, shipped, k=want, config=config.expansion,
                                               filters=gathered.filters)
+                    if long:  # the shipped model's order, as ``codegold run`` gives it
+                        shipped_final = retriever.retrieve(case.query, k=want).ranked
                     # Neighbours expansion may add, each candidate's own neighbour chunk.
                     neighbours = {s.chunk.id: reader.get(s.chunk.prev_id or s.chunk.parent_id)
                                   for s in gathered.candidates if not s.chunk.has_signature
@@ -189,7 +195,7 @@ def table(records: list[dict[str, Any]], results: dict[str, tuple[str, str]]) ->
     gained = sum(results[i] == ("fail", "pass") for i in ids)
     lost = sum(results[i] == ("pass", "fail") for i in ids)
     repos = by["repository"]
-    print(f"short mined cases: {len(ids)}; pass {rate(ids, 0):.1f} -> {rate(ids, 1):.1f} % "
+    print(f"mined cases: {len(ids)}; pass {rate(ids, 0):.1f} -> {rate(ids, 1):.1f} % "
           f"(+{gained} / -{lost}); mean of {len(repos)} repositories "
           f"{np.mean([rate(v, 0) for v in repos.values()]):.1f} -> "
           f"{np.mean([rate(v, 1) for v in repos.values()]):.1f} %")
@@ -237,11 +243,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--leaves", type=int, default=int(PARAMS["num_leaves"]))
     parser.add_argument("-o", "--out", type=Path, default=None,
                         help="write the model refitted on every repository here")
+    parser.add_argument("--long", action="store_true",
+                        help="the issue-length messages instead (those the shipped learnt "
+                             "ranker orders): a model learnt from them against the shipped one")
     args = parser.parse_args(argv)
     if args.features is not None and args.features.exists():
         records = pickle.loads(args.features.read_bytes())
     else:
-        records = collect(args.cache_dir, None)
+        records = collect(args.cache_dir, None, long=args.long)
         if args.features is not None:
             args.features.write_bytes(pickle.dumps(records))
     params = {**PARAMS, "num_leaves": args.leaves}
