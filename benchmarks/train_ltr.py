@@ -109,6 +109,33 @@ def collect(rows: list[dict[str, Any]], indexes: dict[str, Path], pool: int) -> 
             "gold_files": np.asarray(gold_files, dtype=np.int64)}
 
 
+def mined_rows(path: Path) -> dict[str, Any]:
+    """The rows of mined commits collected by ``learn_ranker.py --long`` (same features,
+    offsets and labels: 2 a gold definition, 1 another chunk of a gold file), in this
+    script's layout."""
+    import pickle
+
+    records = pickle.loads(path.read_bytes())
+    file_ids: list[int] = []
+    for record in records:
+        numbers: dict[str, int] = {}
+        file_ids.extend(numbers.setdefault(s.chunk.file, len(numbers))
+                        for s in record["candidates"])
+    return {"X": np.vstack([r["X"] for r in records]),
+            "offset": np.concatenate([r["offset"] for r in records]),
+            "y": np.concatenate([r["y"] for r in records]).astype(np.int32),
+            "groups": np.asarray([len(r["y"]) for r in records], dtype=np.int64),
+            "ids": np.asarray([r["case"].id for r in records]),
+            "file_ids": np.asarray(file_ids, dtype=np.int64),
+            "gold_files": np.asarray([len({t.file for g in r["case"].groups if g.required
+                                           for t in g.any_of}) for r in records],
+                                     dtype=np.int64)}
+
+
+def joined(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    return {key: np.concatenate([first[key], second[key]]) for key in first if key in second}
+
+
 def digest(data: dict[str, Any]) -> str:
     hasher = hashlib.sha256()
     for key in ("X", "offset", "y", "groups"):
@@ -266,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave one repository out: for each repository, train on the "
                              "others and print its figures (model and the fused order it "
                              "replaces), the mean and the worst; then train as usual")
+    parser.add_argument("--mined", type=Path, default=None,
+                        help="also fit on these mined commits (the features pickle of "
+                             "benchmarks/learn_ranker.py --long): added to the final fit only, "
+                             "after --cv and --by-repository, which judge the issues")
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
 
@@ -297,10 +328,14 @@ def main(argv: list[str] | None = None) -> int:
         params, rounds = cross_validate(data, grid)
     if args.by_repository:
         print_loro(leave_one_repository_out(data, params, rounds))
+    issues = len(data["groups"])
+    if args.mined is not None:
+        data = joined(data, mined_rows(args.mined))
     booster = train(data, params, rounds)
     trees = ltr.from_lightgbm(booster.dump_model())
     spec = {"format": ltr.LTR_FORMAT, "features": list(ltr.FEATURES), "trees": trees,
-            "training": {"data_sha256": digest(data), "instances": len(data["groups"]),
+            "training": {"data_sha256": digest(data), "instances": issues,
+                         "mined_commits": len(data["groups"]) - issues,
                          "rows": len(data["y"]),
                          "split": "train (70/30 hash split, seed 0)" if args.split == "train"
                          else "all development instances (refit after choosing on train)",
