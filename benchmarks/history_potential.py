@@ -40,6 +40,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO, TypeVar
 
 from codegold.index.tokens import code_tokens
 from codegold.model.cases import load_cases
@@ -73,6 +74,7 @@ _CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
 _CONTROL = frozenset(["if", "for", "while", "switch", "catch", "return", "else", "do", "with",
                       "try", "elif", "unless", "until", "foreach", "match", "when", "guard"])
 _HEADER = "\x1e\x1eCOMMIT "
+_Key = TypeVar("_Key", str, tuple[str, str])
 
 
 def hunk_name(context: str) -> str | None:
@@ -187,15 +189,18 @@ class History:
                 names[key] += score * count / total
             for path in self.files[sha]:
                 files[path] += score / len(self.files[sha])
-        def order(scored: dict[str, float] | dict[tuple[str, str], float]) -> list:  # type: ignore[type-arg]
-            return [key for key, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
-        return order(names)[:20], order(files)[:5]
+        return _best(names)[:20], _best(files)[:5]
 
 
-def _feed(pipe: object, items: list[str]) -> None:
+def _best(scored: dict[_Key, float]) -> list[_Key]:
+    """Keys by score, best first, ties by key."""
+    return [key for key, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _feed(pipe: IO[str], items: list[str]) -> None:
     try:
-        pipe.write("\n".join(items) + "\n")  # type: ignore[attr-defined]
-        pipe.close()  # type: ignore[attr-defined]
+        pipe.write("\n".join(items) + "\n")
+        pipe.close()
     except BrokenPipeError:
         pass
 

@@ -93,21 +93,13 @@ def collect(cache: Path, config_overrides: dict[str, Any] | None, *, long: bool 
                     if not gathered.candidates:
                         continue
                     rows, offsets, _ = retriever.features(gathered)
-                    analysis = gathered.analysis
-                    shipped = rerank(gathered.candidates, config=config.rerank,
-                                     intent=analysis.intent, asks_for=analysis.asks_for,
-                                     open_file=None, categories=retriever._categories)
                     chunks = [s.chunk.to_chunk(score=0.0, excerpt_chars=0)
                               for s in gathered.candidates]
-                    shipped_final, _ = expand(reader, shipped, k=want, config=config.expansion,
-                                              filters=gathered.filters)
-                    if long:  # the shipped model's order, as ``codegold run`` gives it
-                        shipped_final = retriever.retrieve(case.query, k=want).ranked
                     # Neighbours expansion may add, each candidate's own neighbour chunk.
                     neighbours = {s.chunk.id: reader.get(s.chunk.prev_id or s.chunk.parent_id)
                                   for s in gathered.candidates if not s.chunk.has_signature
                                   and (s.chunk.prev_id or s.chunk.parent_id)}
-                    records.append({
+                    record = {
                         "case": case, "repo": path.stem, "want": want,
                         "manifest": reader.manifest,
                         "language": case.tags.get("language"),
@@ -115,13 +107,29 @@ def collect(cache: Path, config_overrides: dict[str, Any] | None, *, long: bool 
                         "X": rows, "offset": offsets,
                         "y": np.asarray([_label(c, case) for c in chunks], dtype=np.int32),
                         "candidates": gathered.candidates, "neighbours": neighbours,
+                        "analysis": gathered.analysis,
                         "filters": gathered.filters,
-                        "shipped": [s.chunk.to_chunk(score=0.0, excerpt_chars=0)
-                                    for s in shipped_final],
-                    })
+                    }
+                    record["shipped"] = shipped_order(record, retriever, config)
+                    records.append(record)
         print(f"[{number}/{len(files)}] {path.stem}: {len(records)} cases so far",
               file=sys.stderr, flush=True)
     return records
+
+
+def shipped_order(record: dict[str, Any], retriever: ReferenceRetriever, config: Any
+                  ) -> list[Any]:
+    """The final ranking the shipped configuration gives the record's candidates: the
+    learnt model's (an issue-length message) or the hand-set multipliers'."""
+    if retriever._model is not None and retriever._learnt(record["case"].query):
+        return learnt_order(record, retriever._model.predict(record["X"]), config.expansion)
+    analysis = record["analysis"]
+    ranked = rerank(record["candidates"], config=config.rerank, intent=analysis.intent,
+                    asks_for=analysis.asks_for, open_file=None,
+                    categories=retriever._categories)
+    final, _ = expand(retriever.reader, ranked, k=record["want"], config=config.expansion,
+                      filters=record["filters"])
+    return [s.chunk.to_chunk(score=0.0, excerpt_chars=0) for s in final]
 
 
 class _Neighbours:

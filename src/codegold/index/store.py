@@ -521,14 +521,18 @@ class IndexReader:
     def get_many(self, ids: Sequence[str]) -> list[IndexedChunk]:
         """Chunks for ``ids`` in the same order; unknown ids are dropped."""
         found: dict[str, IndexedChunk] = {}
+        for row in self._by_ids(f"{_CHUNK_SELECT} WHERE id IN", ids):
+            chunk = self._chunk(row)
+            found[chunk.id] = chunk
+        return [found[i] for i in ids if i in found]
+
+    def _by_ids(self, select: str, ids: Sequence[str]) -> Iterator[Any]:
+        """The rows of ``select`` (ending in ``IN``) for the distinct ``ids``, 500 bound
+        values per statement."""
         unique = list(dict.fromkeys(ids))
         for offset in range(0, len(unique), 500):
             batch = unique[offset:offset + 500]
-            marks = ",".join("?" * len(batch))
-            for row in self._conn.execute(f"{_CHUNK_SELECT} WHERE id IN ({marks})", batch):
-                chunk = self._chunk(row)
-                found[chunk.id] = chunk
-        return [found[i] for i in ids if i in found]
+            yield from self._conn.execute(f"{select} ({','.join('?' * len(batch))})", batch)
 
     def iter_chunks(self) -> Iterator[IndexedChunk]:
         """Every chunk, by path (byte order, as git lists them), then by line."""
@@ -553,16 +557,9 @@ class IndexReader:
     def lexical_fields_of(self, ids: Sequence[str]) -> dict[str, tuple[list[str], list[str]]]:
         """``chunk id → (symbol tokens, body tokens)`` of the chunks ``ids`` that exist:
         the tokens the build computed, in their order."""
-        found: dict[str, tuple[list[str], list[str]]] = {}
-        unique = list(dict.fromkeys(ids))
-        for start in range(0, len(unique), 500):
-            batch = unique[start:start + 500]
-            marks = ",".join("?" * len(batch))
-            for chunk_id, symbols, body in self._conn.execute(
-                    "SELECT c.id, t.symbols, t.body FROM chunks c "
-                    f"JOIN tokens t ON t.rowid = c.rowid WHERE c.id IN ({marks})", batch):
-                found[chunk_id] = (symbols.split(), body.split())
-        return found
+        rows = self._by_ids("SELECT c.id, t.symbols, t.body FROM chunks c "
+                            "JOIN tokens t ON t.rowid = c.rowid WHERE c.id IN", ids)
+        return {chunk_id: (symbols.split(), body.split()) for chunk_id, symbols, body in rows}
 
     def chunk_ids_by_file(self) -> dict[str, list[str]]:
         """Each file's chunk ids, files and chunks in :meth:`iter_chunks` order (files

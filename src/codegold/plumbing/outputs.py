@@ -212,18 +212,21 @@ def swap_folder(staged: PathArg, target: PathArg, *, aside: PathArg) -> None:
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def sync_folder(folder: PathArg) -> None:
-    """fsync ``folder`` itself, so the entries created or renamed in it are on disk.
+def sync_path(path: PathArg) -> None:
+    """fsync the file or folder at ``path`` (a folder: the entries created or renamed in
+    it); OS errors propagate."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
-    Some file systems cannot sync a folder (EINVAL); the files in it were synced by their
-    writers, so that is not an error.
-    """
+
+def sync_folder(folder: PathArg) -> None:
+    """:func:`sync_path` of a folder, where some file systems cannot sync one (EINVAL):
+    the files in it were synced by their writers, so that is not an error."""
     with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        sync_path(folder)
 
 
 def write_text_atomic(path: PathArg, text: str) -> None:

@@ -17,7 +17,7 @@ from codegold.index.gitsnap import GitSnapshot
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, STORE_FORMAT, IndexWriter
 from codegold.model import ChunkerInfo, Manifest, PathPolicyInfo
-from codegold.plumbing.outputs import sync_folder
+from codegold.plumbing.outputs import sync_folder, sync_path
 
 
 def build_id(repository: str, revision: str, policy: PathPolicy) -> str:
@@ -78,7 +78,7 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
     synced first could outlive it in a power loss and vouch for a database that never
     reached the disk."""
     folder = path.parent
-    _sync(folder / INDEX_FILE)
+    sync_path(folder / INDEX_FILE)
     sync_folder(folder)  # the database's entry in its folder
     payload = msgspec.json.format(msgspec.json.encode(manifest), indent=2) + b"\n"
     with path.open("wb") as handle:
@@ -86,11 +86,3 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     sync_folder(folder)  # the manifest's entry
-
-
-def _sync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
