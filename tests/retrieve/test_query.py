@@ -275,3 +275,10 @@ def test_commit_trailers_and_email_addresses_are_not_searched_as_names() -> None
     # A decorator, a scoped package and an at-sign in code stay.
     assert analyze_query("where does `@app.route` register a view").identifiers == ("app.route",)
     assert "ttl_seconds" in analyze_query("cache@v2 ignores ttl_seconds").identifiers
+
+
+def test_the_title_of_a_query_of_several_lines_is_its_first_line() -> None:
+    analysis = analyze_query("Stale cache entry\n\nThe retry attempt reads it.")
+    assert analysis.title_terms == ("stale", "cache", "entry")
+    assert "retry" in analysis.terms
+    assert analyze_query("Stale cache entry when the retry attempt reads it").title_terms == ()

@@ -205,6 +205,65 @@ def test_a_short_name_quoted_alone_in_backticks_is_looked_up(tmp_path: Path) -> 
         assert plain[0].chunk.symbol == "keyword_arguments"
 
 
+def test_a_name_written_with_call_parentheses_is_looked_up(tmp_path: Path) -> None:
+    # "retry" alone reads as English; "retry()" is the writer's mark of a function, as
+    # backticks are. A conventional-commit scope ("fix(retry):") is no such mark.
+    files = {
+        "lib/api.py": "def retry(fn):\n    return fn\n",
+        "lib/base.py": "class RetryBase:\n    def when(self):\n        return 'calling again'\n",
+    }
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        called = retriever.retrieve("Warn when calling retry() on a base", k=2).ranked
+        assert called[0].chunk.symbol == "retry"
+        assert called[0].contributions.get("symbol", 0.0) > 0.0
+        scoped = retriever.retrieve("fix(retry): warn when calling on a base", k=2).ranked
+        assert all("symbol" not in s.contributions for s in scoped)
+
+
+def test_the_first_line_of_a_long_query_weighs_more(tmp_path: Path) -> None:
+    # Each chunk holds two of the query's four words; the first line decides which wins.
+    files = {
+        "lib/cache.py": 'def evict(store):\n    """Drop the stale cache entry."""\n    return store\n',
+        "lib/retry.py": 'def backoff(delay):\n    """Sleep before the next retry attempt."""\n    return delay\n',
+    }
+    about_cache = "Stale cache entry\n\nThe retry attempt misses it."
+    about_retry = "Retry attempt too early\n\nA stale cache entry is read."
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        retriever = ReferenceRetriever(reader, load_config())
+        assert retriever.retrieve(about_cache, k=2).ranked[0].chunk.file == "lib/cache.py"
+        assert retriever.retrieve(about_retry, k=2).ranked[0].chunk.file == "lib/retry.py"
+        # Without the title's weight both queries are the same bag of words: one order.
+        config = load_config()
+        lexical = msgspec.structs.replace(config.signals.lexical, title_weight=0.0)
+        flat = ReferenceRetriever(reader, msgspec.structs.replace(
+            config, signals=msgspec.structs.replace(config.signals, lexical=lexical)))
+        assert (flat.retrieve(about_cache, k=2).ranked[0].chunk.file
+                == flat.retrieve(about_retry, k=2).ranked[0].chunk.file)
+
+
+def test_constructors_and_declarations_do_not_make_a_class_name_ambiguous(tmp_path: Path) -> None:
+    # Five constructors defined in the source and declared in the header are one class,
+    # not eleven definitions of "RegEx": the symbol signal still finds the class.
+    ctors = "".join(f"  RegEx(int a{i});\n" for i in range(5))
+    bodies = "".join(f"RegEx::RegEx(int a{i}) {{ m_{i} = a{i}; }}\n" for i in range(5))
+    files = {
+        "src/regex.h": f"class RegEx {{\n public:\n{ctors}  bool Matches(char ch) const;\n}};\n",
+        "src/regex.cpp": f"#include \"regex.h\"\n{bodies}",
+        "src/scanner.cpp": "int Scan(const char* text) { return text[0] == 'x'; }\n",
+    }
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        assert len(reader.definitions("RegEx")) > load_config().signals.symbol.max_definitions
+        ranked = ReferenceRetriever(reader, load_config()).retrieve(
+            "Add an export decorator to the RegEx class", k=10).ranked
+        found = {s.chunk.symbol: s for s in ranked if "symbol" in s.contributions}
+        assert "RegEx" in found
+        constructors = [s for s in ranked if s.chunk.symbol == "RegEx.RegEx"]
+        assert constructors and all(
+            s.contributions["symbol"] < found["RegEx"].contributions["symbol"]
+            for s in constructors if "symbol" in s.contributions)
+
+
 def test_a_previous_release_line_kept_in_the_tree_is_demoted_unless_named(tmp_path: Path) -> None:
     body = 'def parse_header(raw):\n    """Parse one header line into name and value."""\n    return raw.split(":", 1)\n'
     files = {"src/v3/headers.py": body, "src/v4/headers.py": body, "src/v4/other.py": "x = 1\n"}

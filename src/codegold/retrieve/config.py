@@ -65,6 +65,8 @@ class LexicalConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     k1: Weight = 1.2
     b: Fraction = 0.75
     stem: bool = False
+    # Added to the query weight of a term of a long query's first line (memory backend).
+    title_weight: Weight = 0.0
 
 
 class SymbolConfig(_Strict, frozen=True, kw_only=True, forbid_unknown_fields=True):

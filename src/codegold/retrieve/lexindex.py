@@ -457,14 +457,18 @@ class LexicalIndex:
                               per_word=per_word)
 
     def scores(self, tokens: Sequence[str], extra: Sequence[str] = (),
-               extra_weight: float = 0.0) -> npt.NDArray[np.float32]:
+               extra_weight: float = 0.0, weights: Mapping[str, float] | None = None
+               ) -> npt.NDArray[np.float32]:
         """BM25 of every document (row order of ``chunk_ids``) for the distinct ``tokens``,
-        plus ``extra`` terms (already in this engine's form) at ``extra_weight``."""
+        each at its query weight in ``weights`` (1 when absent), plus ``extra`` terms
+        (already in this engine's form) at ``extra_weight``."""
         scores = np.zeros(len(self.chunk_ids), dtype=np.float32)
-        if self.stemmed:
-            tokens = [stem(token) for token in tokens]
-        for token in dict.fromkeys(tokens):
-            self._add(scores, token, None)
+        weighted: dict[str, float] = {}
+        for token in tokens:
+            key = stem(token) if self.stemmed else token
+            weighted[key] = max(weighted.get(key, 0.0), (weights or {}).get(token, 1.0))
+        for token, weight in weighted.items():
+            self._add(scores, token, None if weight == 1.0 else weight)
         for token in extra:
             self._add(scores, token, extra_weight)
         return scores
@@ -502,12 +506,13 @@ class LexicalIndex:
         return [(self.chunk_ids[start + i], float(part[i])) for i in order[:count] if part[i] > 0]
 
     def search(self, tokens: Sequence[str], limit: int, extra: Sequence[str] = (),
-               extra_weight: float = 0.0) -> list[tuple[str, float]]:
+               extra_weight: float = 0.0, weights: Mapping[str, float] | None = None
+               ) -> list[tuple[str, float]]:
         """BM25 over the distinct ``tokens`` (and ``extra`` at ``extra_weight``, see
         :meth:`scores`); best first, ties broken on chunk id."""
         if limit <= 0 or not self.chunk_ids:
             return []
-        scores = self.scores(tokens, extra, extra_weight)
+        scores = self.scores(tokens, extra, extra_weight, weights)
         matched = int(np.count_nonzero(scores))
         take = min(limit, matched)
         if take == 0:

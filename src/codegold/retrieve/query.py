@@ -80,6 +80,8 @@ _FILE_LINE = re.compile(
 # (capitalised on both sides, so ``\\n`` in pasted text is no separator).
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|#|->|(?<=[A-Za-z0-9_])\\(?=[A-Z]))"
                     r"[A-Za-z_][A-Za-z0-9_]*)*")
+# A name written with empty call parentheses: ``retry()``; not ``fix(scope):``.
+_CALLED = re.compile(r"(?<![\w.:#>$])([A-Za-z_][A-Za-z0-9_]*)\(\)")
 # Member separators read as ``.``, as the index qualifies names.
 _MEMBER_SEPARATOR = re.compile(r"#|->|\\")
 
@@ -190,9 +192,12 @@ class QueryAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     plain_asks: frozenset[str] = frozenset()
     # The opening verb of a task or commit message ("Fix ...", "add ...": task_words).
     task_words: tuple[str, ...] = ()
-    # Names the query quotes as code, alone in backticks (`use`, `find`): a name however
-    # short or plain it looks.
+    # Names the query marks as code, alone in backticks (`use`, `find`) or with empty call
+    # parentheses (retry()): a name however short or plain it looks.
     quoted: tuple[str, ...] = ()
+    # The ``terms`` of the first line of a query of several lines: the title of an issue
+    # report or a commit message, which states its subject; empty for one line.
+    title_terms: tuple[str, ...] = ()
 
     def as_domain_vocabulary(self) -> QueryAnalysis:
         """The analysis with ``test_words`` read as plain vocabulary, not a wish for tests.
@@ -410,8 +415,10 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
             add(word, 3 if followed_by_call else 2)
     # A backtick span that is one name is code by the writer's own mark, even when the
     # word alone would read as English (`use`, `sub`, `find`).
+    # So is a word with empty call parentheses in prose: `retry()`, `remove()`.
+    called = [m.group(1) for m in _CALLED.finditer(prose)]
     quoted = tuple(dict.fromkeys(
-        span for span in (part.strip() for part in backticked)
+        span for span in [*(part.strip() for part in backticked), *called]
         if _ONE_NAME.fullmatch(span) and span.lower() not in _CODE_NOISE))
     for name in quoted:
         add(name, 2)
@@ -440,6 +447,10 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         first_seen.setdefault(term, index)
     ranked_prose = sorted(counts, key=lambda t: (-counts[t], first_seen.get(t, 0)))
     terms = list(dict.fromkeys([*identifier_terms, *ranked_prose]))[:max_terms]
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    kept = set(terms)
+    title_terms = (tuple(dict.fromkeys(t for t in code_tokens(lines[0]) if t in kept))
+                   if len(lines) > 1 else ())
     return QueryAnalysis(
         raw=raw,
         member_pairs=_member_pairs(prose),
@@ -457,4 +468,5 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         plain_asks=detect_asks(text, test_words=False),
         task_words=task_words(text),
         quoted=quoted,
+        title_terms=title_terms,
     )

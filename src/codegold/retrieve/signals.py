@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from codegold.index.store import IndexReader
+from codegold.index.store import IndexReader, SymbolDef
 from codegold.model import EmbedderInfo
 from codegold.model.paths import normalize_path
 from codegold.retrieve import lexindex
@@ -62,19 +62,23 @@ def _sorted(scores: dict[str, float], limit: int) -> Hits:
 
 
 def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, limit: int,
-            compounds: Compounds | None = None, feedback: FeedbackConfig | None = None) -> Hits:
+            compounds: Compounds | None = None, feedback: FeedbackConfig | None = None,
+            title: Sequence[str] = ()) -> Hits:
     """Chunk BM25 of ``terms``; with ``compounds`` (memory backend), the vocabulary's
     terms that run the question's words together count too (:mod:`compounds`); with
-    ``feedback`` (memory backend), the best words of the first hits (:mod:`feedback`)."""
+    ``feedback`` (memory backend), the best words of the first hits (:mod:`feedback`).
+    The ``title`` terms weigh ``1 + config.title_weight`` (memory backend)."""
     if not terms:
         return []
     if config.backend == "memory":
         engine = LexicalIndex.for_reader(reader, weights=config.field_weights, k1=config.k1,
                                          b=config.b, stemmed=config.stem)
+        weights = ({term: 1.0 + config.title_weight for term in title}
+                   if config.title_weight > 0 and title else None)
         if compounds is not None and compounds.weight > 0:
             extra = engine.compounds(compounds.words, compounds.skip, compounds.per_word)
-            return engine.search(terms, limit, extra, compounds.weight)
-        first = engine.search(terms, limit)
+            return engine.search(terms, limit, extra, compounds.weight, weights)
+        first = engine.search(terms, limit, weights=weights)
         if feedback is None or feedback.weight <= 0 or not first:
             return first
         fold = lexindex.stem if engine.stemmed else (lambda w: w)
@@ -84,7 +88,7 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
             asked={fold(t) for t in terms}, document_frequency=engine.document_frequency,
             indexed=len(engine.chunk_ids), skip=STOPWORDS, count=feedback.documents,
             limit=feedback.terms, fold=fold)
-        return engine.search(terms, limit, added, feedback.weight) if added else first
+        return engine.search(terms, limit, added, feedback.weight, weights) if added else first
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
 
 
@@ -125,6 +129,33 @@ def _lookup_names(name: str) -> list[tuple[str, float]]:
     return out
 
 
+_CONSTRUCTOR_SHARE = 0.5
+
+
+def _constructors(names: set[str]) -> set[str]:
+    """The names of ``names`` that are constructors of a class also in it: ``RegEx.RegEx``
+    beside ``RegEx`` (C++, Java, C#)."""
+    out = set()
+    for name in names:
+        owner, _, member = name.rpartition(".")
+        if member and owner.rpartition(".")[2] == member and owner in names:
+            out.add(name)
+    return out
+
+
+def distinct_symbols(definitions: Sequence[SymbolDef]) -> tuple[int, set[str]]:
+    """How many definitions ``definitions`` count as, and which of their names are
+    constructors. A constructor named as its class (``RegEx.RegEx`` in C++, Java, C#)
+    is its class's, and a declaration whose definition is there too (a C++ header and
+    its source) is that definition's: neither makes a name more ambiguous. Every other
+    row counts: forty ``impl`` blocks of one type are forty places."""
+    names = {d.qualified for d in definitions}
+    constructors = _constructors(names)
+    defined = {d.qualified for d in definitions if d.role != "declaration"}
+    return sum(1 for d in definitions if d.qualified not in constructors
+               and not (d.role == "declaration" and d.qualified in defined)), constructors
+
+
 def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, limit: int) -> Hits:
     scores: dict[str, float] = defaultdict(float)
     wanted: list[tuple[str, float]] = []
@@ -140,11 +171,13 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
     for pair in analysis.member_pairs:
         # Only the member of that very type: the parts alone are looked up below.
         definitions = reader.definitions(pair)
-        if definitions and len(definitions) <= config.max_definitions:
+        count, constructors = distinct_symbols(definitions)
+        if definitions and count <= config.max_definitions:
             done.add(pair)
-            share = config.weight_qualified / math.sqrt(len(definitions))
+            share = config.weight_qualified / math.sqrt(count)
             for definition in definitions:
-                scores[definition.chunk_id] += share
+                scores[definition.chunk_id] += share * (
+                    _CONSTRUCTOR_SHARE if definition.qualified in constructors else 1.0)
     for name, weight in wanted:
         for candidate, certainty in _lookup_names(name):
             short = candidate.rsplit(".", 1)[-1]
@@ -159,11 +192,14 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
             if not definitions:
                 continue
             done.add(candidate)
-            if len(definitions) > config.max_definitions:
+            count, constructors = distinct_symbols(definitions)
+            if count > config.max_definitions:
                 break
-            share = weight * certainty / math.sqrt(len(definitions))
+            share = weight * certainty / math.sqrt(count)
             for definition in definitions:
-                scores[definition.chunk_id] += share
+                # The class was named: its constructors are found, after it.
+                scores[definition.chunk_id] += share * (
+                    _CONSTRUCTOR_SHARE if definition.qualified in constructors else 1.0)
             break
     return _sorted(scores, limit)
 
@@ -308,7 +344,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("lexical",
            lambda q: q.config.signals.lexical.enabled,
            lambda q, _: lexical(q.reader, q.analysis.terms, q.lexical, q.depth, q.compounds,
-                                q.feedback)),
+                                q.feedback, q.analysis.title_terms)),
     Signal("identifier",
            lambda q: q.config.signals.identifier.enabled and bool(q.analysis.identifier_terms),
            lambda q, _: lexical(q.reader, q.analysis.identifier_terms,
