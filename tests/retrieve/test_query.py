@@ -282,3 +282,59 @@ def test_the_title_of_a_query_of_several_lines_is_its_first_line() -> None:
     assert analysis.title_terms == ("stale", "cache", "entry")
     assert "retry" in analysis.terms
     assert analyze_query("Stale cache entry when the retry attempt reads it").title_terms == ()
+
+
+_SHOW_VERSIONS = """Naming a dimension "method" throws error when calling ".loc"
+
+The `dims` are given to another method unsanitized.
+
+#### Output of ``xr.show_versions()``
+
+<details>
+
+INSTALLED VERSIONS
+------------------
+commit: None
+python: 3.6.8 |Anaconda, Inc.| (default, Dec 30 2018, 01:22:34)
+[GCC 7.3.0]
+python-bits: 64
+OS: Linux
+machine: x86_64
+LC_ALL: None
+LANG: en_US.UTF-8
+libhdf5: 1.10.4
+
+xarray: 0.12.0
+pandas: 0.24.2
+numpy: 1.16.2
+netCDF4: 1.4.2
+PseudonetCDF: None
+
+</details>
+"""
+
+
+def test_an_environment_dump_in_an_issue_is_not_searched() -> None:
+    analysis = analyze_query(_SHOW_VERSIONS)
+    for noise in ("xr.show_versions", "x86_64", "LC_ALL", "netCDF4", "PseudonetCDF"):
+        assert noise not in analysis.identifiers
+    assert {"pandas", "numpy", "libhdf5", "linux"}.isdisjoint(analysis.terms)
+    assert {"dimension", "method", "loc", "dims"} <= set(analysis.terms)
+
+
+def test_package_lists_go_and_settings_that_are_code_stay() -> None:
+    pip = ("pytest fails on a skipped class\n\n```\n$ pip list\nPackage    Version\n"
+           "---------- -------\nattrs      21.4.0\npluggy     1.0.0\npytest     7.1.1\n"
+           "py         1.11.0\n```\n")
+    assert {"attrs", "pluggy", "pip"}.isdisjoint(analyze_query(pip).terms)
+    freeze = "Upload retries\n\n" + "\n".join(
+        f"{name}=={version}" for name, version in
+        (("attrs", "19.3.0"), ("packaging", "20.3"), ("pluggy", "0.13.1"), ("six", "1.14.0")))
+    assert "pluggy" not in analyze_query(freeze).terms
+    # A dict literal of numbers and a config file are what the report is about.
+    header = ("WCS slicing drops an axis\n\nwcs_header = {\n    'WCSAXES': 3,\n"
+              "    'CRPIX1': 1.0,\n    'CDELT1': 0.5,\n    'CUNIT1': 2.5,\n    'PC1_1': 0.0,\n}\n")
+    assert "wcsaxes" in analyze_query(header).terms
+    config = ("Retries ignore the config\n\nretries: 3\ntimeout: 30\nbackoff: 1.5\n"
+              "max_delay: 2.0\nhost: example\n")
+    assert {"retries", "backoff"} <= set(analyze_query(config).terms)

@@ -37,6 +37,23 @@ _TRAILER = re.compile(r"^[ \t]*(?:[A-Za-z]+-)+by:[^\n]*$|^[ \t]*Change-Id:[^\n]*
 # Bounded, and only from the start of a run (the look-behind): an unbounded local part
 # tried again from every character of a long run without "@" is quadratic.
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
+# An environment dump pasted into an issue report: `xr.show_versions()`, `pip list`,
+# `pip freeze`, "- Python version: 3.7.3", `python -m requests.help`'s JSON. Its package
+# and platform names (numpy, x86_64, LC_ALL, en_US.UTF-8) say where the reporter runs,
+# not where the fault is. A line is a setting (``name: value``, ``name==value``) or a
+# listed package (``name  1.2.3``); a value is a version (two numbers and a dot at least,
+# not a number followed by a comma, as in a dict literal) or an unset one (None).
+_ENV_SETTING = re.compile(
+    r"^\s*(?:[-*>]\s*)?[\"']?[A-Za-z_][\w.+/ -]{0,40}?[\"']?\s*(?:==|=|:)\s*(\S.{0,120}?)\s*$")
+_ENV_PACKAGE = re.compile(r"^\s*(?:[-*]\s*)?[A-Za-z_][\w.+-]{0,40}\s+v?\d+(?:\.\d+)+\S*\s*$")
+_ENV_VERSION = re.compile(
+    r"^(?:\"v?\d+(?:\.\d+)+[^\"]*\"|v?\d+(?:\.\d+)+(?![\d.]*,\s*$)\S*|\"\"|none|null|n/?a"
+    r"|not installed|unknown)(?:\W.*)?$", re.IGNORECASE)
+# The dump's caption, up to six short lines above it: "Output of xr.show_versions()",
+# "**Environment**", "INSTALLED VERSIONS", "<details>".
+_ENV_CAPTION = re.compile(r"version|environment|system|platform|details", re.IGNORECASE)
+# At least this many versions make a run of settings a dump, and at least half its settings.
+_ENV_MIN_VERSIONS = 4
 _BLOB_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?)\]>'\"]+)")
 _PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
 _JAVA_FRAME = re.compile(r"\bat (?P<func>[\w$]+(?:\.[\w$<>]+)+)\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)")
@@ -381,11 +398,59 @@ def test_words_of(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(1) for m in _TEST_WORDS.finditer(lowered)))
 
 
+def _env_line(line: str) -> str | None:
+    """``version`` (a setting or package with a version), ``setting``, ``short`` (a line
+    that may sit inside a dump: a heading, ``[GCC 7.3.0]``, blank) or None (prose, code)."""
+    stripped = line.strip()
+    if not stripped:
+        return "short"
+    if _ENV_PACKAGE.match(line):
+        return "version"
+    setting = _ENV_SETTING.match(line)
+    if setting:
+        value = setting.group(1)
+        if value in ("{", "["):  # a JSON object opens: structure, not a setting
+            return "short"
+        return "version" if _ENV_VERSION.match(value) else "setting"
+    if stripped.startswith("```") or len(stripped) > 24 or stripped[-1] in ".?!:":
+        return None
+    return "short"
+
+
+def without_environment(text: str) -> str:
+    """``text`` without the environment dumps pasted into it (and their captions)."""
+    if text.count("\n") < _ENV_MIN_VERSIONS:
+        return text
+    lines = text.split("\n")
+    kinds = [_env_line(line) for line in lines]
+    drop: set[int] = set()
+    start = 0
+    while start < len(lines):
+        if kinds[start] not in ("version", "setting"):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and kinds[end] is not None:
+            end += 1
+        versions = kinds[start:end].count("version")
+        if versions >= _ENV_MIN_VERSIONS and 2 * versions >= versions + kinds[start:end].count("setting"):
+            drop.update(range(start, end))
+            above = start - 1
+            while above >= 0 and start - above <= 6 and (
+                    kinds[above] == "short"
+                    or (len(lines[above]) < 100 and _ENV_CAPTION.search(lines[above]))):
+                drop.add(above)
+                above -= 1
+        start = end
+    return "\n".join(line for number, line in enumerate(lines) if number not in drop)
+
+
 def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -> QueryAnalysis:
     """Analyse ``raw``; deterministic, no index needed."""
     # Issue templates wrap their instructions in HTML comments: boilerplate, not the issue.
     text = _HTML_COMMENT.sub(" ", raw.replace("\r\n", "\n"))
     text = _TRAILER.sub(" ", text)
+    text = without_environment(text)
     if "@" in text:
         text = _EMAIL.sub(" ", text)
     frames = _frames(text)
