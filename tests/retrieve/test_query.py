@@ -338,3 +338,12 @@ def test_package_lists_go_and_settings_that_are_code_stay() -> None:
     config = ("Retries ignore the config\n\nretries: 3\ntimeout: 30\nbackoff: 1.5\n"
               "max_delay: 2.0\nhost: example\n")
     assert {"retries", "backoff"} <= set(analyze_query(config).terms)
+
+
+def test_a_rule_of_underscores_in_pasted_output_is_no_name() -> None:
+    report = ("Chained exceptions are lost\n\n"
+              "___________________ test_chained_exception_with_from ___________________\n"
+              "_____ test_two _____\n")
+    identifiers = analyze_query(report).identifiers
+    assert "test_chained_exception_with_from" in identifiers
+    assert all(name.strip("_") for name in identifiers)

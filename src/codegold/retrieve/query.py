@@ -464,7 +464,9 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
 
     def add(name: str, weight: float) -> None:
         name = name.strip(".:")
-        if not name or name.lower() in _CODE_NOISE or name in path_set or _EXT_END.search(name):
+        # A rule of underscores (pytest's "____ test_x ____") names nothing.
+        if (not name.strip("_") or name.lower() in _CODE_NOISE or name in path_set
+                or _EXT_END.search(name)):
             return
         order.setdefault(name, len(order))
         scored[name] += int(weight * 10)
