@@ -242,6 +242,25 @@ def test_the_first_line_of_a_long_query_weighs_more(tmp_path: Path) -> None:
                 == flat.retrieve(about_retry, k=2).ranked[0].chunk.file)
 
 
+def test_the_whole_file_signal_weighs_a_long_querys_first_line(tmp_path: Path) -> None:
+    from codegold.retrieve.signals import file_level
+
+    files = {
+        "lib/cache.py": 'def evict(store):\n    """Drop the stale cache entry."""\n    return store\n',
+        "lib/retry.py": 'def backoff(delay):\n    """Sleep before the next retry attempt."""\n    return delay\n',
+    }
+    config = load_config()
+    terms = ("stale", "cache", "retry", "attempt")
+    with IndexReader.open(_index_of(tmp_path, files)) as reader:
+        def first_file(title: tuple[str, ...]) -> str:
+            hits = file_level(reader, terms, config.signals.lexical, config.signals.file, 5, title)
+            top = reader.get_many([hits[0][0]])[0]
+            return top.file
+
+        assert first_file(("stale", "cache")) == "lib/cache.py"
+        assert first_file(("retry", "attempt")) == "lib/retry.py"
+
+
 def test_constructors_and_declarations_do_not_make_a_class_name_ambiguous(tmp_path: Path) -> None:
     # Five constructors defined in the source and declared in the header are one class,
     # not eleven definitions of "RegEx": the symbol signal still finds the class.

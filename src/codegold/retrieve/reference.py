@@ -26,7 +26,7 @@ from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
 from codegold.retrieve.query import STOPWORDS, QueryAnalysis, analyze_query
 from codegold.retrieve.rerank import Categories, Scored, multipliers, rerank
-from codegold.retrieve.signals import DenseSignal
+from codegold.retrieve.signals import DenseSignal, title_weights
 
 # Fused candidates read from the index per query, at least (filters may drop some).
 _MIN_POOL = 100
@@ -236,7 +236,7 @@ class ReferenceRetriever:
         engine = LexicalIndex.for_reader(self.reader, weights=lexical.field_weights,
                                          k1=lexical.k1, b=lexical.b, unit="file",
                                          stemmed=lexical.stem)
-        scores = engine.scores(terms)
+        scores = engine.scores(terms, weights=title_weights(gathered.analysis.title_terms, lexical))
         out: dict[str, tuple[float, int]] = {}
         for file in files:
             row = engine.row_of(file)

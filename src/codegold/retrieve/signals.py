@@ -73,8 +73,7 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
     if config.backend == "memory":
         engine = LexicalIndex.for_reader(reader, weights=config.field_weights, k1=config.k1,
                                          b=config.b, stemmed=config.stem)
-        weights = ({term: 1.0 + config.title_weight for term in title}
-                   if config.title_weight > 0 and title else None)
+        weights = title_weights(title, config)
         if compounds is not None and compounds.weight > 0:
             extra = engine.compounds(compounds.words, compounds.skip, compounds.per_word)
             return engine.search(terms, limit, extra, compounds.weight, weights)
@@ -92,8 +91,14 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
     return reader.lexical_search(list(terms), limit=limit, weights=config.field_weights)
 
 
+def title_weights(title: Sequence[str], config: LexicalConfig) -> dict[str, float] | None:
+    """The query weight of each ``title`` term, or None when titles weigh as any term."""
+    return ({term: 1.0 + config.title_weight for term in title}
+            if config.title_weight > 0 and title else None)
+
+
 def file_level(reader: IndexReader, terms: tuple[str, ...], lexical_config: LexicalConfig,
-               config: FileConfig, limit: int) -> Hits:
+               config: FileConfig, limit: int, title: Sequence[str] = ()) -> Hits:
     """Whole-file BM25 ranks files; each top file contributes its best-matching chunks.
 
     Long queries (issue reports) spread their words over a file's functions; scoring the
@@ -101,14 +106,16 @@ def file_level(reader: IndexReader, terms: tuple[str, ...], lexical_config: Lexi
     """
     if not terms:
         return []
-    weights, k1, b = lexical_config.field_weights, lexical_config.k1, lexical_config.b
+    fields, k1, b = lexical_config.field_weights, lexical_config.k1, lexical_config.b
     stemmed = lexical_config.stem
-    files = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b, unit="file",
-                                    stemmed=stemmed).search(terms, config.max_files)
+    weights = title_weights(title, lexical_config)
+    files = LexicalIndex.for_reader(reader, weights=fields, k1=k1, b=b, unit="file",
+                                    stemmed=stemmed).search(terms, config.max_files,
+                                                            weights=weights)
     if not files:
         return []
-    engine = LexicalIndex.for_reader(reader, weights=weights, k1=k1, b=b, stemmed=stemmed)
-    scores = engine.scores(terms)
+    engine = LexicalIndex.for_reader(reader, weights=fields, k1=k1, b=b, stemmed=stemmed)
+    scores = engine.scores(terms, weights=weights)
     by_file = {path: [cid for cid, _ in engine.best_in_file(scores, path, config.chunks_per_file)]
                for path, _ in files}
     out: Hits = []
@@ -361,7 +368,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("file",
            lambda q: q.config.signals.file.enabled and q.weights.get("file", 1.0) > 0,
            lambda q, _: file_level(q.reader, q.analysis.terms, q.lexical, q.config.signals.file,
-                                   q.depth)),
+                                   q.depth, q.analysis.title_terms)),
     Signal("dense",
            lambda q: bool(q.config.signals.dense.enabled) and q.dense is not None,
            _dense, after_others=True),
