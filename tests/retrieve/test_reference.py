@@ -188,37 +188,27 @@ def test_a_qualified_name_with_a_short_member_gets_the_symbol_signal(tmp_path: P
         assert all("symbol" not in s.contributions for s in retriever.retrieve("sel", k=2).ranked)
 
 
-def test_a_short_name_quoted_alone_in_backticks_is_looked_up(tmp_path: Path) -> None:
-    # "use" is a stop word and too short to trust as a name, unless the writer marks it as
-    # code: "Fix `use` with keyword arguments" asks for the method `use`.
-    files = {
-        "lib/base.rb": "def use(middleware, *args)\n  @middleware << [middleware, args]\nend\n",
-        "lib/options.rb": "def keyword_arguments(options)\n  options.to_h\nend\n",
-    }
+# A stop word or a short plain word is not trusted as a name unless the writer marks it
+# as code: alone in backticks ("Fix `use` with keyword arguments" asks for the method
+# `use`), or with empty call parentheses ("retry()"). A conventional commit's scope
+# ("fix(retry):") is no such mark.
+@pytest.mark.parametrize(("files", "marked", "name", "unmarked"), [
+    ({"lib/base.rb": "def use(middleware, *args)\n  @middleware << [middleware, args]\nend\n",
+      "lib/options.rb": "def keyword_arguments(options)\n  options.to_h\nend\n"},
+     "Fix `use` with keyword arguments", "use", "Fix use with keyword arguments"),
+    ({"lib/api.py": "def retry(fn):\n    return fn\n",
+      "lib/base.py": "class RetryBase:\n    def when(self):\n        return 'calling again'\n"},
+     "Warn when calling retry() on a base", "retry", "fix(retry): warn when calling on a base"),
+], ids=["backticks", "call-parentheses"])
+def test_a_plain_name_marked_as_code_is_looked_up(tmp_path: Path, files: dict[str, str],
+                                                 marked: str, name: str, unmarked: str) -> None:
     with IndexReader.open(_index_of(tmp_path, files)) as reader:
         retriever = ReferenceRetriever(reader, load_config())
-        quoted = retriever.retrieve("Fix `use` with keyword arguments", k=2).ranked
-        assert quoted[0].chunk.symbol == "use"
-        assert quoted[0].contributions.get("symbol", 0.0) > 0.0
-        plain = retriever.retrieve("Fix use with keyword arguments", k=2).ranked
+        found = retriever.retrieve(marked, k=2).ranked
+        assert found[0].chunk.symbol == name
+        assert found[0].contributions.get("symbol", 0.0) > 0.0
+        plain = retriever.retrieve(unmarked, k=2).ranked
         assert all("symbol" not in s.contributions for s in plain)
-        assert plain[0].chunk.symbol == "keyword_arguments"
-
-
-def test_a_name_written_with_call_parentheses_is_looked_up(tmp_path: Path) -> None:
-    # "retry" alone reads as English; "retry()" is the writer's mark of a function, as
-    # backticks are. A conventional-commit scope ("fix(retry):") is no such mark.
-    files = {
-        "lib/api.py": "def retry(fn):\n    return fn\n",
-        "lib/base.py": "class RetryBase:\n    def when(self):\n        return 'calling again'\n",
-    }
-    with IndexReader.open(_index_of(tmp_path, files)) as reader:
-        retriever = ReferenceRetriever(reader, load_config())
-        called = retriever.retrieve("Warn when calling retry() on a base", k=2).ranked
-        assert called[0].chunk.symbol == "retry"
-        assert called[0].contributions.get("symbol", 0.0) > 0.0
-        scoped = retriever.retrieve("fix(retry): warn when calling on a base", k=2).ranked
-        assert all("symbol" not in s.contributions for s in scoped)
 
 
 def test_the_first_line_of_a_long_query_weighs_more(tmp_path: Path) -> None:
