@@ -74,6 +74,12 @@ def test_search_cli(fixture_index: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "src/auth/session_service.py:" in result.output
     assert "signals:" in result.output and "lexical=" in result.output
+    assert "title terms:" not in result.output
+    long = runner.invoke(cli, ["search", str(fixture_index),
+                               "Expired token rejected\n\nThe session cart total is wrong.",
+                               "-k", "2", "--explain"])
+    assert long.exit_code == 0, long.output
+    assert "title terms: expired token rejected" in long.output
     as_json = runner.invoke(cli, ["search", str(fixture_index), "cartTotal", "-k", "2", "--json"])
     assert as_json.exit_code == 0, as_json.output
     payload = json.loads(as_json.stdout)

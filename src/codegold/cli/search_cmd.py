@@ -17,7 +17,9 @@ from codegold.workflows.searching import SearchRequest, search
 @click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True,
               help="Results to show (at least 1).")
 @click.option("--open-file", default=None, help="The file the user has open (boosts nearby code).")
-@click.option("--explain", is_flag=True, help="Show each signal's contribution and each multiplier.")
+@click.option("--explain", is_flag=True,
+              help="Show how the query was read (intent, rewritten query, a long query's "
+                   "title terms), each signal's contribution and each multiplier.")
 @config_option()
 @click.option("--dense/--no-dense", default=None,
               help="Turn dense retrieval on (needs codegold[dense]) or off. Default: off "

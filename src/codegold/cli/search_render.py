@@ -30,6 +30,9 @@ def render_ranked(result: RetrievalResult, explain: bool) -> None:
         console.print(f"[bold]query[/] intent={analysis.intent} "
                       f"asks_for={sorted(analysis.asks_for) or '-'}")
         console.print(f"  rewritten: {rich_safe(result.rewritten[:300])}")
+        if analysis.title_terms:
+            # A query of several lines: its first line's terms weigh more in BM25.
+            console.print(f"  title terms: {rich_safe(' '.join(analysis.title_terms)[:300])}")
         console.print(f"  signals: {result.signal_hits}  timing_ms: {result.timing_ms}")
     if not result.ranked:
         console.print("no results")
