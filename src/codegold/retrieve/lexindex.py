@@ -463,10 +463,11 @@ class LexicalIndex:
         each at its query weight in ``weights`` (1 when absent), plus ``extra`` terms
         (already in this engine's form) at ``extra_weight``."""
         scores = np.zeros(len(self.chunk_ids), dtype=np.float32)
+        weights = weights or {}
         weighted: dict[str, float] = {}
         for token in tokens:
             key = stem(token) if self.stemmed else token
-            weighted[key] = max(weighted.get(key, 0.0), (weights or {}).get(token, 1.0))
+            weighted[key] = max(weighted.get(key, 0.0), weights.get(token, 1.0))
         for token, weight in weighted.items():
             self._add(scores, token, None if weight == 1.0 else weight)
         for token in extra:

@@ -52,7 +52,8 @@ _ENV_VERSION = re.compile(
 # The dump's caption, up to six short lines above it: "Output of xr.show_versions()",
 # "**Environment**", "INSTALLED VERSIONS", "<details>".
 _ENV_CAPTION = re.compile(r"version|environment|system|platform|details", re.IGNORECASE)
-# At least this many versions make a run of settings a dump, and at least half its settings.
+# A run of settings is a dump with at least this many versions, and no fewer versions
+# than other settings.
 _ENV_MIN_VERSIONS = 4
 _BLOB_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?)\]>'\"]+)")
 _PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
@@ -433,7 +434,7 @@ def without_environment(text: str) -> str:
         while end < len(lines) and kinds[end] is not None:
             end += 1
         versions = kinds[start:end].count("version")
-        if versions >= _ENV_MIN_VERSIONS and 2 * versions >= versions + kinds[start:end].count("setting"):
+        if versions >= max(_ENV_MIN_VERSIONS, kinds[start:end].count("setting")):
             drop.update(range(start, end))
             above = start - 1
             while above >= 0 and start - above <= 6 and (

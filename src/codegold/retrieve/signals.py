@@ -150,8 +150,8 @@ def _constructors(names: set[str]) -> set[str]:
     return out
 
 
-def distinct_symbols(definitions: Sequence[SymbolDef]) -> tuple[int, set[str]]:
-    """How many definitions ``definitions`` count as, and which of their names are
+def _places(definitions: Sequence[SymbolDef]) -> tuple[int, set[str]]:
+    """How many places ``definitions`` count as, and which of their names are
     constructors. A constructor named as its class (``RegEx.RegEx`` in C++, Java, C#)
     is its class's, and a declaration whose definition is there too (a C++ header and
     its source) is that definition's: neither makes a name more ambiguous. Every other
@@ -161,6 +161,21 @@ def distinct_symbols(definitions: Sequence[SymbolDef]) -> tuple[int, set[str]]:
     defined = {d.qualified for d in definitions if d.role != "declaration"}
     return sum(1 for d in definitions if d.qualified not in constructors
                and not (d.role == "declaration" and d.qualified in defined)), constructors
+
+
+def _credit(scores: dict[str, float], definitions: Sequence[SymbolDef], weight: float,
+            most: int) -> bool:
+    """Share ``weight`` among ``definitions`` (more places, less each; a constructor of
+    the named class half its class's share) unless they are more than ``most`` places:
+    then the name is too ambiguous to credit, and False."""
+    places, constructors = _places(definitions)
+    if places > most:
+        return False
+    share = weight / math.sqrt(places)
+    for definition in definitions:
+        scores[definition.chunk_id] += share * (
+            _CONSTRUCTOR_SHARE if definition.qualified in constructors else 1.0)
+    return True
 
 
 def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, limit: int) -> Hits:
@@ -178,13 +193,9 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
     for pair in analysis.member_pairs:
         # Only the member of that very type: the parts alone are looked up below.
         definitions = reader.definitions(pair)
-        count, constructors = distinct_symbols(definitions)
-        if definitions and count <= config.max_definitions:
+        if definitions and _credit(scores, definitions, config.weight_qualified,
+                                   config.max_definitions):
             done.add(pair)
-            share = config.weight_qualified / math.sqrt(count)
-            for definition in definitions:
-                scores[definition.chunk_id] += share * (
-                    _CONSTRUCTOR_SHARE if definition.qualified in constructors else 1.0)
     for name, weight in wanted:
         for candidate, certainty in _lookup_names(name):
             short = candidate.rsplit(".", 1)[-1]
@@ -199,14 +210,7 @@ def symbol(reader: IndexReader, analysis: QueryAnalysis, config: SymbolConfig, l
             if not definitions:
                 continue
             done.add(candidate)
-            count, constructors = distinct_symbols(definitions)
-            if count > config.max_definitions:
-                break
-            share = weight * certainty / math.sqrt(count)
-            for definition in definitions:
-                # The class was named: its constructors are found, after it.
-                scores[definition.chunk_id] += share * (
-                    _CONSTRUCTOR_SHARE if definition.qualified in constructors else 1.0)
+            _credit(scores, definitions, weight * certainty, config.max_definitions)
             break
     return _sorted(scores, limit)
 
