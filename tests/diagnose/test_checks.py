@@ -65,6 +65,13 @@ def _facts(raw: str, rewritten: str | None) -> CaseFacts:
     ("decode utf-8 bodies", "decode utf bodies", []),
     ("see issue-1834", "see", ["issue-1834"]),
     ("why does retry_policy-2 fail", "why fail", ["retry_policy-2"]),
+    # a name kept in lower case is kept: search engines read words in lower case
+    ("cleanup in CMake for finding catch", "cmake finding catch", []),
+    ("Fix UTF-8 config filenames in CLI11", "utf config filenames cli11", []),
+    ("where does RetryPolicy read config", "retrypolicy config", []),
+    # a link is an address, not a name the search needed
+    ("see https://github.com/apple/swift-package-manager/issues/7218 for the crash", "crash", []),
+    ("see https://example.org/a/b and src/auth/login.ts", "login", ["src/auth/login.ts"]),
 ])
 def test_rewrite_loss_compares_identifier_tokens(raw: str, rewritten: str, lost: list[str]) -> None:
     found = query_rewrite_loss(_facts(raw, rewritten))

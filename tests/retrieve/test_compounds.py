@@ -8,9 +8,9 @@ import msgspec
 from test_reference import _index_of
 
 from codegold.index.store import IndexReader
+from codegold.index.tokens import stem
 from codegold.retrieve.compounds import Vocabulary, compound_terms
 from codegold.retrieve.config import load_config
-from codegold.retrieve.lexindex import stem
 from codegold.retrieve.reference import ReferenceRetriever
 
 TERMS = ["set", "env", "setenv", "filter", "warnings", "filterwarnings", "host", "name",

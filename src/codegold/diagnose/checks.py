@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
+from codegold.diagnose.words import Share, query_words, share
 from codegold.evaluate.match import cut_part, part_satisfies, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.labels import LabelSource, forbidding_pattern, judge_target
@@ -335,11 +336,14 @@ def query_rewrite_loss(facts: CaseFacts) -> Outcome:
     query = facts.query()
     if query is None or query.rewritten is None:
         return NotRun("query_rewrite_loss", "the attempt records no rewritten query")
+    # A rewrite that lower-cases a name (``CMake`` as ``cmake``, the way every BM25 engine
+    # reads it) has kept it.
     kept: set[str] = set()
-    for token in tokenize(query.rewritten):
+    for token in tokenize(query.rewritten.lower()):
         kept.add(token.text)
         kept.update(token.parts)
-    lost = [w for w in identifiers(query.raw) if w not in kept and not _kept_but_numbers(w, kept)]
+    lost = [w for w in identifiers(query.raw)
+            if w.lower() not in kept and not _kept_but_numbers(w.lower(), kept)]
     if not lost:
         return None
     return Finding("query_rewrite_loss", f"the rewrite dropped {', '.join(lost)}",
@@ -436,6 +440,80 @@ def forbidden_source(facts: CaseFacts) -> Outcome:
                    tuple(f"rank {r}: {c.where()} (chunk {c.chunk_id}; forbidden: "
                          f"{', '.join(result.case.forbidden)})"
                          for r, c in enumerate(result.ranked, 1) if c.chunk_id in ids))
+
+
+# --- the words of a ranking miss --------------------------------------------------------
+
+# Words listed in one evidence line, at most (an issue report has hundreds).
+_WORDS_SHOWN = 8
+
+
+def _listed(words: Sequence[str]) -> str:
+    more = len(words) - _WORDS_SHOWN
+    return ", ".join(words[:_WORDS_SHOWN]) + (f", … ({more} more)" if more > 0 else "")
+
+
+def _target_share(asked: dict[str, str], looked: Sequence[TargetFacts]) -> tuple[str, Share] | None:
+    """The accepted target that holds most of the query's words, and where it is: a
+    definition with every chunk of its span, else the best chunk of the target's file
+    (of its gold lines when it has them)."""
+    best: tuple[str, Share] | None = None
+    for t in looked:
+        if t.definitions:
+            options = [(f"{d.qualified} in {d.file}",
+                        share(asked, [d.qualified, d.file, *(c.text for c in _overlapping(t.chunks, d))]))
+                       for d in t.definitions if _overlapping(t.chunks, d)]
+        elif t.target.symbol is None:
+            lines = t.target.lines
+            chunks = [c for c in t.chunks if lines is None
+                      or (c.start_line <= lines[1] and c.end_line >= lines[0])]
+            options = [(f"{c.file}:{c.start_line}-{c.end_line}", share(asked, [c.file, c.text, *c.symbols]))
+                       for c in chunks]
+        else:
+            continue
+        for option in options:
+            if best is None or len(option[1].held) > len(best[1].held):
+                best = option
+    return best
+
+
+def vocabulary(facts: CaseFacts, looked: Sequence[TargetFacts]) -> str | None:
+    """One evidence line for a miss of ranking (``retrieval_miss``, ``below_cutoff``): how
+    many of the query's words the target holds, against the chunks inside the cutoff. A
+    target that holds none is out of reach of any search by words; one that holds fewer
+    than the chunks ranked above it gives words no reason to prefer it. None when the
+    index of the case revision or the query is not known."""
+    query, index = facts.query(), facts.index
+    if query is None or index is None:
+        return None
+    asked = query_words(query.raw)
+    target = _target_share(asked, looked) if asked else None
+    if target is None:
+        return None
+    where, got = target
+    if not got.held:
+        return (f"words: the target ({where}) holds none of the query's {got.asked} words "
+                f"({_listed(list(asked.values()))}): no search by words reaches it; a question "
+                "in the code's own words, or a signal that matches meaning, can")
+    top: tuple[int, Share] | None = None
+    for rank, c in enumerate(facts.visible(), 1):
+        indexed = index.get(c.chunk_id)
+        texts = ([indexed.file, indexed.text, *indexed.symbols] if indexed is not None
+                 else [c.file, c.excerpt or "", *c.symbols, c.symbol or ""])
+        held = share(asked, texts)
+        if top is None or len(held.held) > len(top[1].held):
+            top = (rank, held)
+    line = (f"words: the target ({where}) holds {len(got.held)} of the query's {got.asked} "
+            f"words ({_listed(got.held)})")
+    if top is None:
+        return line
+    rank, best = top
+    line += f"; the chunk ranked {rank} holds {len(best.held)} ({_listed(best.held) or 'none'})"
+    if len(got.held) > len(best.held):
+        return line + ": words favour the target; the fusion or rerank put it below"
+    if len(got.held) == len(best.held):
+        return line + ": words alone do not tell them apart"
+    return line + ": words favour the chunks above it"
 
 
 CaseCheck = Callable[[CaseFacts], Outcome]

@@ -27,6 +27,7 @@ from codegold.diagnose.checks import (
     furthest,
     look_up,
     query_rewrite_loss,
+    vocabulary,
 )
 from codegold.diagnose.owners import Owners
 from codegold.diagnose.records import (
@@ -119,8 +120,13 @@ def _group_finding(facts: CaseFacts, group: EvidenceGroup, looked: list[TargetFa
     for check in GROUP_CHECKS:
         found = notes.take(check(facts, group))
         if found is not None:
-            return found
+            words = vocabulary(facts, looked) if found.cause in _WORD_CAUSES else None
+            return found if words is None else replace(found, evidence=(*found.evidence, words))
     return None
+
+
+# Misses of ranking, where the query's words say whether any search by words could help.
+_WORD_CAUSES = frozenset({"retrieval_miss", "below_cutoff"})
 
 
 def diagnose_case(facts: CaseFacts) -> Explained:

@@ -73,6 +73,10 @@ def tokenize(text: str) -> list[Token]:
     return out
 
 
+# A link (``https://github.com/org/repo/issues/12``): an address, not a name of the code.
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
+
+
 def identifiers(text: str) -> list[str]:
-    """The identifiers of a query, in order, each once."""
-    return list(dict.fromkeys(t.text for t in tokenize(text) if t.is_identifier))
+    """The identifiers of a query, in order, each once (links are not read)."""
+    return list(dict.fromkeys(t.text for t in tokenize(_URL.sub(" ", text)) if t.is_identifier))

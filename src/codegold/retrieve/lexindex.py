@@ -37,7 +37,6 @@ import threading
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from itertools import chain, groupby, repeat
 from pathlib import Path
 from typing import TypeVar
@@ -45,12 +44,12 @@ from typing import TypeVar
 import msgspec
 import numpy as np
 import numpy.typing as npt
-import Stemmer  # type: ignore[import-not-found]  # PyStemmer: no type hints
 
 from codegold.errors import CodeIndexError
 from codegold.execute.processes import PoolWording
 from codegold.index.chunkstore import ChunkStore, IndexedRevision
 from codegold.index.store import IndexReader
+from codegold.index.tokens import STEMMER_KIND, stem
 from codegold.plumbing.memo import MissCache
 from codegold.plumbing.outputs import (
     cache_folder,
@@ -67,23 +66,9 @@ _CACHE_FILES = ("chunk_ids.json", "vocab.json", "files.json", "offsets.npy", "do
 _STATE_FILES = ("tfs.npy", "lengths.npy")
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], LexicalIndex] = {}
-# PyStemmer: the Snowball English (Porter2) stemmer compiled to C. The pure-Python build of
-# the same algorithm (snowballstemmer) gave the same stem for each of 158,572 distinct words
-# and took 19x as long: in a fresh process every distinct word of a repository is stemmed
-# once (0.47 s of pytest's index build).
-_STEMMER = Stemmer.Stemmer("english")
 # An engine's parameters: (field weights, k1, b, unit, stemmed).
 _Spec = tuple[tuple[float, float, float], float, float, str, bool]
 _Item = TypeVar("_Item", bound=np.generic)
-
-
-@lru_cache(maxsize=200_000)
-def stem(token: str) -> str:
-    """English stem of a lower-case word token (``redirects`` → ``redirect``, ``removed`` →
-    ``remov``); short, numeric and non-ASCII tokens are kept as they are."""
-    if len(token) <= 3 or not token.isascii() or not token.isalpha():
-        return token
-    return str(_STEMMER.stemWord(token))
 
 
 # Token → its stem, for counting (a dict lookup per token, not an lru_cache call).
@@ -567,7 +552,7 @@ def _shape(spec: _Spec) -> _Shape:
 
 def _side_name(shapes: Sequence[_Shape]) -> str:
     """The chunk store side file that holds a file's documents for ``shapes``."""
-    key = json.dumps([LEXICAL_FORMAT, _DOCUMENTS_FORMAT, type(_STEMMER).__module__,
+    key = json.dumps([LEXICAL_FORMAT, _DOCUMENTS_FORMAT, STEMMER_KIND,
                       [[list(weights), by_file, stemmed] for weights, by_file, stemmed in shapes]])
     return "lexical-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 

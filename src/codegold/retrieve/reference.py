@@ -14,11 +14,12 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from codegold.index import tokens
 from codegold.index.categories import version_copies
 from codegold.index.roots import MAX_BUILD_FILE_CHARS, is_build_file, unshipped_files
 from codegold.index.store import IndexedChunk, IndexReader
 from codegold.model.languages import CODE_LANGUAGES
-from codegold.retrieve import lexindex, ltr, signals
+from codegold.retrieve import ltr, signals
 from codegold.retrieve.config import FeedbackConfig, RetrieverConfig
 from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
@@ -193,7 +194,7 @@ class ReferenceRetriever:
         total = int(np.count_nonzero(self._non_test_files))
         stem = word[:-1] if word.endswith("s") else word
         using = np.zeros(len(engine.chunk_ids), dtype=bool)
-        forms = {lexindex.stem(word)} if engine.stemmed else {stem, stem + "s"}
+        forms = {tokens.stem(word)} if engine.stemmed else {stem, stem + "s"}
         for form in sorted(forms):
             row = engine.vocab.get(form)
             if row is not None:

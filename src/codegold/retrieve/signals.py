@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from codegold.index.store import IndexReader, SymbolDef
+from codegold.index.tokens import stem
 from codegold.model import EmbedderInfo
 from codegold.model.paths import normalize_path
-from codegold.retrieve import lexindex
 from codegold.retrieve.config import (
     FeedbackConfig,
     FileConfig,
@@ -80,7 +80,7 @@ def lexical(reader: IndexReader, terms: tuple[str, ...], config: LexicalConfig, 
         first = engine.search(terms, limit, weights=weights)
         if feedback is None or feedback.weight <= 0 or not first:
             return first
-        fold = lexindex.stem if engine.stemmed else (lambda w: w)
+        fold = stem if engine.stemmed else (lambda w: w)
         top = first[:feedback.documents]
         added = expansion_terms(
             top, reader.lexical_fields_of([chunk_id for chunk_id, _ in top]),

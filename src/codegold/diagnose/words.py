@@ -1,0 +1,66 @@
+"""Which of a query's words a chunk holds: the vocabulary half of a ranking miss.
+
+A retriever that matches words cannot rank a target that holds none of the question's
+words, and has no reason to prefer one that holds fewer of them than the chunks it put
+first. Diagnosis says which of the two a miss is (a question asked in other words than
+the code's, or a ranking that words alone do not decide), so that the fix goes to the
+right place: the question or a signal that matches meaning, or the fusion and rerank.
+
+Words are compared as the index splits them (``createSession`` holds ``create`` and
+``session``), lower-cased and reduced to their English stem (the retriever's stemmer:
+``retries``/``retry``, ``parsed``/``parsing``), so that inflection is no gap. Words of
+fewer than three letters, numbers and the commonest English words are not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from codegold.index.tokens import code_tokens, stem, words
+
+# Function words and question words: in every question, in no answer's vocabulary.
+_COMMON = frozenset("""
+a about above after again against all also an and any are as at be because been before
+being below between both but by can could did do does doing done down during each else
+even ever every few for from further get gets got had has have having here how however if
+in into is it its itself just let like made make makes many may me might more most much
+must my need needs no nor not now of off often on once one only or other our out over own
+per same should since so some still such than that the their them then there these they
+this those through to too under until up upon us use used uses using very via was way we
+well were what when where whether which while who whom whose why will with within without
+would yet you your
+""".split())  # noqa: SIM905 (a word list reads better as text)
+
+
+
+def query_words(text: str) -> dict[str, str]:
+    """The words of a question that count: each stem once, in order, with the word as the
+    question first wrote it (to show)."""
+    out: dict[str, str] = {}
+    for word in words(text):
+        pieces = code_tokens(word)
+        # a multi-piece identifier also yields its compound; a question's word is its pieces
+        for piece in pieces[:-1] if len(pieces) > 1 else pieces:
+            if len(piece) >= 3 and not piece.isdigit() and piece not in _COMMON:
+                out.setdefault(stem(piece), piece)
+    return out
+
+
+def chunk_words(*texts: str) -> frozenset[str]:
+    """Every stemmed word of a chunk's texts (its code, path and symbol names)."""
+    return frozenset(stem(t) for text in texts for t in code_tokens(text))
+
+
+@dataclass(frozen=True)
+class Share:
+    """How many of the query's words a chunk holds, and which (as the query wrote them)."""
+
+    asked: int
+    held: tuple[str, ...]
+
+
+def share(asked: dict[str, str], texts: Iterable[str]) -> Share:
+    """Which of ``asked`` (from :func:`query_words`) the texts of one chunk hold."""
+    held = chunk_words(*texts)
+    return Share(len(asked), tuple(shown for key, shown in asked.items() if key in held))
