@@ -9,6 +9,9 @@ words alone point at; the others need the question in the code's words or a sign
 matches meaning. Printed per query class and per language, with case counts.
 
     python benchmarks/vocabulary_gap.py --cache-dir CORPUS [--config reference] [--json OUT]
+    python benchmarks/vocabulary_gap.py --cache-dir RC --cases-dir benchmarks/realcases
+
+(the second: the hand-written cases, run by ``realcases.py --cache-dir RC``).
 
 The corpus must have been run first (``mined_corpus.py --configs reference``): this script
 reads the results and attempts that run wrote, and the indexes it used.
@@ -22,8 +25,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import yaml
-
+from codegold.model import load_cases
 from codegold.workflows import DiagnoseRequest, diagnose
 
 KINDS = ("none", "fewer", "as many", "more", "other cause")
@@ -48,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache-dir", required=True, type=Path)
     parser.add_argument("--config", default="reference", help="the run's folder under runs/")
+    parser.add_argument("--cases-dir", type=Path, help="the case files (default: CACHE/cases)")
     parser.add_argument("--json", type=Path, help="write each case's kind here")
     args = parser.parse_args(argv)
     cache: Path = args.cache_dir
@@ -55,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     by_class: dict[str, Counter[str]] = defaultdict(Counter)
     by_language: dict[str, Counter[str]] = defaultdict(Counter)
     kinds: dict[str, str] = {}
-    for cases_file in sorted((cache / "cases").glob("*.yaml")):
+    for cases_file in sorted((args.cases_dir or cache / "cases").glob("*.yaml")):
         if cases_file.name.startswith("slice"):
             continue
         results = cache / "runs" / args.config / f"{cases_file.stem}.results.json"
@@ -63,20 +66,19 @@ def main(argv: list[str] | None = None) -> int:
         if not results.exists() or not attempts.exists():
             print(f"skip {cases_file.stem}: no run under runs/{args.config}/", file=sys.stderr)
             continue
-        cases = {c["id"]: c for c in yaml.safe_load(cases_file.read_text())["cases"]}
-        revisions = {c["revision"] for c in cases.values()}
+        cases = {c.id: c for c in load_cases(str(cases_file)).cases}
+        revisions = {c.revision for c in cases.values()}
         folders = {r: indexes / r for r in revisions if (indexes / r / "manifest.json").exists()}
         summary = diagnose(DiagnoseRequest(results=str(results), attempts=str(attempts),
                                            indexes=folders)).summary
         for d in summary.diagnoses:
-            case = cases.get(d.case_id, {})
-            required = [g for g in case.get("groups", []) if g.get("required", True) is not False]
-            if len(required) != 1:
+            case = cases.get(d.case_id)
+            if case is None or len(case.required_groups) != 1:
                 continue  # several groups: the words of one say little about the case
             kind = _kind(d.cause, d.evidence)
             kinds[d.case_id] = kind
-            by_class[case.get("query_class", "-")][kind] += 1
-            by_language[case.get("tags", {}).get("language", "-")][kind] += 1
+            by_class[case.query_class][kind] += 1
+            by_language[case.tags.get("language", "-")][kind] += 1
         print(f"{cases_file.stem}: {len(summary.diagnoses)} diagnosed", file=sys.stderr)
     for title, table in (("query class", by_class), ("language", by_language)):
         print(f"\n| {title} | failing, one group | " + " | ".join(KINDS) + " |")

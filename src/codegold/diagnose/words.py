@@ -23,7 +23,8 @@ from codegold.index.tokens import code_tokens, stem, words
 _COMMON = frozenset("""
 a about above after again against all also an and any are as at be because been before
 being below between both but by can could did do does doing done down during each else
-even ever every few for from further get gets got had has have having here how however if
+even ever every few for from further get gets got had happen happens happened has have having
+here how however if
 in into is it its itself just let like made make makes many may me might more most much
 must my need needs no nor not now of off often on once one only or other our out over own
 per same should since so some still such than that the their them then there these they
