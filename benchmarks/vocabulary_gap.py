@@ -3,7 +3,7 @@
 Runs codegold's own diagnosis over the reference retriever's run of a corpus (the cache
 folder of ``benchmarks/mined_corpus.py``: ``cases/``, ``indexes/``, ``runs/CONFIG/``) and
 sorts each ranking miss (``retrieval_miss``, ``below_cutoff``) of one missing group by its
-``words:`` evidence line: the target holds none of the question's words, or fewer than
+``words [...]`` evidence line: the target holds none of the question's words, or fewer than
 the best chunk inside the cutoff, as many, or more. Only the last kind is a miss that
 words alone point at; the others need the question in the code's words or a signal that
 matches meaning. Printed per query class and per language, with case counts.
@@ -25,25 +25,17 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from codegold.diagnose.words import KINDS, kind_of
 from codegold.model import load_cases
 from codegold.workflows import DiagnoseRequest, diagnose
 
-KINDS = ("none", "fewer", "as many", "more", "other cause")
+COLUMNS = (*KINDS, "other cause")
 
 
 def _kind(cause: str, evidence: list[str]) -> str:
     if cause not in ("retrieval_miss", "below_cutoff"):
         return "other cause"
-    line = next((e for e in evidence if e.startswith("words:")), "")
-    if "holds none of" in line:
-        return "none"
-    if line.endswith("favour the chunks above it"):
-        return "fewer"
-    if line.endswith("do not tell them apart"):
-        return "as many"
-    if line.endswith("the fusion or rerank put it below"):
-        return "more"
-    return "other cause"
+    return kind_of(evidence) or "other cause"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,17 +73,17 @@ def main(argv: list[str] | None = None) -> int:
             by_language[case.tags.get("language", "-")][kind] += 1
         print(f"{cases_file.stem}: {len(summary.diagnoses)} diagnosed", file=sys.stderr)
     for title, table in (("query class", by_class), ("language", by_language)):
-        print(f"\n| {title} | failing, one group | " + " | ".join(KINDS) + " |")
-        print("|---|---|" + "---|" * len(KINDS))
+        print(f"\n| {title} | failing, one group | " + " | ".join(COLUMNS) + " |")
+        print("|---|---|" + "---|" * len(COLUMNS))
         total: Counter[str] = Counter()
         for key in sorted(table):
             row = table[key]
             total += row
             n = sum(row.values())
-            print(f"| {key} | {n} | " + " | ".join(f"{row[k]} ({100 * row[k] / n:.0f} %)" for k in KINDS) + " |")
+            print(f"| {key} | {n} | " + " | ".join(f"{row[k]} ({100 * row[k] / n:.0f} %)" for k in COLUMNS) + " |")
         n = sum(total.values())
         if n:
-            print(f"| all | {n} | " + " | ".join(f"{total[k]} ({100 * total[k] / n:.0f} %)" for k in KINDS) + " |")
+            print(f"| all | {n} | " + " | ".join(f"{total[k]} ({100 * total[k] / n:.0f} %)" for k in COLUMNS) + " |")
     if args.json:
         args.json.write_text(json.dumps(kinds, indent=1, sort_keys=True))
     return 0

@@ -7,7 +7,8 @@ from pathlib import Path
 from fakeindex import FakeIndex, entry, ichunk, sdef
 
 from codegold.diagnose import diagnose_run
-from codegold.diagnose.words import query_words, share
+from codegold.diagnose.bundle import render_summary_markdown, render_summary_text
+from codegold.diagnose.words import kind_of, query_words, share
 from codegold.model import Attempt, CaseResult, Chunk, Query, encode_attempt
 from runfactory import chunk, make_case, make_result, make_run
 
@@ -53,7 +54,8 @@ def test_a_target_without_the_query_words_is_out_of_reach_of_words(tmp_path: Pat
                      symbol=None)
     cause, evidence = _evidence(tmp_path, make_result(case), _filler(5), candidates=_filler(6))
     assert cause == "retrieval_miss"
-    line = next(e for e in evidence if e.startswith("words:"))
+    line = next(e for e in evidence if e.startswith("words ["))
+    assert line.startswith("words [none]: ") and kind_of(evidence) == "none"
     assert "holds none of the query's 4 words" in line
     assert "(function, issues, login, credentials)" in line
     assert "no search by words reaches it" in line
@@ -64,12 +66,12 @@ def test_a_target_outworded_by_the_chunks_above_it(tmp_path: Path) -> None:
     ranked = [*_filler(5), chunk("svc-1", SVC, symbol="SessionService.createSession", start=1, end=20)]
     cause, evidence = _evidence(tmp_path, make_result(case, any_depth=6), ranked)
     assert cause == "below_cutoff"
-    line = next(e for e in evidence if e.startswith("words:"))
+    line = next(e for e in evidence if e.startswith("words ["))
     # the target holds create, session, tokens; each chunk above holds expired, refresh,
     # tokens, session
     assert "holds 3 of the query's 6 words (create, session, tokens)" in line
     assert "the chunk ranked 1 holds 4" in line
-    assert line.endswith("words favour the chunks above it")
+    assert line.endswith("words favour the chunks above it") and kind_of(evidence) == "fewer"
 
 
 def test_no_words_line_without_the_index(tmp_path: Path) -> None:
@@ -80,4 +82,21 @@ def test_no_words_line_without_the_index(tmp_path: Path) -> None:
     path = tmp_path / "attempts.jsonl"
     path.write_bytes(encode_attempt(attempt) + b"\n")
     summary, _ = diagnose_run(make_run([result], attempts_path=str(path)))
-    assert not any(e.startswith("words:") for e in summary.diagnoses[0].evidence)
+    assert kind_of(summary.diagnoses[0].evidence) is None
+
+
+def test_the_summary_counts_ranking_misses_by_their_words(tmp_path: Path) -> None:
+    none = make_result(make_case("mint", query="Which function issues login credentials?",
+                                 file="src/auth/tokens.py", symbol=None))
+    fewer = make_result(make_case("outworded", query="How does createSession treat expired refresh "
+                                  "tokens of a session?"), any_depth=6)
+    ranked = [*_filler(5), chunk("svc-1", SVC, symbol="SessionService.createSession", start=1, end=20)]
+    attempts = [Attempt(attempt_id=r.attempt_id or "", case_id=r.case_id, ranked=rk, context_ids=[],
+                        query=Query(raw=r.case.query)) for r, rk in ((none, _filler(5)), (fewer, ranked))]
+    path = tmp_path / "attempts.jsonl"
+    path.write_bytes(b"".join(encode_attempt(a) + b"\n" for a in attempts))
+    summary, _ = diagnose_run(make_run([none, fewer], attempts_path=str(path)), index=_index())
+    markdown = render_summary_markdown(summary)
+    assert "| target holds | cases |\n|---|---:|\n| none | 1 |\n| fewer | 1 |\n" in markdown
+    text = render_summary_text(summary)
+    assert "Ranking misses by the query's words" in text and "`" not in text.split("Ranking")[1][:200]

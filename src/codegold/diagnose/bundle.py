@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -14,6 +15,7 @@ from codegold.diagnose.records import (
     Excerpt,
     InventoryView,
 )
+from codegold.diagnose.words import KINDS, kind_of
 from codegold.model import Chunk, RunResult, passed_over_text
 from codegold.plumbing.secrets import redact_struct, redact_text
 from codegold.plumbing.text import md_code, md_fence, plain_table, terminal_safe
@@ -181,6 +183,17 @@ def render_bundle_markdown(bundle: EvidenceBundle, diagnosis: Diagnosis) -> str:
     return redact_text("\n".join(lines), code=True)  # again on the way out
 
 
+_WORDS_CAPTION = ("Ranking misses by the query's words: the target holds none of them, fewer "
+                  "than the best chunk inside the cutoff, as many, or more (each bundle's "
+                  "`words` line says which).")
+
+
+def _word_kinds(summary: DiagnosisSet) -> list[tuple[str, int]]:
+    """How many diagnoses carry each kind of words line, in :data:`KINDS` order."""
+    counts = Counter(k for k in (kind_of(d.evidence) for d in summary.diagnoses) if k is not None)
+    return [(kind, counts[kind]) for kind in KINDS if counts[kind]]
+
+
 def render_summary_text(summary: DiagnosisSet) -> str:
     """The diagnosis summary for a terminal: the tables of :func:`render_summary_markdown`
     in aligned columns, without Markdown escapes."""
@@ -189,6 +202,10 @@ def render_summary_text(summary: DiagnosisSet) -> str:
     lines += plain_table(("cause", "cases", "owner"), [
         (cause, str(n), ", ".join(sorted({d.owner for d in summary.diagnoses if d.cause == cause})))
         for cause, n in summary.by_cause.items()])
+    words = _word_kinds(summary)
+    if words:
+        lines += ["", _WORDS_CAPTION.replace("`", ""), *plain_table(
+            ("target holds", "cases"), [(kind, str(n)) for kind, n in words])]
     lines += ["", *plain_table(("owner", "cases"),
                                [(o, str(n)) for o, n in summary.by_owner.items()])]
     lines += ["", *plain_table(("case", "cause", "owner", "summary"),
@@ -212,6 +229,10 @@ def render_summary_markdown(summary: DiagnosisSet) -> str:
     for cause, n in summary.by_cause.items():
         owners = sorted({d.owner for d in summary.diagnoses if d.cause == cause})
         lines.append(f"| {cause} | {n} | {_cell(', '.join(owners))} |")
+    words = _word_kinds(summary)
+    if words:
+        lines += ["", _WORDS_CAPTION, "", "| target holds | cases |", "|---|---:|"]
+        lines += [f"| {kind} | {n} |" for kind, n in words]
     lines += ["", "| owner | cases |", "|---|---:|"]
     lines += [f"| {_cell(o)} | {n} |" for o, n in summary.by_owner.items()]
     lines += ["", "| case | cause | owner | summary |", "|---|---|---|---|"]

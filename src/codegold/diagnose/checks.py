@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from codegold.diagnose.causes import CAUSE_ORDER
 from codegold.diagnose.sources import IndexView, RepoView
-from codegold.diagnose.words import Share, query_words, share
+from codegold.diagnose.words import Share, line_prefix, query_words, share
 from codegold.evaluate.match import cut_part, part_satisfies, target_matches
 from codegold.index.records import IndexedChunk, InventoryEntry, SymbolDef
 from codegold.labels import LabelSource, forbidding_pattern, judge_target
@@ -492,7 +492,7 @@ def vocabulary(facts: CaseFacts, looked: Sequence[TargetFacts]) -> str | None:
         return None
     where, got = target
     if not got.held:
-        return (f"words: the target ({where}) holds none of the query's {got.asked} words "
+        return (f"{line_prefix('none')}the target ({where}) holds none of the query's {got.asked} words "
                 f"({_listed(list(asked.values()))}): no search by words reaches it; a question "
                 "in the code's own words, or a signal that matches meaning, can")
     top: tuple[int, Share] | None = None
@@ -503,17 +503,17 @@ def vocabulary(facts: CaseFacts, looked: Sequence[TargetFacts]) -> str | None:
         held = share(asked, texts)
         if top is None or len(held.held) > len(top[1].held):
             top = (rank, held)
-    line = (f"words: the target ({where}) holds {len(got.held)} of the query's {got.asked} "
+    line = (f"the target ({where}) holds {len(got.held)} of the query's {got.asked} "
             f"words ({_listed(got.held)})")
-    if top is None:
-        return line
+    if top is None:  # nothing inside the cutoff: words favour the target over nothing
+        return line_prefix("more") + line
     rank, best = top
     line += f"; the chunk ranked {rank} holds {len(best.held)} ({_listed(best.held) or 'none'})"
     if len(got.held) > len(best.held):
-        return line + ": words favour the target; the fusion or rerank put it below"
+        return line_prefix("more") + line + ": words favour the target; the fusion or rerank put it below"
     if len(got.held) == len(best.held):
-        return line + ": words alone do not tell them apart"
-    return line + ": words favour the chunks above it"
+        return line_prefix("as many") + line + ": words alone do not tell them apart"
+    return line_prefix("fewer") + line + ": words favour the chunks above it"
 
 
 CaseCheck = Callable[[CaseFacts], Outcome]

@@ -14,7 +14,8 @@ fewer than three letters, numbers and the commonest English words are not counte
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from codegold.index.tokens import code_tokens, stem, words
@@ -65,3 +66,23 @@ def share(asked: dict[str, str], texts: Iterable[str]) -> Share:
     """Which of ``asked`` (from :func:`query_words`) the texts of one chunk hold."""
     held = chunk_words(*texts)
     return Share(len(asked), tuple(shown for key, shown in asked.items() if key in held))
+
+
+# What a ranking miss's words say, in the evidence line's own words: the target holds
+# none of the query's words, fewer than the best chunk inside the cutoff, as many, more.
+KINDS = ("none", "fewer", "as many", "more")
+_LINE = re.compile(r"words \[(none|fewer|as many|more)\]: ")
+
+
+def line_prefix(kind: str) -> str:
+    """The opening of the evidence line of ``kind`` (one of :data:`KINDS`)."""
+    return f"words [{kind}]: "
+
+
+def kind_of(evidence: Sequence[str]) -> str | None:
+    """The kind of the words line among ``evidence`` (a diagnosis's), None without one."""
+    for line in evidence:
+        found = _LINE.match(line)
+        if found:
+            return found.group(1)
+    return None
