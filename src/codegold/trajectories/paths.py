@@ -4,7 +4,8 @@ An agent sees the checkout under a container root (``/testbed``, ``/repo``,
 ``/workspace/<name>``, SWE-agent's older ``/<owner>__<repo>``) or the session's working
 directory. A path is resolved against the shell's directory when it is relative, then
 made relative to the first root it lies under. Anything else (``/usr/lib/...``, ``/tmp``,
-``../other``) keeps its normalised path and is flagged ``outside_repo``.
+``../other``, ``~/notes.py`` in the home directory) keeps its normalised path and is
+flagged ``outside_repo``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class PathPlacer:
     def absolute(self, path: str, cwd: str | None) -> str:
         """``path`` resolved against ``cwd`` (or the first root) and normalised."""
         text = path.strip()
+        if text.startswith("~"):  # the home directory the shell expands: not a known place
+            return posixpath.normpath(text)
         if not text.startswith("/"):
             base = cwd if cwd and cwd.startswith("/") else (self.roots[0] if self.roots else "")
             text = posixpath.join(base, text) if base else text
@@ -40,7 +43,7 @@ class PathPlacer:
         """``(path relative to the repository root, outside the repository?)``."""
         full = self.absolute(path, cwd)
         if not full.startswith("/"):
-            return full, full == ".." or full.startswith("../")
+            return full, full == ".." or full.startswith(("../", "~"))
         for root in self.roots:
             if full.startswith(root + "/"):
                 return full[len(root) + 1:], False

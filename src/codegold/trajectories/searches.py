@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable
 from itertools import islice
 
-from codegold.plumbing.numbers import number
+from codegold.plumbing.numbers import as_int, number
+from codegold.plumbing.text import json_loads
 from codegold.trajectories.outputs import split_lines
 from codegold.trajectories.records import Seen
 
@@ -258,4 +259,44 @@ def listed_paths(output: str, cwd: str | None, at_revision: AtRevision | None = 
     return hits.done()
 
 
-__all__ = ["MAX_READINGS", "AtRevision", "listed_paths", "search_hits"]
+MAX_LINE = 999_999_999
+"""Largest line number an ``rg --json`` message is read with (as a printed one)."""
+
+
+def rg_json_hits(output: str, cwd: str | None, at_revision: AtRevision | None = None
+                 ) -> list[Seen]:
+    """``rg --json`` output, one message a line: each ``match`` and ``context`` message
+    names its file (``data.path.text``), its first line's number and its lines. A line
+    that is not a whole message (the output was cut inside one) shows nothing, and a
+    file named only by its bytes (``data.path.bytes``: not UTF-8) is passed over."""
+    hits = _Hits(cwd, at_revision or _unknown)
+    for line in split_lines(output):
+        if not line.startswith("{"):
+            continue
+        try:
+            message = json_loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(message, dict) or message.get("type") not in ("match", "context"):
+            continue
+        data = message.get("data")
+        if not isinstance(data, dict):
+            continue
+        path = data.get("path")
+        name = path.get("text") if isinstance(path, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            continue
+        at = as_int(data.get("line_number"))
+        shown = data.get("lines")
+        text = shown.get("text") if isinstance(shown, dict) else None
+        if at is None or not 1 <= at <= MAX_LINE or not isinstance(text, str):
+            hits.name(name)
+            continue
+        for offset, part in enumerate(split_lines(text) or [""]):
+            if at + offset > MAX_LINE:
+                break
+            hits.line(name, at + offset, part)
+    return hits.done()
+
+
+__all__ = ["MAX_READINGS", "AtRevision", "listed_paths", "rg_json_hits", "search_hits"]

@@ -30,7 +30,7 @@ from codegold.plumbing.numbers import number
 from codegold.trajectories.bash import Segment, Stage, Unreadable, parse_command
 from codegold.trajectories.outputs import NUMBERED, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
-from codegold.trajectories.searches import AtRevision, listed_paths, search_hits
+from codegold.trajectories.searches import AtRevision, listed_paths, rg_json_hits, search_hits
 
 _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "pushd",
           "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap",
@@ -41,7 +41,13 @@ _WRAPPERS = {"sudo", "command", "builtin", "exec", "time", "nice", "nohup"}
 # possessive quantifiers: a script of many spaces must not make the match backtrack
 _SED_RANGE = re.compile(r"(\d++)\s*+(?:,\s*+(\+?\d++|\$)\s*+)?p\s*+;?+")
 _SED_ADDRESS = re.compile(r"\s*+(\d++)\s*+(?:,\s*+(\d++|\$))?")
-_ERROR_LINE = re.compile(r"(cat|head|tail|sed|nl|grep|rg|git|find|ls|awk): ")
+# What a failed file source prints instead of the file: the program's complaint (named by
+# its path too: `/bin/cat: a.py: No such file`), the shell's about a `cd` before it that
+# failed (`bash: cd: src: No such file`, `/bin/sh: 1: cd: can't cd to src`, zsh's `cd: no
+# such file`), and git's (`fatal: path 'a.py' does not exist in 'HEAD'`) for `git show`.
+_ERROR_LINE = re.compile(r"(?:/[^\s:]*/)?(?:cat|head|tail|sed|nl|awk|gawk|mawk|git|cd|bash|sh"
+                         r"|dash|zsh|ksh)(?:: line \d+|: \d+)?: ")
+_GIT_ERROR_LINE = re.compile(r"(?:fatal|error): ")
 _DIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.M)
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.M)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+=.*", re.S)
@@ -115,6 +121,8 @@ def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
             value = word[1:]
         elif word in ("-c", "--bytes") or word.startswith(("-c", "--bytes=")):
             return None, False, []
+        elif word in ("-v", "--verbose", "-z", "--zero-terminated"):
+            return None, False, []  # a `==> a.py <==` header line; NUL-ended "lines"
         elif word.startswith("-") and word != "-":
             pass
         else:
@@ -138,11 +146,15 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
         if word in ("-n", "--quiet", "--silent"):
             quiet = True
         elif word in ("-e", "--expression"):
+            if script is not None:
+                return None  # several scripts print several ranges
             script = words[index + 1] if index + 1 < len(words) else ""
             index += 1
         elif re.fullmatch(r"-[nEr]+e?", word):
             quiet = quiet or "n" in word
             if word.endswith("e") and index + 1 < len(words):
+                if script is not None:
+                    return None
                 script = words[index + 1]
                 index += 1
         elif word.startswith("-"):
@@ -330,6 +342,7 @@ class Search:
     single_file: str | None
     context: bool
     listing: bool = False  # find: one path a line
+    messages: bool = False  # rg --json: one JSON message a line
 
 
 def _search(words: list[str]) -> Search | None:
@@ -400,6 +413,8 @@ def _search(words: list[str]) -> Search | None:
             and not options & {"-h", "--no-filename"}
     context = bool(options & {"-A", "-B", "-C", "--context", "--after-context",
                               "--before-context"})
+    if name == "rg" and "--json" in options:
+        return Search("rg", True, True, False, None, context, messages=True)
     return Search(name.replace("git-grep", "git grep"), with_names, with_numbers, only_names,
                   files[0] if single and files else None, context)
 
@@ -561,11 +576,13 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
         words = _program(first.argv)
         if words and words[0] in ("cd", "pushd"):
             target = words[1] if len(words) > 1 else None
-            if target and target != "-" and first.literal:
+            if target and target != "-" and first.literal and not target.startswith("~"):
                 cwd = posixpath.normpath(posixpath.join(cwd or "", target)) if not \
                     target.startswith("/") else posixpath.normpath(target)
                 lost = False
-            elif target and target != "-":
+            else:
+                # `cd`, `cd ~/x` (home), `cd -` (the directory before) or `cd $DIR`: the
+                # shell knows where that is, the trajectory does not
                 lost = True
             continue
         if not words or (words[0] in _QUIET and not _verbose(words)) or _silent(words):
@@ -640,10 +657,14 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
         found.skipped.append("output after a cd to a directory the shell expands")
         return
     lines = split_lines(output)
-    if lines and _ERROR_LINE.match(lines[0]):
+    source = _file_source(pipeline[0]) if pipeline[0] else None
+    if lines and source is not None and (
+            _ERROR_LINE.match(lines[0])
+            or (pipeline[0][0] == "git" and _GIT_ERROR_LINE.match(lines[0]))):
+        # a search's complaints (`grep: x.bin: binary file matches`) sit among its hits
+        # and are left out line by line where the hits are read
         found.skipped.append(f"{pipeline[0][0]} reported an error")
         return
-    source = _file_source(pipeline[0]) if pipeline[0] else None
     if source is not None and _expands(source.path):
         found.skipped.append(f"{pipeline[0][0]} of a path the shell expands")
         return
@@ -684,6 +705,8 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
     if search is not None and all(_keeps_search_lines(w) for w in pipeline[1:] if w):
         if search.listing:
             found.seen.extend(listed_paths(output, cwd, at_revision))
+        elif search.messages:
+            found.seen.extend(rg_json_hits(output, cwd, at_revision))
         else:
             found.seen.extend(search_hits(output, with_names=search.with_names,
                                           with_numbers=search.with_numbers,

@@ -270,10 +270,18 @@ CUT_MARKERS = ("<response clipped>", "[... Observation truncated due to length .
                "<elided_chars>", "Observations should not exceeded")
 
 
+# Colours and line erasing a tool printed (`grep --color=always`, a terminal's `rg`):
+# they sit inside a line's path and number, and change neither the lines nor their order.
+_COLOURS = re.compile(r"\x1b\[[0-9;]*+[mK]")
+
+
 def _cut(call: ToolCall) -> ToolCall:
     output = call.output
     if output is None:
         return call
+    if "\x1b[" in output:
+        output = _COLOURS.sub("", output)
+        call = replace(call, output=output)
     at = min((i for i in (output.find(m) for m in CUT_MARKERS) if i >= 0), default=-1)
     return call if at < 0 else replace(call, output=output[:at], clipped=True)
 
