@@ -1,0 +1,132 @@
+"""Hostile MCP servers, fourth round, through the real CLI: a server written by hand
+(plain JSON-RPC on stdio, no SDK) so that it can send what the SDK never would: lone
+surrogates, paths that climb out of the checkout or spell a file two ways, answers to
+requests nobody sent, results of the wrong type, notifications before the answer.
+
+Each run ends in bounded time, never with a traceback, and the attempts say what the
+server answered: a file the server named under another spelling is that file, and one
+outside the checkout never counts as the repository's."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hostilekit import RUN_CASES, assert_no_traceback, run_cli
+
+pytest.importorskip("mcp")
+
+SERVER = '''
+import json, os, sys
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "answer.json")) as f:
+    ANSWER = json.load(f)
+TOOL = {"name": "search", "description": "Search.", "inputSchema": {
+    "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+
+def send(text):
+    sys.stdout.write(text + "\\n")
+    sys.stdout.flush()
+
+for line in sys.stdin:
+    message = json.loads(line)
+    ident, method = message.get("id"), message.get("method")
+    if method == "initialize":
+        send(json.dumps({"jsonrpc": "2.0", "id": ident, "result": {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}}))
+    elif method == "tools/list":
+        send(json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"tools": [TOOL]}}))
+    elif method == "tools/call":
+        for text in ANSWER:  # raw lines, "ID" standing for the request's id
+            send(text.replace('"ID"', json.dumps(ident)))
+    elif ident is not None:
+        send(json.dumps({"jsonrpc": "2.0", "id": ident, "result": {}}))
+'''
+
+
+def _run(tmp_path: Path, answer: list[str], timeout: float = 60) -> tuple[list[dict[str, Any]],
+                                                                          float]:
+    server = tmp_path / "server.py"
+    server.write_text(SERVER, encoding="utf-8")
+    (tmp_path / "answer.json").write_text(json.dumps(answer), encoding="utf-8")
+    (tmp_path / "cases.yaml").write_text(RUN_CASES, encoding="utf-8")
+    out = tmp_path / "attempts.jsonl"
+    spec = f"mcp:stdio:{sys.executable} {server}"
+    started = time.monotonic()
+    proc = run_cli("run", tmp_path / "cases.yaml", "-o", out, "--quiet", "--retriever", spec,
+                   "--timeout", "3", cwd=tmp_path, timeout=timeout)
+    seconds = time.monotonic() - started
+    assert_no_traceback(proc)
+    assert proc.returncode in (0, 3), proc.stderr[-2000:]
+    attempts = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [a["case_id"] for a in attempts] == ["one", "two"]
+    return attempts, seconds
+
+
+def _result(text: str) -> str:
+    """A tools/call answer holding one text block (``text``, raw JSON string content)."""
+    return ('{"jsonrpc": "2.0", "id": "ID", "result": {"content": [{"type": "text", "text": '
+            + text + "}]}}")
+
+
+def test_a_lone_surrogate_in_an_answer_is_mended_not_a_traceback(tmp_path: Path) -> None:
+    """The tool's text is JSON naming ``src/a\\ud800.py``: Python's JSON reader keeps the
+    lone surrogate, and writing the attempt stopped the whole run with a
+    UnicodeEncodeError traceback (no attempt file for the cases after it)."""
+    hits = '{"results": [{"file": "src/a\\ud800.py", "start_line": 3, "text": "x \\udcff"}]}'
+    attempts, _ = _run(tmp_path, [_result(json.dumps(hits))])
+    for attempt in attempts:
+        assert attempt.get("error") is None, attempt.get("error")
+        assert [(c["file"], c["start_line"], c.get("excerpt")) for c in attempt["ranked"]] == [
+            ("src/a\ufffd.py", 3, "x \ufffd")]
+
+
+def test_paths_are_read_as_the_servers_file_system_would(tmp_path: Path) -> None:
+    """``src/./login.py`` is ``src/login.py`` (it was a miss); ``src/../../etc/passwd``,
+    ``~/x.py`` and a Windows drive path lie outside the repository; ``src/..`` is the
+    checkout itself, no file."""
+    hits = {"results": [{"file": "src/./login.py"}, {"file": "src/x/../billing.py"},
+                        {"file": "src/../../etc/passwd"}, {"file": "src/.."},
+                        {"file": "~/login.py"}, {"file": "C:\\co\\src\\login.py"}]}
+    attempts, _ = _run(tmp_path, [_result(json.dumps(json.dumps(hits)))])
+    for attempt in attempts:
+        assert [(c["file"], c.get("outside_repo", False)) for c in attempt["ranked"]] == [
+            ("src/login.py", False), ("src/billing.py", False), ("../etc/passwd", True),
+            ("~/login.py", True), ("C:\\co\\src\\login.py", True)]
+
+
+GOOD = _result(json.dumps('{"results": [{"file": "src/login.py", "start_line": 1}]}'))
+NOTICE = '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}'
+
+
+@pytest.mark.parametrize(("answer", "ranked", "error"), [
+    # notifications, a request to the client and an answer to an id nobody used, then
+    # the answer: the answer is read
+    ([NOTICE, '{"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"}',
+      GOOD.replace('"ID"', "987654"), GOOD], ["src/login.py"], None),
+    # only an answer to another id: the case times out, bounded
+    ([GOOD.replace('"ID"', "987654")], None, "did not answer within 3s"),
+    # a result of the wrong type (a string, content not a list): one case's error each
+    (['{"jsonrpc": "2.0", "id": "ID", "result": "hello"}'], None, "not JSON-RPC"),
+    (['{"jsonrpc": "2.0", "id": "ID", "result": {"content": "src/login.py:1:x"}}'], None,
+     "Input should be a valid list"),
+    # the same id answered twice: the first answer is the case's, the second is ignored
+    ([GOOD, _result(json.dumps('{"results": [{"file": "src/billing.py"}]}'))],
+     ["src/login.py"], None),
+])
+def test_answers_out_of_turn_or_of_the_wrong_type(tmp_path: Path, answer: list[str],
+                                                  ranked: list[str] | None,
+                                                  error: str | None) -> None:
+    attempts, seconds = _run(tmp_path, answer)
+    for attempt in attempts:
+        if error is None:
+            assert attempt.get("error") is None, attempt.get("error")
+            assert [c["file"] for c in attempt["ranked"]] == ranked
+        else:
+            assert error in str(attempt.get("error")), attempt.get("error")
+    assert seconds < 40
