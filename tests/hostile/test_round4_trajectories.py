@@ -272,3 +272,40 @@ def test_json_nested_deep_inside_a_string_is_no_traceback(tmp_path: Path) -> Non
         assert proc.returncode == 0, proc.stderr[-2000:]
         (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
         assert [c["file"] for c in attempt["ranked"]] == ["src/app/session.py"]
+
+
+# --- ids that repeat ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sdk", [False, True])
+def test_an_answer_is_taken_once_when_ids_repeat(tmp_path: Path, sdk: bool) -> None:
+    """Two runs joined in one event stream (a resumed session numbers its events from the
+    start again): the first observation of id 1 was every later action 1's answer, so a
+    ``cat`` of the case's file that failed showed the other file's lines as its own."""
+    shown = "a = 1\nb = 2\n"
+    failed = "cat: src/app/session.py: No such file or directory\n"
+    if sdk:
+        def action(command: str) -> dict[str, Any]:
+            return {"kind": "ActionEvent", "id": "a1", "tool_call_id": "t1",
+                    "tool_name": "terminal", "action": {"command": command}}
+
+        def observation(text: str) -> dict[str, Any]:
+            return {"kind": "ObservationEvent", "action_id": "a1", "tool_call_id": "t1",
+                    "observation": {"content": text}}
+    else:
+        def action(command: str) -> dict[str, Any]:
+            return {"id": 1, "source": "agent", "action": "run", "args": {"command": command}}
+
+        def observation(text: str) -> dict[str, Any]:
+            return {"id": 2, "cause": 1, "observation": "run", "content": text}
+    events = [action("cat src/app/util.py"), observation(shown),
+              action("cat src/app/session.py"), observation(failed),
+              action("cat src/app/other.py")]  # never answered
+    traj = tmp_path / "demo__repo-1.json"
+    traj.write_text(json.dumps(events), encoding="utf-8")
+    out = tmp_path / "a.jsonl"
+    proc = run_cli("import", "trajectories", traj, "--format", "openhands", "--cases", CASES,
+                   "-o", out, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert _spans(attempt) == [("src/app/util.py", 1, 2, "read")]
+    assert [p["reason"] for p in attempt["passed_over"]] == ["cat reported an error"]
