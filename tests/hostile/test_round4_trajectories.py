@@ -309,3 +309,26 @@ def test_an_answer_is_taken_once_when_ids_repeat(tmp_path: Path, sdk: bool) -> N
     (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert _spans(attempt) == [("src/app/util.py", 1, 2, "read")]
     assert [p["reason"] for p in attempt["passed_over"]] == ["cat reported an error"]
+
+
+# --- a file name that is not UTF-8 --------------------------------------------------------
+
+def test_a_file_name_that_is_not_utf8_is_spelled_with_escapes(tmp_path: Path) -> None:
+    """The label (and so the attempt id) held the name's bytes as lone surrogates, and
+    writing the attempt stopped the import with a UnicodeEncodeError traceback."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    name = bytes(folder) + b"/demo\xff.traj"
+    with open(name, "wb") as handle:
+        handle.write(json.dumps({"trajectory": [{"action": "cat src/app/session.py",
+                                                 "observation": BODY}]}).encode())
+    out, report = tmp_path / "a.jsonl", tmp_path / "r.json"
+    proc = run_cli("import", "trajectories", folder, "--format", "swe-agent", "--case",
+                   "demo__repo-1", "--cases", CASES, "-o", out, "--report", report,
+                   timeout=TIMEOUT)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert attempt["attempt_id"].startswith("traj:demo\\xff:")
+    assert json.loads(report.read_text(encoding="utf-8"))["trajectories"][0]["label"] == \
+        "demo\\xff"
