@@ -332,3 +332,24 @@ def test_a_file_name_that_is_not_utf8_is_spelled_with_escapes(tmp_path: Path) ->
     assert attempt["attempt_id"].startswith("traj:demo\\xff:")
     assert json.loads(report.read_text(encoding="utf-8"))["trajectories"][0]["label"] == \
         "demo\\xff"
+
+
+# --- which operand a grep named -------------------------------------------------------------
+
+@pytest.mark.parametrize(("command", "output", "spans"), [
+    # GNU grep -r of one file prints no file name: its hits were read as nothing
+    ("grep -rn create_session src/app/session.py", "10:def create_session(user):\n",
+     [("src/app/session.py", 10, 10, "search_hit")]),
+    # a glob the shell expanded to two files: their names show ("src/*.py" read as one
+    # file that printed no name found nothing)
+    ("grep -n create_session src/app/*.py",
+     "src/app/session.py:10:def create_session(user):\nsrc/app/util.py:3:create_session()\n",
+     [("src/app/session.py", 10, 10, "search_hit"), ("src/app/util.py", 3, 3, "search_hit")]),
+    # ... and to one file: which one is not known, and `src/app/*.py` is no file
+    ("grep -n create_session src/app/*.py", "10:def create_session(user):\n", []),
+    ("rg -n create_session src/app/*.py", "10:def create_session(user):\n", []),
+])
+def test_the_files_a_grep_names(tmp_path: Path, command: str, output: str,
+                                spans: list[tuple[str, int, int, str]]) -> None:
+    _, attempt = _one(tmp_path, [(command, output)])
+    assert _spans(attempt) == spans

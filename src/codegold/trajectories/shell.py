@@ -343,6 +343,8 @@ class Search:
     context: bool
     listing: bool = False  # find: one path a line
     messages: bool = False  # rg --json: one JSON message a line
+    # `grep -r X a.py`: the one operand may be a file (GNU grep then prints no name)
+    maybe_file: str | None = None
 
 
 def _search(words: list[str]) -> Search | None:
@@ -393,12 +395,16 @@ def _search(words: list[str]) -> Search | None:
     if options & {"-c", "--count", "--count-matches", "-o", "--only-matching"} - {"-o"}:
         return None
     recursive = bool(options & {"-r", "-R", "--recursive", "--dereference-recursive"})
+    # an operand the shell expands (`src/*.py`) may name several files: their names show
+    globbed = len(files) == 1 and any(mark in files[0] for mark in "*?[")
+    maybe_file = None
     if name in ("rg", "ag"):
         with_numbers = bool(options & {"-n", "--line-number", "--vimgrep"}) \
             and not options & {"-N", "--no-line-number"}
         if name == "ag":
             with_numbers = not options & {"--nonumbers"}
-        single = len(files) == 1 and "/" not in files[0][-1:] and "." in posixpath.basename(files[0])
+        single = len(files) == 1 and "/" not in files[0][-1:] and "." in posixpath.basename(files[0]) \
+            and not globbed
         with_names = not single and not options & {"-I", "--no-filename"}
         if options & {"-H", "--with-filename"}:
             with_names = True
@@ -408,15 +414,19 @@ def _search(words: list[str]) -> Search | None:
         single = False
     else:
         with_numbers = bool(options & {"-n", "--line-number"})
-        single = len(files) == 1 and not recursive
-        with_names = (recursive or len(files) > 1 or bool(options & {"-H", "--with-filename"})) \
+        single = len(files) == 1 and not recursive and not globbed
+        with_names = (recursive or len(files) > 1 or globbed
+                      or bool(options & {"-H", "--with-filename"})) \
             and not options & {"-h", "--no-filename"}
+        if recursive and len(files) == 1 and not globbed and with_names \
+                and not options & {"-H", "--with-filename"}:
+            maybe_file = files[0]
     context = bool(options & {"-A", "-B", "-C", "--context", "--after-context",
                               "--before-context"})
     if name == "rg" and "--json" in options:
         return Search("rg", True, True, False, None, context, messages=True)
     return Search(name.replace("git-grep", "git grep"), with_names, with_numbers, only_names,
-                  files[0] if single and files else None, context)
+                  files[0] if single and files else None, context, maybe_file=maybe_file)
 
 
 def _changes(words: list[str], stage: Stage, cwd: str | None) -> list[Change]:
@@ -708,12 +718,16 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
         elif search.messages:
             found.seen.extend(rg_json_hits(output, cwd, at_revision))
         else:
-            found.seen.extend(search_hits(output, with_names=search.with_names,
-                                          with_numbers=search.with_numbers,
-                                          only_names=search.only_names,
-                                          single_file=search.single_file,
-                                          context=search.context, cwd=cwd,
-                                          at_revision=at_revision))
+            hits = search_hits(output, with_names=search.with_names,
+                               with_numbers=search.with_numbers, only_names=search.only_names,
+                               single_file=search.single_file, context=search.context,
+                               cwd=cwd, at_revision=at_revision)
+            if not hits and search.maybe_file is not None and not search.only_names:
+                # `grep -rn X a.py` of a file prints `12:text`, as for one file searched
+                hits = search_hits(output, with_names=False, with_numbers=search.with_numbers,
+                                   only_names=False, single_file=search.maybe_file,
+                                   context=search.context, cwd=cwd, at_revision=at_revision)
+            found.seen.extend(hits)
         return
     if pipeline[0]:
         found.skipped.append(f"output of `{pipeline[0][0][:60]}` is not a file read or search")
