@@ -353,3 +353,24 @@ def test_the_files_a_grep_names(tmp_path: Path, command: str, output: str,
                                 spans: list[tuple[str, int, int, str]]) -> None:
     _, attempt = _one(tmp_path, [(command, output)])
     assert _spans(attempt) == spans
+
+
+def test_an_otel_array_value_that_is_no_list_is_no_traceback(tmp_path: Path) -> None:
+    """``{"arrayValue": {"values": 5}}`` raised TypeError out of the attribute reader."""
+    span = {"traceId": "t", "spanId": "1", "name": "execute_tool grep",
+            "startTimeUnixNano": "1", "attributes": [
+                {"key": "case_id", "value": {"stringValue": "demo__repo-1"}},
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                {"key": "gen_ai.tool.call.result",
+                 "value": {"stringValue": "src/app/session.py:10:def create_session(user):"}},
+                {"key": "tags", "value": {"arrayValue": {"values": 5}}}]}
+    traj = tmp_path / "t.json"
+    traj.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}),
+                    encoding="utf-8")
+    out = tmp_path / "a.jsonl"
+    proc = run_cli("import", "trajectories", traj, "--format", "otel", "--cases", CASES,
+                   "-o", out, timeout=TIMEOUT)
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert _spans(attempt) == [("src/app/session.py", 10, 10, "search_hit")]

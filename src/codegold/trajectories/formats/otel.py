@@ -56,7 +56,7 @@ def _value(value: Any) -> Any:
         return raw
     if "arrayValue" in value:
         items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
-        return [_value(v) for v in items or []]
+        return [_value(v) for v in _list(items)]
     if "kvlistValue" in value:
         pairs = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) \
             else []
