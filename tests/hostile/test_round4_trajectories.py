@@ -374,3 +374,43 @@ def test_an_otel_array_value_that_is_no_list_is_no_traceback(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr[-2000:]
     (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert _spans(attempt) == [("src/app/session.py", 10, 10, "search_hit")]
+
+
+# --- tools that name a file without showing it ------------------------------------------------
+
+@pytest.mark.parametrize(("tool", "args", "result"), [
+    # a tool codegold knows by neither name nor kind printed something about the file
+    ("git_log", {"path": "src/app/session.py"}, "commit 1a2b3c\nAuthor: dev\n\n    fix\n"),
+    ("run_tests", {"path": "tests/test_session.py"}, "3 passed in 0.1s\n"),
+    # a read tool that reports a failure in its text instead of flagging an error
+    ("read_file", {"path": "src/app/session.py"},
+     "Error: ENOENT: no such file or directory, open 'src/app/session.py'\n"),
+    ("read_file", {"path": "src/app/session.py", "start_line": 10, "end_line": 20},
+     "File not found: src/app/session.py\n"),
+    # a search tool answering an error object that names the file it could not search
+    ("search_code", {"query": "x"},
+     '{"error": "index not built", "path": "src/app/session.py", "line": 10}'),
+])
+def test_a_file_named_but_not_shown_is_not_read(tmp_path: Path, tool: str,
+                                                args: dict[str, Any], result: str) -> None:
+    """Each was counted as a read (or a hit) of the file it names, at line 1 on: the
+    case's file "seen" with lines it never showed."""
+    traj = _mapped(tmp_path / "t", [{"name": tool, "args": args, "result": result}])
+    out = tmp_path / "a.jsonl"
+    proc = run_cli("import", "trajectories", traj, *MAPPED, "--cases", CASES, "-o", out,
+                   timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert _spans(attempt) == []
+
+
+def test_a_numbered_view_by_an_unknown_tool_is_still_read(tmp_path: Path) -> None:
+    traj = _mapped(tmp_path / "t", [{"name": "peek", "args": {"path": "src/app/session.py"},
+                                     "result": "    10\tdef create_session(user):\n"
+                                               "    11\t    return 1\n"}])
+    out = tmp_path / "a.jsonl"
+    proc = run_cli("import", "trajectories", traj, *MAPPED, "--cases", CASES, "-o", out,
+                   timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert _spans(attempt) == [("src/app/session.py", 10, 11, "read")]

@@ -418,9 +418,11 @@ def _search(words: list[str]) -> Search | None:
         with_names = (recursive or len(files) > 1 or globbed
                       or bool(options & {"-H", "--with-filename"})) \
             and not options & {"-h", "--no-filename"}
-        if recursive and len(files) == 1 and not globbed and with_names \
+        named = posixpath.basename(files[0]) if len(files) == 1 else ""
+        if recursive and with_numbers and with_names and not globbed \
+                and "." in named.strip(".") and not files[0].endswith("/") \
                 and not options & {"-H", "--with-filename"}:
-            maybe_file = files[0]
+            maybe_file = files[0]  # a name with an extension: a file, most likely
     context = bool(options & {"-A", "-B", "-C", "--context", "--after-context",
                               "--before-context"})
     if name == "rg" and "--json" in options:

@@ -212,6 +212,8 @@ def documents_in(value: Any, depth: int = 0) -> list[dict[str, Any]]:
         return []
     found: list[dict[str, Any]] = []
     if isinstance(value, dict):
+        if any(value.get(key) for key in ("error", "errors", "is_error", "isError")):
+            return []  # `{"error": "not found", "path": "src/a.py"}` shows no file
         path = _first(value, _DOC_PATH_KEYS)
         if isinstance(path, str) and path.strip():
             start = as_int(_first(value, ("start_line", "line_start", "startLine", "start",
@@ -280,7 +282,11 @@ def generic_call(step: int, tool: str, args: Mapping[str, Any], output: str | No
     if documents:
         return replace(base, handler="documents", args={"documents": documents})
     if path and text:
-        return _read_call(base, args, path, text)
+        # a tool known by neither name nor kind that names a file (`git_log(path=...)`,
+        # `run_tests(path=...)`) printed something about it, not its lines: only a view
+        # numbered line by line is read
+        call = _read_call(base, args, path, text)
+        return replace(call, args={**call.args, "numbered_only": True})
     if any(word in name for word in _SEARCHY) and text:
         # a code-search tool known by its name only: results as "path:line:text" lines
         return replace(base, handler="search_lines", args={"numbers": True})
