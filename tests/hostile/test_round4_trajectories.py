@@ -414,3 +414,42 @@ def test_a_numbered_view_by_an_unknown_tool_is_still_read(tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr[-2000:]
     (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert _spans(attempt) == [("src/app/session.py", 10, 11, "read")]
+
+
+# --- an agent run on Windows -------------------------------------------------------------------
+
+def test_windows_paths_are_placed_under_the_sessions_directory(tmp_path: Path) -> None:
+    """A Claude Code session on Windows (``cwd`` ``C:\\Users\\me\\shop``): its reads were
+    kept as files named ``C:\\Users\\me\\shop\\src\\app\\session.py`` inside the repository,
+    so the case's file was never seen, and another drive's file was not outside."""
+    cwd = "C:\\Users\\me\\shop"
+
+    def line(kind: str, message: dict[str, Any], result: Any = None) -> str:
+        record: dict[str, Any] = {"type": kind, "cwd": cwd, "sessionId": "s",
+                                  "message": message}
+        if result is not None:
+            record["toolUseResult"] = result
+        return json.dumps(record)
+
+    def read(ident: str, path: str, text: str) -> list[str]:
+        return [line("assistant", {"id": f"m{ident}", "role": "assistant", "content": [
+                    {"type": "tool_use", "id": ident, "name": "Read",
+                     "input": {"file_path": path}}]}),
+                line("user", {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": ident, "content": text}]})]
+
+    lines = [*read("t1", "c:\\Users\\me\\shop\\src\\app\\session.py",
+                   "    10\u2192def create_session(user):\n    11\u2192    return 1"),
+             *read("t2", "src\\app\\util.py", "     1\u2192a = 1"),
+             *read("t3", "D:\\other\\notes.py", "     1\u2192x = 1")]
+    traj = tmp_path / "s.jsonl"
+    traj.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "a.jsonl"
+    proc = run_cli("import", "trajectories", traj, "--format", "claude-code", "--case",
+                   "demo__repo-1", "--cases", CASES, "-o", out, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (attempt,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(c["file"], c["start_line"], c.get("outside_repo", False))
+            for c in attempt["ranked"]] == [("src/app/session.py", 10, False),
+                                            ("src/app/util.py", 1, False),
+                                            ("/D:/other/notes.py", 1, True)]

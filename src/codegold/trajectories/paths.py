@@ -16,6 +16,19 @@ from collections.abc import Iterable
 
 CONTAINER_ROOTS = ("/testbed", "/repo")
 _WORKSPACE = re.compile(r"^/workspace/[^/]+")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def _windows(path: str) -> str:
+    """A Windows path (``C:\\Users\\me\\shop\\a.py``, an agent run on Windows) spelled
+    as a POSIX one (``/C:/Users/me/shop/a.py``), so that roots and paths compare; any other
+    path as it is."""
+    if not _DRIVE.match(path):
+        return path
+    return "/" + path[0].upper() + path[1:].replace("\\", "/")  # `c:` and `C:` alike
+
+
+_WINDOWS_DIR = re.compile(r"^/[A-Z]:/")
 
 
 class PathPlacer:
@@ -24,16 +37,20 @@ class PathPlacer:
     def __init__(self, roots: Iterable[str]) -> None:
         ordered: list[str] = []
         for root in [*roots, *CONTAINER_ROOTS]:
-            clean = posixpath.normpath(root.strip()) if root and root.strip() else ""
+            root = _windows(root.strip()) if root else ""
+            clean = posixpath.normpath(root) if root else ""
             if clean.startswith("/") and clean != "/" and clean not in ordered:
                 ordered.append(clean)
         self.roots = tuple(ordered)
 
     def absolute(self, path: str, cwd: str | None) -> str:
         """``path`` resolved against ``cwd`` (or the first root) and normalised."""
-        text = path.strip()
+        text = _windows(path.strip())
         if text.startswith("~"):  # the home directory the shell expands: not a known place
             return posixpath.normpath(text)
+        cwd = _windows(cwd) if cwd else cwd
+        if cwd and _WINDOWS_DIR.match(cwd) and "\\" in text:
+            text = text.replace("\\", "/")  # a relative path beside a Windows directory
         if not text.startswith("/"):
             base = cwd if cwd and cwd.startswith("/") else (self.roots[0] if self.roots else "")
             text = posixpath.join(base, text) if base else text
