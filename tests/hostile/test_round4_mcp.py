@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from hostilekit import RUN_CASES, assert_no_traceback, run_cli
+from hostilekit import RUN_CASES, assert_clean_error, assert_no_traceback, run_cli
 
 pytest.importorskip("mcp")
 
@@ -130,3 +130,24 @@ def test_answers_out_of_turn_or_of_the_wrong_type(tmp_path: Path, answer: list[s
         else:
             assert error in str(attempt.get("error")), attempt.get("error")
     assert seconds < 40
+
+
+@pytest.mark.parametrize(("template", "expected"), [
+    # json.loads and the template walk raised RecursionError tracebacks
+    ("[" * 20_000 + '"{query}"' + "]" * 20_000, "nested deeper than 32 levels"),
+    ('{"q": ' + "[" * 900 + '"{query}"' + "]" * 900 + "}", "nested deeper than 32 levels"),
+    # a list is no tool's arguments: every case failed with a validation error
+    ('["{query}"]', "expected an object"),
+])
+def test_an_argument_template_nested_deep_or_not_an_object_is_one_error(
+        tmp_path: Path, template: str, expected: str) -> None:
+    (tmp_path / "cases.yaml").write_text(RUN_CASES, encoding="utf-8")
+    server = tmp_path / "server.py"
+    server.write_text(SERVER, encoding="utf-8")
+    (tmp_path / "answer.json").write_text(json.dumps([GOOD]), encoding="utf-8")
+    for flag in ("--mcp-args", "--mcp-setup"):
+        proc = run_cli("run", tmp_path / "cases.yaml", "-o", tmp_path / "a.jsonl", "--quiet",
+                       "--retriever", f"mcp:stdio:{sys.executable} {server}", flag, template,
+                       cwd=tmp_path, timeout=60)
+        assert_clean_error(proc, contains=[flag, expected])
+        assert not (tmp_path / "a.jsonl").exists()
