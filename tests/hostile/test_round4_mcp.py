@@ -27,6 +27,10 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "answer.json"
     ANSWER = json.load(f)
 TOOL = {"name": "search", "description": "Search.", "inputSchema": {
     "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json")
+if os.path.exists(SCHEMA):
+    with open(SCHEMA) as f:
+        TOOL["inputSchema"] = json.load(f)
 
 def send(text):
     sys.stdout.write(text + "\\n")
@@ -151,3 +155,23 @@ def test_an_argument_template_nested_deep_or_not_an_object_is_one_error(
                        cwd=tmp_path, timeout=60)
         assert_clean_error(proc, contains=[flag, expected])
         assert not (tmp_path / "a.jsonl").exists()
+
+
+@pytest.mark.parametrize(("schema", "error"), [
+    # JSON Schema allows `true` for a property ("anything"): it raised AttributeError, and
+    # the server was stopped and started again for every case
+    ({"type": "object", "properties": {"query": True, "limit": True}}, None),
+    ({"type": "object", "properties": {"needle": True}, "required": ["needle"]},
+     "cannot tell which argument of tool 'search' takes the query"),
+])
+def test_a_tool_schema_of_the_wrong_shape(tmp_path: Path, schema: dict[str, Any],
+                                          error: str | None) -> None:
+    (tmp_path / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    attempts, _ = _run(tmp_path, [GOOD])
+    for attempt in attempts:
+        if error is None:
+            assert attempt.get("error") is None, attempt.get("error")
+            assert [c["file"] for c in attempt["ranked"]] == ["src/login.py"]
+        else:
+            assert error in str(attempt.get("error")), attempt.get("error")
+            assert "AttributeError" not in str(attempt.get("error"))

@@ -194,8 +194,14 @@ class McpRetriever:
         if self.template is not None:
             return self.template
         schema = getattr(tool, "input_schema", None) or {}
-        properties: dict[str, Any] = schema.get("properties") or {}
-        required = list(schema.get("required") or [])
+        # the server's schema, whatever shape it has: a list of properties or a string
+        # where an object belongs describes no argument
+        found = schema.get("properties") if isinstance(schema, dict) else None
+        properties: dict[str, Any] = {name: spec if isinstance(spec, dict) else {}
+                                      for name, spec in found.items()} \
+            if isinstance(found, dict) else {}
+        listed = schema.get("required") if isinstance(schema, dict) else None
+        required = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
         query = next((n for n in QUERY_NAMES if n in properties), None)
         if query is None:
             strings = [n for n in required if (properties.get(n) or {}).get("type") == "string"]
