@@ -175,3 +175,21 @@ def test_a_tool_schema_of_the_wrong_shape(tmp_path: Path, schema: dict[str, Any]
         else:
             assert error in str(attempt.get("error")), attempt.get("error")
             assert "AttributeError" not in str(attempt.get("error"))
+
+
+@pytest.mark.parametrize(("text", "files"), [
+    # grep lines whose code holds a literal: the literal was read as the answer
+    ('src/login.py:3:DEFAULT = {"path": "/etc/app.yaml"}\nsrc/billing.py:9:x = 1\n',
+     ["src/login.py", "src/billing.py"]),
+    ('src/login.py:3:SOURCES = ["a.py", "b.py"]\n', ["src/login.py"]),
+    # a Markdown answer whose code block holds one
+    ('## src/login.py:3-4\n```\nDEFAULT = {"file": "x.py"}\n```\n', ["src/login.py"]),
+    # a JSON answer wrapped in prose is still read
+    ('Found 1 result: [{"file": "src/billing.py", "line": 3}]', ["src/billing.py"]),
+])
+def test_a_literal_in_the_code_a_tool_found_is_not_its_answer(tmp_path: Path, text: str,
+                                                              files: list[str]) -> None:
+    attempts, _ = _run(tmp_path, [_result(json.dumps(text))])
+    for attempt in attempts:
+        assert attempt.get("error") is None, attempt.get("error")
+        assert [c["file"] for c in attempt["ranked"]] == files
