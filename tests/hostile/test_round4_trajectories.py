@@ -453,3 +453,22 @@ def test_windows_paths_are_placed_under_the_sessions_directory(tmp_path: Path) -
             for c in attempt["ranked"]] == [("src/app/session.py", 10, False),
                                             ("src/app/util.py", 1, False),
                                             ("/D:/other/notes.py", 1, True)]
+
+
+# --- a file changed and shown by one command ----------------------------------------------------
+
+@pytest.mark.parametrize(("command", "after"), [
+    ("sed -i '1d' src/app/session.py && cat src/app/session.py", True),
+    ("cd src/app && sed -i '1d' session.py && cat -n /testbed/src/app/session.py", True),
+    ("cat src/app/session.py && sed -i '1d' src/app/session.py", False),
+    ("sed -i '1d' src/app/util.py && cat src/app/session.py", False),
+])
+def test_lines_shown_after_the_same_command_changed_the_file_are_after_edit(
+        tmp_path: Path, command: str, after: bool) -> None:
+    """The edit was recorded after the read, so the changed file's lines (every number
+    past the deleted line one off) counted as the pinned revision's."""
+    output = "     1\tline 2\n     2\tline 3\n" if "cat -n" in command else "line 2\nline 3\n"
+    _, attempt = _one(tmp_path, [(command, output)])
+    (chunk,) = attempt["ranked"]
+    assert (chunk["file"], chunk["start_line"], chunk["end_line"]) == ("src/app/session.py", 1, 2)
+    assert chunk.get("after_edit", False) is after

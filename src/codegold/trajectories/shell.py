@@ -23,7 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from codegold.plumbing.numbers import number
@@ -515,6 +515,11 @@ class _Printer:
     echoed: str | None = None  # what it prints, when that is known (echo of literal words)
     compound: str | None = None  # a loop or condition (its output is not attributed)
     lost: bool = False  # it ran in a directory the shell expanded (`cd $DIR`)
+    prior: tuple[Change, ...] = ()  # what the commands before it changed
+
+
+def _where(path: str, cwd: str | None) -> str:
+    return posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd or "", path))
 
 
 def _echoed(stage: Stage, words: list[str]) -> str | None:
@@ -575,6 +580,7 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
             elif scopes:
                 cwd, lost = scopes.pop()  # a subshell's cd ends with it
             continue
+        prior = tuple(found.changes)
         for stage in segment.stages:
             for part in [stage, *stage.inner]:
                 found.changes.extend(_changes(_program(part.argv), part, cwd))
@@ -601,7 +607,7 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
             continue
         pipeline = [_program(s.argv) for s in segment.stages]
         echoed = _echoed(first, words) if len(segment.stages) == 1 else None
-        printers.append(_Printer(pipeline, cwd, echoed, lost=lost))
+        printers.append(_Printer(pipeline, cwd, echoed, lost=lost, prior=prior))
     return printers
 
 
@@ -654,7 +660,13 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
         return found
     for printer, piece in pieces:
         if piece.strip():
+            shown = len(found.seen)
             _read(printer, piece, found, length_of, at_revision)
+            if printer.prior:
+                changed = {_where(change.path, change.cwd) for change in printer.prior}
+                found.seen[shown:] = [replace(seen, edited=True)
+                                      if _where(seen.path, seen.cwd) in changed else seen
+                                      for seen in found.seen[shown:]]
     return found
 
 
