@@ -472,3 +472,31 @@ def test_lines_shown_after_the_same_command_changed_the_file_are_after_edit(
     (chunk,) = attempt["ranked"]
     assert (chunk["file"], chunk["start_line"], chunk["end_line"]) == ("src/app/session.py", 1, 2)
     assert chunk.get("after_edit", False) is after
+
+
+# --- counts a line number cannot hold, and head -n -K ----------------------------------------------
+
+LONG = "".join(f"line {n}\n" for n in range(1, 9))
+
+
+@pytest.mark.parametrize(("command", "span"), [
+    # more digits than a line number: past the end of any file, so the whole file (these
+    # were passed over as "not a file read")
+    ("sed -n '1,999999999999p' src/app/session.py", (1, 8)),
+    ("head -n 99999999999 src/app/session.py", (1, 8)),
+    ("sed -n '3,+99999999999p' src/app/session.py", (3, 10)),
+    # all but the last 2: from line 1 (was "more lines printed than the command asks for")
+    ("head -n -2 src/app/session.py", (1, 8)),
+    ("cat src/app/session.py | head -n -2", (1, 8)),
+    # ... and a tail after it cannot be placed, the file's length known or not
+    ("head -n -2 src/app/session.py | tail -n 2", None),
+])
+def test_huge_counts_and_head_minus(tmp_path: Path, command: str,
+                                    span: tuple[int, int] | None) -> None:
+    window = "[File: /testbed/src/app/session.py (10 lines total)]\n1:line 1\n(9 more lines below)\n"
+    output = "line 7\nline 8\n" if span is None else "".join(
+        f"line {n}\n" for n in range(span[0], span[0] + 8))
+    _, attempt = _one(tmp_path, [("open src/app/session.py", window), (command, output)])
+    got = [(c["start_line"], c["end_line"]) for c in attempt["ranked"]][1:]
+    assert got == ([] if span is None else
+                   [(2, span[1])] if span[0] == 1 else [span]), got

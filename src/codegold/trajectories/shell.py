@@ -67,6 +67,9 @@ class Range:
     first: int
     last: int | None = None
     from_end: int | None = None  # tail -n N: the last N lines
+    # `head -n -K` left lines off the end: where the printed lines end is not known, even
+    # with the file's length (a `tail -n N` after it cannot be placed)
+    short: bool = False
 
 
 def _program(argv: list[str]) -> list[str]:
@@ -95,8 +98,16 @@ def _program(argv: list[str]) -> list[str]:
     return words
 
 
+BEYOND_ANY_FILE = 10**9
+"""A line count or number written with more digits than a line number has (`head -n
+99999999999`, `sed -n '1,999999999999p'`): past the end of any file."""
+
+
 def _count(value: str) -> int | None:
-    return number(value)
+    found = number(value)
+    if found is None and value.isascii() and value.isdigit():
+        return BEYOND_ANY_FILE
+    return found
 
 
 def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
@@ -130,6 +141,8 @@ def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
         if value is not None:
             plus = value.startswith("+")
             count = _count(value.lstrip("+-"))
+            if count is not None and value.startswith("-"):
+                count = -count  # `head -n -5`: all but the last 5 (tail reads it as 5)
         index += 1
     return count, plus, files
 
@@ -175,10 +188,10 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
     if last == "$":
         end = None
     elif last is not None and last.startswith("+"):  # GNU: a,+N is a..a+N
-        plus = number(last[1:])
+        plus = _count(last[1:])
         end = first + plus if first is not None and plus is not None else 0
     elif last:
-        end = number(last) or 0
+        end = _count(last) or 0
     if first is None or first < 1 or (end is not None and end < first):
         return None
     return Range(first, end), files
@@ -243,10 +256,12 @@ def _file_source(words: list[str]) -> Source | None:
         if count is None or len(files) != 1:
             return None
         if name == "head":
+            if count < 0:
+                return Source(files[0], Range(1, None, short=True), numbered=False)
             return Source(files[0], Range(1, count), numbered=False)
         if plus:
             return Source(files[0], Range(max(count, 1)), numbered=False)
-        return Source(files[0], Range(1, None, from_end=count), numbered=False)
+        return Source(files[0], Range(1, None, from_end=abs(count)), numbered=False)
     if name == "sed":
         printed = _sed_print(words)
         if printed is None or printed[0] is None or len(printed[1]) != 1:
@@ -296,14 +311,17 @@ def _filter(words: list[str], current: Range, total: int | None) -> Range | None
         if count is None or files:
             return None
         if name == "head":
+            if count < 0:  # all but the last lines: from the first, to an end unknown
+                return Range(current.first, current.last, short=True)
             top = current.first + count - 1
-            return Range(current.first, top if current.last is None else min(top, current.last))
+            return Range(current.first, top if current.last is None else min(top, current.last),
+                         short=current.short)
         if plus:
-            return Range(current.first + max(count, 1) - 1, current.last)
-        if total is None:
+            return Range(current.first + max(count, 1) - 1, current.last, short=current.short)
+        if total is None or current.short:
             return None
         end = total if current.last is None else min(current.last, total)
-        return Range(max(current.first, end - count + 1), end)
+        return Range(max(current.first, end - abs(count) + 1), end)
     if name == "sed":
         printed = _sed_print(words)
         if printed is None or printed[0] is None or printed[1]:
@@ -313,7 +331,7 @@ def _filter(words: list[str], current: Range, total: int | None) -> Range | None
         last = None if inner.last is None else current.first + inner.last - 1
         if current.last is not None:
             last = current.last if last is None else min(last, current.last)
-        return Range(first, last)
+        return Range(first, last, short=current.short)
     return None
 
 
