@@ -500,3 +500,18 @@ def test_huge_counts_and_head_minus(tmp_path: Path, command: str,
     got = [(c["start_line"], c["end_line"]) for c in attempt["ranked"]][1:]
     assert got == ([] if span is None else
                    [(2, span[1])] if span[0] == 1 else [span]), got
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    # a filter that prefixes each line: its number or count was read into the file's path
+    ("grep -rn create_session . | cat -n",
+     "     1\t./src/app/session.py:10:def create_session(user):\n"),
+    ("grep -rn create_session . | sort | uniq -c",
+     "      2 ./src/app/session.py:10:def create_session(user):\n"),
+    # a filter adding a file of its own: its lines were read as the first file's
+    ("cat -n src/app/session.py | cat - src/app/util.py", "     1\tline 1\n     2\tline 2\n"),
+])
+def test_a_filter_that_changes_lines_is_not_read_through(tmp_path: Path, command: str,
+                                                         output: str) -> None:
+    _, attempt = _one(tmp_path, [(command, output)])
+    assert _spans(attempt) == []

@@ -346,7 +346,24 @@ def _lines_keep_numbers(words: list[str]) -> bool:
     if name in ("grep", "egrep", "fgrep"):
         options, _ = _options_and_files(words)
         return not options & {"-c", "-o", "-l", "-L", "--count"}
-    return name in ("sort", "uniq", "cat", "less", "more")
+    return _passes_lines(words) or name in ("less", "more")
+
+
+def _passes_lines(words: list[str]) -> bool:
+    """``cat``, ``sort``, ``uniq`` passing each line through whole: no ``cat -n`` (numbers
+    of its own), ``uniq -c`` (counts), no file of their own to add (``cat - b.py``)."""
+    name = words[0]
+    if name == "sort":  # the values of its options are not files
+        words = [w for w, before in zip(words, ["", *words[:-1]], strict=True)
+                 if before not in ("-k", "-t", "-S", "-T", "--key", "--field-separator")]
+    options, operands = _options_and_files(words)
+    if operands and operands != ["-"]:
+        return False
+    if name == "cat":
+        return not options - {"--"}
+    if name == "uniq":
+        return not options & {"-c", "--count"}
+    return name == "sort" and not options & {"-o", "--output"}
 
 
 @dataclass(frozen=True)
@@ -805,7 +822,7 @@ def _keeps_search_lines(words: list[str]) -> bool:
     if name in ("grep", "egrep", "fgrep"):
         options, _ = _options_and_files(words)
         return not options & {"-c", "-o", "--count"}
-    return name in ("sort", "uniq", "cat")
+    return _passes_lines(words)
 
 
 def _numbered(lines: list[str]) -> list[tuple[int, tuple[str, ...]]]:
