@@ -202,7 +202,7 @@ def test_a_lone_surrogate_inside_a_json_string_is_mended_not_a_traceback(tmp_pat
                                ("src/app/util\ufffd.py", 1, 1, "read")]
 
 
-@pytest.mark.parametrize("layout", ["document", "last-line", "middle-line"])
+@pytest.mark.parametrize("layout", ["document", "last-line", "middle-line", "first-line"])
 def test_a_lone_surrogate_escape_in_the_file_is_read_not_called_truncated(
         tmp_path: Path, layout: str) -> None:
     """A file holding ``"\\ud83d"`` (an output cut inside an emoji, as Node and Python
@@ -219,7 +219,9 @@ def test_a_lone_surrogate_escape_in_the_file_is_read_not_called_truncated(
                             "args": {"command": "cat src/app/session.py"}})
         second = ('{"id": 2, "cause": 1, "observation": "run", '
                   f'"content": "{observation}"}}')
-        lines = [first, second] if layout == "last-line" else [first, second, "[]"]
+        task = '{"id": 0, "source": "user", "action": "message", "args": {"content": "\\ud83d"}}'
+        lines = {"last-line": [first, second], "middle-line": [first, second, "[]"],
+                 "first-line": [task, first, second]}[layout]
         traj = tmp_path / "demo__repo-1.json"
         traj.write_text("\n".join(lines) + "\n", encoding="utf-8")
         args = ("--format", "openhands")

@@ -120,7 +120,7 @@ def read_document(raw: bytes, path: str) -> tuple[Any, list[str]]:
 
 def _is_json(line: bytes) -> bool:
     try:
-        msgspec.json.decode(line)
+        msgspec.json.decode(_mend_escapes(line) if b"\\u" in line else line)
     except (msgspec.DecodeError, RecursionError):
         return False
     return True
