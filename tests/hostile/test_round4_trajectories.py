@@ -517,3 +517,18 @@ def test_a_filter_that_changes_lines_is_not_read_through(tmp_path: Path, command
                                                          output: str) -> None:
     _, attempt = _one(tmp_path, [(command, output)])
     assert _spans(attempt) == []
+
+
+@pytest.mark.parametrize("command", ["rg create_session", "rg -n -C1 create_session",
+                                     "ag create_session"])
+def test_rg_on_a_terminal_is_read_by_its_headings(tmp_path: Path, command: str) -> None:
+    """rg on a terminal (OpenHands' shell runs in tmux) prints each file's name above its
+    numbered lines: its line numbers were read as files named ``10`` and ``3``."""
+    output = ("src/app/session.py\n9-# sessions\n10:def create_session(user):\n\n"
+              "src/app/util.py\n3:create_session()\n")
+    if "-C1" not in command:
+        output = output.replace("9-# sessions\n", "")
+    _, attempt = _one(tmp_path, [(command, output)])
+    first = 9 if "-C1" in command else 10
+    assert _spans(attempt) == [("src/app/session.py", first, 10, "search_hit"),
+                               ("src/app/util.py", 3, 3, "search_hit")]

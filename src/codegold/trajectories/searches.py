@@ -261,6 +261,33 @@ def listed_paths(output: str, cwd: str | None, at_revision: AtRevision | None = 
 
 MAX_LINE = 999_999_999
 """Largest line number an ``rg --json`` message is read with (as a printed one)."""
+_HEADED_LINE = re.compile(r"(\d++)[:-](.*)", re.S)
+
+
+def heading_hits(output: str, cwd: str | None, at_revision: AtRevision | None = None
+                 ) -> list[Seen]:
+    """``rg``/``ag`` output on a terminal (an agent's shell in tmux): each file's name on a
+    line of its own, then its lines ``12:text`` (context ``13-text``), a blank line
+    between files. Read only when every group is so: a name line, then numbered lines."""
+    hits = _Hits(cwd, at_revision or _unknown)
+    path: str | None = None
+    for line in split_lines(output):
+        if not line.strip():
+            path = None
+            continue
+        numbered = _HEADED_LINE.fullmatch(line)
+        at = number(numbered.group(1)) if numbered else None
+        if path is None:
+            if numbered is not None and at is not None:
+                return []  # a numbered line with no name before it: not this shape
+            path = line.strip()
+        elif line == "--":
+            continue
+        elif numbered is not None and at is not None and at >= 1:
+            hits.line(path, at, numbered.group(2))
+        else:
+            return []
+    return hits.done()
 
 
 def rg_json_hits(output: str, cwd: str | None, at_revision: AtRevision | None = None
@@ -299,4 +326,5 @@ def rg_json_hits(output: str, cwd: str | None, at_revision: AtRevision | None = 
     return hits.done()
 
 
-__all__ = ["MAX_READINGS", "AtRevision", "listed_paths", "rg_json_hits", "search_hits"]
+__all__ = ["MAX_READINGS", "AtRevision", "heading_hits", "listed_paths", "rg_json_hits",
+           "search_hits"]

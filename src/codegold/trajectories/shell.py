@@ -30,7 +30,13 @@ from codegold.plumbing.numbers import number
 from codegold.trajectories.bash import Segment, Stage, Unreadable, parse_command
 from codegold.trajectories.outputs import NUMBERED, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
-from codegold.trajectories.searches import AtRevision, listed_paths, rg_json_hits, search_hits
+from codegold.trajectories.searches import (
+    AtRevision,
+    heading_hits,
+    listed_paths,
+    rg_json_hits,
+    search_hits,
+)
 
 _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "pushd",
           "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap",
@@ -767,10 +773,17 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
         elif search.messages:
             found.seen.extend(rg_json_hits(output, cwd, at_revision))
         else:
-            hits = search_hits(output, with_names=search.with_names,
-                               with_numbers=search.with_numbers, only_names=search.only_names,
-                               single_file=search.single_file, context=search.context,
-                               cwd=cwd, at_revision=at_revision)
+            # rg and ag on a terminal (an agent's shell in tmux) print each file's name above
+            # its numbered lines, with or without -n: read as such when every group is so
+            headed = search.tool in ("rg", "ag") and search.with_names \
+                and not search.only_names
+            hits = heading_hits(output, cwd, at_revision) if headed else []
+            if not hits:
+                hits = search_hits(output, with_names=search.with_names,
+                                   with_numbers=search.with_numbers,
+                                   only_names=search.only_names,
+                                   single_file=search.single_file, context=search.context,
+                                   cwd=cwd, at_revision=at_revision)
             if not hits and search.maybe_file is not None and not search.only_names:
                 # `grep -rn X a.py` of a file prints `12:text`, as for one file searched
                 hits = search_hits(output, with_names=False, with_numbers=search.with_numbers,
