@@ -53,8 +53,8 @@ for line in sys.stdin:
 '''
 
 
-def _run(tmp_path: Path, answer: list[str], timeout: float = 60) -> tuple[list[dict[str, Any]],
-                                                                          float]:
+def _run(tmp_path: Path, answer: list[str], *extra: str, timeout: float = 60
+         ) -> tuple[list[dict[str, Any]], float]:
     server = tmp_path / "server.py"
     server.write_text(SERVER, encoding="utf-8")
     (tmp_path / "answer.json").write_text(json.dumps(answer), encoding="utf-8")
@@ -63,7 +63,7 @@ def _run(tmp_path: Path, answer: list[str], timeout: float = 60) -> tuple[list[d
     spec = f"mcp:stdio:{sys.executable} {server}"
     started = time.monotonic()
     proc = run_cli("run", tmp_path / "cases.yaml", "-o", out, "--quiet", "--retriever", spec,
-                   "--timeout", "3", cwd=tmp_path, timeout=timeout)
+                   "--timeout", "3", *extra, cwd=tmp_path, timeout=timeout)
     seconds = time.monotonic() - started
     assert_no_traceback(proc)
     assert proc.returncode in (0, 3), proc.stderr[-2000:]
@@ -102,6 +102,23 @@ def test_paths_are_read_as_the_servers_file_system_would(tmp_path: Path) -> None
         assert [(c["file"], c.get("outside_repo", False)) for c in attempt["ranked"]] == [
             ("src/login.py", False), ("src/billing.py", False), ("../etc/passwd", True),
             ("~/login.py", True), ("C:\\co\\src\\login.py", True)]
+
+
+def test_paths_under_the_checkout_are_normalised_before_they_are_compared(
+        tmp_path: Path) -> None:
+    """``CHECKOUT/../NAME/src/login.py`` is under the checkout (it was kept outside), the
+    checkout itself is no file, and ``CHECKOUT/../etc/passwd`` lies outside."""
+    checkout = tmp_path / "co"
+    checkout.mkdir()
+    hits = {"results": [{"file": f"{checkout}/../co/src/login.py"}, {"file": f"{checkout}/"},
+                        {"file": f"file://{checkout}/./src/billing.py"},
+                        {"file": f"{checkout}/../etc/passwd"}]}
+    attempts, _ = _run(tmp_path, [_result(json.dumps(json.dumps(hits)))],
+                       "--mcp-checkout", str(checkout))
+    for attempt in attempts:
+        assert [(c["file"], c.get("outside_repo", False)) for c in attempt["ranked"]] == [
+            ("src/login.py", False), ("src/billing.py", False),
+            (f"{tmp_path}/etc/passwd", True)]
 
 
 GOOD = _result(json.dumps('{"results": [{"file": "src/login.py", "start_line": 1}]}'))

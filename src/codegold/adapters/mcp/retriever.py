@@ -268,16 +268,15 @@ def _relative(path: str, checkout: str | None) -> tuple[str, bool]:
     path = mend_surrogates(path.strip())
     if path.startswith("file://"):
         path = path.removeprefix("file://")
-    if checkout:
-        for root in (checkout, str(Path(checkout).resolve())):
-            prefix = root.rstrip("/") + "/"
-            if path.startswith(prefix):
-                inside = posixpath.normpath(path[len(prefix):])
-                if inside != ".." and not inside.startswith("../"):
-                    return inside, False
-                return posixpath.normpath(path), True
-    if path.startswith(("~", "/")) or _DRIVE.match(path):
-        return (posixpath.normpath(path) if path.startswith("/") else path), True
+    if path.startswith("/"):
+        full = posixpath.normpath(path)
+        for root in (checkout, str(Path(checkout).resolve())) if checkout else ():
+            prefix = posixpath.normpath(root).rstrip("/") + "/"
+            if full.startswith(prefix) or full + "/" == prefix:  # the checkout: no file
+                return full[len(prefix):] or ".", False
+        return full, True
+    if path.startswith("~") or _DRIVE.match(path):
+        return path, True
     clean = posixpath.normpath(path)
     return clean, clean == ".." or clean.startswith("../")
 
