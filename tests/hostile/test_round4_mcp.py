@@ -210,3 +210,21 @@ def test_a_literal_in_the_code_a_tool_found_is_not_its_answer(tmp_path: Path, te
     for attempt in attempts:
         assert attempt.get("error") is None, attempt.get("error")
         assert [c["file"] for c in attempt["ranked"]] == files
+
+
+def test_files_named_by_resource_blocks_are_hits(tmp_path: Path) -> None:
+    """A search tool answering with ``resource_link`` blocks (or embedded resources) and
+    no text: nothing was read, and the attempt did not even say so."""
+    checkout = tmp_path / "co"
+    checkout.mkdir()
+    blocks = [{"type": "resource_link", "uri": f"file://{checkout}/src/login.py",
+               "name": "login"},
+              {"type": "resource", "resource": {"uri": "src/billing.py", "text": "def total():",
+                                                "mimeType": "text/x-python"}}]
+    answer = ('{"jsonrpc": "2.0", "id": "ID", "result": {"content": ' + json.dumps(blocks)
+              + "}}")
+    attempts, _ = _run(tmp_path, [answer], "--mcp-checkout", str(checkout))
+    for attempt in attempts:
+        assert attempt.get("error") is None, attempt.get("error")
+        assert [(c["file"], c.get("excerpt")) for c in attempt["ranked"]] == [
+            ("src/login.py", None), ("src/billing.py", "def total():")]

@@ -17,9 +17,11 @@ Registered parsers (:data:`PARSERS`):
   by a fenced code block; without a range in the heading, numbered lines in the block
   (``12: code``, ``12 | code``) give the span, else the hit is the whole file.
 - ``paths``: one path per line (a file finder); each hit is a whole file.
-- ``auto`` (the default): structured content when it holds hits, else the text as
-  JSON, else the first of ``markdown``, ``grep``, ``ranges`` that finds any, else a JSON
-  array or object inside the text (last: a code line the tool found may hold a literal).
+- ``auto`` (the default): structured content when it holds hits, else the files the
+  result's ``resource_link`` and embedded ``resource`` blocks name (each a whole file),
+  else the text as JSON, else the first of ``markdown``, ``grep``, ``ranges`` that finds
+  any, else a JSON array or object inside the text (last: a code line the tool found may
+  hold a literal).
 
 JSON hits: a list of objects, or an object with such a list under ``results``,
 ``matches``, ``hits``, ``chunks``, ``items``, ``files``, ``ranked`` or ``result`` (searched
@@ -391,11 +393,26 @@ def parse_paths(answer: ToolAnswer) -> list[Hit]:
     return hits
 
 
+def parse_resources(answer: ToolAnswer) -> list[Hit]:
+    """Files a result names as content blocks of their own: ``resource_link`` blocks (a
+    ``uri``) and embedded ``resource`` blocks (a ``uri`` and, for text, the text)."""
+    hits = []
+    for block in answer.content:
+        kind = block.get("type")
+        resource = block.get("resource") if kind == "resource" else block \
+            if kind == "resource_link" else None
+        uri = resource.get("uri") if isinstance(resource, dict) else None
+        if isinstance(uri, str) and uri.strip():
+            text = resource.get("text") if isinstance(resource, dict) else None
+            hits.append(Hit(file=uri.strip(), text=text if isinstance(text, str) else None))
+    return hits
+
+
 def parse_auto(answer: ToolAnswer) -> list[Hit]:
-    """Structured hits, the text as JSON, the line shapes, and only then a JSON value
-    inside the text: a grep line or a code block holding a literal (``x = {"path":
-    "/etc/app.yaml"}``) is code the tool found, not its answer."""
-    found = parse_structured(answer)
+    """Structured hits, resource blocks, the text as JSON, the line shapes, and only then
+    a JSON value inside the text: a grep line or a code block holding a literal (``x =
+    {"path": "/etc/app.yaml"}``) is code the tool found, not its answer."""
+    found = parse_structured(answer) or parse_resources(answer)
     if found:
         return found
     text = answer.text.strip()
