@@ -532,3 +532,11 @@ def test_rg_on_a_terminal_is_read_by_its_headings(tmp_path: Path, command: str) 
     first = 9 if "-C1" in command else 10
     assert _spans(attempt) == [("src/app/session.py", first, 10, "search_hit"),
                                ("src/app/util.py", 3, 3, "search_hit")]
+
+
+def test_git_grep_outside_a_repository_names_no_file(tmp_path: Path) -> None:
+    """``fatal: not a git repository`` was read as a hit on a file named ``fatal``."""
+    _, attempt = _one(tmp_path, [("git grep create_session",
+                                  "fatal: not a git repository (or any of the parent "
+                                  "directories): .git\n")])
+    assert _spans(attempt) == []

@@ -38,7 +38,7 @@ _CONTEXT_NUMBERED = re.compile(r"-(\d++)-")
 _BARE = re.compile(r"([^\s:][^:]*+):(\d++)")  # "path:12", no text (rg --vimgrep-like tools)
 _LINE_TEXT = re.compile(r"(\d++)[:-](.*)", re.S)
 # what the search tool itself says on stderr ("grep: x: No such file or directory")
-_COMPLAINT = re.compile(r"(?:grep|egrep|fgrep|rg|ag|git|find|xargs): ")
+_COMPLAINT = re.compile(r"(?:grep|egrep|fgrep|rg|ag|git|find|xargs|fatal|usage): ")
 
 
 def _unknown(path: str, cwd: str | None) -> bool | None:
