@@ -8,13 +8,16 @@ crash when unbalanced). In Markdown ``![](url)`` loads an image and ``|`` opens 
 
 :func:`terminal_safe` shows every such character as a visible escape (``\\x1b``,
 ``\\u202e``), :func:`rich_safe` also escapes rich markup, and the ``md_*`` functions are
-the one Markdown escaper every page codegold writes goes through.
+the one Markdown escaper every page codegold writes goes through. :func:`json_loads`
+reads JSON found inside untrusted text (a tool's result, arguments in a string) without
+the lone surrogates UTF-8 cannot write.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -228,3 +231,49 @@ def markdown_for_terminal(text: str) -> str:
         out.append(_plain_md(line))
     flush()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+# JSON may spell a lone UTF-16 surrogate (``"\ud83d"``: a tool output cut inside an emoji,
+# bytes a Python program decoded with surrogateescape), which Python's reader keeps as a
+# code point UTF-8 cannot write: a value read so and written into an attempt would stop
+# the whole output with a UnicodeEncodeError.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def mend_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD, the replacement character."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def json_loads(text: str) -> Any:
+    """``json.loads`` of untrusted text (its errors too), lone surrogates in the strings
+    and keys of the value it decodes mended (:func:`mend_surrogates`)."""
+    value = json.loads(text)
+    if _SURROGATE_ESCAPE.search(text) is None and _LONE_SURROGATE.search(text) is None:
+        return value
+    return mend_json(value)
+
+
+def mend_json(value: Any) -> Any:
+    """A decoded JSON value (dicts, lists, strings, numbers) with every string mended,
+    walked without recursion (a value nested as deep as a reader allows is walked too)."""
+    if isinstance(value, str):
+        return mend_surrogates(value)
+    if not isinstance(value, dict | list):
+        return value
+    root: list[Any] = [value]
+    pending: list[tuple[Any, Any]] = [(root, 0)]  # (container, key) whose value to mend
+    while pending:
+        holder, key = pending.pop()
+        item = holder[key]
+        if isinstance(item, str):
+            holder[key] = mend_surrogates(item)
+        elif isinstance(item, list):
+            pending.extend((item, index) for index in range(len(item)))
+        elif isinstance(item, dict):
+            mended = {mend_surrogates(k) if isinstance(k, str) else k: v
+                      for k, v in item.items()}
+            holder[key] = mended
+            pending.extend((mended, name) for name in mended)
+    return root[0]

@@ -249,7 +249,8 @@ def import_trajectories(sources: Sequence[str | Path], *, format_name: str, case
         notes: list[str] = []
         found = _read_one(reader, path, raw, notes, mapping, format_name)
         if not found:
-            empty.append(TrajectoryReport(source=str(path), label=path.name, status="skipped",
+            empty.append(TrajectoryReport(source=_shown(path), label=_shown(Path(path.name)),
+                                          status="skipped",
                                           reason="; ".join(notes) or "no trajectory in the file"))
         for trajectory in found:
             if notes:
@@ -312,23 +313,30 @@ def _read_one(reader: Reader, path: Path, raw: bytes, notes: list[str],
     """``reader`` over one file; a file that is not of ``format_name`` (refused by its
     reader, or read as no call and no final) but looks like another format is refused
     naming that format."""
+    shown = _shown(path)
     try:
-        found = reader(str(path), raw, notes, mapping)
+        found = reader(shown, raw, notes, mapping)
     except SchemaError as err:
         if err.message.startswith("expected") and format_name != "mapped":
-            other = _looks_like(raw, str(path), format_name)
+            other = _looks_like(raw, shown, format_name)
             if other is not None:
                 raise SchemaError(f"{err.message}; it looks like the {other} format: "
-                                  f"import it with {{format}} {other}", path=str(path),
+                                  f"import it with {{format}} {other}", path=shown,
                                   settings=("format",)) from None
         raise
     if format_name != "mapped" and not any(t.calls or t.final for t in found):
-        other = _looks_like(raw, str(path), format_name)
+        other = _looks_like(raw, shown, format_name)
         if other is not None:
             raise SchemaError(f"no {format_name} trajectory here: it looks like the {other} "
-                              f"format; import it with {{format}} {other}", path=str(path),
+                              f"format; import it with {{format}} {other}", path=shown,
                               settings=("format",))
     return found
+
+
+def _shown(path: Path) -> str:
+    """``path`` as text an attempt can hold: a name that is not UTF-8 (its bytes kept as
+    lone surrogates) spells them as ``\\xff``, as the label and chunk ids then do."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _looks_like(raw: bytes, path: str, format_name: str) -> str | None:

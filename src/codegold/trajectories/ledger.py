@@ -223,7 +223,7 @@ class Ledger:
             revision=self.revision, excerpt=excerpt if start is not None and text else None,
             step=step, tool=tool, kind=seen.kind, tokens=(size + 3) // 4,
             outside_repo=outside, created=path in self._created,
-            after_edit=path in self._changed or path in self._created))
+            after_edit=path in self._changed or path in self._created or seen.edited))
         return 1
 
     def creating(self, change: Change) -> None:

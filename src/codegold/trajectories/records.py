@@ -64,6 +64,9 @@ class Seen:
     # lines shown when more were shown than their text is known (a span placed by the
     # numbers a tool reported): counted, never materialised as empty strings
     count: int = 0
+    # the same command changed the file before showing it (`sed -i … a.py && cat a.py`):
+    # the lines are the changed file's
+    edited: bool = False
 
     @property
     def size(self) -> int:

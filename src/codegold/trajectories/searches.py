@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable
 from itertools import islice
 
-from codegold.plumbing.numbers import number
+from codegold.plumbing.numbers import as_int, number
+from codegold.plumbing.text import json_loads
 from codegold.trajectories.outputs import split_lines
 from codegold.trajectories.records import Seen
 
@@ -37,7 +38,7 @@ _CONTEXT_NUMBERED = re.compile(r"-(\d++)-")
 _BARE = re.compile(r"([^\s:][^:]*+):(\d++)")  # "path:12", no text (rg --vimgrep-like tools)
 _LINE_TEXT = re.compile(r"(\d++)[:-](.*)", re.S)
 # what the search tool itself says on stderr ("grep: x: No such file or directory")
-_COMPLAINT = re.compile(r"(?:grep|egrep|fgrep|rg|ag|git|find|xargs): ")
+_COMPLAINT = re.compile(r"(?:grep|egrep|fgrep|rg|ag|git|find|xargs|fatal|usage): ")
 
 
 def _unknown(path: str, cwd: str | None) -> bool | None:
@@ -258,4 +259,72 @@ def listed_paths(output: str, cwd: str | None, at_revision: AtRevision | None = 
     return hits.done()
 
 
-__all__ = ["MAX_READINGS", "AtRevision", "listed_paths", "search_hits"]
+MAX_LINE = 999_999_999
+"""Largest line number an ``rg --json`` message is read with (as a printed one)."""
+_HEADED_LINE = re.compile(r"(\d++)[:-](.*)", re.S)
+
+
+def heading_hits(output: str, cwd: str | None, at_revision: AtRevision | None = None
+                 ) -> list[Seen]:
+    """``rg``/``ag`` output on a terminal (an agent's shell in tmux): each file's name on a
+    line of its own, then its lines ``12:text`` (context ``13-text``), a blank line
+    between files. Read only when every group is so: a name line, then numbered lines."""
+    hits = _Hits(cwd, at_revision or _unknown)
+    path: str | None = None
+    for line in split_lines(output):
+        if not line.strip():
+            path = None
+            continue
+        numbered = _HEADED_LINE.fullmatch(line)
+        at = number(numbered.group(1)) if numbered else None
+        if path is None:
+            if numbered is not None and at is not None:
+                return []  # a numbered line with no name before it: not this shape
+            path = line.strip()
+        elif line == "--":
+            continue
+        elif numbered is not None and at is not None and at >= 1:
+            hits.line(path, at, numbered.group(2))
+        else:
+            return []
+    return hits.done()
+
+
+def rg_json_hits(output: str, cwd: str | None, at_revision: AtRevision | None = None
+                 ) -> list[Seen]:
+    """``rg --json`` output, one message a line: each ``match`` and ``context`` message
+    names its file (``data.path.text``), its first line's number and its lines. A line
+    that is not a whole message (the output was cut inside one) shows nothing, and a
+    file named only by its bytes (``data.path.bytes``: not UTF-8) is passed over."""
+    hits = _Hits(cwd, at_revision or _unknown)
+    for line in split_lines(output):
+        if not line.startswith("{"):
+            continue
+        try:
+            message = json_loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(message, dict) or message.get("type") not in ("match", "context"):
+            continue
+        data = message.get("data")
+        if not isinstance(data, dict):
+            continue
+        path = data.get("path")
+        name = path.get("text") if isinstance(path, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            continue
+        at = as_int(data.get("line_number"))
+        shown = data.get("lines")
+        text = shown.get("text") if isinstance(shown, dict) else None
+        if at is None or not 1 <= at <= MAX_LINE or not isinstance(text, str):
+            hits.name(name)
+            continue
+        for offset, part in enumerate(split_lines(text) or [""]):
+            if at + offset > MAX_LINE:
+                break
+            hits.line(name, at + offset, part)
+    return hits.done()
+
+
+__all__ = ["MAX_READINGS", "AtRevision", "heading_hits", "listed_paths", "rg_json_hits",
+           "search_hits"]

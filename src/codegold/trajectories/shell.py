@@ -23,14 +23,20 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from codegold.plumbing.numbers import number
 from codegold.trajectories.bash import Segment, Stage, Unreadable, parse_command
 from codegold.trajectories.outputs import NUMBERED, split_lines
 from codegold.trajectories.records import Change, Findings, Seen
-from codegold.trajectories.searches import AtRevision, listed_paths, search_hits
+from codegold.trajectories.searches import (
+    AtRevision,
+    heading_hits,
+    listed_paths,
+    rg_json_hits,
+    search_hits,
+)
 
 _QUIET = {"cd", "export", "set", "source", ".", "true", ":", "unset", "alias", "pushd",
           "popd", "mkdir", "clear", "shopt", "ulimit", "umask", "trap",
@@ -41,7 +47,13 @@ _WRAPPERS = {"sudo", "command", "builtin", "exec", "time", "nice", "nohup"}
 # possessive quantifiers: a script of many spaces must not make the match backtrack
 _SED_RANGE = re.compile(r"(\d++)\s*+(?:,\s*+(\+?\d++|\$)\s*+)?p\s*+;?+")
 _SED_ADDRESS = re.compile(r"\s*+(\d++)\s*+(?:,\s*+(\d++|\$))?")
-_ERROR_LINE = re.compile(r"(cat|head|tail|sed|nl|grep|rg|git|find|ls|awk): ")
+# What a failed file source prints instead of the file: the program's complaint (named by
+# its path too: `/bin/cat: a.py: No such file`), the shell's about a `cd` before it that
+# failed (`bash: cd: src: No such file`, `/bin/sh: 1: cd: can't cd to src`, zsh's `cd: no
+# such file`), and git's (`fatal: path 'a.py' does not exist in 'HEAD'`) for `git show`.
+_ERROR_LINE = re.compile(r"(?:/[^\s:]*/)?(?:cat|head|tail|sed|nl|awk|gawk|mawk|git|cd|bash|sh"
+                         r"|dash|zsh|ksh)(?:: line \d+|: \d+)?: ")
+_GIT_ERROR_LINE = re.compile(r"(?:fatal|error): ")
 _DIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.M)
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.M)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+=.*", re.S)
@@ -61,6 +73,9 @@ class Range:
     first: int
     last: int | None = None
     from_end: int | None = None  # tail -n N: the last N lines
+    # `head -n -K` left lines off the end: where the printed lines end is not known, even
+    # with the file's length (a `tail -n N` after it cannot be placed)
+    short: bool = False
 
 
 def _program(argv: list[str]) -> list[str]:
@@ -89,8 +104,16 @@ def _program(argv: list[str]) -> list[str]:
     return words
 
 
+BEYOND_ANY_FILE = 10**9
+"""A line count or number written with more digits than a line number has (`head -n
+99999999999`, `sed -n '1,999999999999p'`): past the end of any file."""
+
+
 def _count(value: str) -> int | None:
-    return number(value)
+    found = number(value)
+    if found is None and value.isascii() and value.isdigit():
+        return BEYOND_ANY_FILE
+    return found
 
 
 def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
@@ -115,6 +138,8 @@ def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
             value = word[1:]
         elif word in ("-c", "--bytes") or word.startswith(("-c", "--bytes=")):
             return None, False, []
+        elif word in ("-v", "--verbose", "-z", "--zero-terminated"):
+            return None, False, []  # a `==> a.py <==` header line; NUL-ended "lines"
         elif word.startswith("-") and word != "-":
             pass
         else:
@@ -122,6 +147,8 @@ def _head_tail_count(argv: list[str]) -> tuple[int | None, bool, list[str]]:
         if value is not None:
             plus = value.startswith("+")
             count = _count(value.lstrip("+-"))
+            if count is not None and value.startswith("-"):
+                count = -count  # `head -n -5`: all but the last 5 (tail reads it as 5)
         index += 1
     return count, plus, files
 
@@ -138,11 +165,15 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
         if word in ("-n", "--quiet", "--silent"):
             quiet = True
         elif word in ("-e", "--expression"):
+            if script is not None:
+                return None  # several scripts print several ranges
             script = words[index + 1] if index + 1 < len(words) else ""
             index += 1
         elif re.fullmatch(r"-[nEr]+e?", word):
             quiet = quiet or "n" in word
             if word.endswith("e") and index + 1 < len(words):
+                if script is not None:
+                    return None
                 script = words[index + 1]
                 index += 1
         elif word.startswith("-"):
@@ -163,10 +194,10 @@ def _sed_print(argv: list[str]) -> tuple[Range | None, list[str]] | None:
     if last == "$":
         end = None
     elif last is not None and last.startswith("+"):  # GNU: a,+N is a..a+N
-        plus = number(last[1:])
+        plus = _count(last[1:])
         end = first + plus if first is not None and plus is not None else 0
     elif last:
-        end = number(last) or 0
+        end = _count(last) or 0
     if first is None or first < 1 or (end is not None and end < first):
         return None
     return Range(first, end), files
@@ -231,10 +262,12 @@ def _file_source(words: list[str]) -> Source | None:
         if count is None or len(files) != 1:
             return None
         if name == "head":
+            if count < 0:
+                return Source(files[0], Range(1, None, short=True), numbered=False)
             return Source(files[0], Range(1, count), numbered=False)
         if plus:
             return Source(files[0], Range(max(count, 1)), numbered=False)
-        return Source(files[0], Range(1, None, from_end=count), numbered=False)
+        return Source(files[0], Range(1, None, from_end=abs(count)), numbered=False)
     if name == "sed":
         printed = _sed_print(words)
         if printed is None or printed[0] is None or len(printed[1]) != 1:
@@ -284,14 +317,17 @@ def _filter(words: list[str], current: Range, total: int | None) -> Range | None
         if count is None or files:
             return None
         if name == "head":
+            if count < 0:  # all but the last lines: from the first, to an end unknown
+                return Range(current.first, current.last, short=True)
             top = current.first + count - 1
-            return Range(current.first, top if current.last is None else min(top, current.last))
+            return Range(current.first, top if current.last is None else min(top, current.last),
+                         short=current.short)
         if plus:
-            return Range(current.first + max(count, 1) - 1, current.last)
-        if total is None:
+            return Range(current.first + max(count, 1) - 1, current.last, short=current.short)
+        if total is None or current.short:
             return None
         end = total if current.last is None else min(current.last, total)
-        return Range(max(current.first, end - count + 1), end)
+        return Range(max(current.first, end - abs(count) + 1), end)
     if name == "sed":
         printed = _sed_print(words)
         if printed is None or printed[0] is None or printed[1]:
@@ -301,7 +337,7 @@ def _filter(words: list[str], current: Range, total: int | None) -> Range | None
         last = None if inner.last is None else current.first + inner.last - 1
         if current.last is not None:
             last = current.last if last is None else min(last, current.last)
-        return Range(first, last)
+        return Range(first, last, short=current.short)
     return None
 
 
@@ -316,7 +352,24 @@ def _lines_keep_numbers(words: list[str]) -> bool:
     if name in ("grep", "egrep", "fgrep"):
         options, _ = _options_and_files(words)
         return not options & {"-c", "-o", "-l", "-L", "--count"}
-    return name in ("sort", "uniq", "cat", "less", "more")
+    return _passes_lines(words) or name in ("less", "more")
+
+
+def _passes_lines(words: list[str]) -> bool:
+    """``cat``, ``sort``, ``uniq`` passing each line through whole: no ``cat -n`` (numbers
+    of its own), ``uniq -c`` (counts), no file of their own to add (``cat - b.py``)."""
+    name = words[0]
+    if name == "sort":  # the values of its options are not files
+        words = [w for w, before in zip(words, ["", *words[:-1]], strict=True)
+                 if before not in ("-k", "-t", "-S", "-T", "--key", "--field-separator")]
+    options, operands = _options_and_files(words)
+    if operands and operands != ["-"]:
+        return False
+    if name == "cat":
+        return not options - {"--"}
+    if name == "uniq":
+        return not options & {"-c", "--count"}
+    return name == "sort" and not options & {"-o", "--output"}
 
 
 @dataclass(frozen=True)
@@ -330,6 +383,9 @@ class Search:
     single_file: str | None
     context: bool
     listing: bool = False  # find: one path a line
+    messages: bool = False  # rg --json: one JSON message a line
+    # `grep -r X a.py`: the one operand may be a file (GNU grep then prints no name)
+    maybe_file: str | None = None
 
 
 def _search(words: list[str]) -> Search | None:
@@ -380,12 +436,16 @@ def _search(words: list[str]) -> Search | None:
     if options & {"-c", "--count", "--count-matches", "-o", "--only-matching"} - {"-o"}:
         return None
     recursive = bool(options & {"-r", "-R", "--recursive", "--dereference-recursive"})
+    # an operand the shell expands (`src/*.py`) may name several files: their names show
+    globbed = len(files) == 1 and any(mark in files[0] for mark in "*?[")
+    maybe_file = None
     if name in ("rg", "ag"):
         with_numbers = bool(options & {"-n", "--line-number", "--vimgrep"}) \
             and not options & {"-N", "--no-line-number"}
         if name == "ag":
             with_numbers = not options & {"--nonumbers"}
-        single = len(files) == 1 and "/" not in files[0][-1:] and "." in posixpath.basename(files[0])
+        single = len(files) == 1 and "/" not in files[0][-1:] and "." in posixpath.basename(files[0]) \
+            and not globbed
         with_names = not single and not options & {"-I", "--no-filename"}
         if options & {"-H", "--with-filename"}:
             with_names = True
@@ -395,13 +455,21 @@ def _search(words: list[str]) -> Search | None:
         single = False
     else:
         with_numbers = bool(options & {"-n", "--line-number"})
-        single = len(files) == 1 and not recursive
-        with_names = (recursive or len(files) > 1 or bool(options & {"-H", "--with-filename"})) \
+        single = len(files) == 1 and not recursive and not globbed
+        with_names = (recursive or len(files) > 1 or globbed
+                      or bool(options & {"-H", "--with-filename"})) \
             and not options & {"-h", "--no-filename"}
+        named = posixpath.basename(files[0]) if len(files) == 1 else ""
+        if recursive and with_numbers and with_names and not globbed \
+                and "." in named.strip(".") and not files[0].endswith("/") \
+                and not options & {"-H", "--with-filename"}:
+            maybe_file = files[0]  # a name with an extension: a file, most likely
     context = bool(options & {"-A", "-B", "-C", "--context", "--after-context",
                               "--before-context"})
+    if name == "rg" and "--json" in options:
+        return Search("rg", True, True, False, None, context, messages=True)
     return Search(name.replace("git-grep", "git grep"), with_names, with_numbers, only_names,
-                  files[0] if single and files else None, context)
+                  files[0] if single and files else None, context, maybe_file=maybe_file)
 
 
 def _changes(words: list[str], stage: Stage, cwd: str | None) -> list[Change]:
@@ -488,6 +556,11 @@ class _Printer:
     echoed: str | None = None  # what it prints, when that is known (echo of literal words)
     compound: str | None = None  # a loop or condition (its output is not attributed)
     lost: bool = False  # it ran in a directory the shell expanded (`cd $DIR`)
+    prior: tuple[Change, ...] = ()  # what the commands before it changed
+
+
+def _where(path: str, cwd: str | None) -> str:
+    return posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd or "", path))
 
 
 def _echoed(stage: Stage, words: list[str]) -> str | None:
@@ -548,6 +621,7 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
             elif scopes:
                 cwd, lost = scopes.pop()  # a subshell's cd ends with it
             continue
+        prior = tuple(found.changes)
         for stage in segment.stages:
             for part in [stage, *stage.inner]:
                 found.changes.extend(_changes(_program(part.argv), part, cwd))
@@ -561,18 +635,20 @@ def _collect(segments: list[Segment], cwd: str | None, found: Findings) -> list[
         words = _program(first.argv)
         if words and words[0] in ("cd", "pushd"):
             target = words[1] if len(words) > 1 else None
-            if target and target != "-" and first.literal:
+            if target and target != "-" and first.literal and not target.startswith("~"):
                 cwd = posixpath.normpath(posixpath.join(cwd or "", target)) if not \
                     target.startswith("/") else posixpath.normpath(target)
                 lost = False
-            elif target and target != "-":
+            else:
+                # `cd`, `cd ~/x` (home), `cd -` (the directory before) or `cd $DIR`: the
+                # shell knows where that is, the trajectory does not
                 lost = True
             continue
         if not words or (words[0] in _QUIET and not _verbose(words)) or _silent(words):
             continue
         pipeline = [_program(s.argv) for s in segment.stages]
         echoed = _echoed(first, words) if len(segment.stages) == 1 else None
-        printers.append(_Printer(pipeline, cwd, echoed, lost=lost))
+        printers.append(_Printer(pipeline, cwd, echoed, lost=lost, prior=prior))
     return printers
 
 
@@ -625,7 +701,13 @@ def interpret(command: str, output: str | None, cwd: str | None, *,
         return found
     for printer, piece in pieces:
         if piece.strip():
+            shown = len(found.seen)
             _read(printer, piece, found, length_of, at_revision)
+            if printer.prior:
+                changed = {_where(change.path, change.cwd) for change in printer.prior}
+                found.seen[shown:] = [replace(seen, edited=True)
+                                      if _where(seen.path, seen.cwd) in changed else seen
+                                      for seen in found.seen[shown:]]
     return found
 
 
@@ -640,10 +722,14 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
         found.skipped.append("output after a cd to a directory the shell expands")
         return
     lines = split_lines(output)
-    if lines and _ERROR_LINE.match(lines[0]):
+    source = _file_source(pipeline[0]) if pipeline[0] else None
+    if lines and source is not None and (
+            _ERROR_LINE.match(lines[0])
+            or (pipeline[0][0] == "git" and _GIT_ERROR_LINE.match(lines[0]))):
+        # a search's complaints (`grep: x.bin: binary file matches`) sit among its hits
+        # and are left out line by line where the hits are read
         found.skipped.append(f"{pipeline[0][0]} reported an error")
         return
-    source = _file_source(pipeline[0]) if pipeline[0] else None
     if source is not None and _expands(source.path):
         found.skipped.append(f"{pipeline[0][0]} of a path the shell expands")
         return
@@ -684,13 +770,26 @@ def _read(printer: _Printer, output: str, found: Findings, length_of: LengthOf,
     if search is not None and all(_keeps_search_lines(w) for w in pipeline[1:] if w):
         if search.listing:
             found.seen.extend(listed_paths(output, cwd, at_revision))
+        elif search.messages:
+            found.seen.extend(rg_json_hits(output, cwd, at_revision))
         else:
-            found.seen.extend(search_hits(output, with_names=search.with_names,
-                                          with_numbers=search.with_numbers,
-                                          only_names=search.only_names,
-                                          single_file=search.single_file,
-                                          context=search.context, cwd=cwd,
-                                          at_revision=at_revision))
+            # rg and ag on a terminal (an agent's shell in tmux) print each file's name above
+            # its numbered lines, with or without -n: read as such when every group is so
+            headed = search.tool in ("rg", "ag") and search.with_names \
+                and not search.only_names
+            hits = heading_hits(output, cwd, at_revision) if headed else []
+            if not hits:
+                hits = search_hits(output, with_names=search.with_names,
+                                   with_numbers=search.with_numbers,
+                                   only_names=search.only_names,
+                                   single_file=search.single_file, context=search.context,
+                                   cwd=cwd, at_revision=at_revision)
+            if not hits and search.maybe_file is not None and not search.only_names:
+                # `grep -rn X a.py` of a file prints `12:text`, as for one file searched
+                hits = search_hits(output, with_names=False, with_numbers=search.with_numbers,
+                                   only_names=False, single_file=search.maybe_file,
+                                   context=search.context, cwd=cwd, at_revision=at_revision)
+            found.seen.extend(hits)
         return
     if pipeline[0]:
         found.skipped.append(f"output of `{pipeline[0][0][:60]}` is not a file read or search")
@@ -736,7 +835,7 @@ def _keeps_search_lines(words: list[str]) -> bool:
     if name in ("grep", "egrep", "fgrep"):
         options, _ = _options_and_files(words)
         return not options & {"-c", "-o", "--count"}
-    return name in ("sort", "uniq", "cat")
+    return _passes_lines(words)
 
 
 def _numbered(lines: list[str]) -> list[tuple[int, tuple[str, ...]]]:

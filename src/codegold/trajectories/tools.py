@@ -140,6 +140,8 @@ def _view(call: ToolCall, context: Context) -> Findings:
             break
     if seen or path is None:
         return Findings(seen=seen) if seen else Findings(skipped=["view of no file"])
+    if call.args.get("numbered_only"):
+        return Findings(skipped=[f"unknown tool {call.tool[:60]!r}"])
     start = _int(call.args.get("start"))
     end = _int(call.args.get("end"))
     content = _text(call.args.get("content"))
@@ -154,10 +156,21 @@ def _view(call: ToolCall, context: Context) -> Findings:
         return found
     if start is not None and start >= 1:
         lines = split_lines(content if content is not None else output)
+        if content is None and len(lines) <= 2 and lines and _COMPLAINT.search(lines[0]):
+            # a read tool that says so in its text instead of flagging an error
+            return Findings(skipped=["the call reported an error"])
         if lines:
             return Findings(seen=[Seen(path=path, kind="read", start=start, lines=tuple(lines),
                                        cwd=call.cwd)])
     return Findings(skipped=["view whose lines cannot be placed"])
+
+
+# What a read tool prints instead of the file when it reports no error (`Error: file not
+# found`, `ENOENT: no such file or directory`): a line or two, never read as the file's.
+_COMPLAINT = re.compile(r"^\s*+(?:error\b|\[error\])|no such file|not found|does not exist|"
+                        r"\bENOENT\b|permission denied|is a directory|"
+                        r"(?:cannot|can't|could not|unable to|failed to) (?:open|read|find)",
+                        re.IGNORECASE)
 
 
 def _search_lines(call: ToolCall, context: Context) -> Findings:
@@ -270,10 +283,18 @@ CUT_MARKERS = ("<response clipped>", "[... Observation truncated due to length .
                "<elided_chars>", "Observations should not exceeded")
 
 
+# Colours and line erasing a tool printed (`grep --color=always`, a terminal's `rg`):
+# they sit inside a line's path and number, and change neither the lines nor their order.
+_COLOURS = re.compile(r"\x1b\[[0-9;]*+[mK]")
+
+
 def _cut(call: ToolCall) -> ToolCall:
     output = call.output
     if output is None:
         return call
+    if "\x1b[" in output:
+        output = _COLOURS.sub("", output)
+        call = replace(call, output=output)
     at = min((i for i in (output.find(m) for m in CUT_MARKERS) if i >= 0), default=-1)
     return call if at < 0 else replace(call, output=output[:at], clipped=True)
 

@@ -17,8 +17,11 @@ Registered parsers (:data:`PARSERS`):
   by a fenced code block; without a range in the heading, numbered lines in the block
   (``12: code``, ``12 | code``) give the span, else the hit is the whole file.
 - ``paths``: one path per line (a file finder); each hit is a whole file.
-- ``auto`` (the default): structured content when it holds hits, else the first of
-  ``json``, ``markdown``, ``grep``, ``ranges`` that finds any.
+- ``auto`` (the default): structured content when it holds hits, else the files the
+  result's ``resource_link`` and embedded ``resource`` blocks name (each a whole file),
+  else the text as JSON, else the first of ``markdown``, ``grep``, ``ranges`` that finds
+  any, else a JSON array or object inside the text (last: a code line the tool found may
+  hold a literal).
 
 JSON hits: a list of objects, or an object with such a list under ``results``,
 ``matches``, ``hits``, ``chunks``, ``items``, ``files``, ``ranked`` or ``result`` (searched
@@ -188,8 +191,15 @@ def parse_structured(answer: ToolAnswer) -> list[Hit]:
 
 
 def parse_json(answer: ToolAnswer) -> list[Hit]:
-    text = answer.text.strip()
-    for candidate in _json_candidates(text):
+    return _json_hits(answer.text.strip(), whole=True, inside=True)
+
+
+def _json_hits(text: str, *, whole: bool, inside: bool) -> list[Hit]:
+    """Hits of the text read as JSON (``whole``) and of the one JSON array or object it
+    holds (``inside``: ``Found 3 results: [...]``)."""
+    candidates = _json_candidates(text)
+    chosen = (candidates[:1] if whole else []) + (candidates[1:] if inside else [])
+    for candidate in chosen:
         try:
             value = json.loads(candidate)
         except RecursionError:
@@ -383,15 +393,37 @@ def parse_paths(answer: ToolAnswer) -> list[Hit]:
     return hits
 
 
+def parse_resources(answer: ToolAnswer) -> list[Hit]:
+    """Files a result names as content blocks of their own: ``resource_link`` blocks (a
+    ``uri``) and embedded ``resource`` blocks (a ``uri`` and, for text, the text)."""
+    hits = []
+    for block in answer.content:
+        kind = block.get("type")
+        resource = block.get("resource") if kind == "resource" else block \
+            if kind == "resource_link" else None
+        uri = resource.get("uri") if isinstance(resource, dict) else None
+        if isinstance(uri, str) and uri.strip():
+            text = resource.get("text") if isinstance(resource, dict) else None
+            hits.append(Hit(file=uri.strip(), text=text if isinstance(text, str) else None))
+    return hits
+
+
 def parse_auto(answer: ToolAnswer) -> list[Hit]:
-    found = parse_structured(answer)
+    """Structured hits, resource blocks, the text as JSON, the line shapes, and only then
+    a JSON value inside the text: a grep line or a code block holding a literal (``x =
+    {"path": "/etc/app.yaml"}``) is code the tool found, not its answer."""
+    found = parse_structured(answer) or parse_resources(answer)
     if found:
         return found
-    for parser in (parse_json, parse_markdown, parse_grep, parse_ranges):
+    text = answer.text.strip()
+    found = _json_hits(text, whole=True, inside=False)
+    if found:
+        return found
+    for parser in (parse_markdown, parse_grep, parse_ranges):
         found = parser(answer)
         if found:
             return found
-    return []
+    return _json_hits(text, whole=False, inside=True)
 
 
 PARSERS: dict[str, Parser] = {

@@ -11,6 +11,7 @@ the case's revision holds there.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import threading
 from pathlib import Path
@@ -35,6 +36,7 @@ from codegold.errors import InputError, MissingDependency, RetrieverError
 from codegold.model import Chunk
 from codegold.plumbing import secrets
 from codegold.plumbing.http import parse_url, redact_url
+from codegold.plumbing.text import mend_surrogates
 
 SEARCH_LIKE = re.compile(r"search|find|grep|query|lookup|retriev|locate", re.IGNORECASE)
 QUERY_NAMES = ("query", "q", "pattern", "search", "search_query", "search_pattern", "text",
@@ -192,8 +194,14 @@ class McpRetriever:
         if self.template is not None:
             return self.template
         schema = getattr(tool, "input_schema", None) or {}
-        properties: dict[str, Any] = schema.get("properties") or {}
-        required = list(schema.get("required") or [])
+        # the server's schema, whatever shape it has: a list of properties or a string
+        # where an object belongs describes no argument
+        found = schema.get("properties") if isinstance(schema, dict) else None
+        properties: dict[str, Any] = {name: spec if isinstance(spec, dict) else {}
+                                      for name, spec in found.items()} \
+            if isinstance(found, dict) else {}
+        listed = schema.get("required") if isinstance(schema, dict) else None
+        required = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
         query = next((n for n in QUERY_NAMES if n in properties), None)
         if query is None:
             strings = [n for n in required if (properties.get(n) or {}).get("type") == "string"]
@@ -247,22 +255,30 @@ def _dump(block: Any) -> dict[str, Any]:
     return dump(mode="json", by_alias=True) if callable(dump) else {}  # type: ignore[no-any-return]
 
 
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
 def _relative(path: str, checkout: str | None) -> tuple[str, bool]:
-    """A repository-relative path, and whether it lies outside the repository."""
-    path = path.strip()
+    """A repository-relative path, and whether it lies outside the repository.
+
+    A relative path is normalised as the server's file system would read it
+    (``src/./a.py`` and ``src/x/../a.py`` are ``src/a.py``); one that climbs out of the
+    checkout (``src/../../etc/passwd``), one in the home directory (``~/a.py``) and a
+    Windows drive path (``C:\\co\\a.py``, not this machine's checkout) lie outside."""
+    path = mend_surrogates(path.strip())
     if path.startswith("file://"):
         path = path.removeprefix("file://")
-    if checkout:
-        root = checkout.rstrip("/") + "/"
-        if path.startswith(root):
-            return path[len(root):], False
-        real = str(Path(checkout).resolve()).rstrip("/") + "/"
-        if path.startswith(real):
-            return path[len(real):], False
-    while path.startswith("./"):
-        path = path[2:]
-    outside = path.startswith("/") or path == ".." or path.startswith("../") or "/../" in path
-    return path, outside
+    if path.startswith("/"):
+        full = posixpath.normpath(path)
+        for root in (checkout, str(Path(checkout).resolve())) if checkout else ():
+            prefix = posixpath.normpath(root).rstrip("/") + "/"
+            if full.startswith(prefix) or full + "/" == prefix:  # the checkout: no file
+                return full[len(prefix):] or ".", False
+        return full, True
+    if path.startswith("~") or _DRIVE.match(path):
+        return path, True
+    clean = posixpath.normpath(path)
+    return clean, clean == ".." or clean.startswith("../")
 
 
 def _chunks(hits: list[Hit], request: RetrievalRequest, checkout: str | None,
@@ -271,16 +287,18 @@ def _chunks(hits: list[Hit], request: RetrievalRequest, checkout: str | None,
     chunks = []
     for hit in hits:
         file, outside = _relative(hit.file, checkout)
-        if not file:
+        if not file or file in (".", "/"):  # the checkout itself names no file
             continue
         key = (file, hit.start_line, hit.end_line)
         if key in seen:
             continue
         seen.add(key)
         span = f":{hit.start_line}-{hit.end_line}" if hit.start_line is not None else ""
-        text = hit.text[:_EXCERPT_CHARS] if hit.text else None
+        # JSON may spell lone surrogates (`"\ud800"`), which no attempt can be written with
+        text = mend_surrogates(hit.text[:_EXCERPT_CHARS]) if hit.text else None
+        symbol = mend_surrogates(hit.symbol) if hit.symbol else hit.symbol
         chunks.append(Chunk(chunk_id=f"{file}{span}", file=file, revision=request.revision,
                             start_line=hit.start_line, end_line=hit.end_line,
-                            excerpt=text, score=hit.score, symbol=hit.symbol, tool=tool,
+                            excerpt=text, score=hit.score, symbol=symbol, tool=tool,
                             kind="search_hit", outside_repo=outside))
     return chunks

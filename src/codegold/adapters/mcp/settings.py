@@ -47,6 +47,23 @@ class SetupCall(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     arguments: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+MAX_TEMPLATE_DEPTH = 32
+"""Deepest nesting of objects and arrays in ``--mcp-args`` and ``--mcp-setup``."""
+_TOO_DEEP = object()
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            pending.extend((child, depth + 1)
+                           for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def parse_template(text: str, *, setting: str) -> Any:
     """The JSON of an argument template given as ``setting`` (``mcp_args``); every
     placeholder must be a known one."""
@@ -55,6 +72,16 @@ def parse_template(text: str, *, setting: str) -> Any:
     except ValueError as err:
         raise InputError(f"{{{setting}}} is not JSON ({err}); expected e.g. "
                          '\'{"query": "{query}", "limit": "{k}"}\'', settings=(setting,)) from None
+    except RecursionError:
+        value = _TOO_DEEP
+    if value is _TOO_DEEP or _deeper_than(value, MAX_TEMPLATE_DEPTH):
+        # the template is walked (and rendered per case) by recursion: a bound first
+        raise InputError(f"{{{setting}}} is nested deeper than {MAX_TEMPLATE_DEPTH} levels",
+                         settings=(setting,))
+    if not isinstance(value, dict):
+        # a tool's arguments are an object: anything else failed every case the same way
+        raise InputError(f"{{{setting}}} is {type(value).__name__} JSON; expected an object, "
+                         'e.g. \'{"query": "{query}", "limit": "{k}"}\'', settings=(setting,))
     for name in sorted(_placeholders(value)):
         if name not in PLACEHOLDERS:
             raise InputError(f"{{{setting}}} names an unknown field {{{name}}}; expected one of "

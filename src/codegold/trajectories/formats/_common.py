@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -14,6 +13,7 @@ import msgspec
 from codegold.errors import SchemaError
 from codegold.model.io import MAX_DEPTH, check_depth
 from codegold.plumbing.numbers import as_int, number
+from codegold.plumbing.text import json_loads
 from codegold.trajectories.records import ToolCall
 
 MAX_OBSERVATION_CHARS = 1_000_000
@@ -28,6 +28,17 @@ def decode_json(raw: bytes, path: str, line: int | None = None) -> Any:
     except RecursionError:
         raise SchemaError(f"nested deeper than {MAX_DEPTH} levels", path=path, line=line) from None
     except msgspec.DecodeError as err:
+        mended = _mend_escapes(raw) if b"\\u" in raw else raw
+        if mended is not raw:
+            return decode_json(mended, path, line)
+        if "UTF-8" in str(err):  # where: the first byte that is not UTF-8
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                where = f" at byte {bad.start} of the line" if line is not None else ""
+                line = line if line is not None else raw.count(b"\n", 0, bad.start) + 1
+                raise SchemaError(f"not valid JSON: not UTF-8 (byte 0x{raw[bad.start]:02x}"
+                                  f"{where})", path=path, line=line) from None
         cut = "truncated" in str(err).lower()
         hint = " (the file looks truncated)" if cut and line is None else ""
         if line is None:  # where in the file: the byte msgspec names, or the end it reached
@@ -46,6 +57,27 @@ def decode_json(raw: bytes, path: str, line: int | None = None) -> Any:
 
 
 _BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
+# A lone UTF-16 surrogate escape (`"\ud83d"`: a tool output cut inside an emoji, Python's
+# surrogateescape bytes written by json.dumps), which msgspec refuses (as "truncated")
+# while JSON allows it; a pair stays whole. The backslashes before it are even (escaped
+# backslashes), so `\\ud800` in a string (a backslash, then text) is left alone.
+_LONE_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*+)(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+                          rb"|\\u[dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _mend_escapes(raw: bytes) -> bytes:
+    """``raw`` with each lone surrogate escape as ``\\ufffd`` (``raw`` itself when none)."""
+    count = 0
+
+    def mend(match: re.Match[bytes]) -> bytes:
+        nonlocal count
+        if len(match.group(2)) == 12:
+            return match.group()
+        count += 1
+        return match.group(1) + b"\\ufffd"
+
+    mended = _LONE_ESCAPE.sub(mend, raw)
+    return mended if count else raw
 
 
 def decode_lines(raw: bytes, path: str) -> tuple[list[tuple[int, Any]], list[str]]:
@@ -88,7 +120,7 @@ def read_document(raw: bytes, path: str) -> tuple[Any, list[str]]:
 
 def _is_json(line: bytes) -> bool:
     try:
-        msgspec.json.decode(line)
+        msgspec.json.decode(_mend_escapes(line) if b"\\u" in line else line)
     except (msgspec.DecodeError, RecursionError):
         return False
     return True
@@ -134,7 +166,7 @@ def as_args(value: Any) -> dict[str, Any]:
         return value
     if isinstance(value, str) and value.strip().startswith("{"):
         try:
-            decoded = json.loads(value)
+            decoded = json_loads(value)
         except (ValueError, RecursionError):
             return {}
         return decoded if isinstance(decoded, dict) else {}
@@ -180,6 +212,8 @@ def documents_in(value: Any, depth: int = 0) -> list[dict[str, Any]]:
         return []
     found: list[dict[str, Any]] = []
     if isinstance(value, dict):
+        if any(value.get(key) for key in ("error", "errors", "is_error", "isError")):
+            return []  # `{"error": "not found", "path": "src/a.py"}` shows no file
         path = _first(value, _DOC_PATH_KEYS)
         if isinstance(path, str) and path.strip():
             start = as_int(_first(value, ("start_line", "line_start", "startLine", "start",
@@ -248,7 +282,11 @@ def generic_call(step: int, tool: str, args: Mapping[str, Any], output: str | No
     if documents:
         return replace(base, handler="documents", args={"documents": documents})
     if path and text:
-        return _read_call(base, args, path, text)
+        # a tool known by neither name nor kind that names a file (`git_log(path=...)`,
+        # `run_tests(path=...)`) printed something about it, not its lines: only a view
+        # numbered line by line is read
+        call = _read_call(base, args, path, text)
+        return replace(call, args={**call.args, "numbered_only": True})
     if any(word in name for word in _SEARCHY) and text:
         # a code-search tool known by its name only: results as "path:line:text" lines
         return replace(base, handler="search_lines", args={"numbers": True})
@@ -259,7 +297,7 @@ def _json_documents(text: str | None) -> list[dict[str, Any]]:
     if not text or text.lstrip()[:1] not in ("{", "["):
         return []
     try:
-        value = json.loads(text)
+        value = json_loads(text)
     except (ValueError, RecursionError):
         return []
     return documents_in(value)

@@ -20,6 +20,7 @@ events (``kind`` ``ActionEvent``/``ObservationEvent``, tools such as ``terminal`
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import replace
 from typing import Any
 
@@ -158,18 +159,44 @@ def _turn(event: dict[str, Any]) -> str | None:
     return ident if isinstance(ident, str) else None
 
 
+class _Answers:
+    """Observations by the id of the action they answer (or the action they follow), each
+    taken once, by the first action of that id before it. Ids repeat where two runs were
+    joined (a resumed session numbers its events from the start again): the first
+    answer to an id is not every later action's answer, or a failed ``cat b.py`` would
+    show what an earlier ``cat a.py`` printed."""
+
+    def __init__(self) -> None:
+        self.queues: dict[Any, deque[int]] = {}
+        self.events: dict[int, dict[str, Any]] = {}
+        self.taken: set[int] = set()
+
+    def add(self, key: Any, position: int, event: dict[str, Any]) -> None:
+        self.queues.setdefault(key, deque()).append(position)
+        self.events[position] = event
+
+    def take(self, key: Any, after: int) -> dict[str, Any] | None:
+        queue = self.queues.get(key)
+        while queue:
+            position = queue.popleft()
+            if position > after and position not in self.taken:
+                self.taken.add(position)
+                return self.events[position]
+        return None
+
+
 def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
                 record: Any, notes: list[str]) -> Trajectory:
     events = _events(history)
     if any(e.get("kind") == "ActionEvent" for e in events):
         return _sdk_trajectory(path, label, instance, events, record)
-    by_cause: dict[Any, dict[str, Any]] = {}
+    by_cause = _Answers()
     for position, event in enumerate(events):
         cause = _ident(event.get("cause"))
         if "observation" in event and cause is not None:
-            by_cause.setdefault(cause, event)
+            by_cause.add(cause, position, event)
         elif "observation" in event and position > 0 and "action" in events[position - 1]:
-            by_cause.setdefault(("follows", position - 1), event)
+            by_cause.add(("follows", position - 1), position, event)
     calls: list[ToolCall] = []
     cwd: str | None = None
     roots: list[str] = []
@@ -194,8 +221,8 @@ def _trajectory(path: str, label: str, instance: str | None, history: list[Any],
         args = mapping_at(event, "args") or {k: v for k, v in event.items()
                                               if k not in ("action", "id", "source")}
         ident = _ident(event.get("id"))
-        observation = by_cause.get(ident) if ident is not None else None
-        observation = observation or by_cause.get(("follows", position)) or {}
+        observation = by_cause.take(ident, position) if ident is not None else None
+        observation = observation or by_cause.take(("follows", position), position) or {}
         content = text_of(observation.get("content")) or ""
         failed = observation.get("observation") == "error"
         if action == "finish":
@@ -272,17 +299,17 @@ def _sdk_trajectory(path: str, label: str, instance: str | None, events: list[di
     """The OpenHands SDK's events (``kind`` ``ActionEvent`` / ``ObservationEvent``): the
     action's ``tool_name`` and ``action`` arguments, its observation by ``action_id`` (or
     ``tool_call_id``); a step is one ``llm_response_id``."""
-    by_action: dict[Any, dict[str, Any]] = {}
-    for event in events:
+    by_action = _Answers()
+    for position, event in enumerate(events):
         if event.get("kind") == "ObservationEvent":
             for key in ("action_id", "tool_call_id"):
                 if _ident(event.get(key)) is not None:
-                    by_action.setdefault((key, event[key]), event)
+                    by_action.add((key, event[key]), position, event)
     calls: list[ToolCall] = []
     turns: dict[str, int] = {}
     step = -1
     final: str | None = None
-    for event in events:
+    for position, event in enumerate(events):
         if event.get("kind") != "ActionEvent":
             continue
         turn = event.get("llm_response_id")
@@ -295,8 +322,8 @@ def _sdk_trajectory(path: str, label: str, instance: str | None, events: list[di
         name = str(event.get("tool_name") or mapping_at(event, "tool_call").get("name") or "?")
         args = {k: v for k, v in mapping_at(event, "action").items() if k != "kind"} or \
             as_args(mapping_at(event, "tool_call").get("arguments"))
-        observed = by_action.get(("action_id", _ident(event.get("id")))) or \
-            by_action.get(("tool_call_id", _ident(event.get("tool_call_id")))) or {}
+        observed = by_action.take(("action_id", _ident(event.get("id"))), position) or \
+            by_action.take(("tool_call_id", _ident(event.get("tool_call_id"))), position) or {}
         shown = mapping_at(observed, "observation")
         output = text_of(shown.get("content"))
         output = output if output is not None else text_of(shown.get("output"))

@@ -22,6 +22,7 @@ from typing import Any
 
 from codegold.errors import SchemaError
 from codegold.plumbing.numbers import number
+from codegold.plumbing.text import json_loads
 from codegold.trajectories.formats._common import (
     as_args,
     document_from_id,
@@ -55,7 +56,7 @@ def _value(value: Any) -> Any:
         return raw
     if "arrayValue" in value:
         items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else []
-        return [_value(v) for v in items or []]
+        return [_value(v) for v in _list(items)]
     if "kvlistValue" in value:
         pairs = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) \
             else []
@@ -90,8 +91,8 @@ def _documents(attributes: dict[str, Any]) -> list[dict[str, Any]]:
         metadata = parts.get("metadata")
         if isinstance(metadata, str):
             try:
-                metadata = json.loads(metadata)
-            except ValueError:
+                metadata = json_loads(metadata)
+            except (ValueError, RecursionError):
                 metadata = None
         content = parts.get("content") if isinstance(parts.get("content"), str) else ""
         found = documents_in(metadata) if isinstance(metadata, dict) else []

@@ -11,7 +11,6 @@ final patch is ``info.submission``.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import replace
@@ -19,6 +18,7 @@ from typing import Any
 
 from codegold.errors import SchemaError
 from codegold.plumbing.numbers import number
+from codegold.plumbing.text import json_loads
 from codegold.trajectories.formats._common import clip, read_document, stem, text_of
 from codegold.trajectories.records import ToolCall, Trajectory
 
@@ -39,8 +39,8 @@ _REFUSED = ("Your proposed edit has introduced new syntax error", "No replacemen
 def _state(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except ValueError:
+            value = json_loads(value)
+        except (ValueError, RecursionError):
             return {}
     return value if isinstance(value, dict) else {}
 
