@@ -269,8 +269,10 @@ def mine_history(repo: str, *, since: str | None = None, paths: tuple[str, ...] 
         if not (_ISSUE_REF.search(message) or _FIX_WORDS.search(subject)):
             skipped["message neither references an issue nor describes a fix"] += 1
             continue
-        names = git_output(repo, "diff-tree", "--no-commit-id", "--name-only", "-r",
-                           parents[0], sha).decode("utf-8", "replace").split()
+        # -z: a name holding a space, a tab or a newline is one name, unquoted
+        names = [name for name in git_output(
+            repo, "diff-tree", "-z", "--no-commit-id", "--name-only", "-r", parents[0], sha,
+        ).decode("utf-8", "replace").split("\0") if name]
         if len(names) > max_files:
             skipped[f"more than {max_files} files changed"] += 1
             continue
