@@ -5,13 +5,18 @@ scorer could have written."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from codegold.model import load_cases
+from codegold.evaluate import evaluate_files
+from codegold.model import dump_results, load_cases
 from gitrepo import Repo
-from hostilekit import run_cli
+from goldkit import SHA_A, attempt, case, chunk, write_attempts, write_cases
+from hostilekit import assert_clean_error, run_cli
 
 BEFORE = "def first():\n    return 1\n\n\ndef second():\n    return 2\n"
 AFTER = BEFORE.replace("return 2", "return 3")
@@ -76,3 +81,97 @@ def test_mine_counts_lines_by_newlines_only(tmp_path: Path, separator: str) -> N
     repo.commit({"paged.py": text.replace("return x", "return x + 1")}, "Fix second (#7)")
     targets, printed = _mined(tmp_path, repo)
     assert targets == [("paged.py", "second")], printed
+
+
+# --- results whose figures no scorer wrote -----------------------------------------------
+
+_IDS = ["a1", "a2", "b1"]
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results file of three cases, one failing (hit rate 2/3)."""
+    folder = tmp_path_factory.mktemp("scored")
+    target = [{"file": "src/a.py", "symbol": "f"}]
+    cases = write_cases(folder, [case(i, target) for i in _IDS], {"revision": SHA_A, "cutoff": 3})
+    hit, miss = chunk("hit", "src/a.py", "f"), chunk("miss", "src/z.py")
+    att = write_attempts(folder, [attempt(str(n), i, [miss if i == "a2" else hit])
+                                  for n, i in enumerate(_IDS)])
+    path = folder / "results.json"
+    path.write_bytes(dump_results(evaluate_files(str(cases), str(att))))
+    return path
+
+
+def _set(*keys: str | int, value: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        target: Any = data
+        for key in keys[:-1]:
+            target = target[key]
+        target[keys[-1]] = value
+    return edit
+
+
+def _both(*edits: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        for one in edits:
+            one(data)
+    return edit
+
+
+def _twice(data: dict[str, Any]) -> None:
+    data["cases"].append(dict(data["cases"][0]))
+
+
+TAMPERED: dict[str, tuple[Callable[[dict[str, Any]], None], list[str]]] = {
+    "rate raised": (_set("summary", "hit_rate", value=1.0),
+                    ["summary gives hit_rate 1", "cases give 0.666667"]),
+    "rate 1e308": (_set("summary", "hit_rate", value=1e308), ["hit_rate 1e+308", "[0, 1]"]),
+    "case flag": (_set("cases", 1, "hit", value=True), ["hit_rate 0.666667", "cases give 1"]),
+    "slice rate": (_set("slices", 0, "metrics", "hit_rate", value=1.0), ["slice", "hit_rate 1"]),
+    "trend figure": (_set("summary", "trend", "hit_rate@3", value=1.0), ["hit_rate@3 1"]),
+    "unknown trend": (_set("summary", "trend", "bogus@3", value=1.0), ["'bogus@3'"]),
+    "counts": (_both(_set("summary", "pass", value=3), _set("summary", "fail", value=0)),
+               ["pass: 3", "give 2"]),
+    "zero cases": (_set("summary", "cases", value=0), ["cases: 0", "give 3"]),
+    "case rate above one": (_both(_set("cases", 1, "reciprocal_rank", value=1.5),
+                                  _set("summary", "mrr", value=3.5 / 3)),
+                            ["case 'a2'", "mrr 1.5", "[0, 1]"]),
+    "negative latency": (_set("cases", 0, "latency_ms", value=-5.0), ["latency_ms -5.0"]),
+    "latency no case has": (_set("summary", "latency_p95_ms", value=1.0),
+                            ["latency_p95_ms 1", "no value"]),
+    "case listed twice": (_twice, ["case 'a1' is listed twice"]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TAMPERED))
+def test_gate_refuses_figures_its_cases_do_not_give(tmp_path: Path, scored: Path,
+                                                    kind: str) -> None:
+    """The gate read the stored summary: a results file edited to a hit rate of 1.0 (or
+    1e308) passed a rule its own cases fail, and a case listed twice counted twice."""
+    edit, words = TAMPERED[kind]
+    data = json.loads(scored.read_text(encoding="utf-8"))
+    edit(data)
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(data), encoding="utf-8")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("format: 1\nrules: [{metric: hit_rate, min: 0.9}]\n", encoding="utf-8")
+    proc = run_cli("gate", results, "--policy", policy, timeout=60)
+    assert_clean_error(proc, contains=["not the figures its cases give", *words])
+
+
+def test_report_and_compare_refuse_an_edited_figure_too(tmp_path: Path, scored: Path) -> None:
+    data = json.loads(scored.read_text(encoding="utf-8"))
+    data["summary"]["mrr"] = 0.99
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(data), encoding="utf-8")
+    for argv in (("report", results, "-o", tmp_path / "r.html"),
+                 ("compare", scored, results)):
+        assert_clean_error(run_cli(*argv, timeout=60), contains=["mrr 0.99", str(results)])
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_untouched_results_still_load(tmp_path: Path, scored: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("format: 1\nrules: [{metric: hit_rate, min: 0.5}]\n", encoding="utf-8")
+    proc = run_cli("gate", scored, "--policy", policy, timeout=60)
+    assert proc.returncode == 0, proc.stderr
