@@ -175,3 +175,36 @@ def test_untouched_results_still_load(tmp_path: Path, scored: Path) -> None:
     policy.write_text("format: 1\nrules: [{metric: hit_rate, min: 0.5}]\n", encoding="utf-8")
     proc = run_cli("gate", scored, "--policy", policy, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+# --- cases check -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "words"), [
+    ("[1, 99]", ["lines [1, 99] run past", "(6)", "lines 7-99"]),
+    ("[5, 7]", ["lines [5, 7] run past", "line 7 can never"]),
+])
+def test_check_refuses_gold_lines_running_past_the_file(tmp_path: Path, lines: str,
+                                                        words: list[str]) -> None:
+    """Gold lines past the file's end were accepted when the range started inside it:
+    lines no chunk holds can never be shown, so the case's line recall was capped below 1
+    whatever the retriever did, without a word."""
+    repo = Repo(tmp_path / "repo")
+    revision = repo.commit({"calc.py": BEFORE})
+    index = tmp_path / "idx"
+    built = run_cli("index", repo.path, "--revision", revision, "-o", index, "--quiet",
+                    timeout=120)
+    assert built.returncode == 0, built.stderr
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(f"format: 1\ndefaults: {{revision: {revision}, cutoff: 3}}\ncases:\n"
+                     f"  - id: past\n    query: second\n"
+                     f"    accepted: [{{file: calc.py, symbol: second, lines: {lines}}}]\n"
+                     "  - id: inside\n    query: where is second\n"
+                     "    accepted: [{file: calc.py, symbol: second, lines: [5, 6]}]\n",
+                     encoding="utf-8")
+    proc = run_cli("cases", "check", cases, "--index", index, "--json", timeout=60)
+    findings = json.loads(proc.stdout)["findings"]
+    assert [(f["case_id"], f["code"], f["severity"]) for f in findings] == [
+        ("past", "lines_outside_file", "error")], findings
+    for word in words:
+        assert word in findings[0]["message"], findings[0]["message"]
+    assert proc.returncode == 1
