@@ -91,3 +91,17 @@ def test_a_revision_naming_a_tree_or_blob_says_so(tmp_path: Path, what: str) -> 
     kind = "blob" if what == "blob" else "tree"
     assert_clean_error(proc, contains=[revision, f"names a {kind}, not a commit"])
     assert not (tmp_path / "idx").exists()
+
+
+def test_an_unborn_head_says_so(tmp_path: Path) -> None:
+    """A repository with commits whose HEAD is on a new branch without any (after
+    ``git checkout --orphan``): 'unknown revision HEAD' sent the user looking for a typo."""
+    repo, _, _ = _two_commits(tmp_path)
+    git(repo.path, "checkout", "-q", "--orphan", "fresh")
+    for flag in ("--revision", "--revisions"):
+        proc = run_cli("index", repo.path, flag, "HEAD", "-o", tmp_path / "idx", "--quiet",
+                       timeout=60)
+        assert_clean_error(proc, contains=["HEAD is on branch 'fresh'", "no commits yet"])
+    done = run_cli("index", repo.path, "--revision", "main", "-o", tmp_path / "idx",
+                   "--quiet", timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -96,6 +96,11 @@ class GitSnapshot:
             if not anything.stdout.strip():
                 raise InputError("repository has no commits; commit something, or point "
                                  "at another repository", path=str(path))
+            branch = _run(path, ["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
+            if revision == "HEAD" and branch.returncode == 0:
+                raise InputError(f"HEAD is on branch {branch.stdout.strip()!r}, which has no "
+                                 "commits yet; name a branch, tag or commit that has some",
+                                 path=str(path))
         shallow = _run(path, ["rev-parse", "--is-shallow-repository"], check=False)
         if shallow.stdout.strip() == "true":
             raise InputError(
