@@ -105,3 +105,25 @@ def test_an_unborn_head_says_so(tmp_path: Path) -> None:
     done = run_cli("index", repo.path, "--revision", "main", "-o", tmp_path / "idx",
                    "--quiet", timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("where", ["revisions-output", "revisions-store", "single-store"])
+def test_nothing_is_made_inside_the_git_directory(tmp_path: Path, where: str) -> None:
+    """A single build refused an output inside .git/, but a build of many revisions made
+    its folder and chunk store there before each revision's output was refused, and a
+    --store inside .git/ was written for any build."""
+    repo, _, _ = _two_commits(tmp_path)
+    git_dir = repo.path / ".git"
+    before = sorted(p.name for p in git_dir.iterdir())
+    link = tmp_path / "git-link"
+    link.symlink_to(git_dir)
+    flags = {"revisions-output": ("--revisions", "HEAD", "-o", link / "many"),
+             "revisions-store": ("--revisions", "HEAD", "-o", tmp_path / "many",
+                                 "--store", link / "store"),
+             "single-store": ("--revision", "HEAD", "-o", tmp_path / "one",
+                              "--store", link / "store")}[where]
+    proc = run_cli("index", repo.path, *flags, "--quiet", timeout=60)
+    what = "output directory" if where == "revisions-output" else "chunk store"
+    assert_clean_error(proc, contains=[f"{what} lies inside the repository's git directory",
+                                       "-o" if what == "output directory" else "--store"])
+    assert sorted(p.name for p in git_dir.iterdir()) == before
