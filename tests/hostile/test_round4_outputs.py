@@ -14,7 +14,7 @@ import pytest
 
 from codegold.evaluate import evaluate_files
 from codegold.model import dump_results, load_cases
-from gitrepo import Repo
+from gitrepo import Repo, git
 from goldkit import SHA_A, attempt, case, chunk, write_attempts, write_cases
 from hostilekit import assert_clean_error, run_cli
 
@@ -82,6 +82,18 @@ def test_mine_counts_lines_by_newlines_only(tmp_path: Path, separator: str) -> N
     targets, printed = _mined(tmp_path, repo)
     assert targets == [("paged.py", "second")], printed
 
+
+@pytest.mark.parametrize("kind", ["empty", "orphan"])
+def test_mine_on_a_head_without_commits_says_so(tmp_path: Path, kind: str) -> None:
+    """An empty repository, or one checked out on a branch without commits, gave git's
+    usage line ('git <command> [<revision>...] -- [<file>...]') as the error."""
+    repo = Repo(tmp_path / "repo")
+    if kind == "orphan":
+        repo.commit({"a.py": BEFORE}, "start")
+        git(repo.path, "checkout", "-q", "--orphan", "fresh")
+    proc = run_cli("cases", "mine", repo.path, "-o", tmp_path / "m.yaml", timeout=60)
+    assert_clean_error(proc, contains=["HEAD has no commits", "no history to mine"])
+    assert not (tmp_path / "m.yaml").exists()
 
 # --- results whose figures no scorer wrote -----------------------------------------------
 
