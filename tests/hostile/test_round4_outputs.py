@@ -95,6 +95,26 @@ def test_mine_on_a_head_without_commits_says_so(tmp_path: Path, kind: str) -> No
     assert_clean_error(proc, contains=["HEAD has no commits", "no history to mine"])
     assert not (tmp_path / "m.yaml").exists()
 
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x85"])
+def test_an_agents_final_patch_is_read_by_newlines_only(separator: str) -> None:
+    """The same line splitting in an agent's final patch: a form feed in a context line
+    ended the hunk one line early, its last changed lines went unread, and a fix that
+    changed code was judged to change none (its evidence-drop figures with it)."""
+    from codegold.evaluate.patches import code_changed_files
+
+    patch = ("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n"
+             f"@@ -1,2 +1,2 @@\n x = 1  # {separator} page\n-y = 2\n+y = 3\n")
+    assert code_changed_files(patch) == {"calc.py"}
+
+
+def test_an_agents_final_patch_with_a_quoted_name_names_the_file() -> None:
+    from codegold.evaluate.patches import code_changed_files, patch_files
+
+    patch = ('diff --git "a/say \\"hi\\".py" "b/say \\"hi\\".py"\n'
+             '--- "a/say \\"hi\\".py"\n+++ "b/say \\"hi\\".py"\n@@ -1 +1 @@\n-y = 2\n+y = 3\n')
+    assert patch_files(patch) == {'say "hi".py'}
+    assert code_changed_files(patch) == {'say "hi".py'}
+
 # --- results whose figures no scorer wrote -----------------------------------------------
 
 _IDS = ["a1", "a2", "b1"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from codegold.errors import CodeIndexError, InputError
 from codegold.index.chunker import chunk_file
 from codegold.index.store import SymbolDef
-from codegold.plumbing.git import git, is_full_sha
+from codegold.plumbing.git import git, is_full_sha, unquote_git_path
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -35,39 +35,11 @@ class FilePatch:
         return self.new_path is None
 
 
-_QUOTED_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34,
-                   "\\": 92}
-
-
-def _unquote(path: str) -> str:
-    """A path as git writes it in a diff header: C-quoted (``"a/tab\\there.py"``, octal
-    escapes for bytes) when it holds a quote, a backslash or a control character."""
-    if len(path) < 2 or path[0] != '"' or path[-1] != '"':
-        return path
-    out = bytearray()
-    body, i = path[1:-1], 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\" or i + 1 == len(body):
-            out += ch.encode("utf-8", "surrogateescape")
-            i += 1
-        elif body[i + 1] in _QUOTED_ESCAPES:
-            out.append(_QUOTED_ESCAPES[body[i + 1]])
-            i += 2
-        elif re.fullmatch("[0-7]{3}", body[i + 1:i + 4]):
-            out.append(int(body[i + 1:i + 4], 8) & 0xFF)
-            i += 4
-        else:
-            out += ch.encode()
-            i += 1
-    return out.decode("utf-8", "replace")
-
-
 def _strip(path: str) -> str | None:
     path = path.rstrip("\n")
     # git ends a name holding a space with a tab (for patch(1)); a quoted name has none
     path = path.split("\t", 1)[0] if not path.startswith('"') else path.rstrip("\t")
-    path = _unquote(path)
+    path = unquote_git_path(path)
     if path == "/dev/null":
         return None
     return path[2:] if path[:2] in ("a/", "b/") else path
