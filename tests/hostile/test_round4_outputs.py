@@ -240,3 +240,31 @@ def test_check_refuses_gold_lines_running_past_the_file(tmp_path: Path, lines: s
     for word in words:
         assert word in findings[0]["message"], findings[0]["message"]
     assert proc.returncode == 1
+
+
+# --- compare ---------------------------------------------------------------------------
+
+def test_compare_warns_when_paired_cases_were_judged_differently(tmp_path: Path) -> None:
+    """A baseline scored on another case file whose cases share the ids: every case read
+    as newly failing, a regression of the retriever, without a word that the gold had
+    changed under it."""
+    hit = chunk("hit", "src/a.py", "f")
+    paths = {}
+    for name, target in (("base", [{"file": "src/a.py", "symbol": "f"}]),
+                         ("new", [{"file": "src/z.py"}])):
+        cases = write_cases(tmp_path, [case(i, target) for i in _IDS],
+                            {"revision": SHA_A, "cutoff": 3}, name=f"{name}.yaml")
+        att = write_attempts(tmp_path, [attempt(str(n), i, [hit]) for n, i in enumerate(_IDS)],
+                             name=f"{name}.jsonl")
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_bytes(dump_results(evaluate_files(str(cases), str(att))))
+    out = tmp_path / "cmp.json"
+    proc = run_cli("compare", paths["base"], paths["new"], "--json", out, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    warnings = json.loads(out.read_text(encoding="utf-8"))["warnings"]
+    assert any("3 paired case(s) were scored against another query, gold" in w
+               and "'a1'" in w for w in warnings), warnings
+    same = run_cli("compare", paths["base"], paths["base"], "--json", out, timeout=120)
+    assert same.returncode == 0, same.stderr
+    assert not any("scored against another" in w
+                   for w in json.loads(out.read_text(encoding="utf-8"))["warnings"])
