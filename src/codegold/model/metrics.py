@@ -338,6 +338,8 @@ _PLAIN = tuple(m for m in ALL_METRICS if m.recorded is None)
 _TRENDS = tuple((str(m.at(depth)), m, depth) for m in METRICS if m.per_ranks_at is not None
                 for depth in TREND_CUTOFFS)
 _Row = tuple[tuple[float, ...], tuple[float, ...]]
+# A rate computed as a ratio of float sums (nDCG) may land a rounding step above 1.
+_ROUNDING = 1e-9
 
 
 def _figure_clash(block: str, figures: Aggregates, cases: Sequence[CaseResult],
@@ -372,7 +374,7 @@ def _figure_clash(block: str, figures: Aggregates, cases: Sequence[CaseResult],
         if stored is None:
             continue  # no figure: the gate fails a rule on it, a report shows n/a
         rate = metric is None or metric.render == "rate"
-        if not math.isfinite(stored) or stored < 0 or (rate and stored > 1):
+        if not math.isfinite(stored) or stored < 0 or (rate and stored > 1 + _ROUNDING):
             return (f"{block} gives {name} {stored!r}, outside "
                     + ("[0, 1]" if rate else "the finite numbers from 0 up"))
         if metric is not None and metric.recorded is not None:
@@ -415,7 +417,7 @@ def results_clash(summary: Aggregates, slices: Sequence[tuple[str, Aggregates]],
                 if (at := m.per_ranks_at) is not None)
         values = tuple(m.per_case(case) for m in _PLAIN)
         for metric, value in zip(_PLAIN, values, strict=True):
-            if metric.render == "rate" and not 0 <= value <= 1:
+            if metric.render == "rate" and not 0 <= value <= 1 + _ROUNDING:
                 return f"case {case.case_id!r} gives {metric.name} {value!r}, outside [0, 1]"
         for name in ("latency_ms", "cost_usd", "cost_tokens"):
             recorded = getattr(case, name)
