@@ -248,7 +248,7 @@ def refuse_ambiguous(repo: Path, names: Iterable[str]) -> None:
         found = [ref for ref in (f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}",
                                  f"refs/remotes/{name}", f"refs/remotes/{name}/HEAD")
                  if ref in refs]
-        if found and _SHORT_SHA.fullmatch(name):
+        if found and _TYPED_SHA.fullmatch(name):
             # A ref named like a short sha (``c729a37``) outranks the commit that sha
             # abbreviates: git warns, and the user who typed a short sha gets another tree.
             found += [f"commit {sha}" for sha in _commits_by_prefix(repo, name)]
@@ -265,6 +265,9 @@ def refuse_ambiguous(repo: Path, names: Iterable[str]) -> None:
 
 
 _SHORT_SHA = re.compile(r"[0-9a-f]{4,39}")
+# A ref name as long as the short shas git prints (7 and up): read as one the user may
+# have typed. Shorter hex names (a branch ``cafe``) are taken as refs, as git takes them.
+_TYPED_SHA = re.compile(r"[0-9a-f]{7,39}")
 
 
 def _commits_by_prefix(repo: Path, prefix: str) -> list[str]:
