@@ -127,3 +127,15 @@ def test_nothing_is_made_inside_the_git_directory(tmp_path: Path, where: str) ->
     assert_clean_error(proc, contains=[f"{what} lies inside the repository's git directory",
                                        "-o" if what == "output directory" else "--store"])
     assert sorted(p.name for p in git_dir.iterdir()) == before
+
+
+def test_a_short_hex_branch_name_is_taken_as_the_branch(tmp_path: Path) -> None:
+    """Under 7 hex digits a name is read as a ref, as git reads it: in a large history
+    some commit's id starts with any four digits, and a branch called ``cafe`` must
+    still build."""
+    repo, first, second = _two_commits(tmp_path)
+    git(repo.path, "branch", first[:4], second)
+    done = run_cli("index", repo.path, "--revision", first[:4], "-o", tmp_path / "idx",
+                   "--quiet", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "idx" / "manifest.json").read_text())["revision"] == second
