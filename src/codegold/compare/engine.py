@@ -106,6 +106,12 @@ def _slice(
     return record, pvalues
 
 
+def _judged(result: CaseResult) -> tuple[object, ...]:
+    """What of a case its score depends on (not its tags, rationale or place in a file)."""
+    case = result.case
+    return (case.query, case.revision, case.cutoff, case.groups, case.forbidden, case.context)
+
+
 def compare_runs(
     base: RunResult,
     new: RunResult,
@@ -138,6 +144,13 @@ def compare_runs(
         (base_cases[i], new_cases[i]) for i in ids
         if i in base_cases and i in new_cases and is_scored(base_cases[i]) and is_scored(new_cases[i])
     ]
+    relabelled = [b.case_id for b, n in pairs if _judged(b) != _judged(n)]
+    if relabelled:
+        shown = ", ".join(repr(i) for i in relabelled[:5]) + (
+            f" and {len(relabelled) - 5} more" if len(relabelled) > 5 else "")
+        warnings.append(f"{len(relabelled)} paired case(s) were scored against another query, "
+                        f"gold, cutoff or revision in each run ({shown}): their changes are "
+                        "not the retriever's alone; score both runs on one case file")
     metrics = paired_metrics(pairs)
     settings = _Settings(min_cases=min_slice_cases, seed=seed, n_resamples=n_resamples,
                          n_bootstrap=n_bootstrap, confidence=confidence)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from codegold.errors import CodeIndexError, InputError
 from codegold.index.chunker import chunk_file
 from codegold.index.store import SymbolDef
-from codegold.plumbing.git import git, is_full_sha
+from codegold.plumbing.git import git, is_full_sha, unquote_git_path
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -36,7 +36,10 @@ class FilePatch:
 
 
 def _strip(path: str) -> str | None:
-    path = path.strip().split("\t", 1)[0]
+    path = path.rstrip("\n")
+    # git ends a name holding a space with a tab (for patch(1)); a quoted name has none
+    path = path.split("\t", 1)[0] if not path.startswith('"') else path.rstrip("\t")
+    path = unquote_git_path(path)
     if path == "/dev/null":
         return None
     return path[2:] if path[:2] in ("a/", "b/") else path
@@ -44,41 +47,59 @@ def _strip(path: str) -> str | None:
 
 def parse_patch(text: str) -> list[FilePatch]:
     """Files and changed old lines of a unified (git) diff. A pure insertion marks the old
-    line it follows, so the definition it was added to counts as changed."""
+    line it follows, so the definition it was added to counts as changed.
+
+    A hunk is read for as many lines as its header counts: a removed ``-- x`` followed by
+    an added ``++ y`` is ``--- x`` and ``+++ y`` in the diff, and is no file header.
+    """
     files: list[FilePatch] = []
     current: FilePatch | None = None
     old_line = 0
     in_hunk = False
-    lines = text.splitlines()
+    old_left = new_left = -1  # lines the hunk's header still owes (-1: not counted)
+    lines = text.split("\n")
     for index, line in enumerate(lines):
-        if line.startswith("diff --git "):
-            current, in_hunk = None, False
-            continue
-        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
-            current = FilePatch(old_path=_strip(line[4:]), new_path=_strip(lines[index + 1][4:]))
-            files.append(current)
+        line = line.removesuffix("\r")
+        counted = in_hunk and (old_left > 0 or new_left > 0)
+        if line.startswith("diff --git ") or (
+                not counted and line.startswith("--- ") and index + 1 < len(lines)
+                and lines[index + 1].startswith("+++ ")):
             in_hunk = False
+            if line.startswith("diff --git "):
+                current = None
+            else:
+                current = FilePatch(old_path=_strip(line[4:]),
+                                    new_path=_strip(lines[index + 1][4:]))
+                files.append(current)
             continue
         if current is None:
             continue
-        match = _HUNK.match(line)
+        match = None if counted else _HUNK.match(line)
         if match:
             old_line = int(match.group(1))
+            old_left = int(match.group(2)) if match.group(2) is not None else 1
+            new_left = int(match.group(4)) if match.group(4) is not None else 1
             in_hunk = True
             continue
-        if not in_hunk or line.startswith("+++ "):
+        if not in_hunk or (not counted and line.startswith("+++ ")):
             continue
         if line.startswith("-"):
             current.old_lines.add(old_line)
             old_line += 1
+            old_left -= 1
         elif line.startswith("+"):
             current.old_lines.add(max(1, old_line - 1))
+            new_left -= 1
         elif line.startswith(" ") or line == "":
             old_line += 1
+            old_left -= 1
+            new_left -= 1
         elif line.startswith("\\"):
             continue
         else:
             in_hunk = False
+        if old_left <= 0 and new_left <= 0:
+            in_hunk = False  # the hunk is whole: what follows is a header or another hunk
     return files
 
 

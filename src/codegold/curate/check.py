@@ -110,6 +110,15 @@ def _lines_problem(looked: TargetFacts) -> tuple[Severity, str, str] | None:
         return ("error", "lines_outside_file",
                 f"lines [{first}, {last}] start past the last line the index holds of "
                 f"{target.file} ({max(ends)})")
+    if ends and last > max(ends):
+        beyond = (f"line {last}" if last == max(ends) + 1
+                  else f"lines {max(ends) + 1}-{last}")
+        # lines no chunk holds are gold lines no retriever can show: line recall of the
+        # case could never reach 1, whatever was retrieved
+        return ("error", "lines_outside_file",
+                f"lines [{first}, {last}] run past the last line the index holds of "
+                f"{target.file} ({max(ends)}); {beyond} can never be shown, so the case's "
+                "line recall could never be 1")
     if target.symbol is not None and looked.definitions and not any(
             d.start_line <= last and d.end_line >= first for d in looked.definitions):
         spans = ", ".join(f"{d.start_line}-{d.end_line}" for d in looked.definitions[:3])

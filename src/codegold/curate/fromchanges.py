@@ -25,7 +25,7 @@ from codegold.index.categories import categorize
 from codegold.index.clones import clone_for
 from codegold.index.policy import PathPolicy
 from codegold.model.languages import language_of
-from codegold.plumbing.git import is_full_sha
+from codegold.plumbing.git import git, is_full_sha
 
 MAX_ALTERNATIVES = 8
 # What an index built with the default path policy leaves out is no evidence to draft.
@@ -221,6 +221,11 @@ def _commits(repo: str, since: str | None, paths: tuple[str, ...], limit: int
     args.append("HEAD")
     if paths:
         args += ["--", *paths]
+    if not git(["rev-parse", "--verify", "--quiet", "HEAD"], repo=repo, check=False).ok \
+            and git(["rev-parse", "--git-dir"], repo=repo, check=False).ok:
+        raise InputError("HEAD has no commits (an empty repository, or a branch made with "
+                         "'git checkout --orphan' and not yet committed to): no history to "
+                         "mine", path=repo)
     out = git_output(repo, *args, timeout=120).decode("utf-8", "replace")
     for record in out.split("\x1e"):
         parts = record.strip("\n").split("\x00")
@@ -269,8 +274,10 @@ def mine_history(repo: str, *, since: str | None = None, paths: tuple[str, ...] 
         if not (_ISSUE_REF.search(message) or _FIX_WORDS.search(subject)):
             skipped["message neither references an issue nor describes a fix"] += 1
             continue
-        names = git_output(repo, "diff-tree", "--no-commit-id", "--name-only", "-r",
-                           parents[0], sha).decode("utf-8", "replace").split()
+        # -z: a name holding a space, a tab or a newline is one name, unquoted
+        names = [name for name in git_output(
+            repo, "diff-tree", "-z", "--no-commit-id", "--name-only", "-r", parents[0], sha,
+        ).decode("utf-8", "replace").split("\0") if name]
         if len(names) > max_files:
             skipped[f"more than {max_files} files changed"] += 1
             continue

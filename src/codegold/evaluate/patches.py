@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from codegold.model.languages import BY_NAME, language_of
 from codegold.model.paths import normalize_path
+from codegold.plumbing.git import unquote_git_path
 
 _HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _GIT_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)")
@@ -43,7 +44,10 @@ class _FileChange:
 
 
 def _path(text: str) -> str | None:
-    text = text.strip().split("\t", 1)[0]
+    text = text.strip()
+    # a name git quoted (it holds a quote, a backslash or a control character), else one
+    # git ended with a tab because it holds a space
+    text = unquote_git_path(text) if text.startswith('"') else text.split("\t", 1)[0]
     if text in ("/dev/null", ""):
         return None
     return normalize_path(text[2:] if text[:2] in ("a/", "b/") else text)
@@ -54,7 +58,9 @@ def _read(final: str) -> dict[str, _FileChange] | None:
     files: dict[str, _FileChange] = {}
     current: _FileChange | None = None
     old_left = new_left = 0
-    lines = final.splitlines()
+    # newlines only: a form feed or U+2028 inside a line is part of it, and counting it as
+    # a break would end the hunk early (its last changed lines read as nothing)
+    lines = [line.removesuffix("\r") for line in final.split("\n")]
     for index, line in enumerate(lines):
         if old_left > 0 or new_left > 0:
             if line.startswith("\\"):

@@ -96,11 +96,27 @@ class GitSnapshot:
             if not anything.stdout.strip():
                 raise InputError("repository has no commits; commit something, or point "
                                  "at another repository", path=str(path))
+            branch = _run(path, ["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
+            if revision == "HEAD" and branch.returncode == 0:
+                raise InputError(f"HEAD is on branch {branch.stdout.strip()!r}, which has no "
+                                 "commits yet; name a branch, tag or commit that has some",
+                                 path=str(path))
         shallow = _run(path, ["rev-parse", "--is-shallow-repository"], check=False)
         if shallow.stdout.strip() == "true":
             raise InputError(
                 f"revision {revision!r} is not in this shallow clone; fetch it with "
                 f"'git fetch --unshallow' or 'git fetch origin {revision}'", path=str(path))
+        if _SHORT_SHA.fullmatch(revision):
+            commits = _commits_by_prefix(path, revision)
+            if len(commits) > 1:
+                raise InputError(f"revision {revision!r} is ambiguous: {len(commits)} commits' "
+                                 f"ids start with it ({', '.join(sorted(commits)[:4])}); give "
+                                 "more of the sha", path=str(path))
+        kind = _run(path, ["cat-file", "-t", END_OF_OPTIONS, revision], check=False)
+        if kind.returncode == 0 and kind.stdout.strip() in ("tree", "blob"):
+            raise InputError(f"revision {revision!r} names a {kind.stdout.strip()}, not a "
+                             "commit; give the commit (or a branch or tag of it)",
+                             path=str(path))
         raise InputError(f"unknown revision {revision!r}: no commit by that name; check "
                          "'git log' or fetch the branch/tag", path=str(path))
 
@@ -232,15 +248,45 @@ def refuse_ambiguous(repo: Path, names: Iterable[str]) -> None:
         found = [ref for ref in (f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}",
                                  f"refs/remotes/{name}", f"refs/remotes/{name}/HEAD")
                  if ref in refs]
+        if found and _TYPED_SHA.fullmatch(name):
+            # A ref named like a short sha (``c729a37``) outranks the commit that sha
+            # abbreviates: git warns, and the user who typed a short sha gets another tree.
+            found += [f"commit {sha}" for sha in _commits_by_prefix(repo, name)]
         if len(found) < 2:
             continue
         commits = {_run(repo, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS,
-                               f"{ref}^{{commit}}"], check=False).stdout.strip()
+                               f"{ref.removeprefix('commit ')}^{{commit}}"],
+                        check=False).stdout.strip()
                    for ref in found}
         if len(commits) > 1:
             raise InputError(f"revision {name!r} is ambiguous: {', '.join(found)} name "
                              "different commits; name the one meant in full (say "
-                             f"{found[-1]})", path=str(repo))
+                             f"{found[-1].removeprefix('commit ')})", path=str(repo))
+
+
+_SHORT_SHA = re.compile(r"[0-9a-f]{4,39}")
+# A ref name as long as the short shas git prints (7 and up): read as one the user may
+# have typed. Shorter hex names (a branch ``cafe``) are taken as refs, as git takes them.
+_TYPED_SHA = re.compile(r"[0-9a-f]{7,39}")
+
+
+def _commits_by_prefix(repo: Path, prefix: str) -> list[str]:
+    """The full ids of the commits (and tags of commits) whose id starts with ``prefix``."""
+    listed = _run(repo, ["rev-parse", f"--disambiguate={prefix}"], check=False)
+    if listed.returncode != 0:
+        return []
+    shas = [line for line in listed.stdout.split() if is_full_sha(line)]
+    if not shas:
+        return []
+    kinds = _run(repo, ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                 stdin="".join(f"{sha}\n" for sha in shas).encode("ascii"), check=False)
+    found = []
+    for sha, _, kind in (line.partition(" ") for line in kinds.stdout.splitlines()):
+        if kind == "commit" or (kind == "tag" and _run(
+                repo, ["rev-parse", "--verify", "--quiet", END_OF_OPTIONS, f"{sha}^{{commit}}"],
+                check=False).returncode == 0):
+            found.append(sha)
+    return found
 
 
 class GitObjects:

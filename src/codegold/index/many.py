@@ -30,7 +30,13 @@ from codegold.index.catalog import IndexSet, manifest_or_none
 from codegold.index.chunkstore import ChunkStore, default_store
 from codegold.index.clones import clone_for
 from codegold.index.gitsnap import PLAIN_NAME, GitObjects, GitSnapshot, refuse_ambiguous
-from codegold.index.outdir import build_lock, check_output, remove_stale_temps, temp_name
+from codegold.index.outdir import (
+    build_lock,
+    check_output,
+    check_outside_git_dir,
+    remove_stale_temps,
+    temp_name,
+)
 from codegold.index.policy import PathPolicy
 from codegold.index.store import INDEX_FILE, MANIFEST_FILE
 from codegold.model import Manifest
@@ -220,6 +226,10 @@ def build_many(repo: str | Path, folder: str | Path, revisions: Sequence[str], *
     CodeIndexError when git fails.
     """
     root = Path(folder)
+    # before anything is made there: the folder (or the chunk store) inside .git/
+    check_outside_git_dir(root, Path(repo))
+    if store is not None and use_store:
+        check_outside_git_dir(Path(store), Path(repo), what="chunk store", option="--store")
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:

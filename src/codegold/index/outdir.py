@@ -168,6 +168,19 @@ def is_index_dir(path: Path) -> str | None:
     return None
 
 
+def check_outside_git_dir(out: Path, repo: Path, *, what: str = "output directory",
+                          option: str = "-o") -> None:
+    """An InputError when ``out`` (an index, a folder of them, a chunk store) lies inside
+    ``repo``'s git directory: nothing codegold writes belongs among git's own files."""
+    target = _resolve(out)
+    for root in _repository_roots(repo):
+        if target != root and _within(target, root) and root.name != "" and (
+                _is_git_dir(root)):
+            raise InputError(f"{what} lies inside the repository's git directory "
+                             f"({root}); refusing to write there (choose another {option})",
+                             path=str(out))
+
+
 def check_output(out: Path, repo: Path) -> Path:
     """Decide whether a build may write ``out``; returns its resolved path.
 
@@ -180,11 +193,7 @@ def check_output(out: Path, repo: Path) -> Path:
             raise InputError(f"output directory is or contains the repository being indexed "
                              f"({root}); refusing to write there (choose another -o)",
                              path=str(out))
-        if target != root and _within(target, root) and root.name != "" and (
-                _is_git_dir(root)):
-            raise InputError(f"output directory lies inside the repository's git directory "
-                             f"({root}); refusing to write there (choose another -o)",
-                             path=str(out))
+    check_outside_git_dir(out, repo)
     if not os.path.lexists(target):
         return target
     if not target.is_dir():

@@ -329,3 +329,112 @@ def parse_metric(text: str) -> Metric:
     if cutoff < 1:
         raise InputError(f"metric {text!r}: the cutoff after '@' must be at least 1")
     return metric.at(cutoff)
+
+
+
+# What results_clash reads of each scored case once: the metrics that are a mean of a
+# per-case value, and the trend figures (by name, metric, depth).
+_PLAIN = tuple(m for m in ALL_METRICS if m.recorded is None)
+_TRENDS = tuple((str(m.at(depth)), m, depth) for m in METRICS if m.per_ranks_at is not None
+                for depth in TREND_CUTOFFS)
+_Row = tuple[tuple[float, ...], tuple[float, ...]]
+# A rate computed as a ratio of float sums (nDCG) may land a rounding step above 1.
+_ROUNDING = 1e-9
+
+
+def _figure_clash(block: str, figures: Aggregates, cases: Sequence[CaseResult],
+                  rows: Sequence[_Row | None]) -> str | None:
+    """What in ``figures`` (a block of a results file) its ``cases`` (``rows``: what each
+    gives, None when not scored) could not have given, in words, or None."""
+    counts = {"cases": len(cases), "scored": 0, "pass": 0, "fail": 0, "invalid": 0,
+              "missing": 0}
+    for case in cases:
+        counts[case.status] = counts.get(case.status, 0) + 1
+    scored_rows = [row for row in rows if row is not None]
+    counts["scored"] = len(scored_rows)
+    stored_counts = {"cases": figures.cases, "scored": figures.scored, "pass": figures.pass_,
+                     "fail": figures.fail, "invalid": figures.invalid, "missing": figures.missing}
+    for name, count in stored_counts.items():
+        if count != counts[name]:
+            return f"{block} says {name}: {count}, but its cases give {counts[name]}"
+    n = len(scored_rows)
+    plain = [sum(column) / n for column in zip(*(r[0] for r in scored_rows), strict=True)
+             ] if n else [None] * len(_PLAIN)
+    trend = [sum(column) / n for column in zip(*(r[1] for r in scored_rows), strict=True)
+             ] if n else [None] * len(_TRENDS)
+    actual: dict[str, float | None] = {m.name: v for m, v in zip(_PLAIN, plain, strict=True)}
+    actual.update((name, v) for (name, _, _), v in zip(_TRENDS, trend, strict=True))
+    stored_figures: list[tuple[str, float | None, Metric | None]] = [
+        (m.name, m.read(figures), m) for m in ALL_METRICS]
+    for name, trend_value in figures.trend.items():
+        if name not in actual or _BY_NAME.get(name) is not None:
+            return f"{block} holds a trend figure {name!r} codegold does not write"
+        stored_figures.append((name, trend_value, None))
+    for name, stored, metric in stored_figures:
+        if stored is None:
+            continue  # no figure: the gate fails a rule on it, a report shows n/a
+        rate = metric is None or metric.render == "rate"
+        if not math.isfinite(stored) or stored < 0 or (rate and stored > 1 + _ROUNDING):
+            return (f"{block} gives {name} {stored!r}, outside "
+                    + ("[0, 1]" if rate else "the finite numbers from 0 up"))
+        if metric is not None and metric.recorded is not None:
+            given = metric.aggregate([c for c, row in zip(cases, rows, strict=True)
+                                      if row is not None])
+        else:
+            given = actual[name]
+        if given is None or not math.isclose(stored, given, rel_tol=1e-9, abs_tol=1e-12):
+            shown = "no value" if given is None else f"{given:.6g}"
+            return f"{block} gives {name} {stored:.6g}, but its cases give {shown}"
+    return None
+
+
+def results_clash(summary: Aggregates, slices: Sequence[tuple[str, Aggregates]],
+                  cases: Sequence[CaseResult]) -> str | None:
+    """The first figure of a results file (its summary, then each slice) that its cases
+    do not give, in words; None when every figure is what scoring those cases gives.
+
+    Reports, comparisons and the gate read the stored figures: a file edited by hand (or
+    damaged) to hold another figure, an out-of-range rate or a count its cases do not
+    make would otherwise pass a gate its cases fail. Each case is read once (trend values
+    once per pattern of group ranks), so the check stays a small part of loading.
+    """
+    seen: set[str] = set()
+    for case in cases:
+        if case.case_id in seen:
+            return f"case {case.case_id!r} is listed twice"
+        seen.add(case.case_id)
+    trends: dict[tuple[int | None, ...], tuple[float, ...]] = {}
+    rows: list[_Row | None] = []
+    for case in cases:
+        if not is_scored(case):
+            rows.append(None)
+            continue
+        ranks = tuple(case.group_ranks)
+        trend = trends.get(ranks)
+        if trend is None:
+            trend = trends[ranks] = tuple(
+                at(ranks, depth) for _, m, depth in _TRENDS
+                if (at := m.per_ranks_at) is not None)
+        values = tuple(m.per_case(case) for m in _PLAIN)
+        for metric, value in zip(_PLAIN, values, strict=True):
+            if metric.render == "rate" and not 0 <= value <= 1 + _ROUNDING:
+                return f"case {case.case_id!r} gives {metric.name} {value!r}, outside [0, 1]"
+        for name in ("latency_ms", "cost_usd", "cost_tokens"):
+            recorded = getattr(case, name)
+            if recorded is not None and not (math.isfinite(recorded) and recorded >= 0):
+                return f"case {case.case_id!r} gives {name} {recorded!r}, below 0"
+        rows.append((values, trend))
+    clash = _figure_clash("the summary", summary, cases, rows)
+    if clash is not None:
+        return clash
+    members: dict[str, list[int]] = {}
+    for index, case in enumerate(cases):
+        for key in case.slices:
+            members.setdefault(key, []).append(index)
+    for key, figures in slices:
+        indexes = members.get(key, [])
+        clash = _figure_clash(f"slice {key!r}", figures, [cases[i] for i in indexes],
+                              [rows[i] for i in indexes])
+        if clash is not None:
+            return clash
+    return None

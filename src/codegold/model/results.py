@@ -263,4 +263,11 @@ def load_results(path: str) -> RunResult:
         raise SchemaError("invalid JSON", path=path) from None
     if result.format != RESULTS_FORMAT:
         raise SchemaError(f"unsupported results format {result.format}", path=path)
+    from codegold.model.metrics import results_clash
+
+    clash = results_clash(result.summary, [(s.key, s.metrics) for s in result.slices],
+                          result.cases)
+    if clash is not None:
+        raise SchemaError(f"not the figures its cases give: {clash} (edited or damaged; "
+                          "score the attempts again with 'codegold eval')", path=path)
     return result

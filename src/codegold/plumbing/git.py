@@ -271,3 +271,32 @@ def verify_path(path: str, mode: int) -> bool:
                         or _ntfs_is_dot(component, "gitmodules", "gi7eba")):
             return False
     return True
+
+
+_QUOTED_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34,
+                   "\\": 92}
+
+
+def unquote_git_path(path: str) -> str:
+    """A path as git writes it in a diff header or a listing without ``-z``: C-quoted
+    (``"a/tab\\there.py"``, octal escapes for bytes) when it holds a quote, a backslash or a
+    control character; any other path is returned as it is."""
+    if len(path) < 2 or path[0] != '"' or path[-1] != '"':
+        return path
+    out = bytearray()
+    body, i = path[1:-1], 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 == len(body):
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+        elif body[i + 1] in _QUOTED_ESCAPES:
+            out.append(_QUOTED_ESCAPES[body[i + 1]])
+            i += 2
+        elif re.fullmatch("[0-7]{3}", body[i + 1:i + 4]):
+            out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+            i += 4
+        else:
+            out += ch.encode()
+            i += 1
+    return out.decode("utf-8", "replace")

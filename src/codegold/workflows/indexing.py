@@ -26,6 +26,7 @@ from codegold.index.many import (
     refuse_file_and_revision,
 )
 from codegold.index.many import read_revisions as _read_revisions
+from codegold.index.outdir import check_outside_git_dir
 from codegold.index.policy import PathPolicy, load_policy
 from codegold.model import Case, Manifest, load_cases
 from codegold.retrieve.config import DenseConfig, load_config
@@ -58,6 +59,8 @@ def index(request: IndexRequest, progress: BuildProgressFn | None = None) -> Man
     """Build one index; return its manifest."""
     if request.store is not None:
         check_store_apart(request.store, request.output)
+        check_outside_git_dir(request.store, request.repo, what="chunk store",
+                              option="--store")
     chunks = ChunkStore.open(request.store) if request.store is not None else None
     return build_index(request.repo, request.revision, request.output, policy=request.policy,
                        reuse_from=request.reuse, progress=progress,
