@@ -1,0 +1,66 @@
+"""Hostile queries, fourth round: megabytes of one character, of blank lines, of one word,
+one identifier or one environment line, and hostile case files and queries given to
+``codegold search``, ``run`` and ``eval``.
+
+A "linear, not quadratic" case runs at two sizes in a child process with a timeout, the
+larger one far past what a quadratic (or merely slow per character) analysis finishes
+within it; no timing is asserted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from codegold.retrieve.query import MAX_ANALYSED_CHARS, analyze_query
+
+TIMEOUT = 60
+CODE = ("import sys; from codegold.retrieve.query import analyze_query; "
+        "analyze_query(sys.stdin.read())")
+
+# (repeated unit, sizes in characters): 200 kB of blank lines took hours (a Go frame's
+# ``^\s*`` ran from every line start to the end of the run); 20 MB of one word took
+# minutes (each pattern of intent searched a one-line title of 20 MB, four times over).
+GROWING = {
+    "spaces": (" ", (200_000, 20_000_000)),
+    "one character": ("a", (200_000, 20_000_000)),
+    "newlines": ("\n", (20_000, 20_000_000)),
+    "blank lines of spaces": (" \n", (20_000, 20_000_000)),
+    "backticks": ("`", (200_000, 20_000_000)),
+    "open parentheses": ("(", (200_000, 20_000_000)),
+    "dotted name": ("a.", (200_000, 20_000_000)),
+    "one identifier": ("x", (200_000, 20_000_000)),
+    "one word": ("is ", (200_000, 20_000_000)),
+    "calls": ("f() ", (200_000, 20_000_000)),
+    "environment lines": ("- Python: 3.7\n", (200_000, 20_000_000)),
+}
+
+
+@pytest.mark.parametrize("size_index", [0, 1], ids=["small", "large"])
+@pytest.mark.parametrize("name", GROWING)
+def test_a_huge_query_is_analysed_in_bounded_time(name: str, size_index: int) -> None:
+    unit, sizes = GROWING[name]
+    text = unit * (sizes[size_index] // len(unit))
+    done = subprocess.run([sys.executable, "-c", CODE], input=text, capture_output=True,
+                          text=True, timeout=TIMEOUT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_go_frame_after_blank_lines_is_still_read() -> None:
+    frames = analyze_query("panic: boom\n\n\n  \t\n   main.go:12 +0x1d\n").frames
+    assert [(f.file, f.line) for f in frames] == [("main.go", 12)]
+
+
+def test_what_lies_past_the_analysed_part_is_not_read() -> None:
+    """The first :data:`MAX_ANALYSED_CHARS` are read whole (a name at their end is
+    found); a name past them is not, and ``raw`` keeps the whole query."""
+    filler = "word " * ((MAX_ANALYSED_CHARS - 100) // 5)
+    inside = analyze_query(filler + "see parse_header_line here")
+    assert "parse_header_line" in inside.identifiers
+    query = filler + " " * 200 + "see parse_header_line here"
+    past = analyze_query(query)
+    assert "parse_header_line" not in past.identifiers
+    assert past.raw == query
+    # a real issue report is far below the bound
+    assert MAX_ANALYSED_CHARS >= 200_000
