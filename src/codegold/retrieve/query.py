@@ -179,9 +179,9 @@ def task_words(text: str) -> tuple[str, ...]:
 
 # A short query states its intent anywhere; a long one (an issue report) in its title.
 _SHORT_QUERY = 300
-# How much of a query is analysed: far past any issue report (SWE-bench's longest are
-# about 60 kB), so that a pasted log of megabytes costs seconds, not minutes; the rest
-# adds no name or term the first part's 64 terms would keep. ``raw`` stays whole.
+# How much of a query is analysed: far past any issue report (SWE-bench's run to tens
+# of kB), so that a pasted log of megabytes costs a second or two, not minutes. ``raw``
+# stays whole.
 MAX_ANALYSED_CHARS = 256 * 1024
 
 
