@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from codegold.index import build_index
 from codegold.retrieve.query import MAX_ANALYSED_CHARS, analyze_query
+from gitrepo import Repo
+from hostilekit import assert_clean_error, assert_no_traceback, run_cli
 
 TIMEOUT = 60
 CODE = ("import sys; from codegold.retrieve.query import analyze_query; "
@@ -64,3 +68,45 @@ def test_what_lies_past_the_analysed_part_is_not_read() -> None:
     assert past.raw == query
     # a real issue report is far below the bound
     assert MAX_ANALYSED_CHARS >= 200_000
+
+
+# --- codegold search: queries no case can hold ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("h-round4-search")
+    repo = Repo(root / "repo")
+    sha = repo.commit({"src/login.py": "def login(user):\n    return check_password(user)\n",
+                       "src/billing.py": "def total(items):\n    return sum(items)\n"})
+    build_index(str(repo.path), sha, root / "idx" / sha)
+    return root / "idx" / sha
+
+
+@pytest.mark.parametrize("query", ["", "   ", " \t\n "], ids=["empty", "spaces", "white"])
+@pytest.mark.parametrize("extra", [[], ["--explain"], ["--as-case"], ["--json"]])
+def test_a_blank_query_is_refused(index: Path, query: str, extra: list[str]) -> None:
+    """Every chunk scored 0 and was listed; with --as-case the stanza held ``query: ''``,
+    which the case file it was pasted into then refused."""
+    proc = run_cli("search", index, query, *extra)
+    assert_clean_error(proc, contains=["query is blank", "expected"])
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("extra", [[], ["--as-case"]])
+def test_a_query_of_undecodable_bytes_is_refused(index: Path, extra: list[str]) -> None:
+    """``\\xff`` reached the query as a lone surrogate: searched as text, and written into
+    the stanza as ``"\\uDCFF"``, which no YAML reader accepts."""
+    # the child's argument is encoded with surrogateescape: the raw byte 0xff
+    proc = run_cli("search", index, "ab\udcff login", *extra)
+    assert_clean_error(proc, contains=["not valid UTF-8", "0xff", "character 2"])
+
+
+@pytest.mark.parametrize("query", ["?!.,;:()[]{}<>", "- login", "login: {a: [b", "\u202e\u2028x"])
+def test_a_stanza_of_a_hostile_query_is_a_case(index: Path, tmp_path: Path, query: str) -> None:
+    proc = run_cli("search", "--as-case", index, "--", query)
+    assert proc.returncode == 0, proc.stderr
+    cases = tmp_path / "cases.yaml"
+    cases.write_text("format: 1\ndefaults: {cutoff: 3}\ncases:\n" + proc.stdout, encoding="utf-8")
+    check = run_cli("cases", "check", cases, "--index", index.parent)
+    assert_no_traceback(check)
+    assert check.returncode == 0, check.stdout + check.stderr
