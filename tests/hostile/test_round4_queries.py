@@ -70,6 +70,27 @@ def test_what_lies_past_the_analysed_part_is_not_read() -> None:
     assert MAX_ANALYSED_CHARS >= 200_000
 
 
+
+# --- line numbers of thousands of digits ---------------------------------------------------
+
+DIGITS = "1" * 5000  # past the 4,300 digits ``int`` converts
+HUGE_LINES = {
+    "path:line": (f"crash at src/a.py:{DIGITS}", ("src/a.py", None)),
+    "python frame": (f'  File "src/a.py", line {DIGITS}, in f', ("src/a.py", "f")),
+    "java frame": (f"\tat a.B.c(B.java:{DIGITS})", ("B.java", "B.c")),
+    "ruby frame": (f"lib/a.rb:{DIGITS}:in 'f'", ("lib/a.rb", "f")),
+}
+
+
+@pytest.mark.parametrize("name", HUGE_LINES)
+def test_a_frame_line_of_thousands_of_digits_names_no_line(name: str) -> None:
+    """``int`` raised ValueError on the line number: a traceback out of ``search`` and
+    ``run``. The file is still read; the line is none."""
+    query, (file, function) = HUGE_LINES[name]
+    (frame,) = analyze_query(query).frames
+    assert (frame.file, frame.line, frame.function) == (file, None, function)
+    assert analyze_query("src/a.py:123456789").frames[0].line == 123456789
+
 # --- codegold search: queries no case can hold ----------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -110,3 +131,10 @@ def test_a_stanza_of_a_hostile_query_is_a_case(index: Path, tmp_path: Path, quer
     check = run_cli("cases", "check", cases, "--index", index.parent)
     assert_no_traceback(check)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_search_reads_a_line_number_of_thousands_of_digits(index: Path) -> None:
+    proc = run_cli("search", index, f"crash at src/login.py:{DIGITS}", "--explain")
+    assert_no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "src/login.py" in proc.stdout

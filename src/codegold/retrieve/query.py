@@ -275,7 +275,7 @@ def _frames(text: str) -> list[Frame]:
             groups = m.groupdict()
             func = _frame_function(groups.get("func"), pattern)
             taken.append(m.span("file"))
-            found.append((m.start(), Frame(file=groups["file"], line=int(groups["line"]),
+            found.append((m.start(), Frame(file=groups["file"], line=_line_number(groups["line"]),
                                            function=func)))
     # Any other ``path:line`` (a compiler's ``src/a.c:12:5: error``, a Swift or Elixir
     # trace, a log line): the file and line, where no pattern above read a frame.
@@ -289,9 +289,15 @@ def _frames(text: str) -> list[Frame]:
         if before and reach[before - 1] > start:
             continue
         line = next(g for g in m.group("colon", "paren", "dotnet", "words") if g)
-        found.append((m.start(), Frame(file=m.group("file"), line=int(line))))
+        found.append((m.start(), Frame(file=m.group("file"), line=_line_number(line))))
     found.sort(key=lambda item: item[0])
     return list(dict.fromkeys(frame for _, frame in found))
+
+
+def _line_number(digits: str) -> int | None:
+    """A frame's line, or None for a number no file reaches (``a.py:`` and thousands of
+    digits, which ``int`` refuses past 4,300 of them)."""
+    return int(digits) if len(digits) <= 9 else None
 
 
 _DOTNET_STATE_MACHINE = re.compile(r"\.<(\w+)>[\w$]*\.MoveNext\Z")  # an async method's frame
