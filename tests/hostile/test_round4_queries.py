@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from codegold.evaluate import evaluate_files
 from codegold.index import build_index
+from codegold.model import write_results
 from codegold.retrieve.query import MAX_ANALYSED_CHARS, analyze_query
 from gitrepo import Repo
+from goldkit import attempt, case, chunk, write_attempts, write_cases
 from hostilekit import assert_clean_error, assert_no_traceback, run_cli
 
 TIMEOUT = 60
@@ -138,3 +141,18 @@ def test_search_reads_a_line_number_of_thousands_of_digits(index: Path) -> None:
     assert_no_traceback(proc)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "src/login.py" in proc.stdout
+
+
+@pytest.mark.parametrize("metric", [f"recall@{DIGITS}", f"hit_rate@ {DIGITS}"])
+def test_a_gate_metric_cutoff_of_thousands_of_digits_is_refused(tmp_path: Path,
+                                                                metric: str) -> None:
+    """``int`` raised ValueError on the cutoff after ``@``: a traceback out of ``gate``."""
+    cases = write_cases(tmp_path, [case("c1", [{"file": "src/a.py"}])])
+    attempts = write_attempts(tmp_path, [attempt("a1", "c1", [chunk("x", "src/a.py")])])
+    results = tmp_path / "results.json"
+    write_results(evaluate_files(str(cases), str(attempts)), str(results))
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"format: 1\nrules:\n  - {{metric: '{metric}', min: 0.5}}\n",
+                      encoding="utf-8")
+    proc = run_cli("gate", results, "--policy", policy)
+    assert_clean_error(proc, contains=["metric", "policy.yaml"])
