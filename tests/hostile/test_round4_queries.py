@@ -156,3 +156,28 @@ def test_a_gate_metric_cutoff_of_thousands_of_digits_is_refused(tmp_path: Path,
                       encoding="utf-8")
     proc = run_cli("gate", results, "--policy", policy)
     assert_clean_error(proc, contains=["metric", "policy.yaml"])
+
+
+# --- error lines stay short ------------------------------------------------------------------
+
+LONG_VALUES = {
+    # (case fields, what the error line names)
+    "blank query of 2 MB": ({"id": "c1", "query": "\n" * 2_000_000}, "expected non-blank text"),
+    "case id of 10 kB": ({"id": "x" * 10_000, "query": "q", "cutoff": 0}, "must be at least 1"),
+    "unknown role of 1 MB": ({"id": "c1", "query": "q",
+                              "accepted": [{"file": "src/a.py", "roles": ["r" * 1_000_000]}]},
+                             "unknown role"),
+}
+
+
+@pytest.mark.parametrize("name", LONG_VALUES)
+def test_an_error_line_quotes_a_long_value_in_part(tmp_path: Path, name: str) -> None:
+    """The whole value was quoted: a blank query of 2 MB made a 4 MB ``error:`` line (each
+    newline written ``\\n``), a case id of 10 kB one of 10 kB."""
+    fields, expected = LONG_VALUES[name]
+    stanza = {"accepted": [{"file": "src/a.py"}], **fields}
+    cases = write_cases(tmp_path, [stanza], name="cases.json")
+    attempts = write_attempts(tmp_path, [attempt("a1", "c1", [chunk("x", "src/a.py")])])
+    proc = run_cli("eval", cases, attempts)
+    line = assert_clean_error(proc, contains=[expected, "characters)"])
+    assert len(line) < 1000, len(line)
