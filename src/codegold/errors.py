@@ -18,6 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+# How much of a value an error line quotes: a case id or a query of megabytes would make
+# the one line as long.
+QUOTED_CHARS = 100
+
+
+def quoted(value: object) -> str:
+    """``repr(value)``, a long text cut to its first :data:`QUOTED_CHARS` characters and
+    its length."""
+    if isinstance(value, str) and len(value) > QUOTED_CHARS:
+        return f"{value[:QUOTED_CHARS]!r}... ({len(value)} characters)"
+    return repr(value)
+
 
 class CodegoldError(Exception):
     """Base class; ``str(err)`` is a complete, user-facing sentence.
@@ -82,7 +94,7 @@ class InputError(CodegoldError):
         where = ""
         if self.path:
             where = self.path + (f":{self.line}" if self.line else "")
-        parts = [p for p in (where, f"case {self.case_id!r}" if self.case_id else "",
+        parts = [p for p in (where, f"case {quoted(self.case_id)}" if self.case_id else "",
                              f"field {field!r}" if field else "") if p]
         prefix = ", ".join(parts)
         return f"{prefix}: {message}" if prefix else message

@@ -325,7 +325,11 @@ def parse_metric(text: str) -> Metric:
     metric = get_metric(match.group(1))
     if match.group(2) is None:
         return metric
-    cutoff = int(match.group(2))
+    digits = match.group(2)
+    if len(digits) > 9:  # ``int`` refuses past 4,300 digits; no ranking is that deep anyway
+        raise InputError(f"metric {match.group(1)}@{digits[:12]}... ({len(digits)} digits): "
+                         "the cutoff after '@' must be a number from 1 to 999999999")
+    cutoff = int(digits)
     if cutoff < 1:
         raise InputError(f"metric {text!r}: the cutoff after '@' must be at least 1")
     return metric.at(cutoff)

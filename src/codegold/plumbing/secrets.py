@@ -259,6 +259,31 @@ _TYPE_NAME = re.compile(r"[A-Z][A-Za-z_.]*")
 _CODE_EXPRESSION = re.compile(r"[()\[\]{}$%<>]|^&?[A-Za-z_][A-Za-z_.]*[?!]?[:,;]?$")
 
 
+# An assigned value that is plainly code in any text, data files included: a call or a
+# subscript on a name (``getpass()``, ``request.form["password"]``, ``os.environ["PW"]``),
+# whole on its line, or a member that names a secret (``config.password``,
+# ``settings.API_KEY``): where the secret comes from, not the secret. A literal
+# (``hunter2xyz``, ``abc(1)``, ``hunter.two``) is none of these.
+# (``$`` only opens a name, as in PHP's ``$_POST[...]``: ``Pa$$w0rd(x)`` is a literal;
+# a shell's ``$(cat /run/secrets/pw)`` is a command.)
+_CALL_OR_SUBSCRIPT = re.compile(
+    r"(?:(?:\$?[A-Za-z_]\w*\.)*\$?[A-Za-z_]\w*"
+    r"(?:\([ \t]*(?:\)|[\"'A-Za-z_*](?:[^()\n]|\([^()\n]*\))*\))"
+    r"|\[[ \t]*(?:\"[^\"\n]*\"|'[^'\n]*'|\$?[A-Za-z_][\w.]*)[ \t]*\])"
+    r"|\$\([^()\n]*\))(?=[\s.\[\](){},;:]|\Z)")
+_MEMBER = re.compile(r"(?:\$?[A-Za-z_]\w*\.)+(?P<last>[A-Za-z_]\w*)")
+_NAMES_SECRET = re.compile(_SECRET_NAMES, re.IGNORECASE)
+
+
+def _code_reference(text: str, start: int, end: int) -> bool:
+    """Whether the unquoted value at ``text[start:end]`` is a call, subscript or member
+    (see :data:`_CALL_OR_SUBSCRIPT`)."""
+    if _CALL_OR_SUBSCRIPT.match(text, start):
+        return True
+    member = _MEMBER.fullmatch(text, start, end)
+    return member is not None and bool(_NAMES_SECRET.search(member.group("last")))
+
+
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((kind, re.compile(pattern)) for kind, pattern in SECRET_PATTERNS)
@@ -343,6 +368,9 @@ def find_secrets(text: str, *, code: bool = False, _deep: bool = True) -> list[S
                 continue
             if code and kind in ("password", "authorization_header") and _code_value(
                     text[start:end], quoted=_quoted(text, start, end)):
+                continue
+            if (kind in ("password", "authorization_header") and not _quoted(text, start, end)
+                    and _code_reference(text, start, end)):
                 continue
             if code and kind == "url_credentials" and _CODE_VALUE.search(text[start:end]):
                 continue  # ``f"http://{user}:{password}@…"``, ``<user>:<password>``

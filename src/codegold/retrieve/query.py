@@ -16,6 +16,7 @@ import bisect
 import itertools
 import re
 from collections import Counter
+from collections.abc import Callable
 
 import msgspec
 
@@ -60,7 +61,9 @@ _PY_FRAME = re.compile(r'File "(?P<file>[^"\n]+)", line (?P<line>\d+)(?:, in (?P
 _JAVA_FRAME = re.compile(r"\bat (?P<func>[\w$]+(?:\.[\w$<>]+)+)\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)")
 _JS_FRAME = re.compile(
     r"\bat (?:(?P<func>[\w$.<>\[\]]+(?: \[as [\w$]+\])?) \()?(?P<file>[^\s()]+?\.(?:[cm]?[jt]sx?)):(?P<line>\d+)(?::\d+)?\)?")
-_GO_FRAME = re.compile(r"^\s*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
+# Blank space before the frame stays on its line: ``^\s*`` crossed newlines, and from
+# every line start of a run of blank lines it ran to the run's end (quadratic).
+_GO_FRAME = re.compile(r"^[^\S\n]*(?P<file>/?[\w./-]+\.go):(?P<line>\d+)", re.M)
 _RUST_FRAME = re.compile(r"\bat (?P<file>[\w./-]+\.rs):(?P<line>\d+)(?::\d+)?")
 # Ruby: ``lib/rack/parser.rb:241:in 'Rack::Parser#check'`` (3.4), or `` `check' `` before.
 _RUBY_FRAME = re.compile(
@@ -102,6 +105,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|#|->|(?<=[A-Za-z0-9_])\\
 _CALLED = re.compile(r"(?<![\w.:#>$])([A-Za-z_][A-Za-z0-9_]*)\(\)")
 # Member separators read as ``.``, as the index qualifies names.
 _MEMBER_SEPARATOR = re.compile(r"#|->|\\")
+_INITIALS = re.compile(r"(?:[a-z]\.)+[a-z]?")  # ``e.g``, ``i.e.``: prose, not a name
 
 # Words that look like identifiers in code blocks but say nothing about location.
 _CODE_NOISE = frozenset(["and", "as", "assert", "async", "await", "break", "case", "catch", "class", "const", "continue", "def", "del", "elif", "else", "except", "export", "extends", "false", "finally", "for", "from", "function", "global", "if", "import", "in", "is", "lambda", "let", "new", "none", "nonlocal", "not", "null", "or", "pass", "print", "raise", "return", "self", "super", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "len", "range", "type", "object", "true", "false", "none", "nan", "inf", "error", "exception", "traceback", "warning", "most", "recent", "call", "last", "line", "file", "module"])
@@ -175,6 +179,10 @@ def task_words(text: str) -> tuple[str, ...]:
 
 # A short query states its intent anywhere; a long one (an issue report) in its title.
 _SHORT_QUERY = 300
+# How much of a query is analysed: far past any issue report (SWE-bench's run to tens
+# of kB), so that a pasted log of megabytes costs a second or two, not minutes. ``raw``
+# stays whole.
+MAX_ANALYSED_CHARS = 256 * 1024
 
 
 class Frame(msgspec.Struct, frozen=True, kw_only=True):
@@ -267,7 +275,7 @@ def _frames(text: str) -> list[Frame]:
             groups = m.groupdict()
             func = _frame_function(groups.get("func"), pattern)
             taken.append(m.span("file"))
-            found.append((m.start(), Frame(file=groups["file"], line=int(groups["line"]),
+            found.append((m.start(), Frame(file=groups["file"], line=_line_number(groups["line"]),
                                            function=func)))
     # Any other ``path:line`` (a compiler's ``src/a.c:12:5: error``, a Swift or Elixir
     # trace, a log line): the file and line, where no pattern above read a frame.
@@ -281,9 +289,15 @@ def _frames(text: str) -> list[Frame]:
         if before and reach[before - 1] > start:
             continue
         line = next(g for g in m.group("colon", "paren", "dotnet", "words") if g)
-        found.append((m.start(), Frame(file=m.group("file"), line=int(line))))
+        found.append((m.start(), Frame(file=m.group("file"), line=_line_number(line))))
     found.sort(key=lambda item: item[0])
     return list(dict.fromkeys(frame for _, frame in found))
+
+
+def _line_number(digits: str) -> int | None:
+    """A frame's line, or None for a number no file reaches (``a.py:`` and thousands of
+    digits, which ``int`` refuses past 4,300 of them)."""
+    return int(digits) if len(digits) <= 9 else None
 
 
 _DOTNET_STATE_MACHINE = re.compile(r"\.<(\w+)>[\w$]*\.MoveNext\Z")  # an async method's frame
@@ -319,12 +333,11 @@ def _frame_function(func: str | None, pattern: re.Pattern[str]) -> str | None:
 _NAME_PAIR = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)[ \t]+(?=([A-Za-z_$][\w$]*)(?![\w.$(]))")
 
 
-def _member_pairs(text: str) -> tuple[str, ...]:
+def _member_pairs(text: str, code_like: Callable[[str], bool]) -> tuple[str, ...]:
     """``Type member`` pairs written with a space, the type code-like (``Router`` alone is
     a word; ``AsPropertyTypeDeserializer`` or ``http_client`` is a name)."""
     pairs = [f"{m.group(1)}.{m.group(2)}" for m in _NAME_PAIR.finditer(text)
-             if looks_like_code(m.group(1)) and m.group(1)[:1].isupper()
-             and len(m.group(2)) > 1]
+             if m.group(1)[:1].isupper() and len(m.group(2)) > 1 and code_like(m.group(1))]
     return tuple(dict.fromkeys(pairs))
 
 
@@ -358,45 +371,67 @@ def _lowered_head(text: str) -> str:
     return (text if len(text) <= _SHORT_QUERY else _title(text)).lower()
 
 
+class _Head(msgspec.Struct, frozen=True):
+    """What the head of a query (all of a short one, a long one's title) says of intent,
+    each pattern searched once: a one-line query of 200 kB is a 200 kB title."""
+
+    tests: bool  # phrased as asking for tests
+    config: bool
+    test_words: tuple[str, ...]
+    other: str  # examples, definition or general
+    asks: frozenset[str]  # the categories of _ASKS it names
+
+    @classmethod
+    def of(cls, text: str) -> _Head:
+        lowered = _lowered_head(text)
+        other = next((intent for intent, pattern in (("examples", _EXAMPLES),
+                                                     ("definition", _DEFINITION))
+                      if pattern.search(lowered)), "general")
+        return cls(tests=bool(_TESTS.search(lowered)), config=bool(_CONFIG.search(lowered)),
+                   test_words=tuple(dict.fromkeys(m.group(1)
+                                                  for m in _TEST_WORDS.finditer(lowered))),
+                   other=other,
+                   asks=frozenset(name for name, pattern in _ASKS.items()
+                                  if pattern.search(lowered)))
+
+    def intent(self, test_words: bool) -> str:
+        if self.tests:
+            return "tests"
+        # A question about settings that names testing ("the test configuration", "test
+        # mode") asks for the setting, not for tests.
+        if self.config:
+            return "config"
+        if test_words and self.test_words:
+            return "tests"
+        return self.other
+
+    def asks_for(self, test_words: bool) -> frozenset[str]:
+        asks = set(self.asks)
+        if self.tests or (test_words and self.test_words and not self.config):
+            asks.add("test")
+        if self.intent(test_words) == "examples":
+            asks.add("docs")
+        return frozenset(asks)
+
+
 def detect_intent(text: str, *, test_words: bool = True) -> str:
     """The query's intent. ``test_words=False``: words of testing alone ("fixture",
     "mock") do not make it ask for tests; only phrasing does ("tests for X")."""
-    lowered = _lowered_head(text)
-    if _TESTS.search(lowered):
-        return "tests"
-    # A question about settings that names testing ("the test configuration", "test
-    # mode") asks for the setting, not for tests.
-    if _CONFIG.search(lowered):
-        return "config"
-    if test_words and _TEST_WORDS.search(lowered):
-        return "tests"
-    for intent, pattern in (("examples", _EXAMPLES), ("definition", _DEFINITION)):
-        if pattern.search(lowered):
-            return intent
-    return "general"
+    return _Head.of(text).intent(test_words)
 
 
 def detect_asks(text: str, *, test_words: bool = True) -> frozenset[str]:
     """The normally down-weighted path categories the query asks for. Tests by phrasing
     (or, with ``test_words``, by a word of testing); docs also when it asks for examples
     or usage (documentation is where examples live)."""
-    lowered = _lowered_head(text)
-    asks = {name for name, pattern in _ASKS.items() if pattern.search(lowered)}
-    if _TESTS.search(lowered) or (test_words and _TEST_WORDS.search(lowered)
-                                  and not _CONFIG.search(lowered)):
-        asks.add("test")
-    if detect_intent(text, test_words=test_words) == "examples":
-        asks.add("docs")
-    return frozenset(asks)
+    return _Head.of(text).asks_for(test_words)
 
 
 def test_words_of(text: str) -> tuple[str, ...]:
     """Words of testing that alone decide whether the query asks for tests: empty when
     its phrasing asks for tests anyway, or when it names none."""
-    lowered = _lowered_head(text)
-    if _TESTS.search(lowered):
-        return ()
-    return tuple(dict.fromkeys(m.group(1) for m in _TEST_WORDS.finditer(lowered)))
+    head = _Head.of(text)
+    return () if head.tests else head.test_words
 
 
 def _env_line(line: str) -> str | None:
@@ -447,9 +482,10 @@ def without_environment(text: str) -> str:
 
 
 def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -> QueryAnalysis:
-    """Analyse ``raw``; deterministic, no index needed."""
+    """Analyse ``raw`` (its first :data:`MAX_ANALYSED_CHARS`); deterministic, no index
+    needed."""
     # Issue templates wrap their instructions in HTML comments: boilerplate, not the issue.
-    text = _HTML_COMMENT.sub(" ", raw.replace("\r\n", "\n"))
+    text = _HTML_COMMENT.sub(" ", raw[:MAX_ANALYSED_CHARS].replace("\r\n", "\n"))
     text = _TRAILER.sub(" ", text)
     text = without_environment(text)
     if "@" in text:
@@ -462,6 +498,15 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
 
     scored: Counter[str] = Counter()
     order: dict[str, int] = {}
+    # A long query repeats its words: each is read once (one word repeated a hundred
+    # thousand times spent seconds being read again).
+    shapes: dict[str, bool] = {}
+
+    def code_like(word: str) -> bool:
+        found = shapes.get(word)
+        if found is None:
+            found = shapes[word] = looks_like_code(word)
+        return found
 
     def add(name: str, weight: float) -> None:
         name = name.strip(".:")
@@ -478,7 +523,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     prose = _FENCE.sub(" ", _URL.sub(" ", text))
     for m in _IDENT.finditer(prose):
         word = _MEMBER_SEPARATOR.sub(".", m.group(0))
-        if looks_like_code(word) and not re.fullmatch(r"(?:[a-z]\.)+[a-z]?", word):
+        if code_like(word) and not _INITIALS.fullmatch(word):
             followed_by_call = text[m.end():m.end() + 1] == "("
             add(word, 3 if followed_by_call else 2)
     # A backtick span that is one name is code by the writer's own mark, even when the
@@ -492,7 +537,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         add(name, 2)
     for m in _IDENT.finditer(code_text):
         word = _MEMBER_SEPARATOR.sub(".", m.group(0))
-        if looks_like_code(word):
+        if code_like(word):
             add(word, 2)
         elif len(word) >= 3 and (code_text[m.end():m.end() + 1] == "("
                                  or code_text[max(0, m.start() - 1):m.start()] == "."
@@ -519,9 +564,10 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     kept = set(terms)
     title_terms = (tuple(dict.fromkeys(t for t in code_tokens(lines[0]) if t in kept))
                    if len(lines) > 1 else ())
+    head = _Head.of(text)
     return QueryAnalysis(
         raw=raw,
-        member_pairs=_member_pairs(prose),
+        member_pairs=_member_pairs(prose, code_like),
         words=tuple(w.lower() for w in _LETTERS.findall(words)),
         terms=tuple(terms),
         identifier_terms=identifier_terms,
@@ -529,11 +575,11 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         qualified=qualified,
         paths=tuple(paths),
         frames=tuple(frames),
-        intent=detect_intent(text),
-        asks_for=detect_asks(text),
-        test_words=test_words_of(text),
-        plain_intent=detect_intent(text, test_words=False),
-        plain_asks=detect_asks(text, test_words=False),
+        intent=head.intent(True),
+        asks_for=head.asks_for(True),
+        test_words=() if head.tests else head.test_words,
+        plain_intent=head.intent(False),
+        plain_asks=head.asks_for(False),
         task_words=task_words(text),
         quoted=quoted,
         title_terms=title_terms,

@@ -50,6 +50,7 @@ def search(request: SearchRequest, caches: CacheProgress | None = None) -> Searc
     placeholder, never the value."""
     if request.pick is not None and not request.as_case:
         raise InputError("{pick} needs {as_case}", settings=("pick", "as_case"))
+    check_query(request.query)
     ranks = parse_pick(request.pick or "1", request.k) if request.as_case else []
     query = redact_once(request.query)
     config = load_config(request.config)
@@ -69,6 +70,20 @@ def search(request: SearchRequest, caches: CacheProgress | None = None) -> Searc
                              f"the search returned {len(chunks)} result(s)", settings=("pick",))
         stanza = search_case_stanza(query, manifest, [chunks[r - 1] for r in ranks])
     return Search(result=result, manifest=manifest, stanza=stanza)
+
+
+def check_query(query: str) -> None:
+    """Refuse a query a case file could not hold: a blank one (every chunk scores 0, and
+    its stanza is refused as a case), or one with undecodable bytes (kept by the command
+    line as lone surrogates, which no case file can be written with)."""
+    if not query.strip():
+        raise InputError(f"the query is blank ({query!r}): expected words or names to "
+                         "search for")
+    for at, char in enumerate(query):
+        if "\ud800" <= char <= "\udfff":
+            shown = f"byte 0x{ord(char) - 0xDC00:02x}" if char >= "\udc80" else repr(char)
+            raise InputError(f"the query is not valid UTF-8 text ({shown} at character {at}): "
+                             "expected text in the terminal's UTF-8 encoding")
 
 
 def parse_pick(text: str, k: int) -> list[int]:

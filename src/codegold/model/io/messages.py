@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from codegold.errors import SchemaError
+from codegold.errors import SchemaError, quoted
 from codegold.model.io.documents import PATH_PART, LoadedDocument, walk_error_path
 
 _TYPE_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[(\.\.\.)\]")
@@ -70,7 +70,8 @@ def _unwrap(info: Any, want: str) -> tuple[Any, str | None]:
 def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
                    have_value: bool) -> str:
     """msgspec's terse constraint messages, said the way a person would."""
-    found = f", found {value!r}" if have_value and isinstance(value, (str, int, float)) else ""
+    found = f", found {quoted(value)}" if have_value and isinstance(value, (str, int, float)) \
+        else ""
     info, description = _type_at(spec, where) if spec is not None else (None, None)
     if where.endswith("[key]"):
         container, _ = _type_at(spec, where[:-5]) if spec is not None else (None, None)
@@ -83,7 +84,7 @@ def _plain_message(text: str, spec: type[Any] | None, where: str, value: Any,
         names = [name for name, _ in PATH_PART.findall(where) if name]
         what = (names[-1].removesuffix("s") if names[-1] == "roles" else names[-1]) if names \
             else "value"
-        shown = f" {value!r}" if have_value else ""
+        shown = f" {quoted(value)}" if have_value else ""
         return f"unknown {what}{shown}; expected one of {', '.join(map(str, info.values))}"
     bound = re.match(r"Expected `(int|float)` (>=|<=|>|<) (\S+)$", text)
     if bound:
