@@ -172,3 +172,17 @@ def test_bundles_written_and_report_reads_them(tmp_path: Path) -> None:
     assert got.exit_code == 0, got.output
     assert "below_cutoff" in html.read_text()
     assert 'type="below_cutoff"' in (tmp_path / "j.xml").read_text()
+
+
+def test_an_excerpt_counts_lines_as_the_index_does() -> None:
+    from codegold.diagnose.bundle import _excerpts
+    from codegold.diagnose.checks import CaseFacts
+
+    text = "def a():\n    x = 1\f# a form feed, no new line\n    y = x\u2028z = 2\n    return y\n"
+    index = FakeIndex([ichunk("a-1", SVC, 10, 13, symbol="a", text=text)], [entry(SVC)],
+                      [sdef("a", SVC, 10, 13, "a-1")])
+    facts = CaseFacts(result=make_result(make_case("x", symbol="a")), attempt=None, index=index,
+                      repo=None, definitions=(sdef("a", SVC, 10, 13, "a-1"),))
+    [excerpt] = _excerpts(facts)
+    assert (excerpt.start_line, excerpt.end_line) == (10, 13)
+    assert excerpt.text.split("\n")[3] == "    return y"

@@ -29,6 +29,13 @@ _CONTEXT_LINES = 3
 _MAX_EXCERPT_LINES = 60
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as git and the index number them: split on newlines only (``splitlines`` also
+    splits on a form feed or U+2028 in a line, and every line after it shows off by one)."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
+
+
 def _excerpts(facts: CaseFacts) -> list[Excerpt]:
     out: list[Excerpt] = []
     for d in facts.definitions[:3]:
@@ -36,7 +43,7 @@ def _excerpts(facts: CaseFacts) -> list[Excerpt]:
         end = min(end, start + _MAX_EXCERPT_LINES - 1)
         text = facts.repo.text(facts.revision, d.file) if facts.repo else None
         if text is not None:
-            lines = text.splitlines()[start - 1:end]
+            lines = _lines(text)[start - 1:end]
             out.append(Excerpt(file=d.file, start_line=start, end_line=start + len(lines) - 1,
                                source="repository", text="\n".join(lines)))
             continue
@@ -44,7 +51,7 @@ def _excerpts(facts: CaseFacts) -> list[Excerpt]:
             continue
         for chunk in facts.index.chunks_in_file(d.file):
             if chunk.start_line <= d.end_line and chunk.end_line >= d.start_line:
-                lines = chunk.text.splitlines()[:_MAX_EXCERPT_LINES]
+                lines = _lines(chunk.text)[:_MAX_EXCERPT_LINES]
                 out.append(Excerpt(file=d.file, start_line=chunk.start_line,
                                    end_line=chunk.start_line + len(lines) - 1, source="index",
                                    text="\n".join(lines)))
