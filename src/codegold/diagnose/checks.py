@@ -461,8 +461,8 @@ def _target_share(asked: dict[str, str], looked: Sequence[TargetFacts]) -> tuple
     for t in looked:
         if t.definitions:
             options = [(f"{d.qualified} in {d.file}",
-                        share(asked, [d.qualified, d.file, *(c.text for c in _overlapping(t.chunks, d))]))
-                       for d in t.definitions if _overlapping(t.chunks, d)]
+                        share(asked, [d.qualified, d.file, *(c.text for c in parts)]))
+                       for d in t.definitions if (parts := _overlapping(t.chunks, d))]
         elif t.target.symbol is None:
             lines = t.target.lines
             chunks = [c for c in t.chunks if lines is None

@@ -17,6 +17,10 @@ import Stemmer  # type: ignore[import-not-found]  # PyStemmer: no type hints
 
 from codegold.plumbing.memo import MissCache
 
+# Words of English prose that say nothing about where code is: never a search term of a
+# question (the retriever) nor a word a target is expected to hold (diagnosis).
+STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "get", "got", "like", "use", "using", "used", "want", "wants", "seems", "seem", "think", "way", "make", "makes", "made", "one", "two", "also", "e", "g", "eg", "ie", "etc", "thanks", "thank", "please", "hi", "hello", "would", "could", "should"])
+
 _WORD = re.compile(r"\w+")
 # An acronym before a capitalised word (HTTPServer → HTTP, Server), a capitalised or
 # lower-case run, a bare upper-case run, or digits.

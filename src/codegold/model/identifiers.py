@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
+# A long query repeats its words (a pasted log, one word a hundred thousand times): each
+# distinct word is read once.
+@lru_cache(maxsize=65_536)
 def looks_like_code(word: str) -> bool:
     """The reference retriever's reading of one word of a query (see the module)."""
     if "." in word or "::" in word:

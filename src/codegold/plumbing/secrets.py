@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from codegold.errors import InputError
+from codegold.plumbing.text import mend_surrogates
 
 T = TypeVar("T")
 
@@ -216,7 +217,6 @@ _ANCHORS: dict[str, tuple[int, int]] = {
     "high_entropy": (0, 0),     # at the word ``token``, ``key``…
 }
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,}(?![A-Za-z0-9+/_=-])")
 # What a placeholder may name: this module's detectors, the detect-secrets plugin types
 # that `cases from-log` also scrubs with (as it spells them; another detect-secrets type is
@@ -855,7 +855,7 @@ def _hint_positions(text: str, lowered: str) -> tuple[dict[str, list[int]],
         try:
             matches = finder.find_matches_as_indexes(haystack, overlapping=True)
         except UnicodeEncodeError:  # undecodable bytes kept as lone surrogates
-            matches = finder.find_matches_as_indexes(_SURROGATE.sub("\ufffd", haystack),
+            matches = finder.find_matches_as_indexes(mend_surrogates(haystack),
                                                      overlapping=True)
         for number, start, _ in matches:
             found.setdefault(hints[number], []).append(start)

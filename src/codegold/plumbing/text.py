@@ -237,20 +237,20 @@ def markdown_for_terminal(text: str) -> str:
 # bytes a Python program decoded with surrogateescape), which Python's reader keeps as a
 # code point UTF-8 cannot write: a value read so and written into an attempt would stop
 # the whole output with a UnicodeEncodeError.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def mend_surrogates(text: str) -> str:
     """``text`` with each lone surrogate as U+FFFD, the replacement character."""
-    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+    return LONE_SURROGATE.sub("\ufffd", text) if LONE_SURROGATE.search(text) else text
 
 
 def json_loads(text: str) -> Any:
     """``json.loads`` of untrusted text (its errors too), lone surrogates in the strings
     and keys of the value it decodes mended (:func:`mend_surrogates`)."""
     value = json.loads(text)
-    if _SURROGATE_ESCAPE.search(text) is None and _LONE_SURROGATE.search(text) is None:
+    if _SURROGATE_ESCAPE.search(text) is None and LONE_SURROGATE.search(text) is None:
         return value
     return mend_json(value)
 

@@ -16,11 +16,10 @@ import bisect
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable
 
 import msgspec
 
-from codegold.index.tokens import code_tokens
+from codegold.index.tokens import STOPWORDS, code_tokens
 from codegold.model.identifiers import looks_like_code
 from codegold.model.languages import FILE_NAME_EXTENSIONS
 from codegold.model.paths import normalize_path
@@ -113,7 +112,6 @@ _CODE_NOISE = frozenset(["and", "as", "assert", "async", "await", "break", "case
 # English words that are never worth a search term.
 _LETTERS = re.compile(r"[A-Za-z]+")
 # English words that carry no search meaning (also what compounds skip).
-STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "get", "got", "like", "use", "using", "used", "want", "wants", "seems", "seem", "think", "way", "make", "makes", "made", "one", "two", "also", "e", "g", "eg", "ie", "etc", "thanks", "thank", "please", "hi", "hello", "would", "could", "should"])
 
 _DEFINITION = re.compile(
     r"\b(what (?:is|are|does)|where (?:is|are) .{1,60}? (?:defined|declared|implemented)"
@@ -333,11 +331,11 @@ def _frame_function(func: str | None, pattern: re.Pattern[str]) -> str | None:
 _NAME_PAIR = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)[ \t]+(?=([A-Za-z_$][\w$]*)(?![\w.$(]))")
 
 
-def _member_pairs(text: str, code_like: Callable[[str], bool]) -> tuple[str, ...]:
+def _member_pairs(text: str) -> tuple[str, ...]:
     """``Type member`` pairs written with a space, the type code-like (``Router`` alone is
     a word; ``AsPropertyTypeDeserializer`` or ``http_client`` is a name)."""
     pairs = [f"{m.group(1)}.{m.group(2)}" for m in _NAME_PAIR.finditer(text)
-             if m.group(1)[:1].isupper() and len(m.group(2)) > 1 and code_like(m.group(1))]
+             if m.group(1)[:1].isupper() and len(m.group(2)) > 1 and looks_like_code(m.group(1))]
     return tuple(dict.fromkeys(pairs))
 
 
@@ -427,13 +425,6 @@ def detect_asks(text: str, *, test_words: bool = True) -> frozenset[str]:
     return _Head.of(text).asks_for(test_words)
 
 
-def test_words_of(text: str) -> tuple[str, ...]:
-    """Words of testing that alone decide whether the query asks for tests: empty when
-    its phrasing asks for tests anyway, or when it names none."""
-    head = _Head.of(text)
-    return () if head.tests else head.test_words
-
-
 def _env_line(line: str) -> str | None:
     """``version`` (a setting or package with a version), ``setting``, ``short`` (a line
     that may sit inside a dump: a heading, ``[GCC 7.3.0]``, blank) or None (prose, code)."""
@@ -498,16 +489,6 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
 
     scored: Counter[str] = Counter()
     order: dict[str, int] = {}
-    # A long query repeats its words: each is read once (one word repeated a hundred
-    # thousand times spent seconds being read again).
-    shapes: dict[str, bool] = {}
-
-    def code_like(word: str) -> bool:
-        found = shapes.get(word)
-        if found is None:
-            found = shapes[word] = looks_like_code(word)
-        return found
-
     def add(name: str, weight: float) -> None:
         name = name.strip(".:")
         # A rule of underscores (pytest's "____ test_x ____") names nothing.
@@ -523,7 +504,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     prose = _FENCE.sub(" ", _URL.sub(" ", text))
     for m in _IDENT.finditer(prose):
         word = _MEMBER_SEPARATOR.sub(".", m.group(0))
-        if code_like(word) and not _INITIALS.fullmatch(word):
+        if looks_like_code(word) and not _INITIALS.fullmatch(word):
             followed_by_call = text[m.end():m.end() + 1] == "("
             add(word, 3 if followed_by_call else 2)
     # A backtick span that is one name is code by the writer's own mark, even when the
@@ -537,7 +518,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
         add(name, 2)
     for m in _IDENT.finditer(code_text):
         word = _MEMBER_SEPARATOR.sub(".", m.group(0))
-        if code_like(word):
+        if looks_like_code(word):
             add(word, 2)
         elif len(word) >= 3 and (code_text[m.end():m.end() + 1] == "("
                                  or code_text[max(0, m.start() - 1):m.start()] == "."
@@ -567,7 +548,7 @@ def analyze_query(raw: str, *, max_terms: int = 64, max_identifiers: int = 40) -
     head = _Head.of(text)
     return QueryAnalysis(
         raw=raw,
-        member_pairs=_member_pairs(prose, code_like),
+        member_pairs=_member_pairs(prose),
         words=tuple(w.lower() for w in _LETTERS.findall(words)),
         terms=tuple(terms),
         identifier_terms=identifier_terms,

@@ -18,6 +18,7 @@ from codegold.index import tokens
 from codegold.index.categories import version_copies
 from codegold.index.roots import MAX_BUILD_FILE_CHARS, is_build_file, unshipped_files
 from codegold.index.store import IndexedChunk, IndexReader
+from codegold.index.tokens import STOPWORDS
 from codegold.model.languages import CODE_LANGUAGES
 from codegold.retrieve import ltr, signals
 from codegold.retrieve.config import FeedbackConfig, RetrieverConfig
@@ -25,7 +26,7 @@ from codegold.retrieve.expand import expand
 from codegold.retrieve.filters import Filters
 from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
-from codegold.retrieve.query import STOPWORDS, QueryAnalysis, analyze_query
+from codegold.retrieve.query import QueryAnalysis, analyze_query
 from codegold.retrieve.rerank import Categories, Scored, multipliers, rerank
 from codegold.retrieve.signals import DenseSignal, title_weights
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from codegold.index.store import IndexReader, SymbolDef
-from codegold.index.tokens import stem
+from codegold.index.tokens import STOPWORDS, stem
 from codegold.model import EmbedderInfo
 from codegold.model.paths import normalize_path
 from codegold.retrieve.config import (
@@ -38,7 +38,7 @@ from codegold.retrieve.config import (
 from codegold.retrieve.feedback import expansion_terms
 from codegold.retrieve.fusion import FUSERS
 from codegold.retrieve.lexindex import LexicalIndex
-from codegold.retrieve.query import STOPWORDS, QueryAnalysis
+from codegold.retrieve.query import QueryAnalysis
 
 Hits = list[tuple[str, float]]
 

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from codegold.adapters.reference import reference_setup
 from codegold.curate.stanza import search_case_stanza
-from codegold.errors import InputError
+from codegold.errors import InputError, quoted
 from codegold.index.store import IndexReader
 from codegold.model.manifest import Manifest
 from codegold.plumbing.secrets import redact_once
+from codegold.plumbing.text import LONE_SURROGATE
 from codegold.retrieve.config import RetrieverConfig, load_config
 from codegold.retrieve.reference import ReferenceRetriever, RetrievalResult
 from codegold.retrieve.warm import missing_engines, warm_lexical
@@ -77,13 +78,14 @@ def check_query(query: str) -> None:
     its stanza is refused as a case), or one with undecodable bytes (kept by the command
     line as lone surrogates, which no case file can be written with)."""
     if not query.strip():
-        raise InputError(f"the query is blank ({query!r}): expected words or names to "
+        raise InputError(f"the query is blank ({quoted(query)}): expected words or names to "
                          "search for")
-    for at, char in enumerate(query):
-        if "\ud800" <= char <= "\udfff":
-            shown = f"byte 0x{ord(char) - 0xDC00:02x}" if char >= "\udc80" else repr(char)
-            raise InputError(f"the query is not valid UTF-8 text ({shown} at character {at}): "
-                             "expected text in the terminal's UTF-8 encoding")
+    bad = LONE_SURROGATE.search(query)
+    if bad is not None:
+        char, at = bad.group(), bad.start()
+        shown = f"byte 0x{ord(char) - 0xDC00:02x}" if char >= "\udc80" else repr(char)
+        raise InputError(f"the query is not valid UTF-8 text ({shown} at character {at}): "
+                         "expected text in the terminal's UTF-8 encoding")
 
 
 def parse_pick(text: str, k: int) -> list[int]:
