@@ -36,20 +36,20 @@ def test_a_branch_named_like_a_short_sha_is_refused_not_picked(tmp_path: Path,
     assert not out.exists() or not any(p.name != ".chunkstore" for p in out.iterdir())
     # each, named in full, is built from its own commit
     for name, commit in ((second, second), (f"refs/heads/{short}", first)):
-        one = tmp_path / f"one-{commit[:6]}"
-        done = run_cli("index", repo.path, "--revision", name, "-o", one, "--quiet",
-                       timeout=120)
-        assert done.returncode == 0, done.stderr
-        assert json.loads((one / "manifest.json").read_text())["revision"] == commit
+        assert _indexed_revision(repo, name, tmp_path / f"one-{commit[:6]}") == commit
+
+
+def _indexed_revision(repo: Repo, name: str, out: Path) -> str:
+    """The revision ``codegold index --revision NAME`` built (it must build)."""
+    done = run_cli("index", repo.path, "--revision", name, "-o", out, "--quiet", timeout=120)
+    assert done.returncode == 0, done.stderr
+    return str(json.loads((out / "manifest.json").read_text())["revision"])
 
 
 def test_a_branch_named_like_its_own_short_sha_is_no_ambiguity(tmp_path: Path) -> None:
     repo, _, second = _two_commits(tmp_path)
     git(repo.path, "branch", second[:7], second)
-    done = run_cli("index", repo.path, "--revision", second[:7], "-o", tmp_path / "idx",
-                   "--quiet", timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert json.loads((tmp_path / "idx" / "manifest.json").read_text())["revision"] == second
+    assert _indexed_revision(repo, second[:7], tmp_path / "idx") == second
 
 
 def _colliding_commits(repo: Repo, tree: str) -> tuple[str, str]:
@@ -135,7 +135,4 @@ def test_a_short_hex_branch_name_is_taken_as_the_branch(tmp_path: Path) -> None:
     still build."""
     repo, first, second = _two_commits(tmp_path)
     git(repo.path, "branch", first[:4], second)
-    done = run_cli("index", repo.path, "--revision", first[:4], "-o", tmp_path / "idx",
-                   "--quiet", timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert json.loads((tmp_path / "idx" / "manifest.json").read_text())["revision"] == second
+    assert _indexed_revision(repo, first[:4], tmp_path / "idx") == second
